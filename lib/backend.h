@@ -1,0 +1,56 @@
+/* backend.h - what a source of GPU readings provides to the context layer.
+ *
+ * A backend knows how to enumerate GPUs, read their static facts once, and
+ * fill one GPU's sample and process list on demand.  The context (ctx.c)
+ * owns selection, buffers, /proc attribution and derived figures, so a
+ * backend stays a thin translation of one vendor API.  The table of
+ * backends is explicit (backends[] in ctx.c), not registered by
+ * constructors, so one line of C shows which exist.
+ */
+#ifndef VRAMZ_BACKEND_H
+#define VRAMZ_BACKEND_H
+
+#include "vramz/vramz.h"
+
+struct backend;
+
+/* A growable array of process samples the backend appends to. */
+struct proc_vec {
+	vramz_proc_sample *v;
+	unsigned n, cap;
+};
+/* Appends a zeroed element; NULL on out of memory. */
+vramz_proc_sample *proc_vec_push(struct proc_vec *pv);
+
+struct mig_vec {
+	vramz_mig_sample *v;
+	unsigned n, cap;
+};
+vramz_mig_sample *mig_vec_push(struct mig_vec *mv);
+
+struct backend_ops {
+	const char *name;
+	/* err: a one-line detail for vramz_last_error on failure. */
+	int (*open)(struct backend **out, const vramz_open_opts *opts,
+		    char *err, size_t errlen);
+	void (*close)(struct backend *b);
+	int (*system)(struct backend *b, vramz_system_info *out);
+	unsigned (*count)(struct backend *b);
+	int (*gpu_info)(struct backend *b, unsigned idx, vramz_gpu_info *out);
+	/* Fills everything but the process slice; VRAMZ_ELOST marks the GPU
+	 * lost (the context sets .lost).  flags: VRAMZ_SAMPLE_* */
+	int (*sample)(struct backend *b, unsigned idx, unsigned flags,
+		      vramz_gpu_sample *out);
+	/* Appends the GPU's processes, merged and de-duplicated by pid, with
+	 * used_bytes / type / MIG ids and (VRAMZ_SAMPLE_PROC_UTIL) sm_pct. */
+	int (*procs)(struct backend *b, unsigned idx, unsigned flags,
+		     struct proc_vec *out);
+	/* Appends the GPU's MIG instances; nothing when MIG is off. */
+	int (*migs)(struct backend *b, unsigned idx, struct mig_vec *out);
+	int (*topology)(struct backend *b, unsigned a, unsigned c,
+			vramz_link *out);
+};
+
+extern const struct backend_ops backend_nvml;
+
+#endif

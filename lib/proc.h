@@ -1,0 +1,41 @@
+/* proc.h - attribution of a GPU process to a user, command, container,
+ * Kubernetes pod and Slurm job, from /proc.
+ *
+ * NVML reports host pids.  A pid that this /proc cannot see (vramz runs in
+ * another PID namespace, or the process is gone) is left without
+ * VRAMZ_P_VISIBLE so callers say so instead of printing a wrong name.
+ * Results are cached per pid and revalidated by the process start time, so
+ * a steady tick re-reads little and a reused pid is never confused with the
+ * process that held it before.
+ */
+#ifndef VRAMZ_PROC_H
+#define VRAMZ_PROC_H
+
+#include <stddef.h>
+#include "vramz/vramz.h"
+
+struct proc_cache;
+
+/* root: the /proc to read ("/proc"; tests pass a fake tree).  NULL on OOM. */
+struct proc_cache *proc_cache_new(const char *root);
+void proc_cache_free(struct proc_cache *pc);
+
+/* Fills p's /proc fields (uid, user, comm, cmdline, start_time_ticks, ppid,
+ * pgid, ns_pid, container, pod_uid, slurm_job) for p->pid and sets
+ * VRAMZ_P_VISIBLE; clears it when the pid is not visible.  Returns 0 or
+ * VRAMZ_ENOTFOUND. */
+int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p);
+
+/* Drops cache entries not used since the previous call: call once a tick. */
+void proc_cache_sweep(struct proc_cache *pc);
+
+/* Pure parser of /proc/PID/cgroup text, exposed for tests.  Any output may be
+ * left "" when absent. */
+void proc_parse_cgroup(const char *text, char *container, size_t clen,
+		       char *pod_uid, size_t plen, char *slurm_job, size_t slen);
+
+/* Start time (clock ticks since boot, /proc/PID/stat field 22) of pid, or 0
+ * when it cannot be read.  kill and the TUI use it to refuse a reused pid. */
+unsigned long long proc_start_time(const char *root, unsigned pid);
+
+#endif
