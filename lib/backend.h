@@ -36,7 +36,10 @@ struct backend_ops {
 	void (*close)(struct backend *b);
 	int (*system)(struct backend *b, vramz_system_info *out);
 	unsigned (*count)(struct backend *b);
+	/* Identity only (name, uuid, pci_bus_id, cheap facts): at open. */
 	int (*gpu_info)(struct backend *b, unsigned idx, vramz_gpu_info *out);
+	/* The slow static facts, into the same struct, on demand. */
+	int (*gpu_details)(struct backend *b, unsigned idx, vramz_gpu_info *out);
 	/* Fills everything but the process slice; VRAMZ_ELOST marks the GPU
 	 * lost (the context sets .lost).  flags: VRAMZ_SAMPLE_* */
 	int (*sample)(struct backend *b, unsigned idx, unsigned flags,

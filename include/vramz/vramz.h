@@ -97,6 +97,8 @@ enum {
 	VRAMZ_I_MAX_SMCLK = 1u << 14,  /* max_sm_clock_mhz */
 	VRAMZ_I_BAR1 = 1u << 15,       /* bar1_total_bytes */
 	VRAMZ_I_MEM_TOTAL = 1u << 16,  /* mem_total_bytes */
+	VRAMZ_I_ARCH = 1u << 17,       /* arch */
+	VRAMZ_I_DETAILS = 1u << 30,    /* vramz_gpu_details() has run */
 };
 
 typedef struct vramz_gpu_info {
@@ -280,9 +282,14 @@ VRAMZ_EXPORT const char *vramz_last_error(const vramz_ctx *ctx);
 
 VRAMZ_EXPORT const vramz_system_info *vramz_system(const vramz_ctx *ctx);
 
-/* All GPUs the backend sees, in backend order. */
+/* All GPUs the backend sees, in backend order.  vramz_gpu() holds the
+ * identity (name, UUID, PCI bus id) from open; the rest of vramz_gpu_info
+ * is filled by vramz_gpu_details(), which reads slow calls (max clocks,
+ * bus width, NVLink state: milliseconds per GPU) once, so one-shot views
+ * that do not show them never pay for them. */
 VRAMZ_EXPORT unsigned vramz_gpu_count(const vramz_ctx *ctx);
 VRAMZ_EXPORT const vramz_gpu_info *vramz_gpu(const vramz_ctx *ctx, unsigned index);
+VRAMZ_EXPORT int vramz_gpu_details(vramz_ctx *ctx, unsigned index);
 
 /* Selects GPUs by a spec such as "0,2-3", "GPU-8f3a" (UUID prefix),
  * "00000000:19:00.0" or "19:00.0" (PCI bus id); "all" or NULL selects all.

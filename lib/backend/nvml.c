@@ -1,0 +1,720 @@
+/* nvml.c - the NVIDIA backend: NVML loaded with dlopen at run time.
+ *
+ * vramz builds without CUDA and runs on machines without NVIDIA's library,
+ * so NVML is never linked: every symbol is looked up once, at open, from
+ * the list in nvml_abi.h.  Where NVML grew a newer version of a call
+ * (memory v2 with the reserved figure, process lists v3 with MIG ids,
+ * "clock event" reasons) the newest present is used and an older driver
+ * falls back to the older name; a call no version of which exists leaves
+ * its field unknown.
+ *
+ * Costs measured on H200s (DESIGN.md) decide what is read when: identity
+ * at open, slow static facts on demand (gpu_details), cheap dynamic fields
+ * every tick, and the 20 ms PCIe throughput and 4 ms energy reads only
+ * when the caller asks for VRAMZ_SAMPLE_SLOW.
+ */
+#include "backend.h"
+#include "backend/nvml_abi.h"
+#include "memtypes.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct nvml_fns {
+#define NVML_FN_PTR(req, name, args) nvmlReturn_t(*name) args;
+	NVML_FUNCS(NVML_FN_PTR)
+#undef NVML_FN_PTR
+	nvmlErrorString_fn nvmlErrorString;
+};
+
+/* Which version of a call with fallbacks this library has. */
+enum { V_NONE, V1, V2, V3 };
+
+struct gpu {
+	nvmlDevice_t h;
+	int lost;
+	nvmlProcessInfo_t *pbuf;       /* process-list scratch */
+	unsigned pcap;
+	nvmlProcessUtilizationSample_t *ubuf;
+	unsigned ucap;
+	unsigned long long util_since_us; /* last process-utilization timestamp */
+};
+
+struct backend {
+	void *dl;
+	struct nvml_fns f;
+	int mem_v;                     /* V2 or V1 */
+	int proc_v;                    /* V3, V2 or V1 for compute & graphics */
+	int mps_v;                     /* V3, V2 or V_NONE */
+	unsigned n;
+	struct gpu *g;
+	int inited;
+};
+
+static int map_rc(nvmlReturn_t r)
+{
+	switch (r) {
+	case NVML_SUCCESS: return 0;
+	case NVML_ERROR_LIBRARY_NOT_FOUND: return VRAMZ_ENOLIB;
+	case NVML_ERROR_DRIVER_NOT_LOADED: return VRAMZ_EDRIVER;
+	case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return VRAMZ_EMISMATCH;
+	case NVML_ERROR_NO_PERMISSION: return VRAMZ_EPERM;
+	case NVML_ERROR_GPU_IS_LOST: return VRAMZ_ELOST;
+	case NVML_ERROR_NOT_SUPPORTED: return VRAMZ_EUNSUPPORTED;
+	case NVML_ERROR_FUNCTION_NOT_FOUND: return VRAMZ_ESYMBOL;
+	case NVML_ERROR_MEMORY: return VRAMZ_ENOMEM;
+	case NVML_ERROR_NOT_FOUND: return VRAMZ_ENOTFOUND;
+	case NVML_ERROR_INVALID_ARGUMENT: return VRAMZ_EINVAL;
+	default: return VRAMZ_EBACKEND;
+	}
+}
+
+static const char *nvml_str(struct backend *b, nvmlReturn_t r)
+{
+	const char *s = b->f.nvmlErrorString ? b->f.nvmlErrorString(r) : NULL;
+	return s ? s : "unknown NVML error";
+}
+
+/* Calls an optional NVML function; NOT_SUPPORTED when this driver lacks it.
+ * A GPU_IS_LOST answer marks the GPU so later ticks skip it. */
+#define CALL(b, gp, name, ...)                                              \
+	((b)->f.name ? note_lost((gp), (b)->f.name(__VA_ARGS__))             \
+		     : NVML_ERROR_NOT_SUPPORTED)
+
+static nvmlReturn_t note_lost(struct gpu *gp, nvmlReturn_t r)
+{
+	if (r == NVML_ERROR_GPU_IS_LOST && gp)
+		gp->lost = 1;
+	return r;
+}
+
+static void resolve(struct backend *b)
+{
+#define NVML_FN_SYM(req, name, args) *(void **)&b->f.name = dlsym(b->dl, #name);
+	NVML_FUNCS(NVML_FN_SYM)
+#undef NVML_FN_SYM
+	*(void **)&b->f.nvmlErrorString = dlsym(b->dl, "nvmlErrorString");
+	b->mem_v = b->f.nvmlDeviceGetMemoryInfo_v2 ? V2 : b->f.nvmlDeviceGetMemoryInfo ? V1 : V_NONE;
+	b->proc_v = b->f.nvmlDeviceGetComputeRunningProcesses_v3 ? V3
+		  : b->f.nvmlDeviceGetComputeRunningProcesses_v2 ? V2
+		  : b->f.nvmlDeviceGetComputeRunningProcesses ? V1 : V_NONE;
+	b->mps_v = b->f.nvmlDeviceGetMPSComputeRunningProcesses_v3 ? V3
+		 : b->f.nvmlDeviceGetMPSComputeRunningProcesses_v2 ? V2 : V_NONE;
+}
+
+/* The first required symbol this library lacks, or NULL. */
+static const char *missing_required(struct backend *b)
+{
+#define NVML_FN_REQ(req, name, args) \
+	if (!strcmp(#req, "REQ") && !b->f.name) return #name;
+	NVML_FUNCS(NVML_FN_REQ)
+#undef NVML_FN_REQ
+	return NULL;
+}
+
+static void nvml_close(struct backend *b)
+{
+	if (!b)
+		return;
+	if (b->inited && b->f.nvmlShutdown)
+		b->f.nvmlShutdown();
+	for (unsigned i = 0; i < b->n; i++) {
+		free(b->g[i].pbuf);
+		free(b->g[i].ubuf);
+	}
+	free(b->g);
+	if (b->dl)
+		dlclose(b->dl);
+	free(b);
+}
+
+static int nvml_open(struct backend **out, const vramz_open_opts *opts,
+		     char *err, size_t errlen)
+{
+	struct backend *b = calloc(1, sizeof *b);
+	*out = b;
+	if (!b)
+		return VRAMZ_ENOMEM;
+	if (opts->nvml_path) {
+		b->dl = dlopen(opts->nvml_path, RTLD_NOW | RTLD_LOCAL);
+	} else {
+		b->dl = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+		if (!b->dl)
+			b->dl = dlopen("libnvidia-ml.so", RTLD_NOW | RTLD_LOCAL);
+	}
+	if (!b->dl) {
+		snprintf(err, errlen, "cannot load %s (is the NVIDIA driver installed?)",
+			 opts->nvml_path ? opts->nvml_path : "libnvidia-ml.so.1");
+		return VRAMZ_ENOLIB;
+	}
+	resolve(b);
+	const char *miss = missing_required(b);
+	if (miss) {
+		snprintf(err, errlen, "libnvidia-ml lacks %s (driver too old?)", miss);
+		return VRAMZ_ESYMBOL;
+	}
+	nvmlReturn_t r = b->f.nvmlInit_v2();
+	if (r != NVML_SUCCESS) {
+		snprintf(err, errlen, "nvmlInit: %s", nvml_str(b, r));
+		return map_rc(r);
+	}
+	b->inited = 1;
+	r = b->f.nvmlDeviceGetCount_v2(&b->n);
+	if (r != NVML_SUCCESS) {
+		snprintf(err, errlen, "nvmlDeviceGetCount: %s", nvml_str(b, r));
+		b->n = 0;
+		return map_rc(r);
+	}
+	b->g = calloc(b->n ? b->n : 1, sizeof *b->g);
+	if (!b->g)
+		return VRAMZ_ENOMEM;
+	for (unsigned i = 0; i < b->n; i++) {
+		/* sized for a busy GPU so a steady tick never needs a sizing call */
+		b->g[i].pcap = 64;
+		b->g[i].pbuf = malloc(b->g[i].pcap * sizeof *b->g[i].pbuf);
+		b->g[i].ucap = 64;
+		b->g[i].ubuf = malloc(b->g[i].ucap * sizeof *b->g[i].ubuf);
+		if (!b->g[i].pbuf || !b->g[i].ubuf)
+			return VRAMZ_ENOMEM;
+		r = b->f.nvmlDeviceGetHandleByIndex_v2(i, &b->g[i].h);
+		if (r == NVML_ERROR_GPU_IS_LOST) {
+			b->g[i].lost = 1;
+		} else if (r != NVML_SUCCESS) {
+			/* e.g. NO_PERMISSION on one GPU in a cgroup: report it lost
+			 * rather than hide the others */
+			b->g[i].lost = 1;
+		}
+	}
+	return 0;
+}
+
+static int nvml_system(struct backend *b, vramz_system_info *s)
+{
+	memset(s, 0, sizeof *s);
+	snprintf(s->backend, sizeof s->backend, "nvml");
+	if (CALL(b, NULL, nvmlSystemGetDriverVersion, s->driver_version,
+		 sizeof s->driver_version) != NVML_SUCCESS)
+		s->driver_version[0] = 0;
+	if (CALL(b, NULL, nvmlSystemGetNVMLVersion, s->nvml_version,
+		 sizeof s->nvml_version) != NVML_SUCCESS)
+		s->nvml_version[0] = 0;
+	int v = 0;
+	if (CALL(b, NULL, nvmlSystemGetCudaDriverVersion_v2, &v) != NVML_SUCCESS &&
+	    CALL(b, NULL, nvmlSystemGetCudaDriverVersion, &v) != NVML_SUCCESS)
+		v = 0;
+	s->cuda_driver_version = v;
+	return 0;
+}
+
+static unsigned nvml_count(struct backend *b)
+{
+	return b->n;
+}
+
+static const char *arch_name(unsigned a)
+{
+	switch (a) {
+	case NVML_DEVICE_ARCH_KEPLER: return "Kepler";
+	case NVML_DEVICE_ARCH_MAXWELL: return "Maxwell";
+	case NVML_DEVICE_ARCH_PASCAL: return "Pascal";
+	case NVML_DEVICE_ARCH_VOLTA: return "Volta";
+	case NVML_DEVICE_ARCH_TURING: return "Turing";
+	case NVML_DEVICE_ARCH_AMPERE: return "Ampere";
+	case NVML_DEVICE_ARCH_ADA: return "Ada Lovelace";
+	case NVML_DEVICE_ARCH_HOPPER: return "Hopper";
+	case NVML_DEVICE_ARCH_BLACKWELL: return "Blackwell";
+	default: return NULL;
+	}
+}
+
+static int nvml_gpu_info(struct backend *b, unsigned idx, vramz_gpu_info *o)
+{
+	struct gpu *gp = &b->g[idx];
+	nvmlPciInfo_t pci;
+	if (gp->lost)
+		return VRAMZ_ELOST;
+	if (CALL(b, gp, nvmlDeviceGetName, gp->h, o->name, sizeof o->name) != NVML_SUCCESS)
+		o->name[0] = 0;
+	if (CALL(b, gp, nvmlDeviceGetUUID, gp->h, o->uuid, sizeof o->uuid) != NVML_SUCCESS)
+		o->uuid[0] = 0;
+	if (CALL(b, gp, nvmlDeviceGetPciInfo_v3, gp->h, &pci) == NVML_SUCCESS) {
+		pci.busId[sizeof pci.busId - 1] = 0;
+		snprintf(o->pci_bus_id, sizeof o->pci_bus_id, "%s", pci.busId);
+	}
+	const struct memtype *mt = memtype_for(o->name);
+	if (mt)
+		snprintf(o->mem_type, sizeof o->mem_type, "%s", mt->type);
+	return gp->lost ? VRAMZ_ELOST : 0;
+}
+
+static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
+{
+	struct gpu *gp = &b->g[idx];
+	unsigned u, v;
+	int maj, min;
+	nvmlEnableState_t cur, pend;
+	nvmlBAR1Memory_t bar1;
+	nvmlMemory_t m1;
+	nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
+
+	if (gp->lost)
+		return VRAMZ_ELOST;
+	if (CALL(b, gp, nvmlDeviceGetSerial, gp->h, o->serial, sizeof o->serial) != NVML_SUCCESS)
+		o->serial[0] = 0;
+	if (CALL(b, gp, nvmlDeviceGetVbiosVersion, gp->h, o->vbios, sizeof o->vbios) != NVML_SUCCESS)
+		o->vbios[0] = 0;
+	if (CALL(b, gp, nvmlDeviceGetArchitecture, gp->h, &u) == NVML_SUCCESS && arch_name(u)) {
+		snprintf(o->arch, sizeof o->arch, "%s", arch_name(u));
+		o->valid |= VRAMZ_I_ARCH;
+	}
+	if (CALL(b, gp, nvmlDeviceGetCudaComputeCapability, gp->h, &maj, &min) == NVML_SUCCESS) {
+		o->cc_major = (unsigned)maj;
+		o->cc_minor = (unsigned)min;
+		o->valid |= VRAMZ_I_CC;
+	}
+	if (b->mem_v == V2 && CALL(b, gp, nvmlDeviceGetMemoryInfo_v2, gp->h, &m2) == NVML_SUCCESS) {
+		o->mem_total_bytes = m2.total;
+		o->valid |= VRAMZ_I_MEM_TOTAL;
+	} else if (CALL(b, gp, nvmlDeviceGetMemoryInfo, gp->h, &m1) == NVML_SUCCESS) {
+		o->mem_total_bytes = m1.total;
+		o->valid |= VRAMZ_I_MEM_TOTAL;
+	}
+	if (CALL(b, gp, nvmlDeviceGetBAR1MemoryInfo, gp->h, &bar1) == NVML_SUCCESS) {
+		o->bar1_total_bytes = bar1.bar1Total;
+		o->valid |= VRAMZ_I_BAR1;
+	}
+	if (CALL(b, gp, nvmlDeviceGetMemoryBusWidth, gp->h, &u) == NVML_SUCCESS) {
+		o->mem_bus_width_bits = u;
+		o->valid |= VRAMZ_I_BUS_WIDTH;
+	}
+	if (CALL(b, gp, nvmlDeviceGetMaxClockInfo, gp->h, NVML_CLOCK_MEM, &u) == NVML_SUCCESS) {
+		o->max_mem_clock_mhz = u;
+		o->valid |= VRAMZ_I_MAX_MEMCLK;
+	}
+	if (CALL(b, gp, nvmlDeviceGetMaxClockInfo, gp->h, NVML_CLOCK_SM, &u) == NVML_SUCCESS) {
+		o->max_sm_clock_mhz = u;
+		o->valid |= VRAMZ_I_MAX_SMCLK;
+	}
+	uint64_t bw = memtype_bandwidth(memtype_for(o->name), o->max_mem_clock_mhz,
+					o->mem_bus_width_bits);
+	if (bw) {
+		o->bandwidth_bytes_per_s = bw;
+		o->valid |= VRAMZ_I_BANDWIDTH;
+	}
+	/* the link's max (what the slot allows), not only the GPU's */
+	if (CALL(b, gp, nvmlDeviceGetMaxPcieLinkGeneration, gp->h, &u) == NVML_SUCCESS &&
+	    CALL(b, gp, nvmlDeviceGetMaxPcieLinkWidth, gp->h, &v) == NVML_SUCCESS) {
+		o->pcie_max_gen = u;
+		o->pcie_max_width = v;
+		o->valid |= VRAMZ_I_PCIE_MAX;
+	}
+	if (b->f.nvmlDeviceGetNvLinkState) {
+		unsigned n = 0;
+		int any = 0;
+		for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+			nvmlEnableState_t on;
+			nvmlReturn_t r = CALL(b, gp, nvmlDeviceGetNvLinkState, gp->h, l, &on);
+			if (r == NVML_SUCCESS) {
+				any = 1;
+				n += on == NVML_FEATURE_ENABLED;
+			} else if (r != NVML_ERROR_INVALID_ARGUMENT && r != NVML_ERROR_NOT_SUPPORTED) {
+				break;
+			}
+		}
+		o->nvlink_count = n;
+		if (any)
+			o->valid |= VRAMZ_I_NVLINK;
+	}
+	if (CALL(b, gp, nvmlDeviceGetMigMode, gp->h, &u, &v) == NVML_SUCCESS) {
+		o->mig_current = u;
+		o->mig_pending = v;
+		o->valid |= VRAMZ_I_MIG;
+	}
+	if (CALL(b, gp, nvmlDeviceGetEccMode, gp->h, &cur, &pend) == NVML_SUCCESS) {
+		o->ecc_current = cur == NVML_FEATURE_ENABLED;
+		o->ecc_pending = pend == NVML_FEATURE_ENABLED;
+		o->valid |= VRAMZ_I_ECC;
+	}
+	if (CALL(b, gp, nvmlDeviceGetPersistenceMode, gp->h, &cur) == NVML_SUCCESS) {
+		o->persistence = cur == NVML_FEATURE_ENABLED;
+		o->valid |= VRAMZ_I_PERSIST;
+	}
+	if (CALL(b, gp, nvmlDeviceGetPowerManagementDefaultLimit, gp->h, &u) == NVML_SUCCESS &&
+	    CALL(b, gp, nvmlDeviceGetPowerManagementLimitConstraints, gp->h, &v,
+		 &o->power_max_limit_mw) == NVML_SUCCESS) {
+		o->power_default_limit_mw = u;
+		o->power_min_limit_mw = v;
+		o->valid |= VRAMZ_I_POWER_LIMITS;
+	}
+	static const struct {
+		nvmlTemperatureThresholds_t t;
+		uint32_t bit;
+		size_t off;
+	} th[] = {
+		{NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, VRAMZ_I_T_SHUTDOWN, offsetof(vramz_gpu_info, temp_shutdown_c)},
+		{NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, VRAMZ_I_T_SLOWDOWN, offsetof(vramz_gpu_info, temp_slowdown_c)},
+		{NVML_TEMPERATURE_THRESHOLD_MEM_MAX, VRAMZ_I_T_MEM_MAX, offsetof(vramz_gpu_info, temp_mem_max_c)},
+		{NVML_TEMPERATURE_THRESHOLD_GPU_MAX, VRAMZ_I_T_GPU_MAX, offsetof(vramz_gpu_info, temp_gpu_max_c)},
+	};
+	for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
+		if (CALL(b, gp, nvmlDeviceGetTemperatureThreshold, gp->h, th[i].t, &u) == NVML_SUCCESS) {
+			*(int *)((char *)o + th[i].off) = (int)u;
+			o->valid |= th[i].bit;
+		}
+	}
+	return gp->lost ? VRAMZ_ELOST : 0;
+}
+
+static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
+		       vramz_gpu_sample *o)
+{
+	struct gpu *gp = &b->g[idx];
+	unsigned u, v;
+	unsigned long long r;
+	nvmlUtilization_t ut;
+
+	if (gp->lost)
+		return VRAMZ_ELOST;
+	if (b->mem_v == V2) {
+		nvmlMemory_v2_t m = {.version = nvmlMemory_v2};
+		nvmlReturn_t rc = CALL(b, gp, nvmlDeviceGetMemoryInfo_v2, gp->h, &m);
+		if (rc == NVML_SUCCESS) {
+			o->mem_total_bytes = m.total;
+			o->mem_reserved_bytes = m.reserved;
+			o->mem_used_bytes = m.used;
+			o->mem_free_bytes = m.free;
+			o->valid |= VRAMZ_F_MEM | VRAMZ_F_MEM_RESERVED;
+		}
+	} else if (b->mem_v == V1) {
+		/* v1 "used" includes the reserved memory; it stays unseparated */
+		nvmlMemory_t m;
+		if (CALL(b, gp, nvmlDeviceGetMemoryInfo, gp->h, &m) == NVML_SUCCESS) {
+			o->mem_total_bytes = m.total;
+			o->mem_used_bytes = m.used;
+			o->mem_free_bytes = m.free;
+			o->valid |= VRAMZ_F_MEM;
+		}
+	}
+	if (gp->lost)
+		return VRAMZ_ELOST;
+	if (CALL(b, gp, nvmlDeviceGetUtilizationRates, gp->h, &ut) == NVML_SUCCESS) {
+		o->util_gpu_pct = ut.gpu;
+		o->util_mem_pct = ut.memory;
+		o->valid |= VRAMZ_F_UTIL;
+	}
+	if (CALL(b, gp, nvmlDeviceGetTemperature, gp->h, NVML_TEMPERATURE_GPU, &u) == NVML_SUCCESS) {
+		o->temp_c = (int)u;
+		o->valid |= VRAMZ_F_TEMP;
+	}
+	if (CALL(b, gp, nvmlDeviceGetPowerUsage, gp->h, &u) == NVML_SUCCESS) {
+		o->power_mw = u;
+		o->valid |= VRAMZ_F_POWER;
+	}
+	if (CALL(b, gp, nvmlDeviceGetEnforcedPowerLimit, gp->h, &u) == NVML_SUCCESS) {
+		o->power_limit_mw = u;
+		o->valid |= VRAMZ_F_POWER_LIMIT;
+	}
+	if (CALL(b, gp, nvmlDeviceGetClockInfo, gp->h, NVML_CLOCK_SM, &u) == NVML_SUCCESS) {
+		o->clock_sm_mhz = u;
+		o->valid |= VRAMZ_F_CLK_SM;
+	}
+	if (CALL(b, gp, nvmlDeviceGetClockInfo, gp->h, NVML_CLOCK_MEM, &u) == NVML_SUCCESS) {
+		o->clock_mem_mhz = u;
+		o->valid |= VRAMZ_F_CLK_MEM;
+	}
+	if ((b->f.nvmlDeviceGetCurrentClocksEventReasons
+		     ? CALL(b, gp, nvmlDeviceGetCurrentClocksEventReasons, gp->h, &r)
+		     : CALL(b, gp, nvmlDeviceGetCurrentClocksThrottleReasons, gp->h, &r)) ==
+	    NVML_SUCCESS) {
+		o->throttle_reasons = r;
+		o->valid |= VRAMZ_F_THROTTLE;
+	}
+	if (CALL(b, gp, nvmlDeviceGetCurrPcieLinkGeneration, gp->h, &u) == NVML_SUCCESS &&
+	    CALL(b, gp, nvmlDeviceGetCurrPcieLinkWidth, gp->h, &v) == NVML_SUCCESS) {
+		o->pcie_gen = u;
+		o->pcie_width = v;
+		o->valid |= VRAMZ_F_PCIE_LINK;
+	}
+	if (CALL(b, gp, nvmlDeviceGetFanSpeed, gp->h, &u) == NVML_SUCCESS) {
+		o->fan_pct = u;
+		o->valid |= VRAMZ_F_FAN;
+	}
+	if (flags & VRAMZ_SAMPLE_SLOW) {
+		if (CALL(b, gp, nvmlDeviceGetPcieThroughput, gp->h, NVML_PCIE_UTIL_TX_BYTES, &u) == NVML_SUCCESS &&
+		    CALL(b, gp, nvmlDeviceGetPcieThroughput, gp->h, NVML_PCIE_UTIL_RX_BYTES, &v) == NVML_SUCCESS) {
+			o->pcie_tx_bytes_per_s = (uint64_t)u * 1024;
+			o->pcie_rx_bytes_per_s = (uint64_t)v * 1024;
+			o->valid |= VRAMZ_F_PCIE_TPUT;
+		}
+		if (CALL(b, gp, nvmlDeviceGetTotalEnergyConsumption, gp->h, &r) == NVML_SUCCESS) {
+			o->energy_mj = r;
+			o->valid |= VRAMZ_F_ENERGY;
+		}
+	}
+	return gp->lost ? VRAMZ_ELOST : 0;
+}
+
+/* Reads one process list into gp->pbuf, growing it on INSUFFICIENT_SIZE
+ * (processes can start between the sizing call and the read, so retry).
+ * Returns the count, or a negative code. */
+static int read_list(struct backend *b, struct gpu *gp, int which)
+{
+	for (int attempt = 0; attempt < 4; attempt++) {
+		unsigned n = gp->pcap;
+		nvmlReturn_t r;
+		if (which == 2 && b->mps_v == V3)
+			r = CALL(b, gp, nvmlDeviceGetMPSComputeRunningProcesses_v3, gp->h, &n, gp->pbuf);
+		else if (which == 2 && b->mps_v == V2)
+			r = CALL(b, gp, nvmlDeviceGetMPSComputeRunningProcesses_v2, gp->h, &n, gp->pbuf);
+		else if (which == 2)
+			return 0;
+		else if (b->proc_v == V3)
+			r = which ? CALL(b, gp, nvmlDeviceGetGraphicsRunningProcesses_v3, gp->h, &n, gp->pbuf)
+				  : CALL(b, gp, nvmlDeviceGetComputeRunningProcesses_v3, gp->h, &n, gp->pbuf);
+		else if (b->proc_v == V2)
+			r = which ? CALL(b, gp, nvmlDeviceGetGraphicsRunningProcesses_v2, gp->h, &n, gp->pbuf)
+				  : CALL(b, gp, nvmlDeviceGetComputeRunningProcesses_v2, gp->h, &n, gp->pbuf);
+		else if (b->proc_v == V1) {
+			/* the old 16-byte layout: read into the same buffer, then
+			 * widen in place from the end so nothing is overwritten */
+			nvmlProcessInfo_v1_t *v1 = (nvmlProcessInfo_v1_t *)gp->pbuf;
+			r = which ? CALL(b, gp, nvmlDeviceGetGraphicsRunningProcesses, gp->h, &n, v1)
+				  : CALL(b, gp, nvmlDeviceGetComputeRunningProcesses, gp->h, &n, v1);
+			if (r == NVML_SUCCESS) {
+				for (unsigned i = n; i-- > 0;) {
+					nvmlProcessInfo_v1_t e = v1[i];
+					gp->pbuf[i].pid = e.pid;
+					gp->pbuf[i].usedGpuMemory = e.usedGpuMemory;
+					gp->pbuf[i].gpuInstanceId = 0xFFFFFFFFu;
+					gp->pbuf[i].computeInstanceId = 0xFFFFFFFFu;
+				}
+			}
+		} else
+			return VRAMZ_EUNSUPPORTED;
+		if (r == NVML_SUCCESS)
+			return (int)n;
+		if (r != NVML_ERROR_INSUFFICIENT_SIZE)
+			return map_rc(r);
+		unsigned ncap = (n > gp->pcap ? n : gp->pcap) * 2 + 16;
+		nvmlProcessInfo_t *nb = realloc(gp->pbuf, ncap * sizeof *nb);
+		if (!nb)
+			return VRAMZ_ENOMEM;
+		gp->pbuf = nb;
+		gp->pcap = ncap;
+	}
+	return VRAMZ_EBACKEND;
+}
+
+/* Finds pid (and MIG instance) among the GPU's entries appended so far. */
+static vramz_proc_sample *find_proc(struct proc_vec *out, unsigned first,
+				    const nvmlProcessInfo_t *e)
+{
+	for (unsigned i = first; i < out->n; i++) {
+		vramz_proc_sample *p = &out->v[i];
+		if (p->pid == e->pid && p->gi_id == e->gpuInstanceId &&
+		    p->ci_id == e->computeInstanceId)
+			return p;
+	}
+	return NULL;
+}
+
+/* Per-process SM utilization since the last read.  NOT_FOUND means no
+ * process ran in that window: a true 0 %, not an unknown. */
+static void add_proc_util(struct backend *b, struct gpu *gp, struct proc_vec *out,
+			  unsigned first)
+{
+	unsigned n = 0;
+	nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+	for (int attempt = 0; attempt < 3 && r == NVML_ERROR_INSUFFICIENT_SIZE; attempt++) {
+		n = gp->ucap;
+		r = CALL(b, gp, nvmlDeviceGetProcessUtilization, gp->h, gp->ubuf, &n,
+			 gp->util_since_us);
+		if (r == NVML_ERROR_INSUFFICIENT_SIZE) {
+			unsigned ncap = (n > gp->ucap ? n : gp->ucap) * 2 + 16;
+			nvmlProcessUtilizationSample_t *nb = realloc(gp->ubuf, ncap * sizeof *nb);
+			if (!nb)
+				return;
+			gp->ubuf = nb;
+			gp->ucap = ncap;
+		}
+	}
+	if (r != NVML_SUCCESS && r != NVML_ERROR_NOT_FOUND)
+		return;
+	if (r == NVML_ERROR_NOT_FOUND)
+		n = 0;
+	for (unsigned i = first; i < out->n; i++) {
+		out->v[i].sm_pct = 0;
+		out->v[i].mem_util_pct = 0;
+		out->v[i].valid |= VRAMZ_P_SM | VRAMZ_P_MEMUTIL;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		const nvmlProcessUtilizationSample_t *s = &gp->ubuf[k];
+		if (s->timeStamp > gp->util_since_us)
+			gp->util_since_us = s->timeStamp;
+		for (unsigned i = first; i < out->n; i++) {
+			vramz_proc_sample *p = &out->v[i];
+			if (p->pid != s->pid)
+				continue;
+			/* several samples of one pid in the window: keep the peak */
+			if (s->smUtil > p->sm_pct)
+				p->sm_pct = s->smUtil;
+			if (s->memUtil > p->mem_util_pct)
+				p->mem_util_pct = s->memUtil;
+		}
+	}
+}
+
+static int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
+		      struct proc_vec *out)
+{
+	struct gpu *gp = &b->g[idx];
+	unsigned first = out->n;
+	static const unsigned types[] = {VRAMZ_PT_COMPUTE, VRAMZ_PT_GRAPHICS, VRAMZ_PT_MPS};
+	int got = 0;
+
+	if (gp->lost)
+		return VRAMZ_ELOST;
+	for (int which = 0; which < 3; which++) {
+		int n = read_list(b, gp, which);
+		if (n == VRAMZ_ENOMEM || n == VRAMZ_ELOST)
+			return n;
+		if (n < 0)
+			continue;
+		got = 1;
+		for (int k = 0; k < n; k++) {
+			const nvmlProcessInfo_t *e = &gp->pbuf[k];
+			vramz_proc_sample *p = find_proc(out, first, e);
+			if (!p) {
+				p = proc_vec_push(out);
+				if (!p)
+					return VRAMZ_ENOMEM;
+				p->gpu_index = idx;
+				p->pid = e->pid;
+				p->gi_id = e->gpuInstanceId;
+				p->ci_id = e->computeInstanceId;
+				if (e->gpuInstanceId != 0xFFFFFFFFu)
+					p->valid |= VRAMZ_P_MIG;
+			}
+			p->type |= types[which];
+			/* one context listed as compute and graphics: the same
+			 * memory twice, so keep the larger figure, not the sum */
+			if (e->usedGpuMemory != NVML_VALUE_NOT_AVAILABLE &&
+			    (!(p->valid & VRAMZ_P_USED) || e->usedGpuMemory > p->used_bytes)) {
+				p->used_bytes = e->usedGpuMemory;
+				p->valid |= VRAMZ_P_USED;
+			}
+		}
+	}
+	if (!got)
+		return VRAMZ_EUNSUPPORTED;
+	if ((flags & VRAMZ_SAMPLE_PROC_UTIL) && out->n > first)
+		add_proc_util(b, gp, out, first);
+	return 0;
+}
+
+static int nvml_migs(struct backend *b, unsigned idx, struct mig_vec *out)
+{
+	struct gpu *gp = &b->g[idx];
+	unsigned max = 0;
+	if (gp->lost)
+		return VRAMZ_ELOST;
+	if (CALL(b, gp, nvmlDeviceGetMaxMigDeviceCount, gp->h, &max) != NVML_SUCCESS)
+		return VRAMZ_EUNSUPPORTED;
+	for (unsigned i = 0; i < max; i++) {
+		nvmlDevice_t m;
+		if (CALL(b, gp, nvmlDeviceGetMigDeviceHandleByIndex, gp->h, i, &m) != NVML_SUCCESS)
+			continue; /* NOT_FOUND: slot empty */
+		vramz_mig_sample *ms = mig_vec_push(out);
+		if (!ms)
+			return VRAMZ_ENOMEM;
+		ms->parent_index = idx;
+		ms->mig_index = i;
+		CALL(b, gp, nvmlDeviceGetGpuInstanceId, m, &ms->gi_id);
+		CALL(b, gp, nvmlDeviceGetComputeInstanceId, m, &ms->ci_id);
+		if (CALL(b, gp, nvmlDeviceGetUUID, m, ms->uuid, sizeof ms->uuid) != NVML_SUCCESS)
+			ms->uuid[0] = 0;
+		nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
+		nvmlMemory_t m1;
+		if (b->mem_v == V2 && CALL(b, gp, nvmlDeviceGetMemoryInfo_v2, m, &m2) == NVML_SUCCESS) {
+			ms->mem_total_bytes = m2.total;
+			ms->mem_used_bytes = m2.used;
+			ms->mem_free_bytes = m2.free;
+			ms->valid |= VRAMZ_F_MEM;
+		} else if (CALL(b, gp, nvmlDeviceGetMemoryInfo, m, &m1) == NVML_SUCCESS) {
+			ms->mem_total_bytes = m1.total;
+			ms->mem_used_bytes = m1.used;
+			ms->mem_free_bytes = m1.free;
+			ms->valid |= VRAMZ_F_MEM;
+		}
+	}
+	return 0;
+}
+
+static int nvml_topology(struct backend *b, unsigned a, unsigned c, vramz_link *out)
+{
+	struct gpu *ga = &b->g[a], *gc = &b->g[c];
+	nvmlPciInfo_t peer, cpci;
+	nvmlGpuTopologyLevel_t lvl;
+	unsigned links = 0;
+
+	if (ga->lost || gc->lost)
+		return VRAMZ_ELOST;
+	/* NVLink: count a's active links whose remote end is c.  On H200
+	 * boards the remote PCI info can read FFFFFFFF:FF:FF.0 (NVSwitch or
+	 * direct links), so when no link names c, a direct 2-GPU system's
+	 * active links are credited by the count both ends report. */
+	if (b->f.nvmlDeviceGetNvLinkState &&
+	    CALL(b, gc, nvmlDeviceGetPciInfo_v3, gc->h, &cpci) == NVML_SUCCESS) {
+		unsigned active = 0, unnamed = 0;
+		for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+			nvmlEnableState_t on;
+			if (CALL(b, ga, nvmlDeviceGetNvLinkState, ga->h, l, &on) != NVML_SUCCESS ||
+			    on != NVML_FEATURE_ENABLED)
+				continue;
+			active++;
+			if (CALL(b, ga, nvmlDeviceGetNvLinkRemotePciInfo_v2, ga->h, l, &peer) != NVML_SUCCESS)
+				continue;
+			if (!strcasecmp(peer.busId, cpci.busId))
+				links++;
+			else if (!strncasecmp(peer.busId, "FFFFFFFF", 8))
+				unnamed++;
+		}
+		if (!links && unnamed == active && active && b->n == 2)
+			links = active;
+	}
+	if (links) {
+		out->kind = VRAMZ_LINK_NVLINK;
+		out->nvlinks = links;
+		return 0;
+	}
+	nvmlReturn_t r = CALL(b, ga, nvmlDeviceGetTopologyCommonAncestor, ga->h, gc->h, &lvl);
+	if (r != NVML_SUCCESS)
+		return map_rc(r);
+	switch (lvl) {
+	case NVML_TOPOLOGY_INTERNAL: out->kind = VRAMZ_LINK_SELF; break;
+	case NVML_TOPOLOGY_SINGLE: out->kind = VRAMZ_LINK_PIX; break;
+	case NVML_TOPOLOGY_MULTIPLE: out->kind = VRAMZ_LINK_PXB; break;
+	case NVML_TOPOLOGY_HOSTBRIDGE: out->kind = VRAMZ_LINK_PHB; break;
+	case NVML_TOPOLOGY_NODE: out->kind = VRAMZ_LINK_NODE; break;
+	case NVML_TOPOLOGY_SYSTEM: out->kind = VRAMZ_LINK_SYS; break;
+	default: out->kind = VRAMZ_LINK_UNKNOWN; break;
+	}
+	return 0;
+}
+
+const struct backend_ops backend_nvml = {
+	.name = "nvml",
+	.open = nvml_open,
+	.close = nvml_close,
+	.system = nvml_system,
+	.count = nvml_count,
+	.gpu_info = nvml_gpu_info,
+	.gpu_details = nvml_gpu_details,
+	.sample = nvml_sample,
+	.procs = nvml_procs,
+	.migs = nvml_migs,
+	.topology = nvml_topology,
+};

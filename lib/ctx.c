@@ -1,0 +1,282 @@
+/* ctx.c - the library context: opens a backend, keeps each GPU's static
+ * facts, the selection and the buffers of the latest sample, and derives
+ * what no backend reports by itself (process attribution from /proc,
+ * memory no process accounts for).
+ *
+ * A sample reuses the same buffers tick after tick, so a steady sampler
+ * allocates nothing after its first few ticks.
+ */
+#include "ctx_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int ctx_fail(vramz_ctx *ctx, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static void *grow(void *v, unsigned *cap, size_t elem)
+{
+	unsigned ncap = *cap ? *cap * 2 : 16;
+	void *nv = realloc(v, (size_t)ncap * elem);
+	if (nv)
+		*cap = ncap;
+	return nv;
+}
+
+vramz_proc_sample *proc_vec_push(struct proc_vec *pv)
+{
+	if (pv->n == pv->cap) {
+		vramz_proc_sample *nv = grow(pv->v, &pv->cap, sizeof *nv);
+		if (!nv)
+			return NULL;
+		pv->v = nv;
+	}
+	vramz_proc_sample *p = &pv->v[pv->n++];
+	memset(p, 0, sizeof *p);
+	return p;
+}
+
+vramz_mig_sample *mig_vec_push(struct mig_vec *mv)
+{
+	if (mv->n == mv->cap) {
+		vramz_mig_sample *nv = grow(mv->v, &mv->cap, sizeof *nv);
+		if (!nv)
+			return NULL;
+		mv->v = nv;
+	}
+	vramz_mig_sample *m = &mv->v[mv->n++];
+	memset(m, 0, sizeof *m);
+	return m;
+}
+
+int vramz_open(vramz_ctx **out, const vramz_open_opts *opts)
+{
+	static const vramz_open_opts none;
+	vramz_ctx *ctx = calloc(1, sizeof *ctx);
+	*out = ctx;
+	if (!ctx)
+		return VRAMZ_ENOMEM;
+	if (!opts)
+		opts = &none;
+	ctx->ops = &backend_nvml;
+	if (opts->replay_path) {
+#ifdef VRAMZ_HAVE_REPLAY
+		ctx->ops = &backend_replay;
+#else
+		return ctx_fail(ctx, VRAMZ_EUNSUPPORTED, "replay is not built in");
+#endif
+	}
+	int rc = ctx->ops->open(&ctx->be, opts, ctx->err, sizeof ctx->err);
+	if (rc < 0)
+		return rc;
+	ctx->ops->system(ctx->be, &ctx->sys);
+	ctx->ngpus = ctx->ops->count(ctx->be);
+	if (ctx->ngpus == 0)
+		return ctx_fail(ctx, VRAMZ_ENODEV, "%s", "the driver reports no GPUs");
+	ctx->info = calloc(ctx->ngpus, sizeof *ctx->info);
+	ctx->sel = calloc(ctx->ngpus, sizeof *ctx->sel);
+	ctx->gpus = calloc(ctx->ngpus, sizeof *ctx->gpus);
+	ctx->pcache = proc_cache_new("/proc");
+	if (!ctx->info || !ctx->sel || !ctx->gpus || !ctx->pcache)
+		return VRAMZ_ENOMEM;
+	for (unsigned i = 0; i < ctx->ngpus; i++) {
+		ctx->info[i].index = i;
+		/* a lost or unreadable GPU still gets an entry; its sample says lost */
+		ctx->ops->gpu_info(ctx->be, i, &ctx->info[i]);
+	}
+	for (unsigned i = 0; i < ctx->ngpus; i++)
+		ctx->sel[i] = i;
+	ctx->nsel = ctx->ngpus;
+	ctx->err[0] = 0;
+	return 0;
+}
+
+void vramz_close(vramz_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	if (ctx->be)
+		ctx->ops->close(ctx->be);
+	proc_cache_free(ctx->pcache);
+	free(ctx->info);
+	free(ctx->sel);
+	free(ctx->gpus);
+	free(ctx->procs.v);
+	free(ctx->migs.v);
+	free(ctx);
+}
+
+const char *vramz_last_error(const vramz_ctx *ctx)
+{
+	return ctx ? ctx->err : "out of memory";
+}
+
+const vramz_system_info *vramz_system(const vramz_ctx *ctx)
+{
+	return &ctx->sys;
+}
+
+unsigned vramz_gpu_count(const vramz_ctx *ctx)
+{
+	return ctx->ngpus;
+}
+
+const vramz_gpu_info *vramz_gpu(const vramz_ctx *ctx, unsigned index)
+{
+	return index < ctx->ngpus ? &ctx->info[index] : NULL;
+}
+
+int vramz_gpu_details(vramz_ctx *ctx, unsigned index)
+{
+	if (index >= ctx->ngpus)
+		return VRAMZ_EINVAL;
+	vramz_gpu_info *gi = &ctx->info[index];
+	if (gi->valid & VRAMZ_I_DETAILS)
+		return 0;
+	int rc = ctx->ops->gpu_details(ctx->be, index, gi);
+	gi->valid |= VRAMZ_I_DETAILS;
+	return rc;
+}
+
+int vramz_select(vramz_ctx *ctx, const char *spec)
+{
+	unsigned *sel = calloc(ctx->ngpus ? ctx->ngpus : 1, sizeof *sel);
+	if (!sel)
+		return VRAMZ_ENOMEM;
+	int n = select_parse(ctx, spec, sel);
+	if (n < 0) {
+		free(sel);
+		return n;
+	}
+	free(ctx->sel);
+	ctx->sel = sel;
+	ctx->nsel = (unsigned)n;
+	return 0;
+}
+
+unsigned vramz_selected_count(const vramz_ctx *ctx)
+{
+	return ctx->nsel;
+}
+
+unsigned vramz_selected_index(const vramz_ctx *ctx, unsigned i)
+{
+	return i < ctx->nsel ? ctx->sel[i] : 0;
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Memory no listed process accounts for: driver allocations, processes in
+ * other namespaces that NVML does not list, or leaks of dead contexts. */
+static void derive_unattributed(vramz_gpu_sample *g, const vramz_proc_sample *p)
+{
+	uint64_t sum = 0;
+	if (!(g->valid & VRAMZ_F_MEM) || !(g->valid & VRAMZ_F_PROCS))
+		return;
+	for (unsigned i = 0; i < g->proc_count; i++) {
+		if (!(p[i].valid & VRAMZ_P_USED))
+			return; /* an unknown share: the remainder is unknown too */
+		sum += p[i].used_bytes;
+	}
+	g->unattributed_bytes = g->mem_used_bytes > sum ? g->mem_used_bytes - sum : 0;
+	g->valid |= VRAMZ_F_UNATTRIBUTED;
+}
+
+int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
+{
+	unsigned ok = 0;
+	int last = 0;
+	ctx->procs.n = 0;
+	ctx->migs.n = 0;
+	ctx->snap.time_ms = clock_ns(CLOCK_REALTIME) / 1000000;
+	ctx->snap.mono_ns = clock_ns(CLOCK_MONOTONIC);
+	for (unsigned s = 0; s < ctx->nsel; s++) {
+		unsigned idx = ctx->sel[s];
+		vramz_gpu_sample *g = &ctx->gpus[s];
+		memset(g, 0, sizeof *g);
+		g->index = idx;
+		int rc = ctx->ops->sample(ctx->be, idx, flags, g);
+		if (rc == VRAMZ_ELOST) {
+			memset(g, 0, sizeof *g);
+			g->index = idx;
+			g->lost = 1;
+			last = rc;
+			continue;
+		}
+		if (rc < 0) {
+			last = rc;
+			continue;
+		}
+		ok++;
+		g->proc_first = ctx->procs.n;
+		if (flags & VRAMZ_SAMPLE_PROCS) {
+			rc = ctx->ops->procs(ctx->be, idx, flags, &ctx->procs);
+			if (rc == VRAMZ_ENOMEM)
+				return rc;
+			if (rc == 0)
+				g->valid |= VRAMZ_F_PROCS;
+		}
+		g->proc_count = ctx->procs.n - g->proc_first;
+		for (unsigned i = g->proc_first; i < ctx->procs.n; i++)
+			proc_attribute(ctx->pcache, &ctx->procs.v[i]);
+		derive_unattributed(g, ctx->procs.v + g->proc_first);
+		if ((flags & VRAMZ_SAMPLE_MIG) && (ctx->info[idx].valid & VRAMZ_I_MIG) &&
+		    ctx->info[idx].mig_current) {
+			if (ctx->ops->migs(ctx->be, idx, &ctx->migs) == VRAMZ_ENOMEM)
+				return VRAMZ_ENOMEM;
+		}
+	}
+	if (flags & VRAMZ_SAMPLE_PROCS)
+		proc_cache_sweep(ctx->pcache);
+	ctx->snap.gpu_count = ctx->nsel;
+	ctx->snap.gpus = ctx->gpus;
+	ctx->snap.proc_count = ctx->procs.n;
+	ctx->snap.procs = ctx->procs.v;
+	ctx->snap.mig_count = ctx->migs.n;
+	ctx->snap.migs = ctx->migs.v;
+	*out = &ctx->snap;
+	if (ok == 0 && ctx->nsel > 0) {
+		if (last == VRAMZ_ELOST)
+			return ctx_fail(ctx, VRAMZ_ELOST, "%s", "every selected GPU is lost");
+		return last ? last : VRAMZ_EBACKEND;
+	}
+	return 0;
+}
+
+int vramz_topology(vramz_ctx *ctx, unsigned a, unsigned b, vramz_link *out)
+{
+	memset(out, 0, sizeof *out);
+	if (a >= ctx->ngpus || b >= ctx->ngpus)
+		return VRAMZ_EINVAL;
+	if (a == b) {
+		out->kind = VRAMZ_LINK_SELF;
+		return 0;
+	}
+	return ctx->ops->topology(ctx->be, a, b, out);
+}
+
+const char *vramz_link_str(const vramz_link *l, char *buf, size_t len)
+{
+	static const char *names[] = {"?", "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS"};
+	if (l->kind == VRAMZ_LINK_NVLINK)
+		snprintf(buf, len, "NV%u", l->nvlinks);
+	else
+		snprintf(buf, len, "%s",
+			 (unsigned)l->kind < sizeof names / sizeof names[0] ? names[l->kind] : "?");
+	return buf;
+}

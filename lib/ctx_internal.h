@@ -1,0 +1,33 @@
+/* ctx_internal.h - the context's layout, shared by the library's modules
+ * (ctx.c, select.c) and nothing else. */
+#ifndef VRAMZ_CTX_INTERNAL_H
+#define VRAMZ_CTX_INTERNAL_H
+
+#include "backend.h"
+#include "proc.h"
+
+struct vramz_ctx {
+	const struct backend_ops *ops;
+	struct backend *be;
+	vramz_system_info sys;
+	unsigned ngpus;
+	vramz_gpu_info *info;         /* [ngpus] */
+	unsigned nsel;
+	unsigned *sel;                /* [ngpus] selected backend indices */
+	vramz_gpu_sample *gpus;       /* [ngpus], first nsel used */
+	struct proc_vec procs;
+	struct mig_vec migs;
+	struct proc_cache *pcache;
+	vramz_snapshot snap;
+	char err[256];
+};
+
+/* Records a detail for vramz_last_error and returns rc. */
+int ctx_fail(vramz_ctx *ctx, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Parses a -g spec against ctx->info into sel; returns count or a negative
+ * code with ctx->err naming the bad item. */
+int select_parse(vramz_ctx *ctx, const char *spec, unsigned *sel);
+
+#endif

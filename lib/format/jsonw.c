@@ -1,0 +1,174 @@
+/* jsonw.c - streaming JSON writer (see jsonw.h).  Output is valid UTF-8
+ * JSON even for hostile input: control bytes are escaped and invalid
+ * UTF-8 in a process's command line becomes U+FFFD, because command
+ * lines come from /proc and may hold any bytes. */
+#include "format/jsonw.h"
+
+#include <math.h>
+#include <string.h>
+
+void jw_init(struct jsonw *w, FILE *f, int pretty)
+{
+	memset(w, 0, sizeof *w);
+	w->f = f;
+	w->pretty = pretty;
+	w->first[0] = 1;
+}
+
+static void newline(struct jsonw *w)
+{
+	if (!w->pretty)
+		return;
+	fputc('\n', w->f);
+	for (int i = 0; i < w->depth; i++)
+		fputs("  ", w->f);
+}
+
+/* Length of a valid UTF-8 sequence at s, or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void jw_escape(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	fputc('"', f);
+	while (*s) {
+		if (*s == '"' || *s == '\\') {
+			fputc('\\', f);
+			fputc(*s++, f);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			static const char *esc[] = {['\n'] = "\\n", ['\t'] = "\\t", ['\r'] = "\\r"};
+			if (*s < 0x20 && esc[*s])
+				fputs(esc[*s], f);
+			else
+				fprintf(f, "\\u%04x", *s);
+			s++;
+		} else {
+			int n = utf8_len(s);
+			if (!n) {
+				fputs("\xef\xbf\xbd", f);
+				s++;
+			} else {
+				fwrite(s, 1, (size_t)n, f);
+				s += n;
+			}
+		}
+	}
+	fputc('"', f);
+}
+
+static void member(struct jsonw *w, const char *key)
+{
+	if (!w->first[w->depth])
+		fputc(',', w->f);
+	w->first[w->depth] = 0;
+	if (w->depth > 0)
+		newline(w);
+	if (key) {
+		jw_escape(w->f, key);
+		fputs(w->pretty ? ": " : ":", w->f);
+	}
+}
+
+static void open_(struct jsonw *w, const char *key, char c)
+{
+	member(w, key);
+	fputc(c, w->f);
+	if (w->depth + 1 < JSONW_MAX_DEPTH)
+		w->depth++;
+	w->first[w->depth] = 1;
+}
+
+static void close_(struct jsonw *w, char c)
+{
+	int empty = w->first[w->depth];
+	if (w->depth > 0)
+		w->depth--;
+	if (!empty)
+		newline(w);
+	fputc(c, w->f);
+}
+
+void jw_obj(struct jsonw *w, const char *key) { open_(w, key, '{'); }
+void jw_arr(struct jsonw *w, const char *key) { open_(w, key, '['); }
+void jw_end_obj(struct jsonw *w) { close_(w, '}'); }
+void jw_end_arr(struct jsonw *w) { close_(w, ']'); }
+
+void jw_str(struct jsonw *w, const char *key, const char *v)
+{
+	member(w, key);
+	if (v)
+		jw_escape(w->f, v);
+	else
+		fputs("null", w->f);
+}
+
+void jw_u64(struct jsonw *w, const char *key, uint64_t v)
+{
+	member(w, key);
+	fprintf(w->f, "%llu", (unsigned long long)v);
+}
+
+void jw_i64(struct jsonw *w, const char *key, int64_t v)
+{
+	member(w, key);
+	fprintf(w->f, "%lld", (long long)v);
+}
+
+void jw_dbl(struct jsonw *w, const char *key, double v, int decimals)
+{
+	member(w, key);
+	if (isfinite(v))
+		fprintf(w->f, "%.*f", decimals, v);
+	else
+		fputs("null", w->f);
+}
+
+void jw_bool(struct jsonw *w, const char *key, int v)
+{
+	member(w, key);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void jw_null(struct jsonw *w, const char *key)
+{
+	member(w, key);
+	fputs("null", w->f);
+}
+
+void jw_u64_if(struct jsonw *w, const char *key, int valid, uint64_t v)
+{
+	if (valid)
+		jw_u64(w, key, v);
+	else
+		jw_null(w, key);
+}
+
+void jw_i64_if(struct jsonw *w, const char *key, int valid, int64_t v)
+{
+	if (valid)
+		jw_i64(w, key, v);
+	else
+		jw_null(w, key);
+}
+
+void jw_dbl_if(struct jsonw *w, const char *key, int valid, double v, int decimals)
+{
+	if (valid)
+		jw_dbl(w, key, v, decimals);
+	else
+		jw_null(w, key);
+}
+
+void jw_finish(struct jsonw *w)
+{
+	fputc('\n', w->f);
+}

@@ -1,0 +1,1 @@
+list(APPEND VRAMZ_LIB_SOURCES format/jsonw.c)

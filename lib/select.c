@@ -1,0 +1,154 @@
+/* select.c - GPU selection specs: "0,2-3", UUID prefixes ("GPU-8f3a"),
+ * PCI bus ids ("00000000:19:00.0", "0000:19:00.0", "19:00.0"), "all".
+ *
+ * Users copy GPU names from nvidia-smi, CUDA (UUIDs, since CUDA's order can
+ * differ from NVML's) and lspci (short bus ids), so every such spelling is
+ * accepted.  A bad item is named in the error so the user sees which one.
+ */
+#include "ctx_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Normalises a PCI bus id to "dddddddd:bb:dd.f" lower case; 0 on success. */
+static int busid_norm(const char *in, char *out, size_t len)
+{
+	unsigned dom = 0, bus, dev, fn;
+	char tail;
+	int colons = 0;
+	for (const char *p = in; *p; p++)
+		colons += *p == ':';
+	if (colons == 2) {
+		if (sscanf(in, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4)
+			return -1;
+	} else if (colons == 1) {
+		if (sscanf(in, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
+			return -1;
+	} else {
+		return -1;
+	}
+	if (bus > 0xff || dev > 0x1f || fn > 7)
+		return -1;
+	snprintf(out, len, "%08x:%02x:%02x.%x", dom, bus, dev, fn);
+	return 0;
+}
+
+static int add_sel(unsigned *sel, int n, unsigned idx)
+{
+	for (int i = 0; i < n; i++)
+		if (sel[i] == idx)
+			return n;
+	sel[n] = idx;
+	return n + 1;
+}
+
+static int parse_index(const char *s, unsigned long *out)
+{
+	char *end;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	*out = strtoul(s, &end, 10);
+	return *end ? -1 : 0;
+}
+
+static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
+{
+	unsigned long a, b;
+	const char *dash = strchr(item, '-');
+	char norm[32], gnorm[32];
+
+	if (parse_index(item, &a) == 0) {
+		if (a >= ctx->ngpus)
+			return ctx_fail(ctx, VRAMZ_ENOTFOUND,
+					"no GPU with index %lu (found %u)", a, ctx->ngpus);
+		return add_sel(sel, n, (unsigned)a);
+	}
+	if (dash && isdigit((unsigned char)item[0]) && strncasecmp(item, "GPU-", 4)) {
+		char first[24];
+		size_t flen = (size_t)(dash - item);
+		if (flen >= sizeof first)
+			return ctx_fail(ctx, VRAMZ_EINVAL, "bad GPU range '%s'", item);
+		memcpy(first, item, flen);
+		first[flen] = 0;
+		if (parse_index(first, &a) || parse_index(dash + 1, &b) || b < a)
+			return ctx_fail(ctx, VRAMZ_EINVAL, "bad GPU range '%s'", item);
+		if (b >= ctx->ngpus)
+			return ctx_fail(ctx, VRAMZ_ENOTFOUND,
+					"GPU range '%s' goes past the last GPU (%u)",
+					item, ctx->ngpus ? ctx->ngpus - 1 : 0);
+		for (unsigned long i = a; i <= b; i++)
+			n = add_sel(sel, n, (unsigned)i);
+		return n;
+	}
+	if (!strncasecmp(item, "GPU-", 4) || !strncasecmp(item, "MIG-", 4)) {
+		int hit = -1;
+		size_t len = strlen(item);
+		for (unsigned i = 0; i < ctx->ngpus; i++) {
+			if (strncasecmp(ctx->info[i].uuid, item, len))
+				continue;
+			if (hit >= 0)
+				return ctx_fail(ctx, VRAMZ_EINVAL,
+						"UUID prefix '%s' matches more than one GPU", item);
+			hit = (int)i;
+		}
+		if (hit < 0)
+			return ctx_fail(ctx, VRAMZ_ENOTFOUND, "no GPU with UUID '%s'", item);
+		return add_sel(sel, n, (unsigned)hit);
+	}
+	if (strchr(item, ':')) {
+		if (busid_norm(item, norm, sizeof norm))
+			return ctx_fail(ctx, VRAMZ_EINVAL, "bad PCI bus id '%s'", item);
+		for (unsigned i = 0; i < ctx->ngpus; i++) {
+			if (busid_norm(ctx->info[i].pci_bus_id, gnorm, sizeof gnorm))
+				continue;
+			/* a short id (no domain) matches any domain */
+			int short_id = !strchr(strchr(item, ':') + 1, ':');
+			if (!strcmp(norm, gnorm) || (short_id && !strcmp(norm + 9, gnorm + 9)))
+				return add_sel(sel, n, i);
+		}
+		return ctx_fail(ctx, VRAMZ_ENOTFOUND, "no GPU at PCI bus id '%s'", item);
+	}
+	return ctx_fail(ctx, VRAMZ_EINVAL,
+			"bad GPU '%s' (want an index, a range like 0-3, a UUID or a PCI bus id)",
+			item);
+}
+
+int select_parse(vramz_ctx *ctx, const char *spec, unsigned *sel)
+{
+	if (!spec || !strcmp(spec, "all")) {
+		for (unsigned i = 0; i < ctx->ngpus; i++)
+			sel[i] = i;
+		return (int)ctx->ngpus;
+	}
+	if (!*spec)
+		return ctx_fail(ctx, VRAMZ_EINVAL, "empty GPU list");
+	char *copy = strdup(spec);
+	if (!copy)
+		return VRAMZ_ENOMEM;
+	int n = 0;
+	char *save = NULL;
+	/* "0,,1" and a trailing comma are typos worth naming */
+	if (spec[0] == ',' || spec[strlen(spec) - 1] == ',' || strstr(spec, ",,")) {
+		free(copy);
+		return ctx_fail(ctx, VRAMZ_EINVAL, "empty item in GPU list '%s'", spec);
+	}
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (isspace((unsigned char)*tok))
+			tok++;
+		char *e = tok + strlen(tok);
+		while (e > tok && isspace((unsigned char)e[-1]))
+			*--e = 0;
+		if (!*tok) {
+			free(copy);
+			return ctx_fail(ctx, VRAMZ_EINVAL, "empty item in GPU list '%s'", spec);
+		}
+		n = select_item(ctx, tok, sel, n);
+		if (n < 0)
+			break;
+	}
+	free(copy);
+	return n;
+}

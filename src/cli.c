@@ -1,0 +1,324 @@
+/* cli.c - option parsing from tables, value parsers and the shared way of
+ * opening the library.  Every message is one line that names the bad
+ * input, so a user (or a script reading stderr) knows what to fix. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct gopts g_opts;
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fputs("vramz: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Splits "1.5GiB" into a number and a unit suffix. */
+static int split_num(const char *s, double *v, const char **unit)
+{
+	char *end;
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || errno || !isfinite(*v) || *v < 0)
+		return -1;
+	while (*end == ' ')
+		end++;
+	*unit = end;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+	static const struct {
+		const char *u;
+		double mul;
+	} units[] = {
+		{"", 1}, {"b", 1},
+		{"k", 1024.0}, {"kb", 1024.0}, {"kib", 1024.0},
+		{"m", 1048576.0}, {"mb", 1048576.0}, {"mib", 1048576.0},
+		{"g", 1073741824.0}, {"gb", 1073741824.0}, {"gib", 1073741824.0},
+		{"t", 1099511627776.0}, {"tb", 1099511627776.0}, {"tib", 1099511627776.0},
+	};
+	double v;
+	const char *unit;
+	if (split_num(s, &v, &unit))
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcasecmp(unit, units[i].u))
+			continue;
+		double b = v * units[i].mul;
+		if (b >= 18446744073709551615.0)
+			return -1;
+		*bytes = (uint64_t)b;
+		return 0;
+	}
+	return -1;
+}
+
+int parse_duration_ms(const char *s, int64_t *ms)
+{
+	static const struct {
+		const char *u;
+		double mul;
+	} units[] = {
+		{"", 1000}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"min", 60000},
+		{"h", 3600000}, {"d", 86400000},
+	};
+	double v;
+	const char *unit;
+	if (split_num(s, &v, &unit))
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcasecmp(unit, units[i].u))
+			continue;
+		double m = v * units[i].mul;
+		if (m > 9.2e15)
+			return -1;
+		*ms = (int64_t)llround(m);
+		return 0;
+	}
+	return -1;
+}
+
+int parse_percent(const char *s, double *frac)
+{
+	double v;
+	const char *unit;
+	if (split_num(s, &v, &unit))
+		return -1;
+	if (!strcmp(unit, "%"))
+		v /= 100;
+	else if (*unit)
+		return -1;
+	if (v > 1)
+		return -1;
+	*frac = v;
+	return 0;
+}
+
+static const char *type_arg(const struct opt *o)
+{
+	if (o->arg)
+		return o->arg;
+	switch (o->t) {
+	case OPT_SIZE: return "SIZE";
+	case OPT_DURATION: return "DURATION";
+	case OPT_UINT: return "N";
+	case OPT_PERCENT: return "PCT";
+	default: return "VALUE";
+	}
+}
+
+void cli_usage(FILE *f, const char *cmd, const char *synopsis, const char *about,
+	       const struct opt *opts)
+{
+	fprintf(f, "usage: vramz %s%s%s\n", cmd, synopsis && *synopsis ? " " : "",
+		synopsis ? synopsis : "");
+	if (about)
+		fprintf(f, "\n%s\n", about);
+	fprintf(f, "\noptions:\n");
+	for (const struct opt *o = opts; o->s || o->l; o++) {
+		char left[64];
+		int n = 0;
+		n += snprintf(left + n, sizeof left - (size_t)n, "  %c%c%s",
+			      o->s ? '-' : ' ', o->s ? o->s : ' ', o->s && o->l ? "," : " ");
+		if (o->l)
+			n += snprintf(left + n, sizeof left - (size_t)n, " --%s", o->l);
+		if (o->t != OPT_FLAG)
+			snprintf(left + n, sizeof left - (size_t)n, " %s", type_arg(o));
+		fprintf(f, "%-30s %s\n", left, o->help);
+	}
+	fprintf(f, "  %-28s %s\n", "-h, --help", "show this help");
+}
+
+static int set_value(const char *cmd, const struct opt *o, const char *name, const char *v)
+{
+	switch (o->t) {
+	case OPT_FLAG:
+		*(int *)o->dst = 1;
+		return 0;
+	case OPT_STR:
+		*(const char **)o->dst = v;
+		return 0;
+	case OPT_UINT: {
+		char *end;
+		errno = 0;
+		unsigned long n = strtoul(v, &end, 10);
+		if (!isdigit((unsigned char)*v) || *end || errno || n > 0xffffffffUL)
+			break;
+		*(unsigned *)o->dst = (unsigned)n;
+		return 0;
+	}
+	case OPT_DOUBLE: {
+		char *end;
+		double d = strtod(v, &end);
+		if (end == v || *end || !isfinite(d))
+			break;
+		*(double *)o->dst = d;
+		return 0;
+	}
+	case OPT_SIZE:
+		if (parse_size(v, (uint64_t *)o->dst))
+			break;
+		return 0;
+	case OPT_DURATION:
+		if (parse_duration_ms(v, (int64_t *)o->dst))
+			break;
+		return 0;
+	case OPT_PERCENT:
+		if (parse_percent(v, (double *)o->dst))
+			break;
+		return 0;
+	}
+	cli_err("%s: bad %s '%s' for %s", cmd, type_arg(o), v, name);
+	return CLI_USAGE;
+}
+
+int cli_parse(const char *cmd, const char *synopsis, const char *about,
+	      const struct opt *opts, int argc, char **argv, int *nargs)
+{
+	int np = 0;
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			while (++i < argc)
+				argv[np++] = argv[i];
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			cli_usage(stdout, cmd, synopsis, about, opts);
+			return CLI_HELP;
+		}
+		if (a[0] != '-' || !a[1]) {
+			argv[np++] = a;
+			continue;
+		}
+		const struct opt *o = NULL;
+		const char *val = NULL;
+		char name[64];
+		if (a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+			for (const struct opt *p = opts; p->s || p->l; p++)
+				if (p->l && strlen(p->l) == len && !strncmp(p->l, a + 2, len))
+					o = p;
+			snprintf(name, sizeof name, "--%.*s", (int)(len < 40 ? len : 40), a + 2);
+			if (!o) {
+				cli_err("%s: unknown option '%s' (see vramz %s -h)", cmd, name, cmd);
+				return CLI_USAGE;
+			}
+			if (eq) {
+				if (o->t == OPT_FLAG) {
+					cli_err("%s: %s takes no value", cmd, name);
+					return CLI_USAGE;
+				}
+				val = eq + 1;
+			}
+		} else {
+			/* -abc: flags grouped; -g0 / -g 0: a value */
+			for (const char *c = a + 1; *c; c++) {
+				o = NULL;
+				for (const struct opt *p = opts; p->s || p->l; p++)
+					if (p->s == *c)
+						o = p;
+				snprintf(name, sizeof name, "-%c", *c);
+				if (!o) {
+					cli_err("%s: unknown option '%s' (see vramz %s -h)", cmd, name, cmd);
+					return CLI_USAGE;
+				}
+				if (o->t != OPT_FLAG) {
+					if (c[1])
+						val = c + 1;
+					break;
+				}
+				*(int *)o->dst = 1;
+			}
+			if (o->t == OPT_FLAG)
+				continue;
+		}
+		if (o->t != OPT_FLAG && !val) {
+			if (i + 1 >= argc) {
+				cli_err("%s: %s needs a value (%s)", cmd, name, type_arg(o));
+				return CLI_USAGE;
+			}
+			val = argv[++i];
+		}
+		int rc = set_value(cmd, o, name, val);
+		if (rc)
+			return rc;
+	}
+	*nargs = np;
+	return CLI_OK;
+}
+
+int cli_parse_exit(int rc)
+{
+	return rc == CLI_HELP ? EXIT_OK : rc == CLI_USAGE ? EXIT_USAGE : -1;
+}
+
+int cli_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+	const char *term = getenv("TERM");
+	if (g_opts.no_color || (nc && *nc) || (term && !strcmp(term, "dumb")))
+		return 0;
+	return isatty(fileno(f));
+}
+
+int cli_open(vramz_ctx **ctx)
+{
+	vramz_open_opts o = {.replay_path = g_opts.replay};
+	int rc = vramz_open(ctx, &o);
+	if (rc < 0) {
+		const char *detail = *ctx ? vramz_last_error(*ctx) : "";
+		if (g_opts.replay)
+			cli_err("%s: %s", g_opts.replay, *detail ? detail : vramz_strerror(rc));
+		else if (*detail)
+			cli_err("%s: %s", vramz_strerror(rc), detail);
+		else
+			cli_err("%s", vramz_strerror(rc));
+		vramz_close(*ctx);
+		*ctx = NULL;
+		return EXIT_FAIL;
+	}
+	if (g_opts.gpus) {
+		rc = vramz_select(*ctx, g_opts.gpus);
+		if (rc < 0) {
+			cli_err("-g: %s", vramz_last_error(*ctx));
+			vramz_close(*ctx);
+			*ctx = NULL;
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int cli_open_sample(vramz_ctx **ctx, unsigned flags, const vramz_snapshot **snap)
+{
+	int ex = cli_open(ctx);
+	if (ex)
+		return ex;
+	int rc = vramz_sample(*ctx, flags, snap);
+	/* every GPU lost: still a snapshot whose rows say so */
+	if (rc < 0 && rc != VRAMZ_ELOST) {
+		cli_err("sampling failed: %s%s%s", vramz_strerror(rc),
+			*vramz_last_error(*ctx) ? ": " : "", vramz_last_error(*ctx));
+		vramz_close(*ctx);
+		*ctx = NULL;
+		return EXIT_FAIL;
+	}
+	return 0;
+}

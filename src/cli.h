@@ -1,0 +1,93 @@
+/* cli.h - what every vramz subcommand shares: the command table, option
+ * tables (so -h output cannot drift from the parser), value parsers,
+ * errors, colour, and opening the library with the global options.
+ *
+ * Adding a subcommand:
+ *   1. write src/cmd-NAME.c with `int cmd_NAME(int argc, char **argv)`;
+ *   2. declare it below and add a row to the table in main.c;
+ *   3. add the file to src/CMakeLists.txt (or an area's .cmake file);
+ *   4. document it in docs/commands.md and add tests/e2e/tNNNN-NAME.sh.
+ *
+ * Exit codes: 0 ok, 1 runtime failure, 2 bad usage; 3 is reserved for
+ * "a finding at or above --fail-on" (analyze) and budget failures (run).
+ */
+#ifndef VRAMZ_CLI_H
+#define VRAMZ_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vramz/vramz.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_FINDING = 3 };
+
+int cmd_status(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
+
+/* ---- options ---- */
+enum opt_type {
+	OPT_FLAG,     /* int: set to 1 */
+	OPT_STR,      /* const char * */
+	OPT_UINT,     /* unsigned */
+	OPT_DOUBLE,   /* double */
+	OPT_SIZE,     /* uint64_t bytes: 512MiB, 10G, 1.5GiB, 4096 */
+	OPT_DURATION, /* int64_t milliseconds: 10ms, 1s, 1.5m, 2h, 1d; bare = s */
+	OPT_PERCENT,  /* double in [0,1]: 10%, 0.1 */
+};
+
+struct opt {
+	char s;           /* short letter or 0 */
+	const char *l;    /* long name without -- or NULL */
+	enum opt_type t;
+	void *dst;
+	const char *arg;  /* argument name for help, e.g. "SIZE" */
+	const char *help;
+};
+#define OPT_END {0, NULL, OPT_FLAG, NULL, NULL, NULL}
+
+/* Options every command that reads GPUs takes. */
+struct gopts {
+	const char *gpus;  /* -g/--gpus spec */
+	int json;          /* --json */
+	int no_color;      /* --no-color */
+	const char *replay; /* --replay FILE where supported */
+};
+extern struct gopts g_opts;
+#define OPT_GPUS {'g', "gpus", OPT_STR, &g_opts.gpus, "LIST", \
+	"GPUs: indices, ranges (0-3), UUID prefixes, PCI bus ids"}
+#define OPT_JSON {0, "json", OPT_FLAG, &g_opts.json, NULL, "print JSON (docs/json.md)"}
+#define OPT_NOCOLOR {0, "no-color", OPT_FLAG, &g_opts.no_color, NULL, "no colour (also NO_COLOR=1)"}
+
+enum { CLI_OK = 0, CLI_HELP = -1, CLI_USAGE = -2 };
+
+/* Parses argv[1..] against opts.  -h/--help prints usage to stdout and
+ * returns CLI_HELP; a bad option prints one line and returns CLI_USAGE.
+ * Positional arguments are moved to argv[0..*nargs-1] in order; "--" ends
+ * options and everything after it is positional. */
+int cli_parse(const char *cmd, const char *synopsis, const char *about,
+	      const struct opt *opts, int argc, char **argv, int *nargs);
+/* Maps a cli_parse result to the command's return: -1 when parsing may go on. */
+int cli_parse_exit(int rc);
+void cli_usage(FILE *f, const char *cmd, const char *synopsis, const char *about,
+	       const struct opt *opts);
+
+/* "vramz: " + message + newline on stderr. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int parse_size(const char *s, uint64_t *bytes);
+int parse_duration_ms(const char *s, int64_t *ms);
+int parse_percent(const char *s, double *frac);
+
+/* Colour on f: a terminal, no NO_COLOR, no --no-color, TERM not dumb. */
+int cli_color(FILE *f);
+
+/* Opens libvramz (NVML, or g_opts.replay) and applies g_opts.gpus.  On
+ * failure prints one line and returns the exit code (1, or 2 for a bad
+ * -g); 0 on success. */
+int cli_open(vramz_ctx **ctx);
+/* The same with sample flags, then one sample. */
+int cli_open_sample(vramz_ctx **ctx, unsigned flags, const vramz_snapshot **snap);
+
+#endif

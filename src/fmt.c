@@ -1,0 +1,97 @@
+/* fmt.c - human formatting shared by the table views (see fmt.h). */
+#include "fmt.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+const char *fmt_bytes(char *buf, size_t len, uint64_t b)
+{
+	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	double v = (double)b;
+	int u = 0;
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+	else if (u <= 2)
+		snprintf(buf, len, "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, len, v < 10 ? "%.2f %s" : "%.1f %s", v, units[u]);
+	return buf;
+}
+
+const char *fmt_bytes_if(char *buf, size_t len, int valid, uint64_t bytes)
+{
+	if (!valid) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	return fmt_bytes(buf, len, bytes);
+}
+
+const char *fmt_uint_if(char *buf, size_t len, int valid, unsigned v, const char *suffix)
+{
+	if (!valid)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%u%s", v, suffix ? suffix : "");
+	return buf;
+}
+
+const char *fmt_iso_ms(char *buf, size_t len, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	char s[32];
+	strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03dZ", s, (int)(ms % 1000 + 1000) % 1000);
+	return buf;
+}
+
+const char *fmt_duration(char *buf, size_t len, int64_t ms)
+{
+	int64_t s = ms / 1000;
+	if (ms < 0)
+		snprintf(buf, len, "-");
+	else if (s < 60)
+		snprintf(buf, len, "%llds", (long long)s);
+	else if (s < 3600)
+		snprintf(buf, len, "%lldm", (long long)(s / 60));
+	else if (s < 86400)
+		snprintf(buf, len, "%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
+	else
+		snprintf(buf, len, "%lldd%02lldh", (long long)(s / 86400), (long long)(s % 86400 / 3600));
+	return buf;
+}
+
+const char *fmt_trunc(char *buf, size_t len, const char *s, size_t width)
+{
+	/* counts UTF-8 lead bytes as columns; good enough for commands/names */
+	size_t cols = 0, i = 0, cut = 0;
+	for (; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) == 0x80)
+			continue;
+		if (cols == (width ? width - 1 : 0))
+			cut = i;
+		cols++;
+	}
+	if (cols <= width || width == 0) {
+		snprintf(buf, len, "%s", s);
+	} else {
+		snprintf(buf, len, "%.*s+", (int)cut, s);
+	}
+	return buf;
+}
+
+const struct colors *colors_for(FILE *f)
+{
+	static const struct colors on = {"\033[1m", "\033[2m", "\033[31m", "\033[33m",
+					 "\033[32m", "\033[36m", "\033[0m"};
+	static const struct colors off = {"", "", "", "", "", "", ""};
+	return cli_color(f) ? &on : &off;
+}

@@ -1,0 +1,29 @@
+/* fmt.h - how the tool writes numbers for people: sizes, percentages,
+ * times, and "-" for anything unknown (never a sentinel number). */
+#ifndef VRAMZ_FMT_H
+#define VRAMZ_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* "812 MiB", "12.3 GiB", "1.50 TiB" */
+const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
+/* fmt_bytes, or "-" when !valid */
+const char *fmt_bytes_if(char *buf, size_t len, int valid, uint64_t bytes);
+/* "%u" with a suffix, or "-" */
+const char *fmt_uint_if(char *buf, size_t len, int valid, unsigned v, const char *suffix);
+/* "2026-11-30T01:32:33.123Z" */
+const char *fmt_iso_ms(char *buf, size_t len, int64_t unix_ms);
+/* "45s", "12m", "3h05m", "2d04h" */
+const char *fmt_duration(char *buf, size_t len, int64_t ms);
+/* Copies s shortened to at most width display columns, ending in "…"/"+" */
+const char *fmt_trunc(char *buf, size_t len, const char *s, size_t width);
+
+/* ANSI colour, empty strings when colour is off */
+struct colors {
+	const char *bold, *dim, *red, *yellow, *green, *cyan, *reset;
+};
+const struct colors *colors_for(FILE *f);
+
+#endif

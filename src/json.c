@@ -1,0 +1,140 @@
+/* json.c - JSON documents for snapshots, GPUs and processes (see json.h).
+ * Keys follow the field table (lib/fields.c) so JSON, CSV and metrics use
+ * the same names; unknown values are null, never a number. */
+#include "json.h"
+
+#include <stdio.h>
+
+#include "fields.h"
+#include "fmt.h"
+
+void json_begin(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap)
+{
+	char t[40];
+	const vramz_system_info *s = vramz_system(ctx);
+	jw_obj(w, NULL);
+	jw_u64(w, "schema", VRAMZ_JSON_SCHEMA_VERSION);
+	jw_str(w, "vramz_version", VRAMZ_VERSION_STRING);
+	if (snap) {
+		jw_str(w, "time", fmt_iso_ms(t, sizeof t, snap->time_ms));
+		jw_i64(w, "time_ms", snap->time_ms);
+	}
+	jw_obj(w, "system");
+	jw_str(w, "backend", s->backend);
+	jw_str(w, "driver_version", *s->driver_version ? s->driver_version : NULL);
+	jw_str(w, "nvml_version", *s->nvml_version ? s->nvml_version : NULL);
+	if (s->cuda_driver_version) {
+		char v[16];
+		snprintf(v, sizeof v, "%d.%d", s->cuda_driver_version / 1000,
+			 s->cuda_driver_version % 1000 / 10);
+		jw_str(w, "cuda_driver_version", v);
+	} else {
+		jw_null(w, "cuda_driver_version");
+	}
+	jw_end_obj(w);
+}
+
+void json_proc_types(struct jsonw *w, const char *key, unsigned type)
+{
+	jw_arr(w, key);
+	if (type & VRAMZ_PT_COMPUTE)
+		jw_str(w, NULL, "compute");
+	if (type & VRAMZ_PT_GRAPHICS)
+		jw_str(w, NULL, "graphics");
+	if (type & VRAMZ_PT_MPS)
+		jw_str(w, NULL, "mps");
+	jw_end_arr(w);
+}
+
+void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
+	      const vramz_gpu_sample *g)
+{
+	const vramz_gpu_info *gi = vramz_gpu(ctx, g->index);
+	jw_obj(w, NULL);
+	jw_u64(w, "index", g->index);
+	jw_str(w, "uuid", gi && *gi->uuid ? gi->uuid : NULL);
+	jw_str(w, "name", gi && *gi->name ? gi->name : NULL);
+	jw_str(w, "pci_bus_id", gi && *gi->pci_bus_id ? gi->pci_bus_id : NULL);
+	jw_bool(w, "lost", g->lost);
+	for (size_t i = 0; i < gpu_field_count; i++) {
+		const struct field *f = &gpu_fields[i];
+		int ok = field_valid(f, g);
+		if (f->type == FT_INT)
+			jw_i64_if(w, f->name, ok, field_get(f, g));
+		else
+			jw_u64_if(w, f->name, ok, (uint64_t)field_get(f, g));
+	}
+	int memok = !g->lost && (g->valid & VRAMZ_F_MEM) && g->mem_total_bytes;
+	jw_dbl_if(w, "mem_used_pct", memok,
+		  memok ? 100.0 * (double)g->mem_used_bytes / (double)g->mem_total_bytes : 0, 1);
+	jw_u64_if(w, "process_count", !g->lost && (g->valid & VRAMZ_F_PROCS), g->proc_count);
+	if (snap && snap->mig_count) {
+		jw_arr(w, "mig");
+		for (unsigned i = 0; i < snap->mig_count; i++) {
+			const vramz_mig_sample *m = &snap->migs[i];
+			if (m->parent_index != g->index)
+				continue;
+			jw_obj(w, NULL);
+			jw_u64(w, "mig_index", m->mig_index);
+			jw_u64(w, "gpu_instance_id", m->gi_id);
+			jw_u64(w, "compute_instance_id", m->ci_id);
+			jw_str(w, "uuid", *m->uuid ? m->uuid : NULL);
+			jw_u64_if(w, "mem_total_bytes", m->valid & VRAMZ_F_MEM, m->mem_total_bytes);
+			jw_u64_if(w, "mem_used_bytes", m->valid & VRAMZ_F_MEM, m->mem_used_bytes);
+			jw_u64_if(w, "mem_free_bytes", m->valid & VRAMZ_F_MEM, m->mem_free_bytes);
+			jw_end_obj(w);
+		}
+		jw_end_arr(w);
+	}
+	jw_end_obj(w);
+}
+
+void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
+{
+	const vramz_gpu_info *gi = vramz_gpu(ctx, p->gpu_index);
+	int vis = p->valid & VRAMZ_P_VISIBLE;
+	jw_obj(w, NULL);
+	jw_u64(w, "gpu", p->gpu_index);
+	jw_str(w, "gpu_uuid", gi && *gi->uuid ? gi->uuid : NULL);
+	jw_u64(w, "pid", p->pid);
+	jw_bool(w, "visible", vis);
+	json_proc_types(w, "type", p->type);
+	jw_u64_if(w, "used_bytes", p->valid & VRAMZ_P_USED, p->used_bytes);
+	jw_u64_if(w, "sm_pct", p->valid & VRAMZ_P_SM, p->sm_pct);
+	jw_u64_if(w, "mem_util_pct", p->valid & VRAMZ_P_MEMUTIL, p->mem_util_pct);
+	if (p->valid & VRAMZ_P_MIG) {
+		jw_u64(w, "gpu_instance_id", p->gi_id);
+		jw_u64(w, "compute_instance_id", p->ci_id);
+	}
+	jw_str(w, "user", vis ? p->user : NULL);
+	jw_u64_if(w, "uid", vis, p->uid);
+	jw_str(w, "command", vis ? p->cmdline : NULL);
+	jw_str(w, "comm", vis ? p->comm : NULL);
+	jw_u64_if(w, "ppid", vis, p->ppid);
+	jw_u64_if(w, "pgid", vis, p->pgid);
+	jw_u64_if(w, "ns_pid", vis, p->ns_pid);
+	jw_u64_if(w, "start_time_ticks", vis, p->start_time_ticks);
+	jw_str(w, "container", vis && *p->container ? p->container : NULL);
+	jw_str(w, "pod_uid", vis && *p->pod_uid ? p->pod_uid : NULL);
+	jw_str(w, "slurm_job", vis && *p->slurm_job ? p->slurm_job : NULL);
+	jw_end_obj(w);
+}
+
+void json_snapshot(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int with_procs)
+{
+	struct jsonw w;
+	jw_init(&w, f, 1);
+	json_begin(&w, ctx, snap);
+	jw_arr(&w, "gpus");
+	for (unsigned i = 0; i < snap->gpu_count; i++)
+		json_gpu(&w, ctx, snap, &snap->gpus[i]);
+	jw_end_arr(&w);
+	if (with_procs) {
+		jw_arr(&w, "processes");
+		for (unsigned i = 0; i < snap->proc_count; i++)
+			json_proc(&w, ctx, &snap->procs[i]);
+		jw_end_arr(&w);
+	}
+	jw_end_obj(&w);
+	jw_finish(&w);
+}

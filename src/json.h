@@ -1,0 +1,21 @@
+/* json.h - the JSON shapes of vramz's objects (docs/json.md), shared by
+ * every command that prints --json so one GPU looks the same everywhere. */
+#ifndef VRAMZ_JSON_H
+#define VRAMZ_JSON_H
+
+#include "format/jsonw.h"
+#include "vramz/vramz.h"
+
+/* Opens the top-level object and writes schema, version, time, system. */
+void json_begin(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap);
+/* One GPU sample object (identity + every field, null when unknown). */
+void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
+	      const vramz_gpu_sample *g);
+/* One process object. */
+void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p);
+/* The whole snapshot: begin, "gpus": [...], "processes": [...], end. */
+void json_snapshot(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int with_procs);
+/* Process kind names for p->type ("compute", "graphics", "mps"). */
+void json_proc_types(struct jsonw *w, const char *key, unsigned type);
+
+#endif

@@ -1,0 +1,40 @@
+# lib.sh - the end-to-end test harness, sourced by tests/e2e/t*.sh.
+#
+# Each step is `expect_success TITLE 'commands'` (or expect_failure); the
+# commands run in a subshell inside a fresh temporary directory ($T) and
+# should be chained with && so any failing check fails the step.  The
+# real vramz binary ($VRAMZ_BIN) runs against the fake NVML
+# (LD_LIBRARY_PATH points at it) with the scenario in $FAKE_NVML_SCENARIO.
+set -u
+: "${VRAMZ_BIN:?run through ctest}"
+T=$(mktemp -d "${TMPDIR:-/tmp}/vramz-e2e.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASSED=0
+FAILED=0
+vramz() { "$VRAMZ_BIN" "$@"; }
+scenario() { export FAKE_NVML_SCENARIO="$SCENARIOS/$1"; }
+
+expect_success() {
+	local title=$1 body=$2
+	if (cd "$T" && set -e && eval "$body") >"$T/.out" 2>&1; then
+		PASSED=$((PASSED + 1))
+		echo "ok - $title"
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL - $title"
+		sed 's/^/    /' "$T/.out" | tail -40
+	fi
+}
+
+# check: fails (with a message) when the grep pattern is not in the file
+has() { grep -qE -- "$1" "$2" || { echo "expected /$1/ in $2:"; cat "$2"; return 1; }; }
+hasnt() { ! grep -qE -- "$1" "$2" || { echo "unexpected /$1/ in $2:"; cat "$2"; return 1; }; }
+# exit code of a command, without set -e stopping at it
+rc() { "$@" >/dev/null 2>&1; echo $?; }
+# jq-free JSON checks through python3
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+finish() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}
