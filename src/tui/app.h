@@ -1,0 +1,63 @@
+/* app.h - the state of one `vramz top` session: the model (data), the
+ * view (what the person chose to see: sort, filters, selection, dialogs)
+ * and the parts that act (sampler thread, kill watch).  top.c runs the
+ * loop; input.c turns keys into changes of the view; render.c draws the
+ * model through the view and changes nothing but the scroll position. */
+#ifndef VRAMZ_TUI_APP_H
+#define VRAMZ_TUI_APP_H
+
+#include <stdint.h>
+#include <wchar.h>
+
+#include "tui/findings.h"
+#include "tui/kill.h"
+#include "tui/model.h"
+#include "tui/sampler.h"
+
+enum view_mode { MODE_NORMAL, MODE_HELP, MODE_PROMPT, MODE_SIGNAL, MODE_CONFIRM };
+enum prompt_kind { PROMPT_TEXT, PROMPT_USER, PROMPT_GPU };
+enum layout { LAYOUT_AUTO, LAYOUT_FULL, LAYOUT_COMPACT };
+
+struct view {
+	struct arrange ar;
+	uint32_t sel_pid;                 /* selection follows the process */
+	int sel;                          /* index into model.order, -1 none */
+	int scroll;                       /* first table row shown */
+	int show_util;                    /* util plot beside the memory plot */
+	enum layout layout;
+	enum view_mode mode;
+	enum prompt_kind prompt;
+	char input[64];
+	int sig_choice;                   /* index into the signal menu */
+	uint32_t confirm_pid;
+	char status[240];                 /* the status line's message */
+	int status_role;                  /* enum role */
+	int quit;
+	/* geometry of the last frame, for the mouse and paging */
+	int table_y, table_rows;
+};
+
+struct app {
+	struct model m;
+	struct findings f;
+	struct findings_opts fo;
+	struct killwatch kw;
+	struct sampler *sp;
+	int replay;
+	struct view v;
+};
+
+/* The signal menu of `k`. */
+extern const int app_signals[];
+extern const unsigned app_signal_count;
+
+void render_screen(struct app *a);
+
+/* One key (is_key: a KEY_* code) or character. */
+void input_key(struct app *a, int is_key, wint_t ch);
+/* Re-arranges the rows and keeps the selection on the same process. */
+void input_rearrange(struct app *a);
+void app_status(struct app *a, int role, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,451 @@
+/* model.c - the dashboard's data, built from the snapshots the sampler
+ * thread hands over: a history ring per GPU for the plots, and a process
+ * table with one row per pid (a process on two GPUs is one row listing
+ * both), which the view sorts, filters and folds into a tree.
+ *
+ * Idle time is not something NVML reports: the model remembers, per
+ * process (pid + start time, so a reused pid starts afresh), when its SM
+ * utilization was last above zero.  A process never seen busy since vramz
+ * started is idle "at least" that long, and the table says so.
+ *
+ * Nothing here draws, reads the terminal, or touches the library context:
+ * everything comes from the copied snapshot, so live and replayed data go
+ * through the same code.
+ */
+#include "tui/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct activity {
+	uint32_t pid;
+	uint64_t start_ticks;
+	int64_t first_seen_ms, last_active_ms;
+	int seen_active;
+	unsigned tick;                    /* last tick it was listed */
+};
+
+static const char *const col_names[COL_COUNT] = {
+	[COL_PID] = "PID", [COL_USER] = "USER", [COL_JOB] = "JOB",
+	[COL_GPU] = "GPU", [COL_VRAM] = "VRAM", [COL_SM] = "SM%",
+	[COL_IDLE] = "IDLE", [COL_CMD] = "COMMAND",
+};
+
+const char *model_col_name(enum model_col c)
+{
+	return (unsigned)c < COL_COUNT ? col_names[c] : "?";
+}
+
+void model_init(struct model *m)
+{
+	memset(m, 0, sizeof *m);
+}
+
+void model_free(struct model *m)
+{
+	free(m->gpus);
+	free(m->rows);
+	free(m->order);
+	free(m->acts);
+	memset(m, 0, sizeof *m);
+}
+
+static int reserve(void **v, unsigned *cap, unsigned need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	unsigned ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	void *nv = realloc(*v, (size_t)ncap * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+static struct model_gpu *gpu_slot(struct model *m, unsigned index)
+{
+	for (unsigned i = 0; i < m->ngpus; i++)
+		if (m->gpus[i].cur.s.index == index)
+			return &m->gpus[i];
+	if (m->ngpus >= MODEL_MAX_GPUS)
+		return NULL;
+	struct model_gpu *nv = realloc(m->gpus, (m->ngpus + 1) * sizeof *nv);
+	if (!nv)
+		return NULL;
+	m->gpus = nv;
+	struct model_gpu *g = &m->gpus[m->ngpus++];
+	memset(g, 0, sizeof *g);
+	g->cur.s.index = index;
+	return g;
+}
+
+static void hist_push(struct model_gpu *g, const struct tui_gpu *t, int64_t time_ms)
+{
+	struct hist_point *h = &g->hist[g->hist_head];
+	const vramz_gpu_sample *s = &t->s;
+	memset(h, 0, sizeof *h);
+	h->time_ms = time_ms;
+	if (s->valid & VRAMZ_F_MEM) {
+		h->mem_valid = 1;
+		h->used_bytes = s->mem_used_bytes;
+		h->total_bytes = s->mem_total_bytes;
+		if (s->valid & VRAMZ_F_MEM_RESERVED)
+			h->reserved_bytes = s->mem_reserved_bytes;
+	}
+	if (s->valid & VRAMZ_F_UTIL) {
+		h->util_valid = 1;
+		h->util_pct = (uint8_t)(s->util_gpu_pct > 100 ? 100 : s->util_gpu_pct);
+	}
+	g->hist_head = (g->hist_head + 1) % MODEL_HIST;
+	if (g->hist_n < MODEL_HIST)
+		g->hist_n++;
+}
+
+const struct hist_point *model_hist(const struct model_gpu *g, unsigned back)
+{
+	if (back >= g->hist_n)
+		return NULL;
+	return &g->hist[(g->hist_head + MODEL_HIST - 1 - back) % MODEL_HIST];
+}
+
+/* The idle clock of one process; creates its entry on first sight. */
+static struct activity *activity_of(struct model *m, const vramz_proc_sample *p)
+{
+	uint64_t start = (p->valid & VRAMZ_P_VISIBLE) ? p->start_time_ticks : 0;
+	for (unsigned i = 0; i < m->nacts; i++)
+		if (m->acts[i].pid == p->pid && m->acts[i].start_ticks == start)
+			return &m->acts[i];
+	if (reserve((void **)&m->acts, &m->cap_acts, m->nacts + 1, sizeof *m->acts))
+		return NULL;
+	struct activity *a = &m->acts[m->nacts++];
+	memset(a, 0, sizeof *a);
+	a->pid = p->pid;
+	a->start_ticks = start;
+	a->first_seen_ms = a->last_active_ms = m->now_ms;
+	a->tick = m->ticks;
+	return a;
+}
+
+static void activity_sweep(struct model *m)
+{
+	unsigned w = 0;
+	for (unsigned i = 0; i < m->nacts; i++)
+		if (m->acts[i].tick == m->ticks)
+			m->acts[w++] = m->acts[i];
+	m->nacts = w;
+}
+
+static void job_label(char *buf, size_t len, const vramz_proc_sample *p)
+{
+	buf[0] = 0;
+	if (!(p->valid & VRAMZ_P_VISIBLE))
+		return;
+	if (p->slurm_job[0])
+		snprintf(buf, len, "slurm:%s", p->slurm_job);
+	else if (p->pod_uid[0])
+		snprintf(buf, len, "pod:%.8s", p->pod_uid);
+	else if (p->container[0])
+		snprintf(buf, len, "ctr:%.12s", p->container);
+}
+
+/* "0", "0,3", "0-7": the GPUs of a mask, ranges folded. */
+static void gpu_list(char *buf, size_t len, uint64_t mask)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (int i = 0; i < MODEL_MAX_GPUS && o + 8 < len; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		int j = i;
+		while (j + 1 < MODEL_MAX_GPUS && (mask >> (j + 1) & 1))
+			j++;
+		o += (size_t)snprintf(buf + o, len - o, o ? ",%d" : "%d", i);
+		if (j > i + 1)
+			o += (size_t)snprintf(buf + o, len - o, "-%d", j);
+		else if (j == i + 1)
+			o += (size_t)snprintf(buf + o, len - o, ",%d", j);
+		i = j;
+	}
+}
+
+static struct model_row *row_for(struct model *m, const vramz_proc_sample *p)
+{
+	for (unsigned i = 0; i < m->nrows; i++)
+		if (m->rows[i].pid == p->pid)
+			return &m->rows[i];
+	if (reserve((void **)&m->rows, &m->cap_rows, m->nrows + 1, sizeof *m->rows))
+		return NULL;
+	struct model_row *r = &m->rows[m->nrows++];
+	memset(r, 0, sizeof *r);
+	r->pid = p->pid;
+	r->first_gpu = p->gpu_index;
+	if (p->valid & VRAMZ_P_VISIBLE) {
+		r->visible = 1;
+		r->uid = p->uid;
+		r->ppid = p->ppid;
+		r->start_ticks = p->start_time_ticks;
+		snprintf(r->user, sizeof r->user, "%s", p->user);
+		if (p->cmdline[0])
+			snprintf(r->cmd, sizeof r->cmd, "%s", p->cmdline);
+		else
+			snprintf(r->cmd, sizeof r->cmd, "[%s]", p->comm);
+	} else {
+		/* NVML lists it, this /proc cannot see it: say so, guess nothing */
+		snprintf(r->user, sizeof r->user, "-");
+		snprintf(r->cmd, sizeof r->cmd, "(other ns) pid not visible here");
+	}
+	job_label(r->job, sizeof r->job, p);
+	return r;
+}
+
+int model_feed(struct model *m, const struct tui_snap *s)
+{
+	if (s->reset) {
+		for (unsigned i = 0; i < m->ngpus; i++)
+			m->gpus[i].hist_n = m->gpus[i].hist_head = 0;
+		m->nacts = 0;
+	}
+	m->ticks++;
+	m->now_ms = s->time_ms;
+	snprintf(m->errmsg, sizeof m->errmsg, "%s", s->err < 0 ? s->errmsg : "");
+	for (unsigned i = 0; i < m->ngpus; i++)
+		m->gpus[i].present = 0;
+	for (unsigned i = 0; i < s->ngpus; i++) {
+		struct model_gpu *g = gpu_slot(m, s->gpus[i].s.index);
+		if (!g)
+			continue;
+		g->cur = s->gpus[i];
+		g->present = 1;
+		hist_push(g, &s->gpus[i], s->time_ms);
+	}
+	m->nrows = 0;
+	m->ngroups = 0;
+	for (unsigned i = 0; i < s->nprocs; i++) {
+		const vramz_proc_sample *p = &s->procs[i];
+		struct model_row *r = row_for(m, p);
+		if (!r)
+			return -1;
+		if (p->gpu_index < MODEL_MAX_GPUS)
+			r->gpu_mask |= 1ull << p->gpu_index;
+		if (p->gpu_index < r->first_gpu)
+			r->first_gpu = p->gpu_index;
+		if (p->valid & VRAMZ_P_USED) {
+			r->vram_valid = 1;
+			r->vram_bytes += p->used_bytes;
+		}
+		if (p->valid & VRAMZ_P_SM) {
+			r->sm_valid = 1;
+			if (p->sm_pct > r->sm_pct)
+				r->sm_pct = p->sm_pct;
+		}
+		struct activity *a = activity_of(m, p);
+		if (a) {
+			a->tick = m->ticks;
+			if ((p->valid & VRAMZ_P_SM) && p->sm_pct > 0) {
+				a->last_active_ms = m->now_ms;
+				a->seen_active = 1;
+			}
+		}
+	}
+	for (unsigned i = 0; i < m->nrows; i++) {
+		struct model_row *r = &m->rows[i];
+		gpu_list(r->gpus, sizeof r->gpus, r->gpu_mask);
+		vramz_proc_sample key = {.pid = r->pid, .start_time_ticks = r->start_ticks,
+					 .valid = r->visible ? VRAMZ_P_VISIBLE : 0};
+		struct activity *a = activity_of(m, &key);
+		if (a && r->sm_valid) {
+			r->idle_valid = 1;
+			r->idle_ms = r->sm_pct > 0 ? 0 : m->now_ms - a->last_active_ms;
+			r->idle_lower = !a->seen_active;
+		}
+	}
+	activity_sweep(m);
+	return 0;
+}
+
+int model_find_pid(const struct model *m, uint32_t pid)
+{
+	for (unsigned i = 0; i < m->nrows; i++)
+		if (m->rows[i].pid == pid)
+			return (int)i;
+	return -1;
+}
+
+/* ---- arranging: filter, sort, tree --------------------------------------- */
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int row_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct model *m = ((const void **)arg)[0];
+	const struct arrange *ar = ((const void **)arg)[1];
+	const struct model_row *a = &m->rows[*(const unsigned *)pa];
+	const struct model_row *b = &m->rows[*(const unsigned *)pb];
+	int c = 0, desc = 0;
+	switch (ar->sort) {
+	case COL_PID: c = cmp_u64(a->pid, b->pid); break;
+	case COL_USER: c = strcmp(a->user, b->user); break;
+	case COL_JOB: c = strcmp(a->job, b->job); break;
+	case COL_GPU: c = cmp_u64(a->first_gpu, b->first_gpu); break;
+	case COL_CMD: c = strcmp(a->cmd, b->cmd); break;
+	case COL_VRAM:
+		desc = 1;
+		c = cmp_u64(a->vram_valid ? a->vram_bytes + 1 : 0,
+			    b->vram_valid ? b->vram_bytes + 1 : 0);
+		break;
+	case COL_SM:
+		desc = 1;
+		c = cmp_u64(a->sm_valid ? a->sm_pct + 1u : 0, b->sm_valid ? b->sm_pct + 1u : 0);
+		break;
+	case COL_IDLE:
+		desc = 1;
+		c = cmp_u64(a->idle_valid ? (uint64_t)a->idle_ms + 1 : 0,
+			    b->idle_valid ? (uint64_t)b->idle_ms + 1 : 0);
+		break;
+	default: break;
+	}
+	if (desc)
+		c = -c;
+	if (ar->reverse)
+		c = -c;
+	return c ? c : cmp_u64(a->pid, b->pid);
+}
+
+static int row_passes(const struct model_row *r, const struct arrange *a)
+{
+	if (a->user[0] && strcmp(r->user, a->user))
+		return 0;
+	if (a->gpu >= 0 && (a->gpu >= MODEL_MAX_GPUS || !(r->gpu_mask >> a->gpu & 1)))
+		return 0;
+	if (a->text[0]) {
+		char pid[16];
+		snprintf(pid, sizeof pid, "%u", r->pid);
+		if (!strcasestr(r->cmd, a->text) && !strcasestr(r->user, a->text) &&
+		    !strcasestr(r->job, a->text) && strcmp(pid, a->text))
+			return 0;
+	}
+	return 1;
+}
+
+static int push_order(struct model *m, unsigned idx)
+{
+	if (reserve((void **)&m->order, &m->cap_order, m->norder + 1, sizeof *m->order))
+		return -1;
+	m->order[m->norder++] = idx;
+	return 0;
+}
+
+/* Parents that hold no GPU memory but launched several GPU processes
+ * (torchrun, a Slurm step) become group rows summing their children. */
+static int add_groups(struct model *m, const unsigned *idx, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct model_row *r = &m->rows[idx[i]];
+		if (!r->visible || r->ppid <= 1 || model_find_pid(m, r->ppid) >= 0)
+			continue;
+		int known = 0, siblings = 0;
+		for (unsigned g = m->nrows; g < m->nrows + m->ngroups; g++)
+			known |= m->rows[g].pid == r->ppid;
+		if (known)
+			continue;
+		for (unsigned j = 0; j < n; j++)
+			siblings += m->rows[idx[j]].visible && m->rows[idx[j]].ppid == r->ppid;
+		if (siblings < 2)
+			continue;
+		if (reserve((void **)&m->rows, &m->cap_rows, m->nrows + m->ngroups + 1,
+			    sizeof *m->rows))
+			return -1;
+		r = &m->rows[idx[i]]; /* rows may have moved */
+		struct model_row *g = &m->rows[m->nrows + m->ngroups++];
+		memset(g, 0, sizeof *g);
+		g->group = 1;
+		g->visible = 1;
+		g->pid = r->ppid;
+		g->uid = r->uid;
+		snprintf(g->user, sizeof g->user, "%s", r->user);
+		snprintf(g->job, sizeof g->job, "%s", r->job);
+		snprintf(g->cmd, sizeof g->cmd, "(parent of %d GPU processes)", siblings);
+		g->first_gpu = r->first_gpu;
+		for (unsigned j = 0; j < n; j++) {
+			const struct model_row *c = &m->rows[idx[j]];
+			if (!c->visible || c->ppid != g->pid)
+				continue;
+			g->gpu_mask |= c->gpu_mask;
+			g->vram_valid |= c->vram_valid;
+			g->vram_bytes += c->vram_bytes;
+			if (c->first_gpu < g->first_gpu)
+				g->first_gpu = c->first_gpu;
+		}
+		gpu_list(g->gpus, sizeof g->gpus, g->gpu_mask);
+	}
+	return 0;
+}
+
+static int parent_of(const struct model *m, const unsigned *idx, unsigned n, unsigned row)
+{
+	const struct model_row *r = &m->rows[row];
+	if (!r->visible || r->group || r->ppid <= 1)
+		return -1;
+	for (unsigned j = 0; j < n; j++)
+		if (idx[j] != row && m->rows[idx[j]].pid == r->ppid)
+			return (int)idx[j];
+	return -1;
+}
+
+static int emit_tree(struct model *m, const unsigned *idx, unsigned n, unsigned row,
+		     int depth)
+{
+	m->rows[row].depth = depth;
+	if (push_order(m, row))
+		return -1;
+	if (depth > 16)
+		return 0; /* a ppid loop cannot happen, but never recurse forever */
+	for (unsigned j = 0; j < n; j++)
+		if (parent_of(m, idx, n, idx[j]) == (int)row)
+			if (emit_tree(m, idx, n, idx[j], depth + 1))
+				return -1;
+	return 0;
+}
+
+int model_arrange(struct model *m, const struct arrange *a)
+{
+	m->norder = 0;
+	m->ngroups = 0;
+	unsigned n = 0;
+	unsigned *idx = malloc((m->nrows + 1) * 2 * sizeof *idx);
+	if (!idx)
+		return -1;
+	for (unsigned i = 0; i < m->nrows; i++) {
+		m->rows[i].depth = 0;
+		if (row_passes(&m->rows[i], a))
+			idx[n++] = i;
+	}
+	if (a->tree && add_groups(m, idx, n) == 0) {
+		unsigned *nidx = realloc(idx, (n + m->ngroups + 1) * sizeof *idx);
+		if (!nidx) {
+			free(idx);
+			return -1;
+		}
+		idx = nidx;
+		for (unsigned g = 0; g < m->ngroups; g++)
+			idx[n++] = m->nrows + g;
+	}
+	const void *ctx[2] = {m, a};
+	qsort_r(idx, n, sizeof *idx, row_cmp, ctx);
+	int rc = 0;
+	for (unsigned i = 0; i < n && rc == 0; i++) {
+		if (!a->tree)
+			rc = push_order(m, idx[i]);
+		else if (parent_of(m, idx, n, idx[i]) < 0)
+			rc = emit_tree(m, idx, n, idx[i], 0);
+	}
+	free(idx);
+	return rc;
+}

@@ -1,0 +1,118 @@
+/* model.h - what `vramz top` knows, as plain structs, apart from how it is
+ * drawn: the latest copy of each GPU's sample with a history ring, and the
+ * process table (one row per pid, merged over the GPUs it uses) with the
+ * idle time vramz tracks itself.  Rendering reads it; input changes only
+ * the arrangement (sort, filter, tree), never the data. */
+#ifndef VRAMZ_TUI_MODEL_H
+#define VRAMZ_TUI_MODEL_H
+
+#include <stdint.h>
+
+#include "vramz/vramz.h"
+
+#define MODEL_HIST 1024       /* points per GPU: 17 min at 1 Hz */
+#define MODEL_MAX_GPUS 64     /* rows keep their GPUs in a 64-bit mask */
+#define MODEL_NAME_LEN 48
+#define MODEL_JOB_LEN 40
+
+/* One GPU of one snapshot, as the sampler thread copied it. */
+struct tui_gpu {
+	vramz_gpu_sample s;
+	char name[MODEL_NAME_LEN];        /* "NVIDIA H200"; "" unknown */
+	unsigned pcie_max_gen, pcie_max_width; /* 0: unknown */
+};
+
+/* A snapshot the sampler thread owns no more: vramz_sample's buffers are
+ * reused by the next tick, so each tick is copied into one allocation. */
+struct tui_snap {
+	struct tui_snap *next;
+	int64_t time_ms;                  /* wall clock (replay: recorded) */
+	int reset;                        /* replay seek: forget the history */
+	int catchup;                      /* replay seek: more follow at once */
+	int err;                          /* < 0: the tick failed, see errmsg */
+	char errmsg[160];
+	unsigned ngpus, nprocs;
+	struct tui_gpu *gpus;
+	vramz_proc_sample *procs;
+};
+
+struct hist_point {
+	int64_t time_ms;
+	uint64_t used_bytes, reserved_bytes, total_bytes;
+	uint8_t util_pct;
+	uint8_t mem_valid, util_valid;
+};
+
+struct model_gpu {
+	struct tui_gpu cur;
+	int present;                      /* in the latest snapshot */
+	struct hist_point hist[MODEL_HIST];
+	unsigned hist_head, hist_n;       /* ring: head is the next write */
+	int finding;                      /* worst severity naming it, 0 none */
+};
+
+enum model_col {
+	COL_PID, COL_USER, COL_JOB, COL_GPU, COL_VRAM, COL_SM, COL_IDLE, COL_CMD,
+	COL_COUNT
+};
+
+struct model_row {
+	uint32_t pid, ppid, uid;
+	uint64_t start_ticks;             /* 0: unknown */
+	int visible;                      /* VRAMZ_P_VISIBLE */
+	char user[VRAMZ_USER_LEN];
+	char job[MODEL_JOB_LEN];          /* "slurm:123", "pod:ab12cd34", "ctr:..." */
+	char cmd[VRAMZ_CMD_LEN];
+	uint64_t gpu_mask;                /* bit i: backend index i */
+	unsigned first_gpu;               /* lowest backend index */
+	char gpus[24];                    /* "0", "0,3", "0-7" */
+	uint64_t vram_bytes;
+	int vram_valid, sm_valid, idle_valid, idle_lower;
+	unsigned sm_pct;                  /* highest over its GPUs */
+	int64_t idle_ms;                  /* since SM use last seen */
+	int depth;                        /* tree view indent */
+	int group;                        /* tree view: a parent holding no GPU */
+	int finding;                      /* worst severity naming it */
+};
+
+/* How the rows are arranged: input.c changes it, model_arrange applies it. */
+struct arrange {
+	enum model_col sort;
+	int reverse;                      /* 1: ascending instead of default */
+	int tree;
+	char text[64];                    /* substring of pid/user/job/command */
+	char user[VRAMZ_USER_LEN];        /* "" any */
+	int gpu;                          /* backend index, -1 any */
+};
+
+struct activity;
+
+struct model {
+	unsigned ngpus;                   /* slots seen, in selection order */
+	struct model_gpu *gpus;
+	struct model_row *rows;           /* latest snapshot's processes */
+	unsigned nrows, cap_rows;         /* real rows; tree groups follow */
+	unsigned ngroups;
+	unsigned *order;                  /* arranged view: indices into rows */
+	unsigned norder, cap_order;
+	struct activity *acts;            /* per-process SM activity history */
+	unsigned nacts, cap_acts;
+	int64_t now_ms;                   /* time of the latest snapshot */
+	unsigned ticks;
+	char errmsg[160];                 /* the latest tick's failure, "" ok */
+};
+
+void model_init(struct model *m);
+void model_free(struct model *m);
+/* Takes in one snapshot (the model copies what it keeps). */
+int model_feed(struct model *m, const struct tui_snap *s);
+/* Rebuilds m->order (and tree rows) from m->rows. */
+int model_arrange(struct model *m, const struct arrange *a);
+/* Row index of pid in rows, -1 when absent. */
+int model_find_pid(const struct model *m, uint32_t pid);
+/* The i-th history point back from the newest (0 = newest), NULL past end. */
+const struct hist_point *model_hist(const struct model_gpu *g, unsigned back);
+/* Column titles for the process table and help. */
+const char *model_col_name(enum model_col c);
+
+#endif

@@ -1,0 +1,681 @@
+/* render.c - draws one frame of `vramz top` from the model through the
+ * view: a header line, the GPUs, the findings, the process table, a
+ * status line and the keys.
+ *
+ * The GPU area picks its layout from the terminal: a block per GPU (name
+ * and sensors, a memory bar split used / reserved / free with the numbers,
+ * and a history plot) when every GPU fits with room for the table, else
+ * one line per GPU with a short bar and a sparkline, so 8 GPUs stay usable
+ * at 80x24.  Glyphs fall back to ASCII outside a UTF-8 locale, and every
+ * colour role has a monochrome attribute (term.c), so no meaning rides on
+ * colour alone: used, reserved and free are also different characters.
+ *
+ * The whole screen is drawn into curses' buffer and refresh() sends only
+ * what changed; frames are drawn on new data, a key or a resize only.
+ */
+#include "tui/app.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <wchar.h>
+
+#include "fmt.h"
+#include "tui/term.h"
+
+#define TABLE_MIN_ROWS 4
+#define FINDINGS_MAX_LINES 3
+
+/* ---- text helpers ---------------------------------------------------------- */
+
+/* Writes s at (y, x) in at most w columns, padded with blanks to w when pad. */
+static int put(int y, int x, int w, int role, const char *s, int pad)
+{
+	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
+		return 0;
+	if (x + w > COLS)
+		w = COLS - x;
+	wchar_t ws[512];
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	const char *p = s;
+	size_t n = mbsrtowcs(ws, &p, sizeof ws / sizeof ws[0] - 1, &st);
+	if (n == (size_t)-1) { /* not valid in this locale: show bytes as '?' */
+		n = 0;
+		for (const char *q = s; *q && n < sizeof ws / sizeof ws[0] - 1; q++)
+			ws[n++] = (unsigned char)*q < 128 ? (wchar_t)*q : L'?';
+	}
+	ws[n] = 0;
+	int cols = 0;
+	size_t k = 0;
+	for (; k < n; k++) {
+		int cw = wcwidth(ws[k]);
+		if (cw < 0) {
+			ws[k] = L'?';
+			cw = 1;
+		}
+		if (cols + cw > w)
+			break;
+		cols += cw;
+	}
+	attr_t at = term_attr((enum role)role);
+	attron(at);
+	mvaddnwstr(y, x, ws, (int)k);
+	for (; pad && cols < w; cols++)
+		addch(' ');
+	attroff(at);
+	return cols;
+}
+
+static int putf(int y, int x, int w, int role, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int putf(int y, int x, int w, int role, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return put(y, x, w, role, buf, 0);
+}
+
+/* "12.3G", "812M", "140G": sizes in five columns */
+static const char *short_bytes(char *buf, size_t len, int valid, uint64_t b)
+{
+	static const char units[] = "BKMGTP";
+	double v = (double)b;
+	int u = 0;
+	if (!valid)
+		return snprintf(buf, len, "-"), buf;
+	while (v >= 1000 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, v < 10 && u ? "%.1f%c" : "%.0f%c", v, units[u]);
+	return buf;
+}
+
+static const char *gpu_short_name(const char *name)
+{
+	if (!strncmp(name, "NVIDIA ", 7))
+		return name + 7;
+	return *name ? name : "?";
+}
+
+static int used_role(uint64_t used, uint64_t total)
+{
+	if (!total)
+		return R_OK;
+	double f = (double)used / (double)total;
+	return f >= 0.95 ? R_CRIT : f >= 0.80 ? R_WARN : R_OK;
+}
+
+/* ---- GPU area -------------------------------------------------------------- */
+
+/* A memory bar of w columns: used, reserved, free. */
+static void mem_bar(int y, int x, int w, const vramz_gpu_sample *s)
+{
+	if (w < 3)
+		return;
+	int utf = term_utf8();
+	put(y, x, 1, R_DIM, "[", 0);
+	put(y, x + w - 1, 1, R_DIM, "]", 0);
+	w -= 2;
+	x++;
+	if (!(s->valid & VRAMZ_F_MEM) || !s->mem_total_bytes) {
+		put(y, x, w, R_DIM, " memory unknown", 1);
+		return;
+	}
+	uint64_t total = s->mem_total_bytes;
+	uint64_t rsv = (s->valid & VRAMZ_F_MEM_RESERVED) ? s->mem_reserved_bytes : 0;
+	int nu = (int)((double)s->mem_used_bytes / (double)total * w + 0.5);
+	int nr = (int)((double)rsv / (double)total * w + 0.5);
+	if (s->mem_used_bytes && nu == 0)
+		nu = 1; /* something is there: show it */
+	if (rsv && nr == 0)
+		nr = 1;
+	if (nu > w)
+		nu = w;
+	if (nu + nr > w)
+		nr = w - nu;
+	int role = used_role(s->mem_used_bytes + rsv, total);
+	for (int i = 0; i < w; i++) {
+		const char *g;
+		int r;
+		if (i < nr) {
+			g = utf ? "▒" : "%";
+			r = R_RSV;
+		} else if (i < nr + nu) {
+			g = utf ? "█" : "#";
+			r = role;
+		} else {
+			g = utf ? "·" : ".";
+			r = R_FREE;
+		}
+		put(y, x + i, 1, r, g, 0);
+	}
+}
+
+/* The value of one plot column in [0, 1], or -1 when unknown. */
+static double plot_value(const struct hist_point *h, int util)
+{
+	if (!h)
+		return -1;
+	if (util)
+		return h->util_valid ? h->util_pct / 100.0 : -1;
+	if (!h->mem_valid || !h->total_bytes)
+		return -1;
+	return (double)(h->used_bytes + h->reserved_bytes) / (double)h->total_bytes;
+}
+
+static void plot(int y, int x, int w, int h, const struct model_gpu *g, int util)
+{
+	static const char *const blocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+	static const char *const ascii[] = {" ", ".", ".", "_", "o", "o", "O", "O", "#"};
+	const char *const *glyph = term_utf8() ? blocks : ascii;
+	for (int c = 0; c < w; c++) {
+		double v = plot_value(model_hist(g, (unsigned)(w - 1 - c)), util);
+		int level = v < 0 ? -1 : (int)(v * h * 8 + 0.5);
+		for (int r = 0; r < h; r++) {
+			int fill = level - (h - 1 - r) * 8;
+			fill = fill < 0 ? 0 : fill > 8 ? 8 : fill;
+			if (level < 0)
+				put(y + r, x + c, 1, R_DIM, r == h - 1 ? "-" : " ", 0);
+			else
+				put(y + r, x + c, 1, util ? R_PLOT_UTIL : R_PLOT, glyph[fill], 0);
+		}
+	}
+}
+
+static void sparkline(int y, int x, int w, const struct model_gpu *g)
+{
+	if (w > 0)
+		plot(y, x, w, 1, g, 0);
+}
+
+static void sensors(char *buf, size_t len, const vramz_gpu_sample *s, int wide)
+{
+	char u[16], t[16], p[32];
+	fmt_uint_if(u, sizeof u, s->valid & VRAMZ_F_UTIL, s->util_gpu_pct, "%");
+	if (s->valid & VRAMZ_F_TEMP)
+		snprintf(t, sizeof t, "%dC", s->temp_c);
+	else
+		snprintf(t, sizeof t, "-");
+	if ((s->valid & VRAMZ_F_POWER) && (s->valid & VRAMZ_F_POWER_LIMIT))
+		snprintf(p, sizeof p, "%u/%uW", s->power_mw / 1000, s->power_limit_mw / 1000);
+	else if (s->valid & VRAMZ_F_POWER)
+		snprintf(p, sizeof p, "%uW", s->power_mw / 1000);
+	else
+		snprintf(p, sizeof p, "-");
+	if (wide)
+		snprintf(buf, len, "util %4s  temp %4s  power %s", u, t, p);
+	else
+		snprintf(buf, len, "%4s %4s %9s", u, t, p);
+}
+
+static void pcie(char *buf, size_t len, const struct tui_gpu *g)
+{
+	const vramz_gpu_sample *s = &g->s;
+	if (!(s->valid & VRAMZ_F_PCIE_LINK))
+		snprintf(buf, len, "-");
+	else if (g->pcie_max_gen && (s->pcie_width < g->pcie_max_width))
+		snprintf(buf, len, "%ux%u (max %ux%u)", s->pcie_gen, s->pcie_width,
+			 g->pcie_max_gen, g->pcie_max_width);
+	else
+		snprintf(buf, len, "%ux%u", s->pcie_gen, s->pcie_width);
+}
+
+static int gpu_lost(int y, const struct model_gpu *g, int compact)
+{
+	const vramz_gpu_sample *s = &g->cur.s;
+	if (!s->lost && g->present)
+		return 0;
+	putf(y, 0, COLS, R_CRIT, compact ? "%2u %-10.10s %s" : "GPU %u  %s  %s", s->index,
+	     gpu_short_name(g->cur.name),
+	     s->lost ? "LOST: fell off the bus" : "not read this tick");
+	return 1;
+}
+
+static void gpu_compact(int y, const struct model_gpu *g)
+{
+	const vramz_gpu_sample *s = &g->cur.s;
+	if (gpu_lost(y, g, 1))
+		return;
+	char a[16], b[16], sens[64], link[32];
+	int mark = g->finding >= SEV_CRIT ? R_CRIT : g->finding ? R_WARN : R_NORMAL;
+	putf(y, 0, 3, mark, "%2u%s", s->index, g->finding ? "!" : " ");
+	put(y, 3, 10, R_TITLE, gpu_short_name(g->cur.name), 1);
+	int bw = COLS >= 120 ? 30 : COLS >= 90 ? 20 : 14;
+	mem_bar(y, 14, bw, s);
+	int x = 14 + bw + 1;
+	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
+	x += putf(y, x, 12, used_role(s->mem_used_bytes, s->mem_total_bytes), "%5s",
+		  short_bytes(a, sizeof a, has_mem, s->mem_used_bytes));
+	x += putf(y, x, 7, R_DIM, "/%-5s", short_bytes(b, sizeof b, has_mem, s->mem_total_bytes));
+	sensors(sens, sizeof sens, s, 0);
+	x += putf(y, x, 24, R_NORMAL, " %s", sens);
+	if (COLS - x >= 14) {
+		pcie(link, sizeof link, &g->cur);
+		x += putf(y, x, 6, R_DIM, " %-5s", link);
+	}
+	if (COLS - x >= 6)
+		sparkline(y, x + 1, COLS - x - 1, g);
+}
+
+static void gpu_full(int y, int plot_h, int show_util, const struct model_gpu *g)
+{
+	const vramz_gpu_sample *s = &g->cur.s;
+	char a[24], b[24], c[24], d[24], sens[96], link[32];
+	if (gpu_lost(y, g, 0))
+		return;
+	int mark = g->finding >= SEV_CRIT ? R_CRIT : g->finding ? R_WARN : R_TITLE;
+	int x = putf(y, 0, 40, mark, "GPU %u%s %s", s->index, g->finding ? "!" : "",
+		     gpu_short_name(g->cur.name));
+	sensors(sens, sizeof sens, s, 1);
+	pcie(link, sizeof link, &g->cur);
+	x = x < 24 ? 24 : x + 2;
+	putf(y, x, COLS - x, R_NORMAL, "%s  PCIe %s", sens, link);
+	/* bar + numbers */
+	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
+	int has_rsv = (s->valid & VRAMZ_F_MEM_RESERVED) != 0;
+	char nums[160];
+	snprintf(nums, sizeof nums, " used %s  rsv %s  free %s / %s",
+		 fmt_bytes_if(a, sizeof a, has_mem, s->mem_used_bytes),
+		 fmt_bytes_if(b, sizeof b, has_rsv, s->mem_reserved_bytes),
+		 fmt_bytes_if(c, sizeof c, has_mem, s->mem_free_bytes),
+		 fmt_bytes_if(d, sizeof d, has_mem, s->mem_total_bytes));
+	int nw = (int)strlen(nums);
+	int bw = COLS - 2 - nw;
+	if (bw < 12)
+		bw = 12;
+	mem_bar(y + 1, 2, bw, s);
+	put(y + 1, 2 + bw, COLS - 2 - bw, R_NORMAL, nums, 0);
+	/* history */
+	int pw = COLS - 9;
+	int uw = 0;
+	if (show_util && pw > 40) {
+		uw = pw / 3;
+		pw -= uw + 6;
+	}
+	const struct hist_point *old = model_hist(g, (unsigned)(pw - 1));
+	if (!old)
+		old = model_hist(g, g->hist_n ? g->hist_n - 1 : 0);
+	const struct hist_point *now = model_hist(g, 0);
+	put(y + 2, 0, 8, R_DIM, "  mem", 0);
+	put(y + 2 + plot_h - 1, 0, 8, R_DIM,
+	    old && now ? fmt_duration(a, sizeof a, now->time_ms - old->time_ms) : "", 0);
+	plot(y + 2, 8, pw, plot_h, g, 0);
+	if (uw) {
+		put(y + 2, 8 + pw + 1, 5, R_DIM, "util", 0);
+		plot(y + 2, 8 + pw + 6, uw, plot_h, g, 1);
+	}
+}
+
+/* Rows the GPU area takes; 0 when nothing fits. */
+static int gpu_area(const struct app *a, int y, int avail)
+{
+	const struct model *m = &a->m;
+	int n = (int)m->ngpus;
+	if (n == 0 || avail <= 0)
+		return 0;
+	int room = avail - 1 - TABLE_MIN_ROWS; /* the table keeps a few rows */
+	int full = a->v.layout == LAYOUT_FULL ||
+		   (a->v.layout == LAYOUT_AUTO && COLS >= 70 && n * 4 <= room);
+	if (full && n * 3 <= avail) {
+		int per = (room > n * 4 ? room : avail) / n;
+		int plot_h = per - 2;
+		plot_h = plot_h > 8 ? 8 : plot_h < 1 ? 1 : plot_h;
+		int shown = 0;
+		for (int i = 0; i < n && y + shown + plot_h + 2 <= y + avail; i++) {
+			gpu_full(y + shown, plot_h, a->v.show_util, &m->gpus[i]);
+			shown += plot_h + 2;
+		}
+		return shown;
+	}
+	/* compact: a legend line, then one line per GPU */
+	int lines = n + 1 <= avail ? n + 1 : avail;
+	put(y, 0, COLS, R_DIM, "GPU NAME       MEMORY used/reserved/free      "
+	    "      UTIL TEMP     POWER PCIe  HISTORY", 1);
+	if (COLS >= 90) { /* the legend follows the bar's width */
+		int bw = COLS >= 120 ? 30 : 20;
+		put(y, 14, bw + 14, R_DIM, "MEMORY used/reserved/free", 1);
+		putf(y, 14 + bw + 1, COLS, R_DIM, " USED/TOTAL  UTIL TEMP     POWER PCIe  HISTORY");
+	} else {
+		putf(y, 14, COLS, R_DIM, "MEMORY [used]  USED/TOTAL  UTIL TEMP     POWER");
+	}
+	for (int i = 0; i < lines - 1; i++) {
+		if (i == lines - 2 && lines - 1 < n) {
+			putf(y + 1 + i, 0, COLS, R_WARN, "  +%d more GPUs: enlarge the terminal "
+			     "or choose with -g", n - i);
+			break;
+		}
+		gpu_compact(y + 1 + i, &m->gpus[i]);
+	}
+	return lines;
+}
+
+/* ---- process table ------------------------------------------------------- */
+
+struct colw {
+	int w[COL_COUNT];
+};
+
+static void table_widths(struct colw *c)
+{
+	static const int base[COL_COUNT] = {7, 9, 10, 5, 8, 4, 6, 0};
+	memcpy(c->w, base, sizeof base);
+	if (COLS >= 110)
+		c->w[COL_JOB] = 16, c->w[COL_USER] = 12;
+	int used = 1;
+	for (int i = 0; i < COL_CMD; i++)
+		used += c->w[i] + 1;
+	c->w[COL_CMD] = COLS - used > 8 ? COLS - used : 8;
+}
+
+static void table_header(const struct app *a, int y, const struct colw *c)
+{
+	int x = 1;
+	attr_t at = term_attr(R_HEAD);
+	attron(at);
+	mvhline(y, 0, ' ', COLS);
+	attroff(at);
+	for (int i = 0; i < COL_COUNT; i++) {
+		char t[32];
+		int sorted = a->v.ar.sort == (enum model_col)i;
+		int up = (i == COL_VRAM || i == COL_SM || i == COL_IDLE) == a->v.ar.reverse;
+		const char *arrow = term_utf8() ? (up ? "▲" : "▼") : (up ? "^" : "v");
+		snprintf(t, sizeof t, "%s%s", model_col_name((enum model_col)i), sorted ? arrow : "");
+		int right = i == COL_PID || i == COL_VRAM || i == COL_SM || i == COL_IDLE;
+		char f[40];
+		snprintf(f, sizeof f, right ? "%*s" : "%-*s", c->w[i], t);
+		put(y, x, c->w[i], sorted ? R_KEYTEXT : R_HEAD, f, 0);
+		x += c->w[i] + 1;
+	}
+}
+
+static void table_row(const struct app *a, int y, const struct model_row *r, int sel,
+		      const struct colw *c)
+{
+	char cells[COL_COUNT][300];
+	char idle[24];
+	snprintf(cells[COL_PID], sizeof cells[0], "%*u", c->w[COL_PID], r->pid);
+	snprintf(cells[COL_USER], sizeof cells[0], "%s", r->user);
+	snprintf(cells[COL_JOB], sizeof cells[0], "%s", r->job[0] ? r->job : "-");
+	snprintf(cells[COL_GPU], sizeof cells[0], "%s", r->gpus);
+	char b[24];
+	snprintf(cells[COL_VRAM], sizeof cells[0], "%*s", c->w[COL_VRAM],
+		 fmt_bytes_if(b, sizeof b, r->vram_valid, r->vram_bytes));
+	if (r->sm_valid)
+		snprintf(cells[COL_SM], sizeof cells[0], "%*u", c->w[COL_SM], r->sm_pct);
+	else
+		snprintf(cells[COL_SM], sizeof cells[0], "%*s", c->w[COL_SM], "-");
+	if (r->idle_valid && r->idle_ms > 0)
+		snprintf(idle, sizeof idle, "%s%s", r->idle_lower ? ">" : "",
+			 fmt_duration(b, sizeof b, r->idle_ms));
+	else
+		snprintf(idle, sizeof idle, r->idle_valid ? "busy" : "-");
+	snprintf(cells[COL_IDLE], sizeof cells[0], "%*s", c->w[COL_IDLE], idle);
+	const char *branch = term_utf8() ? "└ " : "`-";
+	snprintf(cells[COL_CMD], sizeof cells[0], "%*s%s%s", r->depth > 1 ? (r->depth - 1) * 2 : 0,
+		 "", r->depth ? branch : "", r->cmd);
+	int base = sel ? R_SEL : r->group ? R_DIM : R_NORMAL;
+	if (sel) {
+		attr_t at = term_attr(R_SEL);
+		attron(at);
+		mvhline(y, 0, ' ', COLS);
+		attroff(at);
+	}
+	if (r->finding)
+		put(y, 0, 1, sel ? R_SEL : r->finding >= SEV_CRIT ? R_CRIT : R_WARN, "!", 0);
+	int x = 1;
+	for (int i = 0; i < COL_COUNT; i++) {
+		int role = base;
+		if (!sel && i == COL_CMD && !r->visible)
+			role = R_DIM;
+		if (!sel && i == COL_VRAM && r->finding)
+			role = R_WARN;
+		put(y, x, c->w[i], role, cells[i], sel);
+		x += c->w[i] + 1;
+	}
+}
+
+static void table(struct app *a, int y, int rows)
+{
+	struct view *v = &a->v;
+	const struct model *m = &a->m;
+	struct colw c;
+	table_widths(&c);
+	table_header(a, y, &c);
+	y++;
+	rows--;
+	v->table_y = y;
+	v->table_rows = rows;
+	if (rows <= 0)
+		return;
+	if (v->sel >= 0 && v->sel < v->scroll)
+		v->scroll = v->sel;
+	if (v->sel >= v->scroll + rows)
+		v->scroll = v->sel - rows + 1;
+	if (v->scroll > (int)m->norder - rows)
+		v->scroll = (int)m->norder - rows;
+	if (v->scroll < 0)
+		v->scroll = 0;
+	if (m->norder == 0) {
+		const struct arrange *ar = &v->ar;
+		int filtered = ar->text[0] || ar->user[0] || ar->gpu >= 0;
+		put(y, 2, COLS - 2, R_DIM, m->nrows ? "no process matches the filter (Esc clears it)"
+					   : filtered ? "no process matches the filter"
+						      : "no process holds GPU memory", 0);
+		return;
+	}
+	for (int i = 0; i < rows && v->scroll + i < (int)m->norder; i++) {
+		int idx = v->scroll + i;
+		table_row(a, y + i, &m->rows[m->order[idx]], idx == v->sel, &c);
+	}
+}
+
+/* ---- header, findings, status, keys, dialogs ----------------------------- */
+
+static void header(const struct app *a)
+{
+	const struct model *m = &a->m;
+	const struct arrange *ar = &a->v.ar;
+	char when[48] = "", filt[160] = "";
+	time_t t = (time_t)(m->now_ms / 1000);
+	struct tm tm;
+	if (m->now_ms && localtime_r(&t, &tm))
+		strftime(when, sizeof when, a->replay ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
+	size_t o = 0;
+	if (ar->user[0])
+		o += (size_t)snprintf(filt + o, sizeof filt - o, " user=%s", ar->user);
+	if (ar->gpu >= 0 && o < sizeof filt)
+		o += (size_t)snprintf(filt + o, sizeof filt - o, " gpu=%d", ar->gpu);
+	if (ar->text[0] && o < sizeof filt)
+		snprintf(filt + o, sizeof filt - o, " /%s", ar->text);
+	int x = put(0, 0, COLS, R_TITLE, "vramz top", 0);
+	x += putf(0, x, COLS - x, R_NORMAL, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
+		  m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
+		  ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);
+	if (a->replay) {
+		struct sampler_state st;
+		sampler_get_state(a->sp, &st);
+		char r[96];
+		snprintf(r, sizeof r, "REPLAY %gx %s  %s", st.speed,
+			 st.ended ? "[end]" : st.paused ? "[paused]" : "", when);
+		int w = (int)strlen(r);
+		put(0, COLS - w > x + 1 ? COLS - w : x + 1, w, R_WARN, r, 0);
+	} else {
+		int w = (int)strlen(when);
+		put(0, COLS - w, w, R_NORMAL, when, 0);
+	}
+}
+
+static int findings_panel(const struct app *a, int y, int max)
+{
+	const struct findings *f = &a->f;
+	int n = (int)f->n < max ? (int)f->n : max;
+	for (int i = 0; i < n; i++) {
+		char text[200];
+		const struct finding *x = &f->v[i];
+		findings_text(x, text, sizeof text);
+		int role = x->severity >= SEV_CRIT ? R_CRIT : x->severity >= SEV_WARN ? R_WARN
+										      : R_NORMAL;
+		if (i == n - 1 && (int)f->n > n)
+			putf(y + i, 0, COLS, role, "! %s  (+%u more)", text, f->n - (unsigned)n);
+		else
+			putf(y + i, 0, COLS, role, "! %s", text);
+	}
+	return n;
+}
+
+static void keys_line(const struct app *a)
+{
+	static const char *const live[][2] = {
+		{"?", "Help"}, {"/", "Filter"}, {"u", "User"}, {"g", "GPU"}, {"Esc", "Clear"},
+		{"<>", "Sort"}, {"r", "Rev"}, {"t", "Tree"}, {"k", "Kill"}, {"m", "Util"},
+		{"l", "Layout"}, {"q", "Quit"}};
+	static const char *const replay[][2] = {
+		{"?", "Help"}, {"Spc", "Pause"}, {"<-->", "Seek"}, {"+-", "Speed"},
+		{"/", "Filter"}, {"u", "User"}, {"g", "GPU"}, {"<>", "Sort"}, {"t", "Tree"},
+		{"m", "Util"}, {"q", "Quit"}};
+	const char *const (*k)[2] = a->replay ? replay : live;
+	size_t n = a->replay ? sizeof replay / sizeof replay[0] : sizeof live / sizeof live[0];
+	int y = LINES - 1, x = 0;
+	move(y, 0);
+	clrtoeol();
+	for (size_t i = 0; i < n && x < COLS; i++) {
+		int kw = (int)strlen(k[i][0]), lw = (int)strlen(k[i][1]);
+		if (x + kw + lw > COLS)
+			break;
+		x += put(y, x, kw, R_KEY, k[i][0], 0);
+		x += put(y, x, lw + 1, R_KEYTEXT, k[i][1], 0);
+		x += put(y, x, 1, R_NORMAL, " ", 0);
+	}
+}
+
+static void status_line(const struct app *a)
+{
+	const struct view *v = &a->v;
+	int y = LINES - 2;
+	move(y, 0);
+	clrtoeol();
+	if (v->mode == MODE_PROMPT) {
+		static const char *const label[] = {"Filter (pid/user/job/command): ",
+						    "User: ", "GPU index: "};
+		int x = put(y, 0, COLS, R_TITLE, label[v->prompt], 0);
+		x += put(y, x, COLS - x - 1, R_NORMAL, v->input, 0);
+		put(y, x, 1, R_SEL, " ", 0);
+		putf(y, x + 2, COLS - x - 2, R_DIM, "Enter applies, empty clears, Esc cancels");
+		return;
+	}
+	if (v->mode == MODE_CONFIRM) {
+		int i = model_find_pid(&a->m, v->confirm_pid);
+		putf(y, 0, COLS, R_CRIT, "Send SIG%s to pid %u (%s) of %s? y/N",
+		     kill_signame(app_signals[v->sig_choice]), v->confirm_pid,
+		     i >= 0 ? a->m.rows[i].cmd : "?", i >= 0 ? a->m.rows[i].user : "?");
+		return;
+	}
+	if (v->status[0])
+		put(y, 0, COLS, v->status_role, v->status, 0);
+	else if (a->m.errmsg[0])
+		put(y, 0, COLS, R_CRIT, a->m.errmsg, 0);
+	else if (a->m.ticks == 0)
+		put(y, 0, COLS, R_DIM, "reading the GPUs...", 0);
+}
+
+static void box(int y, int x, int h, int w, const char *title)
+{
+	attr_t at = term_attr(R_NORMAL);
+	for (int r = 0; r < h; r++) {
+		move(y + r, x);
+		attron(at);
+		for (int c = 0; c < w; c++)
+			addch(' ');
+		attroff(at);
+	}
+	mvaddch(y, x, ACS_ULCORNER);
+	mvaddch(y, x + w - 1, ACS_URCORNER);
+	mvaddch(y + h - 1, x, ACS_LLCORNER);
+	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+	mvhline(y, x + 1, ACS_HLINE, w - 2);
+	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
+	mvvline(y + 1, x, ACS_VLINE, h - 2);
+	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
+	putf(y, x + 2, w - 4, R_TITLE, " %s ", title);
+}
+
+static void signal_menu(const struct app *a)
+{
+	int h = (int)app_signal_count + 2, w = 30;
+	int y = (LINES - h) / 2, x = (COLS - w) / 2;
+	if (y < 0 || x < 0)
+		y = x = 0;
+	char t[64];
+	snprintf(t, sizeof t, "signal for pid %u", a->v.confirm_pid);
+	box(y, x, h, w, t);
+	for (unsigned i = 0; i < app_signal_count; i++)
+		putf(y + 1 + (int)i, x + 2, w - 4, (int)i == a->v.sig_choice ? R_SEL : R_NORMAL,
+		     " %2d SIG%-18s", app_signals[i], kill_signame(app_signals[i]));
+}
+
+static void help(const struct app *a)
+{
+	static const char *const lines[] = {
+		"Up/Down PgUp/PgDn Home/End  select a process (mouse click too)",
+		"k        kill: choose a signal (Enter), confirm (y)",
+		"/        filter by text (pid, user, job, command)",
+		"u  g     filter by user / by GPU index;  Esc or \\ clears",
+		"< >  r   sort by the previous / next column; reverse",
+		"P U J G M S I C   sort by PID USER JOB GPU VRAM SM% IDLE CMD",
+		"t        tree: processes under their parents",
+		"m        utilization plot beside memory;  l  layout",
+		"Space <- -> + -   replay: pause, seek 30s, speed",
+		"q F10    quit          ?  this help",
+		"",
+		"bar: # or █ used   % or ▒ reserved by the driver   . free",
+		"IDLE: time since the process last used the SMs; >: at least",
+		"(other ns): a pid this /proc cannot see; no name is guessed",
+		"!: named by a finding (panel above the process table)",
+	};
+	int n = (int)(sizeof lines / sizeof lines[0]);
+	int w = COLS < 74 ? COLS : 74, h = n + 3 < LINES ? n + 3 : LINES;
+	int y = (LINES - h) / 2, x = (COLS - w) / 2;
+	box(y, x, h, w, "vramz top keys (any key closes)");
+	for (int i = 0; i < n && i < h - 2; i++) {
+		const char *s = lines[i];
+		if (!term_utf8() && strstr(s, "█"))
+			s = "bar: # used   % reserved by the driver   . free";
+		put(y + 1 + i, x + 2, w - 4, R_NORMAL, s, 0);
+	}
+	(void)a;
+}
+
+void render_screen(struct app *a)
+{
+	erase();
+	if (LINES < 8 || COLS < 40) {
+		put(0, 0, COLS, R_WARN, "vramz top: terminal too small (need 40x8)", 0);
+		refresh();
+		return;
+	}
+	header(a);
+	int y = 1;
+	int bottom = LINES - 2; /* status and keys lines */
+	int nf = (int)a->f.n > FINDINGS_MAX_LINES ? FINDINGS_MAX_LINES : (int)a->f.n;
+	if (LINES < 20 && nf > 1)
+		nf = 1;
+	int avail = bottom - y - nf;
+	y += gpu_area(a, y, avail);
+	y += findings_panel(a, y, nf);
+	if (bottom - y >= 2)
+		table(a, y, bottom - y);
+	status_line(a);
+	keys_line(a);
+	if (a->v.mode == MODE_HELP)
+		help(a);
+	else if (a->v.mode == MODE_SIGNAL)
+		signal_menu(a);
+	refresh();
+}

@@ -1,0 +1,440 @@
+/* sampler.c - the background thread of `vramz top`.
+ *
+ * The UI thread must answer a key within milliseconds, but an NVML call
+ * can take milliseconds to seconds (a GPU falling off the bus, a driver
+ * busy with a reset).  So one thread owns the library context (or the log
+ * reader when replaying) and nothing else; each tick it copies the
+ * snapshot - vramz_sample reuses its buffers on the next call - into one
+ * allocation, queues it, and bumps an eventfd the UI thread polls along
+ * with stdin.  Ticks are never dropped: the history plots want every one.
+ *
+ * Replay reads the log one tick ahead so it can wait the recorded gap
+ * (divided by the speed) before handing the next one over.  A seek
+ * forward reads on; a seek back reopens the log (the reader streams and
+ * keeps nothing) and reads to the target.  Either way only the last
+ * history window of skipped ticks is handed over, marked catch-up, so the
+ * plots are right after a jump without the UI redrawing thousands of
+ * times.
+ */
+#include "tui/sampler.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef VRAMZ_TUI_REPLAY
+#include "vramz/log.h"
+#endif
+
+#define SEEK_WINDOW_MS (20 * 60 * 1000) /* history handed over on a jump */
+#define MAX_GAP_MS 5000                  /* a replay never sits longer */
+
+struct sampler {
+	struct sampler_opts o;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int efd;
+	int quit, poke;
+	int started;               /* the thread runs: join it */
+	struct tui_snap *head, *tail;
+	/* replay */
+	int paused, ended;
+	double speed;
+	int64_t seek_ms;           /* pending relative seek, 0 none */
+	int64_t pos_ms, first_ms;
+#ifdef VRAMZ_TUI_REPLAY
+	vramz_log_reader *log;
+#endif
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+typedef const vramz_gpu_info *(*info_fn)(const void *src, unsigned index);
+
+static struct tui_snap *snap_copy(const vramz_snapshot *v, info_fn info, const void *src)
+{
+	size_t sz = sizeof(struct tui_snap) + v->gpu_count * sizeof(struct tui_gpu) +
+		    v->proc_count * sizeof(vramz_proc_sample);
+	struct tui_snap *s = calloc(1, sz);
+	if (!s)
+		return NULL;
+	s->time_ms = v->time_ms;
+	s->ngpus = v->gpu_count;
+	s->nprocs = v->proc_count;
+	s->gpus = (struct tui_gpu *)(s + 1);
+	s->procs = (vramz_proc_sample *)(s->gpus + s->ngpus);
+	for (unsigned i = 0; i < v->gpu_count; i++) {
+		struct tui_gpu *g = &s->gpus[i];
+		g->s = v->gpus[i];
+		const vramz_gpu_info *gi = info(src, g->s.index);
+		if (!gi)
+			continue;
+		snprintf(g->name, sizeof g->name, "%s", gi->name);
+		if (gi->valid & VRAMZ_I_PCIE_MAX) {
+			g->pcie_max_gen = gi->pcie_max_gen;
+			g->pcie_max_width = gi->pcie_max_width;
+		}
+	}
+	if (v->proc_count)
+		memcpy(s->procs, v->procs, v->proc_count * sizeof *s->procs);
+	return s;
+}
+
+void snap_free(struct tui_snap *list)
+{
+	while (list) {
+		struct tui_snap *n = list->next;
+		free(list);
+		list = n;
+	}
+}
+
+/* Queues s (lock held) and wakes the UI thread. */
+static void deliver(struct sampler *sp, struct tui_snap *s)
+{
+	if (!s)
+		return;
+	if (sp->tail)
+		sp->tail->next = s;
+	else
+		sp->head = s;
+	sp->tail = s;
+	sp->pos_ms = s->time_ms;
+	uint64_t one = 1;
+	if (write(sp->efd, &one, sizeof one) < 0) {
+		/* the counter is saturated: the UI is awake anyway */
+	}
+}
+
+static void wait_until(struct sampler *sp, int64_t deadline_mono_ms)
+{
+	struct timespec ts = {deadline_mono_ms / 1000, (deadline_mono_ms % 1000) * 1000000};
+	pthread_cond_timedwait(&sp->cv, &sp->mu, &ts);
+}
+
+/* ---- live ----------------------------------------------------------------- */
+
+static const vramz_gpu_info *live_info(const void *src, unsigned index)
+{
+	return vramz_gpu(src, index);
+}
+
+static void *live_main(void *arg)
+{
+	struct sampler *sp = arg;
+	vramz_ctx *ctx = sp->o.ctx;
+	/* the PCIe maximum tells a degraded link; read once, off the UI thread */
+	for (unsigned i = 0; i < vramz_selected_count(ctx); i++)
+		vramz_gpu_details(ctx, vramz_selected_index(ctx, i));
+	pthread_mutex_lock(&sp->mu);
+	int64_t next = mono_ms();
+	while (!sp->quit) {
+		pthread_mutex_unlock(&sp->mu);
+		const vramz_snapshot *v = NULL;
+		int rc = vramz_sample(ctx, sp->o.flags, &v);
+		struct tui_snap *s = v ? snap_copy(v, live_info, ctx) : calloc(1, sizeof *s);
+		if (s && rc < 0) {
+			s->err = rc;
+			snprintf(s->errmsg, sizeof s->errmsg, "sampling failed: %s%s%s",
+				 vramz_strerror(rc), *vramz_last_error(ctx) ? ": " : "",
+				 vramz_last_error(ctx));
+		}
+		pthread_mutex_lock(&sp->mu);
+		deliver(sp, s);
+		int64_t now = mono_ms();
+		next += sp->o.interval_ms;
+		if (next <= now) /* a slow tick: keep the cadence, skip the backlog */
+			next = now + sp->o.interval_ms;
+		while (!sp->quit && !sp->poke && mono_ms() < next)
+			wait_until(sp, next);
+		if (sp->poke) {
+			sp->poke = 0;
+			next = mono_ms();
+		}
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return NULL;
+}
+
+/* ---- replay --------------------------------------------------------------- */
+
+#ifdef VRAMZ_TUI_REPLAY
+static const vramz_gpu_info *log_info(const void *src, unsigned index)
+{
+	return vramz_log_gpu(src, index);
+}
+
+/* The next tick of the log, copied; NULL at the end or on an error (which
+ * then comes as an error snapshot in *err_snap). */
+static struct tui_snap *replay_next(struct sampler *sp, struct tui_snap **err_snap)
+{
+	const vramz_snapshot *v;
+	int rc = vramz_log_next(sp->log, &v);
+	if (rc == 1)
+		return snap_copy(v, log_info, sp->log);
+	if (rc < 0 && (*err_snap = calloc(1, sizeof **err_snap))) {
+		(*err_snap)->err = rc;
+		(*err_snap)->time_ms = sp->pos_ms;
+		snprintf((*err_snap)->errmsg, sizeof (*err_snap)->errmsg, "%s",
+			 vramz_log_error(sp->log));
+	}
+	return NULL;
+}
+
+/* Moves to target_ms (lock held, released while reading). */
+static struct tui_snap *replay_seek(struct sampler *sp, struct tui_snap *pending,
+				    int64_t target_ms)
+{
+	struct tui_snap *err = NULL, *batch = NULL, *btail = NULL, *last = NULL;
+	int reset = 0;
+	pthread_mutex_unlock(&sp->mu);
+	if (target_ms < sp->pos_ms) {
+		snap_free(pending);
+		pending = NULL;
+		vramz_log_close(sp->log);
+		sp->log = NULL;
+		if (vramz_log_open(&sp->log, sp->o.replay_path) < 0) {
+			pthread_mutex_lock(&sp->mu);
+			sp->ended = 1;
+			return NULL;
+		}
+		reset = 1;
+	}
+	if (!pending)
+		pending = replay_next(sp, &err);
+	/* read on to the target, keeping the last window of skipped ticks */
+	while (pending && pending->time_ms < target_ms) {
+		struct tui_snap *n = replay_next(sp, &err);
+		if (!n)
+			break; /* the target is past the end: stop at the last tick */
+		if (pending->time_ms >= target_ms - SEEK_WINDOW_MS) {
+			pending->catchup = 1;
+			if (btail)
+				btail->next = pending;
+			else
+				batch = pending;
+			btail = pending;
+		} else {
+			free(pending);
+		}
+		pending = n;
+	}
+	pthread_mutex_lock(&sp->mu);
+	last = pending;
+	if (batch)
+		batch->reset = reset;
+	else if (last)
+		last->reset = reset;
+	for (struct tui_snap *b = batch, *nb; b; b = nb) {
+		nb = b->next;
+		b->next = NULL;
+		deliver(sp, b);
+	}
+	deliver(sp, err);
+	return last; /* handed over by the caller, right away */
+}
+
+static void *replay_main(void *arg)
+{
+	struct sampler *sp = arg;
+	struct tui_snap *err = NULL;
+	struct tui_snap *cur = replay_next(sp, &err); /* the tick shown next */
+	pthread_mutex_lock(&sp->mu);
+	deliver(sp, err);
+	if (cur)
+		sp->first_ms = cur->time_ms;
+	int64_t due = mono_ms();
+	while (!sp->quit) {
+		if (sp->seek_ms) {
+			int64_t target = sp->pos_ms + sp->seek_ms;
+			sp->seek_ms = 0;
+			if (target < sp->first_ms)
+				target = sp->first_ms;
+			sp->ended = 0;
+			cur = replay_seek(sp, cur, target);
+			due = mono_ms();
+			continue;
+		}
+		if (!cur) {
+			sp->ended = 1;
+			uint64_t one = 1;
+			if (write(sp->efd, &one, sizeof one) < 0) {
+				/* the UI is awake anyway */
+			}
+			while (!sp->quit && !sp->seek_ms)
+				pthread_cond_wait(&sp->cv, &sp->mu);
+			continue;
+		}
+		if (sp->paused || mono_ms() < due) {
+			if (sp->paused)
+				pthread_cond_wait(&sp->cv, &sp->mu);
+			else
+				wait_until(sp, due);
+			continue;
+		}
+		struct tui_snap *shown = cur;
+		deliver(sp, shown);
+		pthread_mutex_unlock(&sp->mu);
+		err = NULL;
+		cur = replay_next(sp, &err);
+		pthread_mutex_lock(&sp->mu);
+		deliver(sp, err);
+		if (cur) {
+			int64_t gap = cur->time_ms - sp->pos_ms;
+			if (gap < 0)
+				gap = 0;
+			if (gap > MAX_GAP_MS * sp->speed)
+				gap = (int64_t)(MAX_GAP_MS * sp->speed);
+			due = mono_ms() + (int64_t)(gap / sp->speed);
+		}
+	}
+	pthread_mutex_unlock(&sp->mu);
+	snap_free(cur);
+	return NULL;
+}
+#endif
+
+/* ---- public ---------------------------------------------------------------- */
+
+int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
+		  size_t errlen)
+{
+	struct sampler *sp = calloc(1, sizeof *sp);
+	*out = NULL;
+	if (!sp)
+		return VRAMZ_ENOMEM;
+	sp->o = *o;
+	sp->speed = o->speed > 0 ? o->speed : 1;
+	pthread_mutex_init(&sp->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&sp->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	sp->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	void *(*fn)(void *) = live_main;
+	if (o->replay_path) {
+#ifdef VRAMZ_TUI_REPLAY
+		int rc = vramz_log_open(&sp->log, o->replay_path);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s: %s", o->replay_path,
+				 sp->log && *vramz_log_error(sp->log) ? vramz_log_error(sp->log)
+								      : vramz_strerror(rc));
+			sampler_stop(sp);
+			return rc;
+		}
+		fn = replay_main;
+#else
+		snprintf(err, errlen, "--replay: log reading is not built in");
+		sampler_stop(sp);
+		return VRAMZ_EUNSUPPORTED;
+#endif
+	}
+	if (sp->efd < 0 || pthread_create(&sp->thread, NULL, fn, sp)) {
+		snprintf(err, errlen, "cannot start the sampler thread: %s", strerror(errno));
+		sampler_stop(sp);
+		return VRAMZ_ENOMEM;
+	}
+	sp->started = 1;
+	*out = sp;
+	return 0;
+}
+
+void sampler_stop(struct sampler *sp)
+{
+	if (!sp)
+		return;
+	pthread_mutex_lock(&sp->mu);
+	int running = sp->started;
+	sp->quit = 1;
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
+	if (running)
+		pthread_join(sp->thread, NULL);
+#ifdef VRAMZ_TUI_REPLAY
+	vramz_log_close(sp->log);
+#endif
+	snap_free(sp->head);
+	if (sp->efd >= 0)
+		close(sp->efd);
+	pthread_cond_destroy(&sp->cv);
+	pthread_mutex_destroy(&sp->mu);
+	free(sp);
+}
+
+int sampler_fd(const struct sampler *sp)
+{
+	return sp->efd;
+}
+
+struct tui_snap *sampler_take(struct sampler *sp)
+{
+	uint64_t n;
+	if (read(sp->efd, &n, sizeof n) < 0) {
+		/* EAGAIN: nothing new, the list below is empty or short */
+	}
+	pthread_mutex_lock(&sp->mu);
+	struct tui_snap *list = sp->head;
+	sp->head = sp->tail = NULL;
+	pthread_mutex_unlock(&sp->mu);
+	return list;
+}
+
+void sampler_poke(struct sampler *sp)
+{
+	pthread_mutex_lock(&sp->mu);
+	sp->poke = 1;
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
+}
+
+void sampler_pause(struct sampler *sp, int paused)
+{
+	pthread_mutex_lock(&sp->mu);
+	sp->paused = paused;
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
+}
+
+void sampler_seek(struct sampler *sp, int64_t delta_ms)
+{
+	pthread_mutex_lock(&sp->mu);
+	sp->seek_ms += delta_ms;
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
+}
+
+void sampler_speed(struct sampler *sp, double factor)
+{
+	pthread_mutex_lock(&sp->mu);
+	sp->speed *= factor;
+	if (sp->speed < 0.125)
+		sp->speed = 0.125;
+	if (sp->speed > 64)
+		sp->speed = 64;
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
+}
+
+void sampler_get_state(struct sampler *sp, struct sampler_state *st)
+{
+	pthread_mutex_lock(&sp->mu);
+	st->replay = sp->o.replay_path != NULL;
+	st->paused = sp->paused;
+	st->ended = sp->ended;
+	st->speed = sp->speed;
+	st->pos_ms = sp->pos_ms;
+	st->first_ms = sp->first_ms;
+	pthread_mutex_unlock(&sp->mu);
+}

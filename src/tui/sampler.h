@@ -1,0 +1,50 @@
+/* sampler.h - the dashboard's background thread: it samples the GPUs (or
+ * plays a recorded log) on its own cadence and hands each tick to the UI
+ * thread as a copied snapshot, waking it through a file descriptor, so a
+ * slow NVML call never freezes the keyboard. */
+#ifndef VRAMZ_TUI_SAMPLER_H
+#define VRAMZ_TUI_SAMPLER_H
+
+#include <stdint.h>
+
+#include "tui/model.h"
+#include "vramz/vramz.h"
+
+struct sampler;
+
+struct sampler_opts {
+	vramz_ctx *ctx;            /* live: an opened, selected context */
+	const char *replay_path;   /* replay: a log file (ctx NULL) */
+	int64_t interval_ms;       /* live cadence */
+	unsigned flags;            /* VRAMZ_SAMPLE_* */
+	double speed;              /* replay: 1 = recorded pace */
+};
+
+/* Starts the thread; on failure returns a negative VRAMZ_E* code and a
+ * one-line reason in err. */
+int sampler_start(struct sampler **out, const struct sampler_opts *o,
+		  char *err, size_t errlen);
+/* Stops and joins the thread, frees what was not taken. */
+void sampler_stop(struct sampler *s);
+/* Readable while snapshots wait; sampler_take drains it. */
+int sampler_fd(const struct sampler *s);
+/* The waiting snapshots, oldest first (a list through ->next); NULL none. */
+struct tui_snap *sampler_take(struct sampler *s);
+void snap_free(struct tui_snap *list);
+/* Live: sample now instead of at the next tick (after a kill). */
+void sampler_poke(struct sampler *s);
+
+/* Replay controls; no effect on a live sampler. */
+void sampler_pause(struct sampler *s, int paused);
+void sampler_seek(struct sampler *s, int64_t delta_ms);
+void sampler_speed(struct sampler *s, double factor);
+
+struct sampler_state {
+	int replay, paused, ended;
+	double speed;
+	int64_t pos_ms;            /* time of the latest tick handed over */
+	int64_t first_ms;          /* replay: the log's first tick */
+};
+void sampler_get_state(struct sampler *s, struct sampler_state *st);
+
+#endif

@@ -1,0 +1,199 @@
+/* term.c - owns the terminal while `vramz top` runs.
+ *
+ * Signals go through a self-pipe: SIGWINCH, SIGINT, SIGTERM and SIGHUP
+ * only write a byte, and the main loop's poll() wakes on it, resizes or
+ * leaves through the one normal exit path that calls endwin().  A crash
+ * signal cannot wait for the loop: its handler restores the terminal
+ * there and then, and re-raises the signal with the default action so the
+ * exit status and core dump are what they would have been.
+ *
+ * Colour is a set of roles.  With colour (a colour terminal, no NO_COLOR,
+ * no --no-color) each role is a colour pair; without it each role maps to
+ * an attribute (bold, reverse, dim) so the screen stays readable.
+ */
+#include "tui/term.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static int sig_pipe[2] = {-1, -1};
+static volatile sig_atomic_t term_is_open;
+static int has_color, is_utf8, has_mouse;
+static attr_t attrs[R_COUNT];
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	char c = sig == SIGWINCH ? 'W' : 'Q';
+	if (write(sig_pipe[1], &c, 1) < 0) {
+		/* the pipe is full: the loop has enough to wake on */
+	}
+	errno = saved;
+}
+
+static void on_crash(int sig)
+{
+	/* endwin is not async-signal-safe, but the process is dying anyway
+	 * and a terminal left in raw mode is the worse outcome */
+	if (term_is_open) {
+		term_is_open = 0;
+		endwin();
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGWINCH, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_crash;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	static const int crash[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+	for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++)
+		sigaction(crash[i], &sa, NULL);
+}
+
+static void setup_roles(void)
+{
+	static const struct {
+		short fg, bg;
+		attr_t extra, mono;
+	} spec[R_COUNT] = {
+		[R_NORMAL] = {-1, -1, 0, 0},
+		[R_TITLE] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
+		[R_DIM] = {-1, -1, A_DIM, A_DIM},
+		[R_OK] = {COLOR_GREEN, -1, 0, A_BOLD},
+		[R_WARN] = {COLOR_YELLOW, -1, A_BOLD, A_BOLD},
+		[R_CRIT] = {COLOR_RED, -1, A_BOLD, A_BOLD | A_UNDERLINE},
+		[R_RSV] = {COLOR_MAGENTA, -1, 0, A_DIM},
+		[R_FREE] = {-1, -1, A_DIM, A_DIM},
+		[R_PLOT] = {COLOR_CYAN, -1, 0, 0},
+		[R_PLOT_UTIL] = {COLOR_YELLOW, -1, 0, A_DIM},
+		[R_SEL] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
+		[R_KEY] = {-1, -1, A_BOLD, A_BOLD},
+		[R_KEYTEXT] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
+		[R_HEAD] = {COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE},
+	};
+	for (int r = 0; r < R_COUNT; r++) {
+		if (!has_color) {
+			attrs[r] = spec[r].mono;
+			continue;
+		}
+		init_pair((short)(r + 1), spec[r].fg, spec[r].bg);
+		attrs[r] = COLOR_PAIR(r + 1) | spec[r].extra;
+	}
+}
+
+int term_open(const struct term_opts *o, char *err, size_t errlen)
+{
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		snprintf(err, errlen, "top needs a terminal (try vramz status)");
+		return -1;
+	}
+	setlocale(LC_ALL, "");
+	is_utf8 = !o->ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
+	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	set_escdelay(25); /* Esc answers at once; arrow keys still parse */
+	if (!newterm(NULL, stdout, stdin)) {
+		snprintf(err, errlen, "cannot set up terminal '%s'",
+			 getenv("TERM") ? getenv("TERM") : "(TERM unset)");
+		return -1;
+	}
+	term_is_open = 1;
+	install_signals();
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	has_color = !o->no_color && cli_color(stdout) && has_colors();
+	if (has_color) {
+		start_color();
+		use_default_colors();
+	}
+	setup_roles();
+	has_mouse = 0;
+	if (!o->no_mouse)
+		has_mouse = mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED |
+					      BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0;
+	mouseinterval(0);
+	return 0;
+}
+
+void term_close(void)
+{
+	if (term_is_open) {
+		term_is_open = 0;
+		if (has_mouse)
+			mousemask(0, NULL);
+		curs_set(1);
+		endwin();
+		fflush(stdout);
+	}
+}
+
+int term_signal_fd(void)
+{
+	return sig_pipe[0];
+}
+
+unsigned term_signals(void)
+{
+	char buf[64];
+	unsigned bits = 0;
+	ssize_t n;
+	while ((n = read(sig_pipe[0], buf, sizeof buf)) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			bits |= buf[i] == 'W' ? TERM_SIG_RESIZE : TERM_SIG_QUIT;
+	return bits;
+}
+
+void term_resize(void)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
+		resizeterm(ws.ws_row, ws.ws_col);
+	clearok(stdscr, TRUE);
+}
+
+attr_t term_attr(enum role r)
+{
+	return (unsigned)r < R_COUNT ? attrs[r] : 0;
+}
+
+int term_color(void)
+{
+	return has_color;
+}
+
+int term_utf8(void)
+{
+	return is_utf8;
+}
+
+int term_mouse(void)
+{
+	return has_mouse;
+}

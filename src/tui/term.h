@@ -1,0 +1,38 @@
+/* term.h - the terminal under `vramz top`: curses set up and torn down,
+ * colour roles that degrade to attributes on a monochrome terminal or with
+ * NO_COLOR, and signals turned into events the main loop polls for, so the
+ * terminal is restored on every way out (quit, SIGINT/TERM/HUP, a crash). */
+#ifndef VRAMZ_TUI_TERM_H
+#define VRAMZ_TUI_TERM_H
+
+#include <curses.h>
+
+enum role {
+	R_NORMAL, R_TITLE, R_DIM, R_OK, R_WARN, R_CRIT, R_RSV, R_FREE,
+	R_PLOT, R_PLOT_UTIL, R_SEL, R_KEY, R_KEYTEXT, R_HEAD,
+	R_COUNT
+};
+
+enum { TERM_SIG_RESIZE = 1, TERM_SIG_QUIT = 2 };
+
+struct term_opts {
+	int no_color;   /* --no-color (NO_COLOR is read here too) */
+	int no_mouse;
+	int ascii;      /* force ASCII glyphs even on a UTF-8 locale */
+};
+
+/* Sets up curses on the controlling terminal.  0, or -1 with err set. */
+int term_open(const struct term_opts *o, char *err, size_t errlen);
+/* Restores the terminal; safe to call twice. */
+void term_close(void);
+/* Readable when a signal arrived; term_signals drains it. */
+int term_signal_fd(void);
+unsigned term_signals(void);
+/* Re-reads the window size after SIGWINCH. */
+void term_resize(void);
+attr_t term_attr(enum role r);
+int term_color(void);
+int term_utf8(void);
+int term_mouse(void);
+
+#endif

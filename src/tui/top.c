@@ -1,0 +1,224 @@
+/* top.c - `vramz top`, the live dashboard: options, then one loop.
+ *
+ * The loop sleeps in poll() on three descriptors - the keyboard, the
+ * sampler thread's eventfd and the signal self-pipe - and draws a frame
+ * only when one of them had something: a new tick, a key, a resize.  No
+ * timer wakes it otherwise, so an idle dashboard costs one frame per
+ * sampling interval and nothing in between.
+ *
+ * Everything that can fail with a message for a person (bad options, no
+ * driver, an unreadable log) fails before curses takes the terminal, so
+ * the message lands on a normal screen.
+ */
+#include "tui/app.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tui/term.h"
+
+static int64_t interval_ms = 1000;
+static int64_t idle_after_ms = 10 * 60 * 1000;
+static double speed = 1;
+static int show_util, tree, no_mouse, ascii;
+static const char *sort_name = "vram";
+
+static const struct opt opts[] = {
+	{'i', "interval", OPT_DURATION, &interval_ms, "DURATION",
+	 "sampling interval (default 1s)"},
+	OPT_GPUS,
+	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "play a recorded log (vramz log) back"},
+	{0, "speed", OPT_DOUBLE, &speed, "X", "replay speed (default 1: as recorded)"},
+	{'s', "sort", OPT_STR, &sort_name, "COLUMN",
+	 "pid, user, job, gpu, vram (default), sm, idle or command"},
+	{'t', "tree", OPT_FLAG, &tree, NULL, "start in tree view"},
+	{'u', "util", OPT_FLAG, &show_util, NULL, "plot utilization beside memory"},
+	{0, "idle-after", OPT_DURATION, &idle_after_ms, "DURATION",
+	 "report processes idle this long that hold memory (default 10m)"},
+	{0, "ascii", OPT_FLAG, &ascii, NULL, "ASCII glyphs only"},
+	{0, "no-mouse", OPT_FLAG, &no_mouse, NULL, "leave the mouse to the terminal"},
+	OPT_NOCOLOR,
+	OPT_END,
+};
+
+static int sort_col(const char *s, enum model_col *out)
+{
+	static const char *const names[COL_COUNT] = {"pid", "user", "job", "gpu",
+						     "vram", "sm", "idle", "command"};
+	for (int i = 0; i < COL_COUNT; i++)
+		if (!strcasecmp(s, names[i]) || !strcasecmp(s, model_col_name((enum model_col)i))) {
+			*out = (enum model_col)i;
+			return 0;
+		}
+	if (!strcasecmp(s, "cmd") || !strcasecmp(s, "mem")) {
+		*out = !strcasecmp(s, "cmd") ? COL_CMD : COL_VRAM;
+		return 0;
+	}
+	return -1;
+}
+
+static void take_snapshots(struct app *a)
+{
+	struct tui_snap *list = sampler_take(a->sp);
+	if (!list)
+		return;
+	for (struct tui_snap *s = list; s; s = s->next)
+		model_feed(&a->m, s);
+	snap_free(list);
+	findings_update(&a->f, &a->m, &a->fo);
+	input_rearrange(a);
+	char msg[240];
+	if (kill_observe(&a->kw, &a->m, msg, sizeof msg))
+		app_status(a, strstr(msg, "still") ? R_WARN : R_OK, "%s", msg);
+}
+
+static int loop(struct app *a)
+{
+	struct pollfd fds[3] = {
+		{.fd = STDIN_FILENO, .events = POLLIN},
+		{.fd = sampler_fd(a->sp), .events = POLLIN},
+		{.fd = term_signal_fd(), .events = POLLIN},
+	};
+	int dirty = 1;
+	while (!a->v.quit) {
+		if (dirty) {
+			render_screen(a);
+			dirty = 0;
+		}
+		if (poll(fds, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue; /* the signal's byte is in the pipe */
+			return EXIT_FAIL;
+		}
+		if (fds[2].revents) {
+			unsigned sig = term_signals();
+			if (sig & TERM_SIG_QUIT)
+				break;
+			if (sig & TERM_SIG_RESIZE) {
+				term_resize();
+				dirty = 1;
+			}
+		}
+		if (fds[1].revents) {
+			take_snapshots(a);
+			dirty = 1;
+		}
+		if (fds[0].revents & (POLLHUP | POLLERR))
+			break; /* the terminal went away */
+		if (fds[0].revents) {
+			wint_t ch;
+			int rc;
+			while ((rc = get_wch(&ch)) != ERR) {
+				if (rc == KEY_CODE_YES && ch == KEY_RESIZE)
+					continue;
+				input_key(a, rc == KEY_CODE_YES, ch);
+				dirty = 1;
+				if (a->v.quit)
+					break;
+			}
+		}
+	}
+	return EXIT_OK;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	int nargs;
+	int rc = cli_parse("top", "[OPTIONS]",
+			   "The live dashboard: every GPU's memory (used / reserved / free), "
+			   "sensors and history, the processes holding memory, findings; "
+			   "sort, filter, kill.  Keys: ? on screen.",
+			   opts, argc, argv, &nargs);
+	int ex = cli_parse_exit(rc);
+	if (ex >= 0)
+		return ex;
+	if (nargs > 0) {
+		cli_err("top: unexpected argument '%s'", argv[0]);
+		return EXIT_USAGE;
+	}
+	if (interval_ms < 50) {
+		cli_err("-i: interval %lldms is below 50ms", (long long)interval_ms);
+		return EXIT_USAGE;
+	}
+	if (!(speed > 0 && speed <= 64)) {
+		cli_err("--speed: %g is not in (0, 64]", speed);
+		return EXIT_USAGE;
+	}
+	struct app *a = calloc(1, sizeof *a);
+	if (!a) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	model_init(&a->m);
+	a->v.ar.gpu = -1;
+	a->v.ar.tree = tree;
+	a->v.show_util = show_util;
+	a->v.sel = -1;
+	a->fo.idle_after_ms = idle_after_ms;
+	a->fo.min_bytes = 1ull << 30;
+	if (sort_col(sort_name, &a->v.ar.sort)) {
+		cli_err("--sort: unknown column '%s'", sort_name);
+		free(a);
+		return EXIT_USAGE;
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cli_err("top needs a terminal (try vramz status)");
+		free(a);
+		return EXIT_FAIL;
+	}
+	vramz_ctx *ctx = NULL;
+	if (!g_opts.replay) {
+		ex = cli_open(&ctx);
+		if (ex) {
+			free(a);
+			return ex;
+		}
+	}
+	a->replay = g_opts.replay != NULL;
+	struct sampler_opts so = {
+		.ctx = ctx, .replay_path = g_opts.replay, .interval_ms = interval_ms,
+		.flags = VRAMZ_SAMPLE_DEFAULT, .speed = speed,
+	};
+	char err[300];
+	struct term_opts to = {.no_color = g_opts.no_color, .no_mouse = no_mouse, .ascii = ascii};
+	/* the sampler thread must not take our signals: block them while it
+	 * is created so it inherits the mask, then unblock them here */
+	sigset_t all, old;
+	sigemptyset(&all);
+	sigaddset(&all, SIGWINCH);
+	sigaddset(&all, SIGINT);
+	sigaddset(&all, SIGTERM);
+	sigaddset(&all, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = sampler_start(&a->sp, &so, err, sizeof err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc < 0) {
+		cli_err("%s", err);
+		vramz_close(ctx);
+		free(a);
+		return EXIT_FAIL;
+	}
+	if (term_open(&to, err, sizeof err)) {
+		sampler_stop(a->sp);
+		vramz_close(ctx);
+		cli_err("%s", err);
+		free(a);
+		return EXIT_FAIL;
+	}
+	ex = loop(a);
+	term_close();
+	sampler_stop(a->sp);
+	vramz_close(ctx);
+	model_free(&a->m);
+	free(a);
+	return ex;
+}
