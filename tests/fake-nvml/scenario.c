@@ -45,7 +45,8 @@ static int fail(struct parser *p, const char *fmt, ...)
 static int fail(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(p->err, p->errlen, "%s:%u: ", p->path, p->line);
+	int n = p->line ? snprintf(p->err, p->errlen, "%s:%u: ", p->path, p->line) :
+			  snprintf(p->err, p->errlen, "%s: ", p->path);
 
 	if (n < 0 || (size_t)n >= p->errlen)
 		return -1;
