@@ -13,7 +13,6 @@
  */
 #include "fake.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
