@@ -64,7 +64,7 @@ struct proc_user {
 struct proc_cache {
 	int rootfd;           /* -1: root unreadable, every pid not visible */
 	uint32_t gen;
-	unsigned slots, count; /* slots: a power of two */
+	unsigned slots, bits, count; /* slots == 1 << bits */
 	struct proc_entry *tab;
 	/* getpwuid_r may ask LDAP/sssd: never more than once per uid. */
 	struct proc_user users[PROC_USERS];
@@ -475,6 +475,7 @@ struct proc_cache *proc_cache_new(const char *root)
 	if (!pc)
 		return NULL;
 	pc->slots = PROC_SLOTS_MIN;
+	pc->bits = 6;
 	pc->tab = calloc(pc->slots, sizeof *pc->tab);
 	if (!pc->tab) {
 		free(pc);
@@ -499,7 +500,9 @@ void proc_cache_free(struct proc_cache *pc)
 
 static unsigned proc_home(const struct proc_cache *pc, uint32_t pid)
 {
-	return (pid * 2654435761u) & (pc->slots - 1);
+	/* Fibonacci hashing: the high bits of the product, since its low bits
+	 * are only a permutation of the pid's low bits. */
+	return (unsigned)(((uint64_t)pid * 0x9e3779b97f4a7c15ull) >> (64 - pc->bits));
 }
 
 /* Linear probing: the slot holding pid, or the empty slot where it belongs. */
@@ -522,6 +525,7 @@ static int proc_grow(struct proc_cache *pc)
 		return -1;
 	pc->tab = tab;
 	pc->slots = oslots * 2;
+	pc->bits++;
 	for (i = 0; i < oslots; i++)
 		if (old[i].pid)
 			*proc_slot(pc, old[i].pid) = old[i];

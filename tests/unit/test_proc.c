@@ -220,9 +220,13 @@ static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW 
 static int fake_setup(void **state)
 {
 	(void)state;
-	strcpy(root, "/tmp/vramz-proc-XXXXXX");
-	if (!mkdtemp(root))
-		return -1;
+	/* tmpfs when there is one: the tree has some 15000 files. */
+	strcpy(root, "/dev/shm/vramz-proc-XXXXXX");
+	if (!mkdtemp(root)) {
+		strcpy(root, "/tmp/vramz-proc-XXXXXX");
+		if (!mkdtemp(root))
+			return -1;
+	}
 	return chmod(root, 0755); /* the unprivileged child below reads it */
 }
 
@@ -438,32 +442,40 @@ static void test_fake_reuse_and_exec(void **state)
 }
 
 /* The cache is observed from outside: a rewritten cmdline shows only once
- * the entry was dropped. */
+ * the entry was dropped.  Scattered pids, as on a busy host, so that probe
+ * chains in the table collide and deletions must keep them whole. */
 static void test_fake_sweep(void **state)
 {
-	enum { N = 1000, BASE = 10000 };
+	enum { N = 1500 };
+	static unsigned pids[N];
+	static unsigned char used[1u << 19];
 	struct proc_cache *pc = proc_cache_new(root);
 	vramz_proc_sample p;
-	unsigned i;
+	unsigned i, seed = 12345;
 
 	(void)state;
+	for (i = 0; i < N; i++) {
+		do {
+			seed = seed * 1103515245u + 12345u;
+			pids[i] = 100000 + ((seed >> 8) & ((1u << 19) - 1));
+		} while (used[pids[i] - 100000]++);
+		put_proc(pids[i], "w", 100 + i, 0, "old\0", 4, "0::/\n");
+	}
 	for (i = 0; i < N; i++)
-		put_proc(BASE + i, "w", 100 + i, 0, "old\0", 4, "0::/\n");
-	for (i = 0; i < N; i++)
-		assert_int_equal(attr(pc, BASE + i, &p), 0);
+		assert_int_equal(attr(pc, pids[i], &p), 0);
 	proc_cache_sweep(pc); /* all used: all kept */
 	for (i = 0; i < N; i++)
-		put(BASE + i, "cmdline", "new\0", 4);
+		put(pids[i], "cmdline", "new\0", 4);
 	for (i = 0; i < N; i += 2)
-		assert_int_equal(attr(pc, BASE + i, &p), 0);
-	proc_cache_sweep(pc); /* odd pids unused this tick: dropped */
+		assert_int_equal(attr(pc, pids[i], &p), 0);
+	proc_cache_sweep(pc); /* odd ones unused this tick: dropped */
 	for (i = 0; i < N; i++) {
-		assert_int_equal(attr(pc, BASE + i, &p), 0);
+		assert_int_equal(attr(pc, pids[i], &p), 0);
 		assert_string_equal(p.cmdline, i % 2 ? "new" : "old");
 	}
 	proc_cache_sweep(pc);
 	proc_cache_sweep(pc); /* nothing used: all dropped */
-	assert_int_equal(attr(pc, BASE, &p), 0);
+	assert_int_equal(attr(pc, pids[0], &p), 0);
 	assert_string_equal(p.cmdline, "new");
 	proc_cache_free(pc);
 }
