@@ -71,6 +71,8 @@ static const struct {
 	/* Docker inside a Slurm job is both */
 	{ "0::/system.slice/slurmstepd.scope/job_9/step_0/docker-" CID ".scope\n",
 	  CID, "", "9" },
+	/* v1 lines that disagree: the first one naming a container wins */
+	{ "12:memory:/docker/" CID "\n0::/docker/" CID2 "\n", CID, "", "" },
 	/* docker-in-docker: the innermost container runs the process */
 	{ "0::/docker/" CID2 "/docker/" CID "\n", CID, "", "" },
 	/* vramz in a container with its own cgroup namespace sees ".." */
@@ -523,6 +525,7 @@ static void test_fake_permissions(void **state)
 	vramz_proc_sample p;
 	char path[128];
 	pid_t child;
+	uid_t owner;
 	int st;
 
 	(void)state;
@@ -532,9 +535,11 @@ static void test_fake_permissions(void **state)
 	snprintf(path, sizeof path, "%s/4502/status", root);
 	unlink(path);
 	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/4502", root);
+	owner = geteuid() == 0 && !chown(path, 54321, 54321) ? 54321 : geteuid();
 	assert_int_equal(attr(pc, 4502, &p), 0);
 	assert_true(p.valid & VRAMZ_P_VISIBLE);
-	assert_int_equal(p.uid, getuid());
+	assert_int_equal(p.uid, owner);
 	assert_string_equal(p.cmdline, "half");
 	assert_string_equal(p.container, CID);
 	assert_int_equal(p.ns_pid, 0); /* unknown */
@@ -589,6 +594,18 @@ static void test_fake_long_status(void **state)
 	assert_int_equal(attr(pc, 4600, &p), 0);
 	assert_int_equal(p.ns_pid, 1);
 	assert_string_equal(p.user, "root");
+
+	/* The tail of an overlong line is not a line: it must not pass for a
+	 * "Uid:" (each 2047-byte piece of this one starts with one). */
+	n = (size_t)snprintf(s, cap, "Name:\tbig\nUid:\t0\t0\t0\t0\n");
+	for (g = 0; g < 400; g++)
+		n += (size_t)snprintf(s + n, cap - n, "%-23s", "Uid:\t999");
+	n += (size_t)snprintf(s + n, cap - n, "\nNSpid:\t4601\n");
+	put_proc(4601, "big", 41, 0, "big\0", 4, "0::/\n");
+	put(4601, "status", s, n);
+	assert_int_equal(attr(pc, 4601, &p), 0);
+	assert_int_equal(p.uid, 0);
+	assert_int_equal(p.ns_pid, 4601);
 	free(s);
 	proc_cache_free(pc);
 }
