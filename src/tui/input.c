@@ -106,14 +106,14 @@ static void apply_prompt(struct app *a)
 	if (v->prompt == PROMPT_TEXT) {
 		snprintf(v->ar.text, sizeof v->ar.text, "%s", v->input);
 	} else if (v->prompt == PROMPT_USER) {
-		snprintf(v->ar.user, sizeof v->ar.user, "%s", v->input);
+		snprintf(v->ar.user, sizeof v->ar.user, "%.*s", (int)sizeof v->ar.user - 1, v->input);
 	} else {
 		char *end;
 		long g = strtol(v->input, &end, 10);
 		if (!v->input[0]) {
 			v->ar.gpu = -1;
 		} else if (*end || g < 0 || g >= MODEL_MAX_GPUS) {
-			app_status(a, R_WARN, "GPU filter: '%s' is not a GPU index", v->input);
+			app_status(a, ROLE_WARN, "GPU filter: '%s' is not a GPU index", v->input);
 			return;
 		} else {
 			v->ar.gpu = (int)g;
@@ -154,15 +154,15 @@ static void start_kill(struct app *a)
 	const struct model_row *r = selected(a);
 	char why[200];
 	if (a->replay) {
-		app_status(a, R_WARN, "kill is off while replaying a log");
+		app_status(a, ROLE_WARN, "kill is off while replaying a log");
 		return;
 	}
 	if (!r) {
-		app_status(a, R_WARN, "no process selected");
+		app_status(a, ROLE_WARN, "no process selected");
 		return;
 	}
 	if (kill_allowed(r, why, sizeof why)) {
-		app_status(a, R_CRIT, "%s", why);
+		app_status(a, ROLE_CRIT, "%s", why);
 		return;
 	}
 	a->v.confirm_pid = r->pid;
@@ -188,19 +188,19 @@ static void confirm_key(struct app *a, int is_key, wint_t ch)
 	struct view *v = &a->v;
 	v->mode = MODE_NORMAL;
 	if (is_key || (ch != 'y' && ch != 'Y')) {
-		app_status(a, R_NORMAL, "kill cancelled");
+		app_status(a, ROLE_NORMAL, "kill cancelled");
 		return;
 	}
 	int i = model_find_pid(&a->m, v->confirm_pid);
 	if (i < 0) {
-		app_status(a, R_WARN, "pid %u has left the GPU list: not signalled",
+		app_status(a, ROLE_WARN, "pid %u has left the GPU list: not signalled",
 			   v->confirm_pid);
 		return;
 	}
 	char msg[240];
 	int rc = kill_send(&a->kw, &a->m, &a->m.rows[i], app_signals[v->sig_choice], msg,
 			   sizeof msg);
-	app_status(a, rc ? R_CRIT : R_OK, "%s", msg);
+	app_status(a, rc ? ROLE_CRIT : ROLE_OK, "%s", msg);
 	if (rc == 0)
 		sampler_poke(a->sp);
 }
@@ -311,7 +311,7 @@ void input_key(struct app *a, int is_key, wint_t ch)
 		if (a->replay)
 			replay_key(a, ch, 0);
 		else if (ch == ' ')
-			app_status(a, R_NORMAL, "space pauses a replay (vramz top --replay FILE)");
+			app_status(a, ROLE_NORMAL, "space pauses a replay (vramz top --replay FILE)");
 		break;
 	case 12: clearok(stdscr, TRUE); break; /* ^L */
 	default: break;

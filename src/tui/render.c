@@ -107,9 +107,9 @@ static const char *gpu_short_name(const char *name)
 static int used_role(uint64_t used, uint64_t total)
 {
 	if (!total)
-		return R_OK;
+		return ROLE_OK;
 	double f = (double)used / (double)total;
-	return f >= 0.95 ? R_CRIT : f >= 0.80 ? R_WARN : R_OK;
+	return f >= 0.95 ? ROLE_CRIT : f >= 0.80 ? ROLE_WARN : ROLE_OK;
 }
 
 /* ---- GPU area -------------------------------------------------------------- */
@@ -120,12 +120,12 @@ static void mem_bar(int y, int x, int w, const vramz_gpu_sample *s)
 	if (w < 3)
 		return;
 	int utf = term_utf8();
-	put(y, x, 1, R_DIM, "[", 0);
-	put(y, x + w - 1, 1, R_DIM, "]", 0);
+	put(y, x, 1, ROLE_DIM, "[", 0);
+	put(y, x + w - 1, 1, ROLE_DIM, "]", 0);
 	w -= 2;
 	x++;
 	if (!(s->valid & VRAMZ_F_MEM) || !s->mem_total_bytes) {
-		put(y, x, w, R_DIM, " memory unknown", 1);
+		put(y, x, w, ROLE_DIM, " memory unknown", 1);
 		return;
 	}
 	uint64_t total = s->mem_total_bytes;
@@ -146,13 +146,13 @@ static void mem_bar(int y, int x, int w, const vramz_gpu_sample *s)
 		int r;
 		if (i < nr) {
 			g = utf ? "▒" : "%";
-			r = R_RSV;
+			r = ROLE_RSV;
 		} else if (i < nr + nu) {
 			g = utf ? "█" : "#";
 			r = role;
 		} else {
 			g = utf ? "·" : ".";
-			r = R_FREE;
+			r = ROLE_FREE;
 		}
 		put(y, x + i, 1, r, g, 0);
 	}
@@ -182,9 +182,9 @@ static void plot(int y, int x, int w, int h, const struct model_gpu *g, int util
 			int fill = level - (h - 1 - r) * 8;
 			fill = fill < 0 ? 0 : fill > 8 ? 8 : fill;
 			if (level < 0)
-				put(y + r, x + c, 1, R_DIM, r == h - 1 ? "-" : " ", 0);
+				put(y + r, x + c, 1, ROLE_DIM, " ", 0);
 			else
-				put(y + r, x + c, 1, util ? R_PLOT_UTIL : R_PLOT, glyph[fill], 0);
+				put(y + r, x + c, 1, util ? ROLE_PLOT_UTIL : ROLE_PLOT, glyph[fill], 0);
 		}
 	}
 }
@@ -197,7 +197,7 @@ static void sparkline(int y, int x, int w, const struct model_gpu *g)
 
 static void sensors(char *buf, size_t len, const vramz_gpu_sample *s, int wide)
 {
-	char u[16], t[16], p[32];
+	char u[16], t[16], p[40];
 	fmt_uint_if(u, sizeof u, s->valid & VRAMZ_F_UTIL, s->util_gpu_pct, "%");
 	if (s->valid & VRAMZ_F_TEMP)
 		snprintf(t, sizeof t, "%dC", s->temp_c);
@@ -227,131 +227,170 @@ static void pcie(char *buf, size_t len, const struct tui_gpu *g)
 		snprintf(buf, len, "%ux%u", s->pcie_gen, s->pcie_width);
 }
 
-static int gpu_lost(int y, const struct model_gpu *g, int compact)
+static int gpu_lost(int y, int x0, int w, const struct model_gpu *g, int compact)
 {
 	const vramz_gpu_sample *s = &g->cur.s;
 	if (!s->lost && g->present)
 		return 0;
-	putf(y, 0, COLS, R_CRIT, compact ? "%2u %-10.10s %s" : "GPU %u  %s  %s", s->index,
+	putf(y, x0, w, ROLE_CRIT, compact ? "%2u  %-10.10s %s" : "GPU %u  %s  %s", s->index,
 	     gpu_short_name(g->cur.name),
 	     s->lost ? "LOST: fell off the bus" : "not read this tick");
 	return 1;
 }
 
-static void gpu_compact(int y, const struct model_gpu *g)
+/* Column positions of the one-line-per-GPU layout, shared by its legend. */
+struct compact_cols {
+	int bar, bar_w, used, sens, link, spark;
+};
+
+static void compact_cols(struct compact_cols *c)
 {
-	const vramz_gpu_sample *s = &g->cur.s;
-	if (gpu_lost(y, g, 1))
-		return;
-	char a[16], b[16], sens[64], link[32];
-	int mark = g->finding >= SEV_CRIT ? R_CRIT : g->finding ? R_WARN : R_NORMAL;
-	putf(y, 0, 3, mark, "%2u%s", s->index, g->finding ? "!" : " ");
-	put(y, 3, 10, R_TITLE, gpu_short_name(g->cur.name), 1);
-	int bw = COLS >= 120 ? 30 : COLS >= 90 ? 20 : 14;
-	mem_bar(y, 14, bw, s);
-	int x = 14 + bw + 1;
-	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
-	x += putf(y, x, 12, used_role(s->mem_used_bytes, s->mem_total_bytes), "%5s",
-		  short_bytes(a, sizeof a, has_mem, s->mem_used_bytes));
-	x += putf(y, x, 7, R_DIM, "/%-5s", short_bytes(b, sizeof b, has_mem, s->mem_total_bytes));
-	sensors(sens, sizeof sens, s, 0);
-	x += putf(y, x, 24, R_NORMAL, " %s", sens);
-	if (COLS - x >= 14) {
-		pcie(link, sizeof link, &g->cur);
-		x += putf(y, x, 6, R_DIM, " %-5s", link);
-	}
-	if (COLS - x >= 6)
-		sparkline(y, x + 1, COLS - x - 1, g);
+	c->bar = 15;
+	c->bar_w = COLS >= 120 ? 30 : COLS >= 90 ? 20 : 14;
+	c->used = c->bar + c->bar_w + 1;
+	c->sens = c->used + 11;
+	c->link = c->sens + 20;
+	c->spark = COLS - c->link >= 14 ? c->link + 6 : c->link;
+	if (COLS - c->link < 14)
+		c->link = -1;
 }
 
-static void gpu_full(int y, int plot_h, int show_util, const struct model_gpu *g)
+static void compact_legend(int y, const struct compact_cols *c)
+{
+	move(y, 0);
+	clrtoeol();
+	put(y, 0, 14, ROLE_DIM, "GPU NAME", 0);
+	if (c->bar_w >= 24)
+		put(y, c->bar, c->bar_w, ROLE_DIM, term_utf8() ? "MEMORY █used ▒rsv ·free"
+								: "MEMORY #used %rsv .free", 0);
+	else
+		put(y, c->bar, c->bar_w, ROLE_DIM, "MEMORY", 0);
+	put(y, c->used, 10, ROLE_DIM, " USED/TOT", 0);
+	put(y, c->sens, 20, ROLE_DIM, "UTIL TEMP     POWER", 0);
+	if (c->link >= 0)
+		put(y, c->link, 6, ROLE_DIM, " PCIe", 0);
+	if (COLS - c->spark >= 8)
+		put(y, c->spark + 1, COLS - c->spark - 1, ROLE_DIM, "MEMORY HISTORY", 0);
+}
+
+static void gpu_compact(int y, const struct compact_cols *c, const struct model_gpu *g)
 {
 	const vramz_gpu_sample *s = &g->cur.s;
-	char a[24], b[24], c[24], d[24], sens[96], link[32];
-	if (gpu_lost(y, g, 0))
+	if (gpu_lost(y, 0, COLS, g, 1))
 		return;
-	int mark = g->finding >= SEV_CRIT ? R_CRIT : g->finding ? R_WARN : R_TITLE;
-	int x = putf(y, 0, 40, mark, "GPU %u%s %s", s->index, g->finding ? "!" : "",
+	char a[16], b[16], sens[96], link[64];
+	int mark = g->finding >= SEV_CRIT ? ROLE_CRIT : g->finding ? ROLE_WARN : ROLE_NORMAL;
+	putf(y, 0, 3, mark, "%2u%s", s->index, g->finding ? "!" : " ");
+	put(y, 4, 10, ROLE_TITLE, gpu_short_name(g->cur.name), 1);
+	mem_bar(y, c->bar, c->bar_w, s);
+	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
+	putf(y, c->used, 5, used_role(s->mem_used_bytes, s->mem_total_bytes), "%5s",
+	     short_bytes(a, sizeof a, has_mem, s->mem_used_bytes));
+	putf(y, c->used + 5, 6, ROLE_DIM, "/%-5s",
+	     short_bytes(b, sizeof b, has_mem, s->mem_total_bytes));
+	sensors(sens, sizeof sens, s, 0);
+	put(y, c->sens, 20, ROLE_NORMAL, sens, 0);
+	if (c->link >= 0) {
+		pcie(link, sizeof link, &g->cur);
+		putf(y, c->link, 6, ROLE_DIM, " %-5s", link);
+	}
+	if (COLS - c->spark >= 8)
+		sparkline(y, c->spark + 1, COLS - c->spark - 1, g);
+}
+
+/* One GPU as a block of plot_h + 2 lines, w columns wide from x0. */
+static void gpu_full(int y, int x0, int w, int plot_h, int show_util,
+		     const struct model_gpu *g)
+{
+	const vramz_gpu_sample *s = &g->cur.s;
+	char a[24], b[24], c[24], d[24], sens[128], link[64];
+	if (gpu_lost(y, x0, w, g, 0))
+		return;
+	int mark = g->finding >= SEV_CRIT ? ROLE_CRIT : g->finding ? ROLE_WARN : ROLE_TITLE;
+	int x = putf(y, x0, w, mark, "GPU %u%s %s", s->index, g->finding ? "!" : "",
 		     gpu_short_name(g->cur.name));
 	sensors(sens, sizeof sens, s, 1);
 	pcie(link, sizeof link, &g->cur);
-	x = x < 24 ? 24 : x + 2;
-	putf(y, x, COLS - x, R_NORMAL, "%s  PCIe %s", sens, link);
+	x = x < 22 ? 22 : x + 2;
+	putf(y, x0 + x, w - x, ROLE_NORMAL, "%s  PCIe %s", sens, link);
 	/* bar + numbers */
 	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
 	int has_rsv = (s->valid & VRAMZ_F_MEM_RESERVED) != 0;
 	char nums[160];
-	snprintf(nums, sizeof nums, " used %s  rsv %s  free %s / %s",
+	snprintf(nums, sizeof nums, " used %9s  rsv %8s  free %9s / %-9s",
 		 fmt_bytes_if(a, sizeof a, has_mem, s->mem_used_bytes),
 		 fmt_bytes_if(b, sizeof b, has_rsv, s->mem_reserved_bytes),
 		 fmt_bytes_if(c, sizeof c, has_mem, s->mem_free_bytes),
 		 fmt_bytes_if(d, sizeof d, has_mem, s->mem_total_bytes));
 	int nw = (int)strlen(nums);
-	int bw = COLS - 2 - nw;
+	int bw = w - 2 - nw;
 	if (bw < 12)
 		bw = 12;
-	mem_bar(y + 1, 2, bw, s);
-	put(y + 1, 2 + bw, COLS - 2 - bw, R_NORMAL, nums, 0);
-	/* history */
-	int pw = COLS - 9;
-	int uw = 0;
+	mem_bar(y + 1, x0 + 1, bw, s);
+	put(y + 1, x0 + 1 + bw, w - 1 - bw, ROLE_NORMAL, nums, 0);
+	/* history: memory, and utilization beside it when asked */
+	int pw = w - 8, uw = 0;
 	if (show_util && pw > 40) {
 		uw = pw / 3;
 		pw -= uw + 6;
 	}
-	const struct hist_point *old = model_hist(g, (unsigned)(pw - 1));
-	if (!old)
-		old = model_hist(g, g->hist_n ? g->hist_n - 1 : 0);
 	const struct hist_point *now = model_hist(g, 0);
-	put(y + 2, 0, 8, R_DIM, "  mem", 0);
-	put(y + 2 + plot_h - 1, 0, 8, R_DIM,
-	    old && now ? fmt_duration(a, sizeof a, now->time_ms - old->time_ms) : "", 0);
-	plot(y + 2, 8, pw, plot_h, g, 0);
+	const struct hist_point *old = model_hist(g, (unsigned)(pw - 1));
+	if (!old && g->hist_n)
+		old = model_hist(g, g->hist_n - 1);
+	put(y + 2, x0 + 1, 6, ROLE_DIM, "mem", 0);
+	if (old && now && now->time_ms > old->time_ms)
+		putf(y + 1 + plot_h, x0 + 1, 6, ROLE_DIM, "-%s",
+		     fmt_duration(a, sizeof a, now->time_ms - old->time_ms));
+	plot(y + 2, x0 + 7, pw, plot_h, g, 0);
 	if (uw) {
-		put(y + 2, 8 + pw + 1, 5, R_DIM, "util", 0);
-		plot(y + 2, 8 + pw + 6, uw, plot_h, g, 1);
+		put(y + 2, x0 + 7 + pw + 1, 5, ROLE_DIM, "util", 0);
+		plot(y + 2, x0 + 7 + pw + 6, uw, plot_h, g, 1);
 	}
 }
 
-/* Rows the GPU area takes; 0 when nothing fits. */
+/* Rows the GPU area takes. */
 static int gpu_area(const struct app *a, int y, int avail)
 {
 	const struct model *m = &a->m;
 	int n = (int)m->ngpus;
 	if (n == 0 || avail <= 0)
 		return 0;
-	int room = avail - 1 - TABLE_MIN_ROWS; /* the table keeps a few rows */
+	/* the process table keeps a third of the screen */
+	int keep = avail / 3 > TABLE_MIN_ROWS ? avail / 3 : TABLE_MIN_ROWS;
+	int room = avail - 1 - keep;
+	int cols = COLS >= 160 && n > 1 ? 2 : 1;
+	int blocks = (n + cols - 1) / cols;
 	int full = a->v.layout == LAYOUT_FULL ||
-		   (a->v.layout == LAYOUT_AUTO && COLS >= 70 && n * 4 <= room);
-	if (full && n * 3 <= avail) {
-		int per = (room > n * 4 ? room : avail) / n;
+		   (a->v.layout == LAYOUT_AUTO && COLS >= 70 && blocks * 4 <= room);
+	if (full && blocks * 3 <= avail) {
+		int per = (blocks * 4 <= room ? room : avail) / blocks;
 		int plot_h = per - 2;
 		plot_h = plot_h > 8 ? 8 : plot_h < 1 ? 1 : plot_h;
+		int bw = COLS / cols;
 		int shown = 0;
-		for (int i = 0; i < n && y + shown + plot_h + 2 <= y + avail; i++) {
-			gpu_full(y + shown, plot_h, a->v.show_util, &m->gpus[i]);
+		for (int i = 0; i < n; i += cols) {
+			if (shown + plot_h + 2 > avail)
+				break;
+			for (int c = 0; c < cols && i + c < n; c++)
+				gpu_full(y + shown, c * bw, bw - (c + 1 < cols ? 2 : 0), plot_h,
+					 a->v.show_util, &m->gpus[i + c]);
 			shown += plot_h + 2;
 		}
 		return shown;
 	}
 	/* compact: a legend line, then one line per GPU */
+	struct compact_cols cc;
+	compact_cols(&cc);
 	int lines = n + 1 <= avail ? n + 1 : avail;
-	put(y, 0, COLS, R_DIM, "GPU NAME       MEMORY used/reserved/free      "
-	    "      UTIL TEMP     POWER PCIe  HISTORY", 1);
-	if (COLS >= 90) { /* the legend follows the bar's width */
-		int bw = COLS >= 120 ? 30 : 20;
-		put(y, 14, bw + 14, R_DIM, "MEMORY used/reserved/free", 1);
-		putf(y, 14 + bw + 1, COLS, R_DIM, " USED/TOTAL  UTIL TEMP     POWER PCIe  HISTORY");
-	} else {
-		putf(y, 14, COLS, R_DIM, "MEMORY [used]  USED/TOTAL  UTIL TEMP     POWER");
-	}
+	compact_legend(y, &cc);
 	for (int i = 0; i < lines - 1; i++) {
 		if (i == lines - 2 && lines - 1 < n) {
-			putf(y + 1 + i, 0, COLS, R_WARN, "  +%d more GPUs: enlarge the terminal "
+			putf(y + 1 + i, 0, COLS, ROLE_WARN, "  +%d more GPUs: enlarge the terminal "
 			     "or choose with -g", n - i);
 			break;
 		}
-		gpu_compact(y + 1 + i, &m->gpus[i]);
+		gpu_compact(y + 1 + i, &cc, &m->gpus[i]);
 	}
 	return lines;
 }
@@ -377,7 +416,7 @@ static void table_widths(struct colw *c)
 static void table_header(const struct app *a, int y, const struct colw *c)
 {
 	int x = 1;
-	attr_t at = term_attr(R_HEAD);
+	attr_t at = term_attr(ROLE_HEAD);
 	attron(at);
 	mvhline(y, 0, ' ', COLS);
 	attroff(at);
@@ -390,7 +429,7 @@ static void table_header(const struct app *a, int y, const struct colw *c)
 		int right = i == COL_PID || i == COL_VRAM || i == COL_SM || i == COL_IDLE;
 		char f[40];
 		snprintf(f, sizeof f, right ? "%*s" : "%-*s", c->w[i], t);
-		put(y, x, c->w[i], sorted ? R_KEYTEXT : R_HEAD, f, 0);
+		put(y, x, c->w[i], sorted ? ROLE_KEYTEXT : ROLE_HEAD, f, 0);
 		x += c->w[i] + 1;
 	}
 }
@@ -420,22 +459,22 @@ static void table_row(const struct app *a, int y, const struct model_row *r, int
 	const char *branch = term_utf8() ? "└ " : "`-";
 	snprintf(cells[COL_CMD], sizeof cells[0], "%*s%s%s", r->depth > 1 ? (r->depth - 1) * 2 : 0,
 		 "", r->depth ? branch : "", r->cmd);
-	int base = sel ? R_SEL : r->group ? R_DIM : R_NORMAL;
+	int base = sel ? ROLE_SEL : r->group ? ROLE_DIM : ROLE_NORMAL;
 	if (sel) {
-		attr_t at = term_attr(R_SEL);
+		attr_t at = term_attr(ROLE_SEL);
 		attron(at);
 		mvhline(y, 0, ' ', COLS);
 		attroff(at);
 	}
 	if (r->finding)
-		put(y, 0, 1, sel ? R_SEL : r->finding >= SEV_CRIT ? R_CRIT : R_WARN, "!", 0);
+		put(y, 0, 1, sel ? ROLE_SEL : r->finding >= SEV_CRIT ? ROLE_CRIT : ROLE_WARN, "!", 0);
 	int x = 1;
 	for (int i = 0; i < COL_COUNT; i++) {
 		int role = base;
 		if (!sel && i == COL_CMD && !r->visible)
-			role = R_DIM;
+			role = ROLE_DIM;
 		if (!sel && i == COL_VRAM && r->finding)
-			role = R_WARN;
+			role = ROLE_WARN;
 		put(y, x, c->w[i], role, cells[i], sel);
 		x += c->w[i] + 1;
 	}
@@ -465,7 +504,7 @@ static void table(struct app *a, int y, int rows)
 	if (m->norder == 0) {
 		const struct arrange *ar = &v->ar;
 		int filtered = ar->text[0] || ar->user[0] || ar->gpu >= 0;
-		put(y, 2, COLS - 2, R_DIM, m->nrows ? "no process matches the filter (Esc clears it)"
+		put(y, 2, COLS - 2, ROLE_DIM, m->nrows ? "no process matches the filter (Esc clears it)"
 					   : filtered ? "no process matches the filter"
 						      : "no process holds GPU memory", 0);
 		return;
@@ -494,8 +533,8 @@ static void header(const struct app *a)
 		o += (size_t)snprintf(filt + o, sizeof filt - o, " gpu=%d", ar->gpu);
 	if (ar->text[0] && o < sizeof filt)
 		snprintf(filt + o, sizeof filt - o, " /%s", ar->text);
-	int x = put(0, 0, COLS, R_TITLE, "vramz top", 0);
-	x += putf(0, x, COLS - x, R_NORMAL, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
+	int x = put(0, 0, COLS, ROLE_TITLE, "vramz top", 0);
+	x += putf(0, x, COLS - x, ROLE_NORMAL, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
 		  m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
 		  ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);
 	if (a->replay) {
@@ -505,10 +544,10 @@ static void header(const struct app *a)
 		snprintf(r, sizeof r, "REPLAY %gx %s  %s", st.speed,
 			 st.ended ? "[end]" : st.paused ? "[paused]" : "", when);
 		int w = (int)strlen(r);
-		put(0, COLS - w > x + 1 ? COLS - w : x + 1, w, R_WARN, r, 0);
+		put(0, COLS - w > x + 1 ? COLS - w : x + 1, w, ROLE_WARN, r, 0);
 	} else {
 		int w = (int)strlen(when);
-		put(0, COLS - w, w, R_NORMAL, when, 0);
+		put(0, COLS - w, w, ROLE_NORMAL, when, 0);
 	}
 }
 
@@ -520,8 +559,8 @@ static int findings_panel(const struct app *a, int y, int max)
 		char text[200];
 		const struct finding *x = &f->v[i];
 		findings_text(x, text, sizeof text);
-		int role = x->severity >= SEV_CRIT ? R_CRIT : x->severity >= SEV_WARN ? R_WARN
-										      : R_NORMAL;
+		int role = x->severity >= SEV_CRIT ? ROLE_CRIT : x->severity >= SEV_WARN ? ROLE_WARN
+										      : ROLE_NORMAL;
 		if (i == n - 1 && (int)f->n > n)
 			putf(y + i, 0, COLS, role, "! %s  (+%u more)", text, f->n - (unsigned)n);
 		else
@@ -549,9 +588,9 @@ static void keys_line(const struct app *a)
 		int kw = (int)strlen(k[i][0]), lw = (int)strlen(k[i][1]);
 		if (x + kw + lw > COLS)
 			break;
-		x += put(y, x, kw, R_KEY, k[i][0], 0);
-		x += put(y, x, lw + 1, R_KEYTEXT, k[i][1], 0);
-		x += put(y, x, 1, R_NORMAL, " ", 0);
+		x += put(y, x, kw, ROLE_KEY, k[i][0], 0);
+		x += put(y, x, lw + 1, ROLE_KEYTEXT, k[i][1], 0);
+		x += put(y, x, 1, ROLE_NORMAL, " ", 0);
 	}
 }
 
@@ -564,15 +603,15 @@ static void status_line(const struct app *a)
 	if (v->mode == MODE_PROMPT) {
 		static const char *const label[] = {"Filter (pid/user/job/command): ",
 						    "User: ", "GPU index: "};
-		int x = put(y, 0, COLS, R_TITLE, label[v->prompt], 0);
-		x += put(y, x, COLS - x - 1, R_NORMAL, v->input, 0);
-		put(y, x, 1, R_SEL, " ", 0);
-		putf(y, x + 2, COLS - x - 2, R_DIM, "Enter applies, empty clears, Esc cancels");
+		int x = put(y, 0, COLS, ROLE_TITLE, label[v->prompt], 0);
+		x += put(y, x, COLS - x - 1, ROLE_NORMAL, v->input, 0);
+		put(y, x, 1, ROLE_SEL, " ", 0);
+		putf(y, x + 2, COLS - x - 2, ROLE_DIM, "Enter applies, empty clears, Esc cancels");
 		return;
 	}
 	if (v->mode == MODE_CONFIRM) {
 		int i = model_find_pid(&a->m, v->confirm_pid);
-		putf(y, 0, COLS, R_CRIT, "Send SIG%s to pid %u (%s) of %s? y/N",
+		putf(y, 0, COLS, ROLE_CRIT, "Send SIG%s to pid %u (%s) of %s? y/N",
 		     kill_signame(app_signals[v->sig_choice]), v->confirm_pid,
 		     i >= 0 ? a->m.rows[i].cmd : "?", i >= 0 ? a->m.rows[i].user : "?");
 		return;
@@ -580,14 +619,14 @@ static void status_line(const struct app *a)
 	if (v->status[0])
 		put(y, 0, COLS, v->status_role, v->status, 0);
 	else if (a->m.errmsg[0])
-		put(y, 0, COLS, R_CRIT, a->m.errmsg, 0);
+		put(y, 0, COLS, ROLE_CRIT, a->m.errmsg, 0);
 	else if (a->m.ticks == 0)
-		put(y, 0, COLS, R_DIM, "reading the GPUs...", 0);
+		put(y, 0, COLS, ROLE_DIM, "reading the GPUs...", 0);
 }
 
-static void box(int y, int x, int h, int w, const char *title)
+static void draw_box(int y, int x, int h, int w, const char *title)
 {
-	attr_t at = term_attr(R_NORMAL);
+	attr_t at = term_attr(ROLE_NORMAL);
 	for (int r = 0; r < h; r++) {
 		move(y + r, x);
 		attron(at);
@@ -603,7 +642,7 @@ static void box(int y, int x, int h, int w, const char *title)
 	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
 	mvvline(y + 1, x, ACS_VLINE, h - 2);
 	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
-	putf(y, x + 2, w - 4, R_TITLE, " %s ", title);
+	putf(y, x + 2, w - 4, ROLE_TITLE, " %s ", title);
 }
 
 static void signal_menu(const struct app *a)
@@ -614,9 +653,9 @@ static void signal_menu(const struct app *a)
 		y = x = 0;
 	char t[64];
 	snprintf(t, sizeof t, "signal for pid %u", a->v.confirm_pid);
-	box(y, x, h, w, t);
+	draw_box(y, x, h, w, t);
 	for (unsigned i = 0; i < app_signal_count; i++)
-		putf(y + 1 + (int)i, x + 2, w - 4, (int)i == a->v.sig_choice ? R_SEL : R_NORMAL,
+		putf(y + 1 + (int)i, x + 2, w - 4, (int)i == a->v.sig_choice ? ROLE_SEL : ROLE_NORMAL,
 		     " %2d SIG%-18s", app_signals[i], kill_signame(app_signals[i]));
 }
 
@@ -642,12 +681,12 @@ static void help(const struct app *a)
 	int n = (int)(sizeof lines / sizeof lines[0]);
 	int w = COLS < 74 ? COLS : 74, h = n + 3 < LINES ? n + 3 : LINES;
 	int y = (LINES - h) / 2, x = (COLS - w) / 2;
-	box(y, x, h, w, "vramz top keys (any key closes)");
+	draw_box(y, x, h, w, "vramz top keys (any key closes)");
 	for (int i = 0; i < n && i < h - 2; i++) {
 		const char *s = lines[i];
 		if (!term_utf8() && strstr(s, "█"))
 			s = "bar: # used   % reserved by the driver   . free";
-		put(y + 1 + i, x + 2, w - 4, R_NORMAL, s, 0);
+		put(y + 1 + i, x + 2, w - 4, ROLE_NORMAL, s, 0);
 	}
 	(void)a;
 }
@@ -656,7 +695,7 @@ void render_screen(struct app *a)
 {
 	erase();
 	if (LINES < 8 || COLS < 40) {
-		put(0, 0, COLS, R_WARN, "vramz top: terminal too small (need 40x8)", 0);
+		put(0, 0, COLS, ROLE_WARN, "vramz top: terminal too small (need 40x8)", 0);
 		refresh();
 		return;
 	}

@@ -80,7 +80,7 @@ static struct tui_snap *snap_copy(const vramz_snapshot *v, info_fn info, const v
 		const vramz_gpu_info *gi = info(src, g->s.index);
 		if (!gi)
 			continue;
-		snprintf(g->name, sizeof g->name, "%s", gi->name);
+		snprintf(g->name, sizeof g->name, "%.*s", (int)sizeof g->name - 1, gi->name);
 		if (gi->valid & VRAMZ_I_PCIE_MAX) {
 			g->pcie_max_gen = gi->pcie_max_gen;
 			g->pcie_max_width = gi->pcie_max_width;

@@ -28,8 +28,8 @@
 
 static int sig_pipe[2] = {-1, -1};
 static volatile sig_atomic_t term_is_open;
-static int has_color, is_utf8, has_mouse;
-static attr_t attrs[R_COUNT];
+static int has_color, is_utf8, mouse_on;
+static attr_t attrs[ROLE_COUNT];
 
 static void on_signal(int sig)
 {
@@ -76,23 +76,23 @@ static void setup_roles(void)
 	static const struct {
 		short fg, bg;
 		attr_t extra, mono;
-	} spec[R_COUNT] = {
-		[R_NORMAL] = {-1, -1, 0, 0},
-		[R_TITLE] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
-		[R_DIM] = {-1, -1, A_DIM, A_DIM},
-		[R_OK] = {COLOR_GREEN, -1, 0, A_BOLD},
-		[R_WARN] = {COLOR_YELLOW, -1, A_BOLD, A_BOLD},
-		[R_CRIT] = {COLOR_RED, -1, A_BOLD, A_BOLD | A_UNDERLINE},
-		[R_RSV] = {COLOR_MAGENTA, -1, 0, A_DIM},
-		[R_FREE] = {-1, -1, A_DIM, A_DIM},
-		[R_PLOT] = {COLOR_CYAN, -1, 0, 0},
-		[R_PLOT_UTIL] = {COLOR_YELLOW, -1, 0, A_DIM},
-		[R_SEL] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
-		[R_KEY] = {-1, -1, A_BOLD, A_BOLD},
-		[R_KEYTEXT] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
-		[R_HEAD] = {COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE},
+	} spec[ROLE_COUNT] = {
+		[ROLE_NORMAL] = {-1, -1, 0, 0},
+		[ROLE_TITLE] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
+		[ROLE_DIM] = {-1, -1, A_DIM, A_DIM},
+		[ROLE_OK] = {COLOR_GREEN, -1, 0, A_BOLD},
+		[ROLE_WARN] = {COLOR_YELLOW, -1, A_BOLD, A_BOLD},
+		[ROLE_CRIT] = {COLOR_RED, -1, A_BOLD, A_BOLD | A_UNDERLINE},
+		[ROLE_RSV] = {COLOR_MAGENTA, -1, 0, A_DIM},
+		[ROLE_FREE] = {-1, -1, A_DIM, A_DIM},
+		[ROLE_PLOT] = {COLOR_CYAN, -1, 0, 0},
+		[ROLE_PLOT_UTIL] = {COLOR_YELLOW, -1, 0, A_DIM},
+		[ROLE_SEL] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
+		[ROLE_KEY] = {-1, -1, A_BOLD, A_BOLD},
+		[ROLE_KEYTEXT] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
+		[ROLE_HEAD] = {COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE},
 	};
-	for (int r = 0; r < R_COUNT; r++) {
+	for (int r = 0; r < ROLE_COUNT; r++) {
 		if (!has_color) {
 			attrs[r] = spec[r].mono;
 			continue;
@@ -134,9 +134,9 @@ int term_open(const struct term_opts *o, char *err, size_t errlen)
 		use_default_colors();
 	}
 	setup_roles();
-	has_mouse = 0;
+	mouse_on = 0;
 	if (!o->no_mouse)
-		has_mouse = mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED |
+		mouse_on = mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED |
 					      BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0;
 	mouseinterval(0);
 	return 0;
@@ -146,7 +146,7 @@ void term_close(void)
 {
 	if (term_is_open) {
 		term_is_open = 0;
-		if (has_mouse)
+		if (mouse_on)
 			mousemask(0, NULL);
 		curs_set(1);
 		endwin();
@@ -180,7 +180,7 @@ void term_resize(void)
 
 attr_t term_attr(enum role r)
 {
-	return (unsigned)r < R_COUNT ? attrs[r] : 0;
+	return (unsigned)r < ROLE_COUNT ? attrs[r] : 0;
 }
 
 int term_color(void)
@@ -195,5 +195,5 @@ int term_utf8(void)
 
 int term_mouse(void)
 {
-	return has_mouse;
+	return mouse_on;
 }

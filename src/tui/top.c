@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "tui/term.h"
 
 static int64_t interval_ms = 1000;
@@ -78,7 +79,7 @@ static void take_snapshots(struct app *a)
 	input_rearrange(a);
 	char msg[240];
 	if (kill_observe(&a->kw, &a->m, msg, sizeof msg))
-		app_status(a, strstr(msg, "still") ? R_WARN : R_OK, "%s", msg);
+		app_status(a, strstr(msg, "still") ? ROLE_WARN : ROLE_OK, "%s", msg);
 }
 
 static int loop(struct app *a)
@@ -186,7 +187,7 @@ int cmd_top(int argc, char **argv)
 	a->replay = g_opts.replay != NULL;
 	struct sampler_opts so = {
 		.ctx = ctx, .replay_path = g_opts.replay, .interval_ms = interval_ms,
-		.flags = VRAMZ_SAMPLE_DEFAULT, .speed = speed,
+		.flags = VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_LINK, .speed = speed,
 	};
 	char err[300];
 	struct term_opts to = {.no_color = g_opts.no_color, .no_mouse = no_mouse, .ascii = ascii};
