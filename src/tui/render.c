@@ -403,7 +403,7 @@ struct colw {
 
 static void table_widths(struct colw *c)
 {
-	static const int base[COL_COUNT] = {7, 9, 10, 5, 8, 4, 6, 0};
+	static const int base[COL_COUNT] = {7, 8, 10, 5, 9, 4, 6, 0};
 	memcpy(c->w, base, sizeof base);
 	if (COLS >= 110)
 		c->w[COL_JOB] = 16, c->w[COL_USER] = 12;
