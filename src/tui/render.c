@@ -427,8 +427,10 @@ static void table_header(const struct app *a, int y, const struct colw *c)
 		const char *arrow = term_utf8() ? (up ? "▲" : "▼") : (up ? "^" : "v");
 		snprintf(t, sizeof t, "%s%s", model_col_name((enum model_col)i), sorted ? arrow : "");
 		int right = i == COL_PID || i == COL_VRAM || i == COL_SM || i == COL_IDLE;
-		char f[40];
-		snprintf(f, sizeof f, right ? "%*s" : "%-*s", c->w[i], t);
+		char f[48];
+		/* printf pads by bytes: widen by the arrow's extra UTF-8 bytes */
+		int extra = sorted ? (int)strlen(arrow) - 1 : 0;
+		snprintf(f, sizeof f, right ? "%*s" : "%-*s", c->w[i] + extra, t);
 		put(y, x, c->w[i], sorted ? ROLE_KEYTEXT : ROLE_HEAD, f, 0);
 		x += c->w[i] + 1;
 	}
