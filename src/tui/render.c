@@ -452,7 +452,7 @@ static void table_row(const struct app *a, int y, const struct model_row *r, int
 		snprintf(cells[COL_SM], sizeof cells[0], "%*u", c->w[COL_SM], r->sm_pct);
 	else
 		snprintf(cells[COL_SM], sizeof cells[0], "%*s", c->w[COL_SM], "-");
-	if (r->idle_valid && r->idle_ms > 0)
+	if (r->idle_valid && r->sm_pct == 0)
 		snprintf(idle, sizeof idle, "%s%s", r->idle_lower ? ">" : "",
 			 fmt_duration(b, sizeof b, r->idle_ms));
 	else
