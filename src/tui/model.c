@@ -369,8 +369,8 @@ static int add_groups(struct model *m, const unsigned *idx, unsigned n)
 		g->visible = 1;
 		g->pid = r->ppid;
 		g->uid = r->uid;
-		snprintf(g->user, sizeof g->user, "%s", r->user);
-		snprintf(g->job, sizeof g->job, "%s", r->job);
+		memcpy(g->user, r->user, sizeof g->user); /* distinct rows */
+		memcpy(g->job, r->job, sizeof g->job);
 		snprintf(g->cmd, sizeof g->cmd, "(parent of %d GPU processes)", siblings);
 		g->first_gpu = r->first_gpu;
 		for (unsigned j = 0; j < n; j++) {
