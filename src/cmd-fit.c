@@ -558,8 +558,8 @@ int cmd_fit(int argc, char **argv)
 			hi = mid;
 	}
 	answer = lo;
-	if (!predicted)
-		fit_line(f);
+	/* the residuals over every completed run, the verifying ones too */
+	fit_line(f);
 	fit_print(f, answer, predicted);
 	ex = EXIT_OK;
 out:
