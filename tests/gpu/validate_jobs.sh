@@ -26,18 +26,21 @@ for gpu in rep["gpus"]:
           f"difference (the CUDA context) {ctx/2**20:.0f} MiB = {100*ctx/gpu['peak_bytes']:.1f}% of the peak; "
           f"samples {rep['samples']}, late {rep['late_samples']}")
 PY
-echo "== 2. fit on GPU 0"
+echo "== 2. fit on GPU 0 (CUDA pointed at the same GPU by UUID, via pick)"
+eval "export $("$VZ" pick -g 0)"; echo "$CUDA_VISIBLE_DEVICES"
 "$VZ" fit -g 0 --sizes 1,2,4,8 --json -- python3 "$H/jobs_trainer.py" {} > "$OUT/fit.json"; echo "fit exit $?"
 b=$(python3 -c "import json;print(json.load(open('$OUT/fit.json'))['batch'])")
 echo "answer $b"; python3 -c "import json;[print(t) for t in json.load(open('$OUT/fit.json'))['trials']]"
-CUDA_VISIBLE_DEVICES=0 python3 "$H/jobs_trainer.py" "$b"; echo "batch $b: exit $?"
-CUDA_VISIBLE_DEVICES=0 python3 "$H/jobs_trainer.py" $((b + 1)) 2>&1 | tail -1; echo "batch $((b + 1)): exit ${PIPESTATUS[0]} (1 = OOM; 0 = the answer was bound by the 10% margin)"
+python3 "$H/jobs_trainer.py" "$b"; echo "batch $b: exit $?"
+python3 "$H/jobs_trainer.py" $((b + 1)) 2>&1 | tail -1; echo "batch $((b + 1)): exit ${PIPESTATUS[0]} (1 = OOM; 0 = the answer was bound by the 10% margin)"
 echo "== 3. kill --idle"
 python3 "$H/jobs_idle.py" 4096 > /tmp/idle.out 2>&1 &
 IDLE=$!
 for _ in $(seq 120); do grep -q ready /tmp/idle.out && break; sleep 0.5; done
 sleep 2
 "$VZ" kill --idle 5s -i 500ms --min 1GiB -g 0 | tee "$OUT/kill-dry.txt"
-"$VZ" kill --idle 5s -i 500ms --min 1GiB -g 0 --yes | tee "$OUT/kill.txt"
+grep -q "^$IDLE .*would terminate" "$OUT/kill-dry.txt" && echo "idle holder $IDLE found idle" || echo "FAIL: $IDLE not listed idle"
+# act only on the process this script started
+"$VZ" kill --yes -g 0 $IDLE | tee "$OUT/kill.txt"
+sleep 0.5
 kill -0 $IDLE 2>/dev/null && { echo "FAIL: idle holder $IDLE still alive"; kill $IDLE; } || echo "idle holder $IDLE ended"
-"$VZ" kill --idle 5s -i 500ms -g 0 --yes --json > "$OUT/kill-after.json"; echo "(nothing left: $(grep -c '"pid"' "$OUT/kill-after.json") targets)"
