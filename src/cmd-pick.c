@@ -1,0 +1,236 @@
+/* cmd-pick.c - `vramz pick [-n N] [--min-free SIZE]`: which GPUs should
+ * the next job use?  Prints CUDA_VISIBLE_DEVICES=<uuids> for `eval` or
+ * `env`: UUIDs, because CUDA numbers GPUs fastest-first while NVML numbers
+ * them by PCI bus, and an index would silently mean a different GPU.
+ *
+ * The choice: among the GPUs with at least --min-free free, a set of N all
+ * joined pairwise by NVLink is preferred (collectives over NVLink are many
+ * times faster than over PCIe); within the same class the set with the
+ * most free memory in its tightest GPU wins (a data-parallel job is bound
+ * by its smallest GPU), then the largest total, then the lowest indices,
+ * so the answer is stable.  Sets are enumerated exhaustively up to a
+ * bound; beyond it (very large hosts) the N freest GPUs are taken.
+ * Topology is read only for qualifying GPUs, once per pair.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "fmt.h"
+#include "format/jsonw.h"
+
+#define PICK_MAX 64
+#define PICK_ENUM_LIMIT 200000
+
+struct pick_gpu {
+	unsigned index;  /* backend index */
+	uint64_t free_bytes;
+};
+
+struct pick_state {
+	unsigned n, want;
+	struct pick_gpu g[PICK_MAX];
+	unsigned char nvl[PICK_MAX][PICK_MAX]; /* 1: joined by NVLink */
+	unsigned cur[PICK_MAX], best[PICK_MAX];
+	int have_best, best_nvl;
+	uint64_t best_min, best_sum;
+	unsigned long visited;
+};
+
+static void pick_consider(struct pick_state *ps)
+{
+	int nvl = 1;
+	uint64_t mn = UINT64_MAX, sum = 0;
+	for (unsigned i = 0; i < ps->want; i++) {
+		const struct pick_gpu *a = &ps->g[ps->cur[i]];
+		if (a->free_bytes < mn)
+			mn = a->free_bytes;
+		sum += a->free_bytes;
+		for (unsigned j = i + 1; j < ps->want && nvl; j++)
+			nvl = ps->nvl[ps->cur[i]][ps->cur[j]];
+	}
+	int better = !ps->have_best || nvl > ps->best_nvl ||
+		     (nvl == ps->best_nvl && (mn > ps->best_min ||
+					       (mn == ps->best_min && sum > ps->best_sum)));
+	if (!better)
+		return;
+	ps->have_best = 1;
+	ps->best_nvl = nvl;
+	ps->best_min = mn;
+	ps->best_sum = sum;
+	memcpy(ps->best, ps->cur, ps->want * sizeof ps->cur[0]);
+}
+
+/* Combinations in lexicographic order, so ties keep the lowest indices. */
+static void pick_enum(struct pick_state *ps, unsigned depth, unsigned from)
+{
+	if (depth == ps->want) {
+		ps->visited++;
+		pick_consider(ps);
+		return;
+	}
+	for (unsigned i = from; i + (ps->want - depth) <= ps->n; i++) {
+		ps->cur[depth] = i;
+		pick_enum(ps, depth + 1, i + 1);
+	}
+}
+
+static double pick_choose(unsigned n, unsigned k)
+{
+	double c = 1;
+	for (unsigned i = 1; i <= k; i++)
+		c = c * (n - k + i) / i;
+	return c;
+}
+
+static int pick_by_free_desc(const void *a, const void *b)
+{
+	const struct pick_gpu *x = a, *y = b;
+	if (x->free_bytes != y->free_bytes)
+		return x->free_bytes < y->free_bytes ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int cmd_pick(int argc, char **argv)
+{
+	unsigned want = 1;
+	uint64_t min_free = 0;
+	int verbose = 0;
+	const struct opt opts[] = {
+		{'n', "count", OPT_UINT, &want, NULL, "how many GPUs (default 1)"},
+		{0, "min-free", OPT_SIZE, &min_free, NULL, "only GPUs with at least SIZE free"},
+		{'v', "verbose", OPT_FLAG, &verbose, NULL, "explain the choice on stderr"},
+		OPT_GPUS,
+		OPT_JSON,
+		OPT_END,
+	};
+	int nargs = 0;
+	int rc = cli_parse("pick", "[-n N] [--min-free SIZE]",
+			   "Chooses N GPUs with the most free memory, preferring sets joined by\n"
+			   "NVLink, and prints CUDA_VISIBLE_DEVICES=<uuids>.  Exit 1 when no set\n"
+			   "qualifies.  Use: eval \"export $(vramz pick -n 2)\"",
+			   opts, argc, argv, &nargs);
+	if ((rc = cli_parse_exit(rc)) >= 0)
+		return rc;
+	if (nargs) {
+		cli_err("pick: unexpected argument '%s'", argv[0]);
+		return EXIT_USAGE;
+	}
+	if (want < 1 || want > PICK_MAX) {
+		cli_err("pick: -n must be between 1 and %d", PICK_MAX);
+		return EXIT_USAGE;
+	}
+	vramz_ctx *ctx;
+	const vramz_snapshot *s;
+	int ex = cli_open_sample(&ctx, 0, &s);
+	if (ex)
+		return ex;
+	struct pick_state *ps = calloc(1, sizeof *ps);
+	if (!ps) {
+		cli_err("pick: out of memory");
+		vramz_close(ctx);
+		return EXIT_FAIL;
+	}
+	ps->want = want;
+	unsigned considered = 0;
+	char b1[32], b2[32];
+	for (unsigned i = 0; i < s->gpu_count && ps->n < PICK_MAX; i++) {
+		const vramz_gpu_sample *g = &s->gpus[i];
+		if (g->lost || !(g->valid & VRAMZ_F_MEM))
+			continue; /* unknown free memory never qualifies */
+		considered++;
+		if (verbose)
+			fprintf(stderr, "GPU %u: %s free%s\n", g->index,
+				fmt_bytes(b1, sizeof b1, g->mem_free_bytes),
+				g->mem_free_bytes < min_free ? " (below --min-free)" : "");
+		if (g->mem_free_bytes < min_free)
+			continue;
+		ps->g[ps->n++] = (struct pick_gpu){g->index, g->mem_free_bytes};
+	}
+	if (ps->n < want) {
+		cli_err("pick: need %u GPU%s with at least %s free; %u of %u qualif%s", want,
+			want == 1 ? "" : "s", fmt_bytes(b2, sizeof b2, min_free), ps->n,
+			considered, ps->n == 1 ? "ies" : "y");
+		free(ps);
+		vramz_close(ctx);
+		return EXIT_FAIL;
+	}
+	if (want > 1 && pick_choose(ps->n, want) <= PICK_ENUM_LIMIT) {
+		for (unsigned i = 0; i < ps->n; i++)
+			for (unsigned j = i + 1; j < ps->n; j++) {
+				vramz_link l;
+				int ok = vramz_topology(ctx, ps->g[i].index, ps->g[j].index, &l) == 0 &&
+					 l.kind == VRAMZ_LINK_NVLINK;
+				ps->nvl[i][j] = ps->nvl[j][i] = (unsigned char)ok;
+			}
+		pick_enum(ps, 0, 0);
+	} else {
+		/* one GPU, or too many sets to weigh: the freest, by memory */
+		qsort(ps->g, ps->n, sizeof ps->g[0], pick_by_free_desc);
+		for (unsigned i = 0; i < want; i++)
+			ps->cur[i] = i;
+		pick_consider(ps);
+		if (want > 1)
+			ps->best_nvl = -1; /* not examined */
+	}
+	/* the chosen set in index order: what people expect to read */
+	unsigned chosen[PICK_MAX];
+	for (unsigned i = 0; i < want; i++)
+		chosen[i] = ps->g[ps->best[i]].index;
+	for (unsigned i = 1; i < want; i++)
+		for (unsigned j = i; j > 0 && chosen[j - 1] > chosen[j]; j--) {
+			unsigned t = chosen[j];
+			chosen[j] = chosen[j - 1];
+			chosen[j - 1] = t;
+		}
+	if (g_opts.json) {
+		struct jsonw w;
+		jw_init(&w, stdout, 1);
+		jw_obj(&w, NULL);
+		jw_u64(&w, "schema", VRAMZ_JSON_SCHEMA_VERSION);
+		jw_str(&w, "kind", "pick");
+		jw_arr(&w, "gpus");
+		for (unsigned i = 0; i < want; i++) {
+			const vramz_gpu_info *gi = vramz_gpu(ctx, chosen[i]);
+			uint64_t fb = 0;
+			for (unsigned k = 0; k < ps->n; k++)
+				if (ps->g[k].index == chosen[i])
+					fb = ps->g[k].free_bytes;
+			jw_obj(&w, NULL);
+			jw_u64(&w, "index", chosen[i]);
+			jw_str(&w, "uuid", gi ? gi->uuid : NULL);
+			jw_u64(&w, "mem_free_bytes", fb);
+			jw_end_obj(&w);
+		}
+		jw_end_arr(&w);
+		if (ps->best_nvl < 0 || want == 1)
+			jw_null(&w, "nvlink_joined");
+		else
+			jw_bool(&w, "nvlink_joined", ps->best_nvl);
+		jw_u64(&w, "min_free_bytes", ps->best_min);
+		jw_end_obj(&w);
+		jw_finish(&w);
+	}
+	if (!g_opts.json) {
+		printf("CUDA_VISIBLE_DEVICES=");
+		for (unsigned i = 0; i < want; i++) {
+			const vramz_gpu_info *gi = vramz_gpu(ctx, chosen[i]);
+			printf("%s%s", i ? "," : "", gi && *gi->uuid ? gi->uuid : "?");
+		}
+		printf("\n");
+	}
+	if (verbose) {
+		fprintf(stderr, "chose GPU%s", want == 1 ? "" : "s");
+		for (unsigned i = 0; i < want; i++)
+			fprintf(stderr, " %u", chosen[i]);
+		fprintf(stderr, ": %s free in the tightest%s\n",
+			fmt_bytes(b1, sizeof b1, ps->best_min),
+			want == 1 ? "" : ps->best_nvl > 0 ? ", all joined by NVLink" :
+			ps->best_nvl == 0 ? ", no NVLink-joined set qualified" : "");
+	}
+	free(ps);
+	vramz_close(ctx);
+	return EXIT_OK;
+}
