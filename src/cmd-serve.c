@@ -60,13 +60,6 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static double wall_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 enum { SLOW_BITS = VRAMZ_F_PCIE_TPUT | VRAMZ_F_ENERGY };
 
 /* Carries the last slow readings into a tick that did not read them. */
@@ -275,7 +268,10 @@ int cmd_serve(int argc, char **argv)
 		vramz_close(ctx);
 		return EXIT_FAIL;
 	}
-	s.flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_MIG | (procs ? VRAMZ_SAMPLE_PROC_UTIL : 0);
+	/* the PCIe link state costs ~30 us a GPU: cheap at 1 s, and a link that
+	 * trained down is worth an alert */
+	s.flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_LINK |
+		  (procs ? VRAMZ_SAMPLE_PROC_UTIL : 0);
 	s.prom_flags = procs ? PROM_PROCS : 0;
 	s.interval_ms = interval_ms;
 	s.slow_interval_ms = slow_ms;

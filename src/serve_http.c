@@ -75,10 +75,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct serve_http *h = cls;
 	(void)version;
 	(void)upload_data;
-	(void)upload_size;
-	(void)req_cls;
+	static int seen;
+	/* Other methods are answered at once, before any body is read; MHD
+	 * then closes the connection, which is what an unwanted upload earns. */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, h->not_allowed);
+	/* A response queued on the first call (headers only) makes MHD drop
+	 * keep-alive; answering on the second, after the (empty) body, lets
+	 * Prometheus reuse its connection scrape after scrape. */
+	if (!*req_cls) {
+		*req_cls = &seen;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0; /* a GET with a body: ignore it */
+		return MHD_YES;
+	}
 	if (!strcmp(url, "/metrics"))
 		return queue_shared(h, c, MHD_HTTP_OK, &h->metrics);
 	if (!strcmp(url, "/health")) {
