@@ -33,6 +33,7 @@ serve_start() {
 	shift
 	"$VRAMZ_BIN" serve --listen "${SERVE_LISTEN:-127.0.0.1:0}" "$@" 2>"$log" &
 	SERVE_PID=$!
+	echo "$SERVE_PID" >>"$T/.serve-pids"
 	for i in $(seq 1 100); do
 		PORT=$(sed -n 's|.*listening on http://.*:\([0-9]*\)/metrics.*|\1|p' "$log")
 		[ -n "$PORT" ] && return 0
@@ -65,4 +66,13 @@ wait_for() {
 		sleep 0.1
 	done
 	"$@"
+}
+
+# serve_cleanup: stops every exporter a step started, even one whose step
+# failed before its serve_stop.  Call before finish.
+serve_cleanup() {
+	local p
+	[ -f "$T/.serve-pids" ] || return 0
+	for p in $(cat "$T/.serve-pids"); do kill "$p" 2>/dev/null; done
+	rm -f "$T/.serve-pids"
 }

@@ -121,4 +121,5 @@ expect_success 'IPv6 loopback works when the host has it' '
 	serve_stop
 '
 
+serve_cleanup
 finish
