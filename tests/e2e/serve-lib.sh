@@ -31,11 +31,14 @@ scenario_fleet() {
 serve_start() {
 	local log=$1 i
 	shift
+	# an old log of the same name would be read before the new process
+	# truncates it: the port of a server that is gone
+	rm -f "$log"
 	"$VRAMZ_BIN" serve --listen "${SERVE_LISTEN:-127.0.0.1:0}" "$@" 2>"$log" &
 	SERVE_PID=$!
 	echo "$SERVE_PID" >>"$T/.serve-pids"
 	for i in $(seq 1 100); do
-		PORT=$(sed -n 's|.*listening on http://.*:\([0-9]*\)/metrics.*|\1|p' "$log")
+		PORT=$(sed -n 's|.*listening on http://.*:\([0-9]*\)/metrics.*|\1|p' "$log" 2>/dev/null)
 		[ -n "$PORT" ] && return 0
 		kill -0 "$SERVE_PID" 2>/dev/null || { cat "$log"; return 1; }
 		sleep 0.1

@@ -105,7 +105,8 @@ expect_success 'a bad --listen is a usage error naming it; a taken port fails' '
 	test "$(rc vramz serve --listen 127.0.0.1:99999)" = 2 &&
 	test "$(rc vramz serve --interval 1ms)" = 2 &&
 	serve_start serve.log &&
-	test "$(rc vramz serve --listen 127.0.0.1:$PORT)" = 1 &&
+	# bounded: a server that wrongly starts would otherwise run forever
+	test "$(rc timeout 20 "$VRAMZ_BIN" serve --listen 127.0.0.1:$PORT)" = 1 &&
 	serve_stop
 '
 
