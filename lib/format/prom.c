@@ -175,8 +175,9 @@ static void put_scaled(struct prom_buf *b, int64_t v, double scale)
 	if (!fp)
 		return;
 	char frac[24];
-	int digits = -e;
-	snprintf(frac, sizeof frac, "%0*llu", digits, (unsigned long long)fp);
+	int digits = -e; /* at most 12, checked above */
+	for (int i = digits - 1; i >= 0; i--, fp /= 10)
+		frac[i] = (char)('0' + fp % 10);
 	while (digits > 0 && frac[digits - 1] == '0')
 		digits--;
 	bprintf(b, ".%.*s", digits, frac);
