@@ -1,0 +1,542 @@
+/* prom.c - renders a snapshot as Prometheus text format 0.0.4 (prom.h).
+ *
+ * The text format wants every sample of one metric family together, under
+ * its HELP and TYPE lines, so rendering walks metric-major: for each
+ * metric, every GPU (or process) that has a value.  Per-GPU sample metrics
+ * come straight from the field table, with the table's scale to base
+ * units; a field whose validity bit is clear, or a lost GPU, yields no
+ * line at all.  Scaled values are written as exact decimals (45 % is
+ * "0.45", 1410 MHz is "1410000000"), not through binary floating point.
+ *
+ * The output is rebuilt from the snapshot every time, so a process that
+ * has exited simply has no series in the next body.
+ */
+#include "format/prom.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fields.h"
+
+/* ---- buffer ------------------------------------------------------------ */
+
+void prom_buf_init(struct prom_buf *b)
+{
+	memset(b, 0, sizeof *b);
+}
+
+void prom_buf_reset(struct prom_buf *b)
+{
+	b->len = 0;
+	b->oom = 0;
+	if (b->p)
+		b->p[0] = 0;
+}
+
+void prom_buf_free(struct prom_buf *b)
+{
+	free(b->p);
+	prom_buf_init(b);
+}
+
+static int reserve(struct prom_buf *b, size_t extra)
+{
+	if (b->oom)
+		return -1;
+	if (b->len + extra + 1 <= b->cap)
+		return 0;
+	size_t ncap = b->cap ? b->cap : 4096;
+	while (ncap < b->len + extra + 1)
+		ncap *= 2;
+	char *np = realloc(b->p, ncap);
+	if (!np) {
+		b->oom = 1;
+		return -1;
+	}
+	b->p = np;
+	b->cap = ncap;
+	return 0;
+}
+
+void prom_buf_put(struct prom_buf *b, const char *s, size_t n)
+{
+	if (reserve(b, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+void prom_buf_puts(struct prom_buf *b, const char *s)
+{
+	prom_buf_put(b, s, strlen(s));
+}
+
+static void bprintf(struct prom_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void bprintf(struct prom_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	if (reserve(b, 64))
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= b->cap - b->len) {
+		if (reserve(b, (size_t)n))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}
+
+/* Length of a valid UTF-8 sequence at s (no overlongs, no surrogates), or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
+			return 0;
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+void prom_buf_label_value(struct prom_buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	while (*s) {
+		const unsigned char *run = s;
+		/* copy the longest run that needs no escaping in one go */
+		while (*s && *s != '\\' && *s != '"' && *s != '\n' && *s < 0x80)
+			s++;
+		prom_buf_put(b, (const char *)run, (size_t)(s - run));
+		if (!*s)
+			break;
+		if (*s == '\\' || *s == '"' || *s == '\n') {
+			prom_buf_put(b, *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : "\\n", 2);
+			s++;
+			continue;
+		}
+		int n = utf8_len(s);
+		if (n) {
+			prom_buf_put(b, (const char *)s, (size_t)n);
+			s += n;
+		} else {
+			prom_buf_put(b, "\xef\xbf\xbd", 3); /* U+FFFD */
+			s++;
+		}
+	}
+}
+
+/* ---- values and labels ------------------------------------------------- */
+
+/* Writes v * scale.  When scale is a power of ten the result is an exact
+ * decimal; otherwise the shortest %g that round-trips well enough. */
+static void put_scaled(struct prom_buf *b, int64_t v, double scale)
+{
+	int e = (int)lround(log10(scale));
+	if (fabs(scale - pow(10, e)) > 1e-12 * fabs(scale) || e > 12 || e < -12) {
+		bprintf(b, "%.15g", (double)v * scale);
+		return;
+	}
+	int neg = v < 0;
+	uint64_t u = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	if (e >= 0) {
+		bprintf(b, "%s%llu", neg ? "-" : "", (unsigned long long)u);
+		for (int i = 0; i < e && u; i++)
+			prom_buf_put(b, "0", 1);
+		return;
+	}
+	uint64_t div = 1;
+	for (int i = 0; i < -e; i++)
+		div *= 10;
+	uint64_t ip = u / div, fp = u % div;
+	bprintf(b, "%s%llu", neg && u ? "-" : "", (unsigned long long)ip);
+	if (!fp)
+		return;
+	char frac[24];
+	int digits = -e; /* at most 12, checked above */
+	for (int i = digits - 1; i >= 0; i--, fp /= 10)
+		frac[i] = (char)('0' + fp % 10);
+	while (digits > 0 && frac[digits - 1] == '0')
+		digits--;
+	bprintf(b, ".%.*s", digits, frac);
+}
+
+static void put_double(struct prom_buf *b, double v)
+{
+	if (isnan(v))
+		prom_buf_puts(b, "NaN");
+	else if (isinf(v))
+		prom_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
+	else
+		bprintf(b, "%.15g", v);
+}
+
+static void help_type(struct prom_buf *b, const char *name, const char *help,
+		      const char *type)
+{
+	/* HELP text escapes backslash and newline; ours are static strings
+	 * without either, so they go out as they are. */
+	bprintf(b, "# HELP vramz_%s %s\n# TYPE vramz_%s %s\n", name, help, name, type);
+}
+
+static const vramz_gpu_info *info_of(const struct prom_input *in, unsigned idx)
+{
+	return in->info && idx < in->info_count ? &in->info[idx] : NULL;
+}
+
+/* `vramz_NAME{gpu="0",uuid="GPU-..."` without the closing brace, so a
+ * caller may add labels. */
+static void gpu_series(struct prom_buf *b, const struct prom_input *in,
+		       const char *name, unsigned idx)
+{
+	const vramz_gpu_info *gi = info_of(in, idx);
+	bprintf(b, "vramz_%s{gpu=\"%u\"", name, idx);
+	if (gi && *gi->uuid) {
+		prom_buf_puts(b, ",uuid=\"");
+		prom_buf_label_value(b, gi->uuid);
+		prom_buf_put(b, "\"", 1);
+	}
+}
+
+static void label(struct prom_buf *b, const char *key, const char *value)
+{
+	if (!value || !*value)
+		return; /* an empty label is the same as no label */
+	bprintf(b, ",%s=\"", key);
+	prom_buf_label_value(b, value);
+	prom_buf_put(b, "\"", 1);
+}
+
+/* ---- GPU identity and static facts ------------------------------------- */
+
+/* The backend indices described: the snapshot's GPUs, else the selection. */
+static unsigned gpu_count(const struct prom_input *in)
+{
+	if (in->snap)
+		return in->snap->gpu_count;
+	return in->sel ? in->sel_count : in->info_count;
+}
+
+static unsigned gpu_at(const struct prom_input *in, unsigned i)
+{
+	if (in->snap)
+		return in->snap->gpus[i].index;
+	return in->sel ? in->sel[i] : i;
+}
+
+static void render_identity(struct prom_buf *b, const struct prom_input *in)
+{
+	unsigned n = gpu_count(in);
+	help_type(b, "gpu_info", "Identity of a GPU; the value is always 1.", "gauge");
+	for (unsigned i = 0; i < n; i++) {
+		unsigned idx = gpu_at(in, i);
+		const vramz_gpu_info *gi = info_of(in, idx);
+		gpu_series(b, in, "gpu_info", idx);
+		if (gi) {
+			label(b, "name", gi->name);
+			label(b, "pci_bus_id", gi->pci_bus_id);
+		}
+		if (in->sys)
+			label(b, "driver", in->sys->driver_version);
+		prom_buf_puts(b, "} 1\n");
+	}
+
+	help_type(b, "nvlink_active_links", "NVLinks of a GPU that are up.", "gauge");
+	for (unsigned i = 0; i < n; i++) {
+		unsigned idx = gpu_at(in, i);
+		const vramz_gpu_info *gi = info_of(in, idx);
+		if (!gi || !(gi->valid & VRAMZ_I_NVLINK))
+			continue;
+		gpu_series(b, in, "nvlink_active_links", idx);
+		bprintf(b, "} %u\n", gi->nvlink_count);
+	}
+	help_type(b, "pcie_max_link_generation",
+		  "Highest PCIe generation the GPU and its slot support.", "gauge");
+	for (unsigned i = 0; i < n; i++) {
+		unsigned idx = gpu_at(in, i);
+		const vramz_gpu_info *gi = info_of(in, idx);
+		if (!gi || !(gi->valid & VRAMZ_I_PCIE_MAX))
+			continue;
+		gpu_series(b, in, "pcie_max_link_generation", idx);
+		bprintf(b, "} %u\n", gi->pcie_max_gen);
+	}
+	help_type(b, "pcie_max_link_width", "Widest PCIe link (lanes) the GPU supports.", "gauge");
+	for (unsigned i = 0; i < n; i++) {
+		unsigned idx = gpu_at(in, i);
+		const vramz_gpu_info *gi = info_of(in, idx);
+		if (!gi || !(gi->valid & VRAMZ_I_PCIE_MAX))
+			continue;
+		gpu_series(b, in, "pcie_max_link_width", idx);
+		bprintf(b, "} %u\n", gi->pcie_max_width);
+	}
+}
+
+/* ---- per-GPU samples --------------------------------------------------- */
+
+static const struct {
+	uint64_t bit;
+	const char *reason;
+} throttle_names[] = {
+	{VRAMZ_THR_GPU_IDLE, "gpu_idle"},
+	{VRAMZ_THR_APP_CLOCKS, "applications_clocks"},
+	{VRAMZ_THR_SW_POWER_CAP, "sw_power_cap"},
+	{VRAMZ_THR_HW_SLOWDOWN, "hw_slowdown"},
+	{VRAMZ_THR_SYNC_BOOST, "sync_boost"},
+	{VRAMZ_THR_SW_THERMAL, "sw_thermal"},
+	{VRAMZ_THR_HW_THERMAL, "hw_thermal"},
+	{VRAMZ_THR_HW_POWER_BRAKE, "hw_power_brake"},
+	{VRAMZ_THR_DISPLAY_CLOCKS, "display_clocks"},
+};
+
+static void render_gpu_samples(struct prom_buf *b, const struct prom_input *in)
+{
+	const vramz_snapshot *s = in->snap;
+
+	help_type(b, "gpu_lost", "1 when the GPU has fallen off the bus.", "gauge");
+	for (unsigned i = 0; i < s->gpu_count; i++) {
+		gpu_series(b, in, "gpu_lost", s->gpus[i].index);
+		bprintf(b, "} %d\n", s->gpus[i].lost ? 1 : 0);
+	}
+
+	for (size_t k = 0; k < gpu_field_count; k++) {
+		const struct field *f = &gpu_fields[k];
+		if (!f->prom)
+			continue;
+		help_type(b, f->prom, f->help, f->prom_type);
+		for (unsigned i = 0; i < s->gpu_count; i++) {
+			const vramz_gpu_sample *g = &s->gpus[i];
+			if (!field_valid(f, g))
+				continue;
+			gpu_series(b, in, f->prom, g->index);
+			prom_buf_puts(b, "} ");
+			put_scaled(b, field_get(f, g), f->prom_scale);
+			prom_buf_put(b, "\n", 1);
+		}
+	}
+
+	help_type(b, "clock_throttle_reason",
+		  "1 while this reason holds the clocks down (NVML clock event reasons).",
+		  "gauge");
+	for (unsigned i = 0; i < s->gpu_count; i++) {
+		const vramz_gpu_sample *g = &s->gpus[i];
+		if (g->lost || !(g->valid & VRAMZ_F_THROTTLE))
+			continue;
+		for (size_t r = 0; r < sizeof throttle_names / sizeof throttle_names[0]; r++) {
+			gpu_series(b, in, "clock_throttle_reason", g->index);
+			bprintf(b, ",reason=\"%s\"} %d\n", throttle_names[r].reason,
+				(g->throttle_reasons & throttle_names[r].bit) ? 1 : 0);
+		}
+	}
+
+	help_type(b, "processes", "Processes holding a context on the GPU.", "gauge");
+	for (unsigned i = 0; i < s->gpu_count; i++) {
+		const vramz_gpu_sample *g = &s->gpus[i];
+		if (g->lost || !(g->valid & VRAMZ_F_PROCS))
+			continue;
+		gpu_series(b, in, "processes", g->index);
+		bprintf(b, "} %u\n", g->proc_count);
+	}
+}
+
+/* ---- MIG instances ----------------------------------------------------- */
+
+static void render_mig(struct prom_buf *b, const struct prom_input *in)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} m[] = {
+		{"mig_memory_total_bytes", "Memory of a MIG GPU instance.",
+		 offsetof(vramz_mig_sample, mem_total_bytes)},
+		{"mig_memory_used_bytes", "Memory in use in a MIG GPU instance.",
+		 offsetof(vramz_mig_sample, mem_used_bytes)},
+		{"mig_memory_free_bytes", "Memory free in a MIG GPU instance.",
+		 offsetof(vramz_mig_sample, mem_free_bytes)},
+	};
+	const vramz_snapshot *s = in->snap;
+	if (!s->mig_count)
+		return;
+	for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+		help_type(b, m[k].name, m[k].help, "gauge");
+		for (unsigned i = 0; i < s->mig_count; i++) {
+			const vramz_mig_sample *mg = &s->migs[i];
+			if (!(mg->valid & VRAMZ_F_MEM))
+				continue;
+			gpu_series(b, in, m[k].name, mg->parent_index);
+			bprintf(b, ",gpu_instance=\"%u\",compute_instance=\"%u\"", mg->gi_id, mg->ci_id);
+			label(b, "mig_uuid", mg->uuid);
+			bprintf(b, "} %llu\n",
+				(unsigned long long)*(const uint64_t *)((const char *)mg + m[k].off));
+		}
+	}
+}
+
+/* ---- processes --------------------------------------------------------- */
+
+static void proc_series(struct prom_buf *b, const struct prom_input *in,
+			const char *name, const vramz_proc_sample *p)
+{
+	gpu_series(b, in, name, p->gpu_index);
+	bprintf(b, ",pid=\"%u\"", p->pid);
+	if (p->valid & VRAMZ_P_VISIBLE) {
+		label(b, "user", p->user);
+		label(b, "comm", p->comm);
+		label(b, "container", p->container);
+		label(b, "pod_uid", p->pod_uid);
+		label(b, "slurm_job", p->slurm_job);
+	}
+	prom_buf_puts(b, "} ");
+}
+
+static void render_procs(struct prom_buf *b, const struct prom_input *in)
+{
+	const vramz_snapshot *s = in->snap;
+	help_type(b, "process_memory_used_bytes", "GPU memory a process holds on the GPU.",
+		  "gauge");
+	for (unsigned i = 0; i < s->proc_count; i++) {
+		const vramz_proc_sample *p = &s->procs[i];
+		if (!(p->valid & VRAMZ_P_USED))
+			continue;
+		proc_series(b, in, "process_memory_used_bytes", p);
+		bprintf(b, "%llu\n", (unsigned long long)p->used_bytes);
+	}
+	help_type(b, "process_sm_utilization_ratio",
+		  "Share of time the process's kernels ran on the GPU's SMs.", "gauge");
+	for (unsigned i = 0; i < s->proc_count; i++) {
+		const vramz_proc_sample *p = &s->procs[i];
+		if (!(p->valid & VRAMZ_P_SM))
+			continue;
+		proc_series(b, in, "process_sm_utilization_ratio", p);
+		put_scaled(b, p->sm_pct, 0.01);
+		prom_buf_put(b, "\n", 1);
+	}
+	help_type(b, "process_memory_utilization_ratio",
+		  "Share of time the process read or wrote device memory.", "gauge");
+	for (unsigned i = 0; i < s->proc_count; i++) {
+		const vramz_proc_sample *p = &s->procs[i];
+		if (!(p->valid & VRAMZ_P_MEMUTIL))
+			continue;
+		proc_series(b, in, "process_memory_utilization_ratio", p);
+		put_scaled(b, p->mem_util_pct, 0.01);
+		prom_buf_put(b, "\n", 1);
+	}
+}
+
+/* ---- the exporter itself ----------------------------------------------- */
+
+static void render_exporter(struct prom_buf *b, const struct prom_input *in)
+{
+	const struct prom_exporter *e = &in->exporter;
+	help_type(b, "up", "1 when the last sample read at least one GPU.", "gauge");
+	bprintf(b, "vramz_up %d\n", e->up ? 1 : 0);
+	help_type(b, "build_info", "vramz version; the value is always 1.", "gauge");
+	prom_buf_puts(b, "vramz_build_info{version=\"" VRAMZ_VERSION_STRING "\"} 1\n");
+	help_type(b, "sample_duration_seconds",
+		  "Time the last background sample took (reading GPUs and rendering); "
+		  "scrapes only copy its result.",
+		  "gauge");
+	if (e->sample_duration_s >= 0) {
+		prom_buf_puts(b, "vramz_sample_duration_seconds ");
+		put_double(b, e->sample_duration_s);
+		prom_buf_put(b, "\n", 1);
+	}
+	help_type(b, "last_sample_time_seconds",
+		  "Unix time of the sample this body shows.", "gauge");
+	if (e->last_sample_unix_s > 0) {
+		prom_buf_puts(b, "vramz_last_sample_time_seconds ");
+		bprintf(b, "%.3f\n", e->last_sample_unix_s);
+	}
+	help_type(b, "samples_total", "Background samples taken since start.", "counter");
+	bprintf(b, "vramz_samples_total %llu\n", (unsigned long long)e->samples_total);
+	help_type(b, "sample_errors_total", "Background samples that read no GPU.", "counter");
+	bprintf(b, "vramz_sample_errors_total %llu\n", (unsigned long long)e->sample_errors_total);
+}
+
+int prom_render(struct prom_buf *b, const struct prom_input *in)
+{
+	render_identity(b, in);
+	if (in->snap) {
+		render_gpu_samples(b, in);
+		render_mig(b, in);
+		if (in->flags & PROM_PROCS)
+			render_procs(b, in);
+	}
+	render_exporter(b, in);
+	return b->oom ? VRAMZ_ENOMEM : 0;
+}
+
+/* ---- diagnosis figures ------------------------------------------------- */
+
+static void finding_series(struct prom_buf *b, const struct prom_input *in,
+			   const char *name, const struct prom_finding_row *r)
+{
+	gpu_series(b, in, name, r->gpu_index);
+	if (r->pid)
+		bprintf(b, ",pid=\"%u\"", r->pid);
+	prom_buf_puts(b, "} ");
+}
+
+int prom_render_findings(struct prom_buf *b, const struct prom_input *in,
+			 const struct prom_finding_row *rows, unsigned n)
+{
+	help_type(b, "leak_rate_bytes_per_second",
+		  "Steady growth of used memory the diagnosis engine attributes to a leak.",
+		  "gauge");
+	for (unsigned i = 0; i < n; i++) {
+		if (!(rows[i].has & PROM_FIG_LEAK_RATE))
+			continue;
+		finding_series(b, in, "leak_rate_bytes_per_second", &rows[i]);
+		put_double(b, rows[i].leak_rate_bytes_per_s);
+		prom_buf_put(b, "\n", 1);
+	}
+	help_type(b, "time_to_oom_seconds",
+		  "At the current leak rate, time until the GPU's free memory is gone.",
+		  "gauge");
+	for (unsigned i = 0; i < n; i++) {
+		if (!(rows[i].has & PROM_FIG_TIME_TO_OOM))
+			continue;
+		finding_series(b, in, "time_to_oom_seconds", &rows[i]);
+		put_double(b, rows[i].time_to_oom_s);
+		prom_buf_put(b, "\n", 1);
+	}
+	help_type(b, "idle_holder_bytes",
+		  "Memory held by a process that has not used the GPU for a while.", "gauge");
+	for (unsigned i = 0; i < n; i++) {
+		if (!(rows[i].has & PROM_FIG_IDLE_HOLDER))
+			continue;
+		finding_series(b, in, "idle_holder_bytes", &rows[i]);
+		bprintf(b, "%llu\n", (unsigned long long)rows[i].idle_holder_bytes);
+	}
+	help_type(b, "orphan_memory_bytes",
+		  "Used memory no live process holds (a dead context, or another namespace).",
+		  "gauge");
+	for (unsigned i = 0; i < n; i++) {
+		if (!(rows[i].has & PROM_FIG_ORPHAN))
+			continue;
+		finding_series(b, in, "orphan_memory_bytes", &rows[i]);
+		bprintf(b, "%llu\n", (unsigned long long)rows[i].orphan_bytes);
+	}
+	return b->oom ? VRAMZ_ENOMEM : 0;
+}

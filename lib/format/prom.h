@@ -1,0 +1,99 @@
+/* prom.h - Prometheus text exposition (format 0.0.4) of a vramz snapshot.
+ *
+ * The exporter renders one complete /metrics body per sample into a
+ * prom_buf and serves that text to every scrape, so rendering is the only
+ * place that knows metric names.  Per-GPU sample metrics come from the
+ * field table (lib/fields.c); this module adds what is not a per-GPU
+ * field: identity (vramz_gpu_info), lost flags, throttle reasons as one
+ * 0/1 series per reason, NVLink state, MIG instances, per-process series
+ * (opt-in), the diagnosis engine's figures and the exporter's own health.
+ * An unknown value has no sample; nothing here invents a number.
+ */
+#ifndef VRAMZ_PROM_H
+#define VRAMZ_PROM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vramz/vramz.h"
+
+/* Content-Type of a /metrics response in this format. */
+#define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/* A growable text buffer.  Out of memory sticks in .oom, so a renderer
+ * appends without checking each call and looks once at the end. */
+struct prom_buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+void prom_buf_init(struct prom_buf *b);
+/* Empties the buffer but keeps its memory for the next render. */
+void prom_buf_reset(struct prom_buf *b);
+void prom_buf_free(struct prom_buf *b);
+/* Appends n bytes / a C string. */
+void prom_buf_put(struct prom_buf *b, const char *s, size_t n);
+void prom_buf_puts(struct prom_buf *b, const char *s);
+/* Appends s as a label value: backslash, double quote and newline escaped,
+ * invalid UTF-8 bytes replaced by U+FFFD (label values must be UTF-8). */
+void prom_buf_label_value(struct prom_buf *b, const char *s);
+
+enum {
+	PROM_PROCS = 1u << 0, /* per-process series (cardinality: one per pid) */
+};
+
+/* The exporter's own state, rendered as vramz_up and friends. */
+struct prom_exporter {
+	int up;                      /* 1: the last sample read at least one GPU */
+	double sample_duration_s;    /* wall time of the last sample+render; <0 unknown */
+	double last_sample_unix_s;   /* when it was taken; <=0 unknown (no sample yet) */
+	uint64_t samples_total;      /* samples attempted since start */
+	uint64_t sample_errors_total; /* of which failed (no GPU readable) */
+};
+
+struct prom_input {
+	const vramz_system_info *sys; /* NULL: no driver label */
+	const vramz_gpu_info *info;   /* static facts, indexed by backend index */
+	unsigned info_count;
+	/* The GPUs to describe when snap is NULL (backend indices); NULL: all of
+	 * info.  With a snapshot, its GPUs are the ones described. */
+	const unsigned *sel;
+	unsigned sel_count;
+	const vramz_snapshot *snap;   /* NULL: no sample to show (not up) */
+	unsigned flags;               /* PROM_* */
+	struct prom_exporter exporter;
+};
+
+/* Appends the whole body: GPU identity and samples, processes when asked,
+ * then the exporter's series.  0, or VRAMZ_ENOMEM (the buffer is then
+ * incomplete and must not be served). */
+int prom_render(struct prom_buf *b, const struct prom_input *in);
+
+/* The figures of diagnosis findings that become series.  The diagnosis
+ * engine's own types stay out of this module: its caller maps findings to
+ * these rows, one per subject (a GPU, or a process on a GPU). */
+struct prom_finding_row {
+	unsigned gpu_index;           /* backend index */
+	uint32_t pid;                 /* 0: the GPU as a whole */
+	unsigned has;                 /* PROM_FIG_* bits: which figures are known */
+	double leak_rate_bytes_per_s; /* growth of used memory */
+	double time_to_oom_s;         /* at that rate, until free memory is gone */
+	uint64_t idle_holder_bytes;   /* held by a process idle for a while */
+	uint64_t orphan_bytes;        /* held by no live process */
+};
+enum {
+	PROM_FIG_LEAK_RATE = 1u << 0,
+	PROM_FIG_TIME_TO_OOM = 1u << 1,
+	PROM_FIG_IDLE_HOLDER = 1u << 2,
+	PROM_FIG_ORPHAN = 1u << 3,
+};
+
+/* Appends vramz_leak_rate_bytes_per_second, vramz_time_to_oom_seconds,
+ * vramz_idle_holder_bytes and vramz_orphan_memory_bytes for the rows (each
+ * family with HELP and TYPE even when it has no sample, so dashboards see
+ * the metric exists).  Rows with duplicate subjects must not be given. */
+int prom_render_findings(struct prom_buf *b, const struct prom_input *in,
+			 const struct prom_finding_row *rows, unsigned n);
+
+#endif

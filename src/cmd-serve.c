@@ -1,0 +1,341 @@
+/* cmd-serve.c - `vramz serve`: a Prometheus exporter for each GPU node.
+ *
+ * One background thread samples every --interval, renders the complete
+ * /metrics body once (lib/format/prom.c) and publishes it to the HTTP
+ * side (serve_http.c); scrapes only ever hand out the latest body, so any
+ * number of scrapers cost no NVML calls and a slow client cannot delay a
+ * sample.  The slow readings (PCIe throughput samples for 20 ms per GPU,
+ * the energy counter takes milliseconds) are read every --slow-interval
+ * and their last values are carried into the ticks between, so their
+ * series do not flicker in and out.
+ *
+ * The main thread only waits for SIGINT/SIGTERM and then shuts down in
+ * order: the sampler first (it publishes into the HTTP side), then HTTP,
+ * which keeps serving the last body until it stops.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "format/prom.h"
+#include "serve_http.h"
+
+/* Not claimed in Prometheus's default port allocations as far as we could
+ * check (9400 is dcgm-exporter, 9835 nvidia_gpu_exporter); docs/exporter.md. */
+#define SERVE_DEFAULT_LISTEN "127.0.0.1:9963"
+
+struct sampler {
+	vramz_ctx *ctx;
+	unsigned flags;          /* VRAMZ_SAMPLE_* */
+	unsigned prom_flags;     /* PROM_* */
+	int64_t interval_ms;
+	int64_t slow_interval_ms; /* 0: never read the slow fields */
+	struct serve_http *http;
+	vramz_gpu_info *info;    /* static facts, by backend index */
+	unsigned ngpus;
+	unsigned *sel;           /* the selection, for a body without a sample */
+	unsigned nsel;
+	vramz_gpu_sample *merged; /* the tick's GPUs with slow fields carried over */
+	vramz_gpu_sample *slow;   /* last slow readings, by selection slot */
+	int64_t next_slow_ns;
+	struct prom_buf body;
+	struct prom_exporter st;
+	int was_up;
+	/* stop request from the main thread */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop;
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+enum { SLOW_BITS = VRAMZ_F_PCIE_TPUT | VRAMZ_F_ENERGY };
+
+/* Carries the last slow readings into a tick that did not read them. */
+static const vramz_snapshot *merge_slow(struct sampler *s, const vramz_snapshot *snap,
+					int read_slow, vramz_snapshot *out)
+{
+	*out = *snap;
+	for (unsigned i = 0; i < snap->gpu_count && i < s->nsel; i++) {
+		vramz_gpu_sample *m = &s->merged[i], *sl = &s->slow[i];
+		*m = snap->gpus[i];
+		if (m->lost) {
+			sl->valid = 0; /* a GPU that comes back starts afresh */
+			continue;
+		}
+		if (read_slow) {
+			*sl = *m;
+			continue;
+		}
+		if (sl->valid & VRAMZ_F_PCIE_TPUT) {
+			m->pcie_tx_bytes_per_s = sl->pcie_tx_bytes_per_s;
+			m->pcie_rx_bytes_per_s = sl->pcie_rx_bytes_per_s;
+		}
+		if (sl->valid & VRAMZ_F_ENERGY)
+			m->energy_mj = sl->energy_mj;
+		m->valid |= sl->valid & SLOW_BITS;
+	}
+	out->gpus = s->merged;
+	return out;
+}
+
+/* One tick: sample, render, publish.  Returns 0, or -1 when out of memory. */
+static int tick(struct sampler *s)
+{
+	int64_t t0 = mono_ns();
+	int read_slow = s->slow_interval_ms > 0 && t0 >= s->next_slow_ns;
+	unsigned flags = s->flags | (read_slow ? VRAMZ_SAMPLE_SLOW : 0);
+	const vramz_snapshot *snap = NULL;
+	vramz_snapshot merged;
+	int rc = vramz_sample(s->ctx, flags, &snap);
+	if (rc == VRAMZ_ENOMEM)
+		return -1;
+	if (read_slow)
+		s->next_slow_ns = t0 + s->slow_interval_ms * 1000000;
+	s->st.samples_total++;
+	s->st.up = rc == 0;
+	if (rc < 0)
+		s->st.sample_errors_total++;
+	/* every GPU lost still has a body that says so */
+	if (rc == 0 || rc == VRAMZ_ELOST)
+		snap = merge_slow(s, snap, read_slow, &merged);
+	else
+		snap = NULL;
+	s->st.last_sample_unix_s = snap ? (double)snap->time_ms / 1000 : s->st.last_sample_unix_s;
+	if (s->was_up != s->st.up) {
+		if (!s->st.up)
+			cli_err("serve: sampling failed: %s%s%s", vramz_strerror(rc),
+				*vramz_last_error(s->ctx) ? ": " : "", vramz_last_error(s->ctx));
+		else if (s->st.samples_total > 1)
+			cli_err("serve: sampling works again");
+		s->was_up = s->st.up;
+	}
+
+	struct prom_input in = {
+		.sys = vramz_system(s->ctx),
+		.info = s->info,
+		.info_count = s->ngpus,
+		.sel = s->sel,
+		.sel_count = s->nsel,
+		.snap = snap,
+		.flags = s->prom_flags,
+		.exporter = s->st,
+	};
+	/* the duration shown is the previous tick's whole cost; this one's is
+	 * not known until its body is rendered */
+	prom_buf_reset(&s->body);
+	if (prom_render(&s->body, &in) < 0)
+		return -1;
+	/* Diagnosis findings (leak rate, time to OOM, idle holders) go here
+	 * through prom_render_findings() once the diagnosis engine lands. */
+	if (s->http &&
+	    serve_http_publish(s->http, s->body.p, s->body.len, s->st.up,
+			       rc < 0 ? vramz_last_error(s->ctx) : NULL) < 0)
+		return -1;
+	s->st.sample_duration_s = (double)(mono_ns() - t0) / 1e9;
+	return 0;
+}
+
+static void *sampler_main(void *arg)
+{
+	struct sampler *s = arg;
+	int64_t next = mono_ns() + s->interval_ms * 1000000;
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop) {
+		struct timespec ts = {.tv_sec = next / 1000000000, .tv_nsec = next % 1000000000};
+		int rc = pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+		if (s->stop)
+			break;
+		if (rc != ETIMEDOUT)
+			continue;
+		pthread_mutex_unlock(&s->lock);
+		if (tick(s) < 0)
+			cli_err("serve: out of memory rendering metrics; keeping the last body");
+		int64_t now = mono_ns();
+		next += s->interval_ms * 1000000;
+		if (next < now) /* a tick overran: skip, do not burst */
+			next = now + s->interval_ms * 1000000;
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static int sampler_init(struct sampler *s, vramz_ctx *ctx)
+{
+	s->ctx = ctx;
+	s->ngpus = vramz_gpu_count(ctx);
+	s->nsel = vramz_selected_count(ctx);
+	s->info = calloc(s->ngpus ? s->ngpus : 1, sizeof *s->info);
+	s->sel = calloc(s->nsel ? s->nsel : 1, sizeof *s->sel);
+	s->merged = calloc(s->nsel ? s->nsel : 1, sizeof *s->merged);
+	s->slow = calloc(s->nsel ? s->nsel : 1, sizeof *s->slow);
+	if (!s->info || !s->sel || !s->merged || !s->slow)
+		return -1;
+	for (unsigned i = 0; i < s->nsel; i++) {
+		s->sel[i] = vramz_selected_index(ctx, i);
+		/* NVLink and PCIe maxima are slow to read: once, at start */
+		vramz_gpu_details(ctx, s->sel[i]);
+	}
+	for (unsigned i = 0; i < s->ngpus; i++)
+		s->info[i] = *vramz_gpu(ctx, i);
+	s->was_up = 1;
+	s->st.sample_duration_s = -1;
+	prom_buf_init(&s->body);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return 0;
+}
+
+static void sampler_free(struct sampler *s)
+{
+	free(s->info);
+	free(s->sel);
+	free(s->merged);
+	free(s->slow);
+	prom_buf_free(&s->body);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	const char *listen = SERVE_DEFAULT_LISTEN;
+	int64_t interval_ms = 1000, slow_ms = 10000;
+	int procs = 0, once = 0;
+	unsigned max_conn = 128, max_per_ip = 32, timeout_s = 10, threads = 2;
+	const struct opt opts[] = {
+		{'l', "listen", OPT_STR, &listen, "ADDR:PORT",
+		 "address to listen on (default " SERVE_DEFAULT_LISTEN "; [::1]:PORT for IPv6; port 0 picks one)"},
+		{'i', "interval", OPT_DURATION, &interval_ms, NULL, "sample every DURATION (default 1s)"},
+		{0, "slow-interval", OPT_DURATION, &slow_ms, NULL,
+		 "read PCIe throughput and energy every DURATION (default 10s; 0: never)"},
+		{'p', "procs", OPT_FLAG, &procs, NULL,
+		 "per-process series (one per pid and GPU: mind the cardinality)"},
+		{0, "max-connections", OPT_UINT, &max_conn, "N", "concurrent connections in all (default 128)"},
+		{0, "max-per-ip", OPT_UINT, &max_per_ip, "N", "concurrent connections per client (default 32)"},
+		{0, "timeout", OPT_UINT, &timeout_s, "SECONDS", "close idle connections after (default 10)"},
+		{0, "threads", OPT_UINT, &threads, "N", "HTTP worker threads (default 2)"},
+		{0, "once", OPT_FLAG, &once, NULL, "print one /metrics body to stdout and exit"},
+		OPT_GPUS,
+		OPT_END,
+	};
+	int nargs, rc = cli_parse("serve", "[OPTIONS]",
+				  "Serves Prometheus metrics of every selected GPU over HTTP (docs/exporter.md).",
+				  opts, argc, argv, &nargs);
+	if (cli_parse_exit(rc) >= 0)
+		return cli_parse_exit(rc);
+	if (nargs) {
+		cli_err("serve: unexpected argument '%s'", argv[0]);
+		return EXIT_USAGE;
+	}
+	if (interval_ms < 100 || interval_ms > 3600000) {
+		cli_err("serve: --interval must be between 100ms and 1h");
+		return EXIT_USAGE;
+	}
+	if (slow_ms != 0 && slow_ms < interval_ms) {
+		cli_err("serve: --slow-interval must be 0 or at least --interval");
+		return EXIT_USAGE;
+	}
+	if (!max_conn || !max_per_ip || !threads || threads > 64 || !timeout_s) {
+		cli_err("serve: --max-connections, --max-per-ip, --timeout and --threads must be positive (threads at most 64)");
+		return EXIT_USAGE;
+	}
+
+	vramz_ctx *ctx;
+	int ex = cli_open(&ctx);
+	if (ex)
+		return ex;
+	struct sampler s = {0};
+	if (sampler_init(&s, ctx) < 0) {
+		cli_err("serve: out of memory");
+		sampler_free(&s);
+		vramz_close(ctx);
+		return EXIT_FAIL;
+	}
+	/* the PCIe link state costs ~30 us a GPU: cheap at 1 s, and a link that
+	 * trained down is worth an alert */
+	s.flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_LINK |
+		  (procs ? VRAMZ_SAMPLE_PROC_UTIL : 0);
+	s.prom_flags = procs ? PROM_PROCS : 0;
+	s.interval_ms = interval_ms;
+	s.slow_interval_ms = slow_ms;
+	s.next_slow_ns = 0; /* the first tick reads them */
+
+	if (once) {
+		ex = tick(&s) < 0 ? EXIT_FAIL : EXIT_OK;
+		if (!ex)
+			fwrite(s.body.p, 1, s.body.len, stdout);
+		sampler_free(&s);
+		vramz_close(ctx);
+		return ex;
+	}
+
+	/* Signals go to the main thread's sigwait only: block them before any
+	 * thread (MHD's included) is created, so those inherit the mask. */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct serve_http_opts ho = {.listen = listen, .max_connections = max_conn,
+				     .max_per_ip = max_per_ip, .timeout_s = timeout_s,
+				     .threads = threads};
+	char err[256];
+	/* the first body exists before the port opens: no scrape sees 503 */
+	if (tick(&s) < 0) {
+		cli_err("serve: out of memory");
+		sampler_free(&s);
+		vramz_close(ctx);
+		return EXIT_FAIL;
+	}
+	if (serve_http_start(&s.http, &ho, err, sizeof err) < 0) {
+		cli_err("serve: %s", err);
+		sampler_free(&s);
+		vramz_close(ctx);
+		return strstr(err, "expected ADDR") ? EXIT_USAGE : EXIT_FAIL;
+	}
+	serve_http_publish(s.http, s.body.p, s.body.len, s.st.up,
+			   s.st.up ? NULL : vramz_last_error(ctx));
+	fprintf(stderr, "vramz serve: listening on http://%s/metrics (%u GPU%s, every %lld ms%s)\n",
+		serve_http_address(s.http), s.nsel, s.nsel == 1 ? "" : "s",
+		(long long)interval_ms, procs ? ", with processes" : "");
+	fflush(stderr);
+
+	pthread_t th;
+	if (pthread_create(&th, NULL, sampler_main, &s)) {
+		cli_err("serve: cannot start the sampler thread");
+		serve_http_stop(s.http);
+		sampler_free(&s);
+		vramz_close(ctx);
+		return EXIT_FAIL;
+	}
+	int sig = 0;
+	sigwait(&sigs, &sig);
+	pthread_mutex_lock(&s.lock);
+	s.stop = 1;
+	pthread_cond_signal(&s.cond);
+	pthread_mutex_unlock(&s.lock);
+	pthread_join(th, NULL);
+	serve_http_stop(s.http);
+	sampler_free(&s);
+	vramz_close(ctx);
+	return EXIT_OK;
+}

@@ -1,0 +1,81 @@
+# serve-lib.sh - helpers for the `vramz serve` end-to-end tests (t4*-serve*.sh):
+# writing fake-NVML scenarios, starting the exporter on a free loopback
+# port and stopping it.  Sourced after lib.sh.
+
+# gpu_line IDX [extra key=value...]: an H200 like the measured machine's.
+gpu_line() {
+	local i=$1
+	shift
+	printf 'gpu %d name="NVIDIA H200" uuid=GPU-%08x-1c35-4f8a-b6d2-7e90a15c3f48 pci=00000000:%02X:00.0 arch=hopper cc=9.0 mem_total=143771MiB mem_reserved=616MiB mem_used=auto util=%d mem_util=10 temp=%d power=300000 power_limit=700000 sm_clock=1980 mem_clock=3201 pcie_gen=5 pcie_width=16 pcie_max_gen=5 pcie_max_width=16 pcie_tx=1000 pcie_rx=2000 nvlinks=18 throttle=0x4 energy=123456789 %s\n' \
+		"$i" "$((0x10000000 + i))" "$((0x19 + i))" "$((i * 10 % 100))" "$((40 + i))" "$*"
+}
+
+# scenario_fleet FILE NGPUS NPROCS: NGPUS GPUs, NPROCS processes spread over them.
+scenario_fleet() {
+	local f=$1 n=$2 np=$3 i
+	{
+		printf 'driver 580.159.04\nnvml 13.580.159.04\ncuda 13000\n'
+		for i in $(seq 0 $((n - 1))); do gpu_line "$i"; done
+		# NVLinks pair the GPUs as on an HGX board's neighbours
+		for i in $(seq 0 2 $((n - 2))); do printf 'nvlink %d %d 18\n' "$i" "$((i + 1))"; done
+		for i in $(seq 0 $((np - 1))); do
+			printf 'proc gpu=%d pid=%d used=%dMiB type=compute sm=%d mem=3\n' \
+				"$((i % n))" "$((4000000 + i))" "$((100 + i))" "$((i % 100))"
+		done
+	} >"$f"
+}
+
+# serve_start LOG [serve options]: starts vramz serve on $SERVE_LISTEN
+# (127.0.0.1:0, a free port) in the background; sets SERVE_PID and PORT
+# once it listens.
+serve_start() {
+	local log=$1 i
+	shift
+	# an old log of the same name would be read before the new process
+	# truncates it: the port of a server that is gone
+	rm -f "$log"
+	"$VRAMZ_BIN" serve --listen "${SERVE_LISTEN:-127.0.0.1:0}" "$@" 2>"$log" &
+	SERVE_PID=$!
+	echo "$SERVE_PID" >>"$T/.serve-pids"
+	for i in $(seq 1 100); do
+		PORT=$(sed -n 's|.*listening on http://.*:\([0-9]*\)/metrics.*|\1|p' "$log" 2>/dev/null)
+		[ -n "$PORT" ] && return 0
+		kill -0 "$SERVE_PID" 2>/dev/null || { cat "$log"; return 1; }
+		sleep 0.1
+	done
+	echo "vramz serve did not start:"; cat "$log"
+	return 1
+}
+
+serve_stop() {
+	kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID"
+}
+
+# scrape PATH [curl options]: the body of http://127.0.0.1:$PORT/PATH
+scrape() {
+	local p=$1
+	shift
+	curl -sS --max-time 10 "$@" "http://127.0.0.1:$PORT$p"
+}
+
+# rss_kib PID: resident set size from /proc
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+# wait_for CMD...: retries CMD for up to 10 s (state that needs a few samples)
+wait_for() {
+	local i
+	for i in $(seq 1 100); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+# serve_cleanup: stops every exporter a step started, even one whose step
+# failed before its serve_stop.  Call before finish.
+serve_cleanup() {
+	local p
+	[ -f "$T/.serve-pids" ] || return 0
+	for p in $(cat "$T/.serve-pids"); do kill "$p" 2>/dev/null; done
+	rm -f "$T/.serve-pids"
+}
