@@ -43,8 +43,8 @@ expect_success 'a GPU that cannot report a reading has no sample for it (errors.
 	hasnt "^vramz_temperature_celsius\{gpu=\"1\"" m.txt &&
 	hasnt "^vramz_energy_joules_total\{gpu=\"1\"" m.txt &&
 	hasnt "^vramz_pcie_tx_bytes_per_second\{" m.txt &&
-	hasnt "^vramz_process_memory_used_bytes\{[^}]*pid=\"3000602\"" m.txt &&
-	has "^vramz_process_memory_used_bytes\{[^}]*pid=\"3000604\"\} 9663676416$" m.txt
+	hasnt "^vramz_process_memory_used_bytes\{[^}]*pid=\"4200602\"" m.txt &&
+	has "^vramz_process_memory_used_bytes\{[^}]*pid=\"4200604\"\} 9663676416$" m.txt
 '
 
 expect_success 'a GPU that falls off the bus: vramz_gpu_lost 1, its readings gone, body valid' '
