@@ -189,7 +189,7 @@ int cmd_info(int argc, char **argv)
 	}
 	vramz_ctx *ctx;
 	const vramz_snapshot *snap;
-	int ex = cli_open_sample(&ctx, 0, &snap);
+	int ex = cli_open_sample(&ctx, VRAMZ_SAMPLE_LINK, &snap);
 	if (ex)
 		return ex;
 	const vramz_system_info *s = vramz_system(ctx);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "fmt.h"
 #include "json.h"
 
 int cmd_topo(int argc, char **argv)
