@@ -202,8 +202,8 @@ int cmd_log(int argc, char **argv)
 		cli_err("log: interval %lldms is below the 10ms minimum", (long long)interval_ms);
 		return EXIT_USAGE;
 	}
-	if (rotate && !strcmp(out, "-")) {
-		cli_err("log: --rotate needs -o FILE");
+	if ((rotate || procs) && !strcmp(out, "-")) {
+		cli_err("log: %s needs -o FILE", procs ? "--procs (rows go to FILE's .procs sibling)" : "--rotate");
 		return EXIT_USAGE;
 	}
 
