@@ -181,9 +181,10 @@ static int split(char *s, size_t n, struct cell *cells, int max)
 			if (p < end && *p != ',')
 				return -1;
 		} else {
-			char *q = memchr(p, ',', (size_t)(end - p));
+			/* cells are short: a plain loop beats a memchr call each */
 			c->s = p;
-			p = q ? q : end;
+			while (p < end && *p != ',')
+				p++;
 			c->n = (size_t)(p - c->s);
 		}
 		if (k < max + 1)
@@ -199,8 +200,16 @@ static int parse_u64(const struct cell *c, uint64_t max, uint64_t *v)
 	uint64_t x = 0;
 	if (c->n == 0 || c->n > 20)
 		return -1;
-	for (size_t i = 0; i < c->n; i++) {
+	/* 19 digits cannot overflow; only a 20th needs the careful check */
+	size_t fast = c->n < 19 ? c->n : 19;
+	for (size_t i = 0; i < fast; i++) {
 		unsigned d = (unsigned)(unsigned char)c->s[i] - '0';
+		if (d > 9)
+			return -1;
+		x = x * 10 + d;
+	}
+	if (c->n == 20) {
+		unsigned d = (unsigned)(unsigned char)c->s[19] - '0';
 		if (d > 9 || x > (UINT64_MAX - d) / 10)
 			return -1;
 		x = x * 10 + d;
@@ -442,7 +451,14 @@ static int read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 						       : parse_int(cl, &v);
 			if (bad)
 				return rfail(r, c, "bad %s '%s'", f->name, show(cl, b, 40));
-			field_set(f, g, f->type == FT_INT ? v : (int64_t)u);
+			char *dst = (char *)g + f->offset; /* field_set, inlined: hot */
+			if (f->type == FT_U64)
+				*(uint64_t *)dst = u;
+			else if (f->type == FT_UINT)
+				*(unsigned *)dst = (unsigned)u;
+			else
+				*(int *)dst = (int)v;
+			g->valid |= f->valid_bit;
 			continue;
 		}
 		switch (a) {
