@@ -54,8 +54,18 @@ struct backend_ops {
 	int (*migs)(struct backend *b, unsigned idx, struct mig_vec *out);
 	int (*topology)(struct backend *b, unsigned a, unsigned c,
 			vramz_link *out);
+	/* Recorded sources only (NULL for live ones): moves to the next tick
+	 * and gives its time; VRAMZ_EEOF after the last.  Such a backend's
+	 * processes arrive already attributed, so /proc is not consulted.
+	 * gpu_info returning VRAMZ_ENOTFOUND leaves an index out of the
+	 * default selection (a log recorded with -g 1,3 has no GPU 0). */
+	int (*tick)(struct backend *b, int64_t *time_ms, int64_t *mono_ns,
+		    char *err, size_t errlen);
 };
 
 extern const struct backend_ops backend_nvml;
+#ifdef VRAMZ_HAVE_REPLAY
+extern const struct backend_ops backend_replay;
+#endif
 
 #endif

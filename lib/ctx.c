@@ -91,14 +91,13 @@ int vramz_open(vramz_ctx **out, const vramz_open_opts *opts)
 	ctx->pcache = proc_cache_new("/proc");
 	if (!ctx->info || !ctx->sel || !ctx->gpus || !ctx->rcs || !ctx->pcache)
 		return VRAMZ_ENOMEM;
+	ctx->nsel = 0;
 	for (unsigned i = 0; i < ctx->ngpus; i++) {
 		ctx->info[i].index = i;
 		/* a lost or unreadable GPU still gets an entry; its sample says lost */
-		ctx->ops->gpu_info(ctx->be, i, &ctx->info[i]);
+		if (ctx->ops->gpu_info(ctx->be, i, &ctx->info[i]) != VRAMZ_ENOTFOUND)
+			ctx->sel[ctx->nsel++] = i;
 	}
-	for (unsigned i = 0; i < ctx->ngpus; i++)
-		ctx->sel[i] = i;
-	ctx->nsel = ctx->ngpus;
 	ctx->err[0] = 0;
 	return 0;
 }
@@ -227,8 +226,15 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 	int last = 0;
 	ctx->procs.n = 0;
 	ctx->migs.n = 0;
-	ctx->snap.time_ms = clock_ns(CLOCK_REALTIME) / 1000000;
-	ctx->snap.mono_ns = clock_ns(CLOCK_MONOTONIC);
+	if (ctx->ops->tick) {
+		int rc = ctx->ops->tick(ctx->be, &ctx->snap.time_ms, &ctx->snap.mono_ns,
+					ctx->err, sizeof ctx->err);
+		if (rc < 0)
+			return rc;
+	} else {
+		ctx->snap.time_ms = clock_ns(CLOCK_REALTIME) / 1000000;
+		ctx->snap.mono_ns = clock_ns(CLOCK_MONOTONIC);
+	}
 	struct sample_job job = {ctx, flags, ctx->rcs};
 	/* A GPU's first reads cost milliseconds inside the driver (3.7 ms for
 	 * utilization on H200) and PCIe throughput always takes 20 ms, so
@@ -258,7 +264,8 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 				g->valid |= VRAMZ_F_PROCS;
 		}
 		g->proc_count = ctx->procs.n - g->proc_first;
-		if (!(flags & VRAMZ_SAMPLE_NO_ATTRIB))
+		/* a replayed log's processes keep their recorded attribution */
+		if (!(flags & VRAMZ_SAMPLE_NO_ATTRIB) && !ctx->ops->tick)
 			for (unsigned i = g->proc_first; i < ctx->procs.n; i++)
 				proc_attribute(ctx->pcache, &ctx->procs.v[i]);
 		derive_unattributed(g, ctx->procs.v + g->proc_first);

@@ -119,9 +119,13 @@ static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 int select_parse(vramz_ctx *ctx, const char *spec, unsigned *sel)
 {
 	if (!spec || !strcmp(spec, "all")) {
+		unsigned n = 0;
+		vramz_gpu_info tmp;
 		for (unsigned i = 0; i < ctx->ngpus; i++)
-			sel[i] = i;
-		return (int)ctx->ngpus;
+			/* a recorded log may lack some indices (backend.h, tick) */
+			if (!ctx->ops->tick || ctx->ops->gpu_info(ctx->be, i, &tmp) != VRAMZ_ENOTFOUND)
+				sel[n++] = i;
+		return (int)n;
 	}
 	if (!*spec)
 		return ctx_fail(ctx, VRAMZ_EINVAL, "empty GPU list");

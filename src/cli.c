@@ -285,7 +285,10 @@ int cli_open(vramz_ctx **ctx)
 	int rc = vramz_open(ctx, &o);
 	if (rc < 0) {
 		const char *detail = *ctx ? vramz_last_error(*ctx) : "";
-		if (g_opts.replay)
+		size_t rl = g_opts.replay ? strlen(g_opts.replay) : 0;
+		if (g_opts.replay && !strncmp(detail, g_opts.replay, rl) && detail[rl] == ':')
+			cli_err("%s", detail); /* the log reader's "FILE:LINE: reason" */
+		else if (g_opts.replay)
 			cli_err("%s: %s", g_opts.replay, *detail ? detail : vramz_strerror(rc));
 		else if (*detail)
 			cli_err("%s: %s", vramz_strerror(rc), detail);

@@ -1,0 +1,181 @@
+/* replay.c - the replay backend: a recorded log behind the same
+ * backend_ops as NVML, so `vramz status --replay FILE`, `vramz replay` and
+ * anything else built on vramz_sample() run unchanged on a recording from
+ * another machine (or the demo recording on a laptop with no GPU).
+ *
+ * The GPUs are those of the log's first tick, by the log's own indices; an
+ * index the log never recorded (logged with -g 1,3) answers ENOTFOUND so
+ * it stays out of the default selection.  Each vramz_sample() moves one
+ * tick on (backend_ops.tick) and ends with VRAMZ_EEOF.  Processes come
+ * with the user, command and container recorded at the time, never
+ * re-read from this machine's /proc.
+ */
+#include "backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vramz/log.h"
+
+struct backend {
+	vramz_log_reader *r;
+	const vramz_snapshot *cur;
+	int first;               /* cur is the first tick, not yet handed out */
+	unsigned ngpus;
+	vramz_gpu_info *info;    /* [ngpus], as at open */
+	unsigned char *present;  /* [ngpus]: in the first tick */
+};
+
+static int replay_open(struct backend **out, const vramz_open_opts *opts, char *err, size_t errlen)
+{
+	struct backend *b = calloc(1, sizeof *b);
+	*out = b;
+	if (!b)
+		return VRAMZ_ENOMEM;
+	int rc = vramz_log_open(&b->r, opts->replay_path);
+	if (rc == 0)
+		rc = vramz_log_next(b->r, &b->cur);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", vramz_log_error(b->r));
+		return rc;
+	}
+	if (rc == 0) {
+		snprintf(err, errlen, "%s: the log holds no samples", opts->replay_path);
+		return VRAMZ_EEOF;
+	}
+	b->first = 1;
+	b->ngpus = vramz_log_gpu_count(b->r);
+	b->info = calloc(b->ngpus, sizeof *b->info);
+	b->present = calloc(b->ngpus, 1);
+	if (!b->info || !b->present)
+		return VRAMZ_ENOMEM;
+	for (unsigned i = 0; i < b->cur->gpu_count; i++) {
+		unsigned idx = b->cur->gpus[i].index;
+		const vramz_gpu_info *gi = vramz_log_gpu(b->r, idx);
+		if (gi && idx < b->ngpus) {
+			b->info[idx] = *gi;
+			b->present[idx] = 1;
+		}
+	}
+	return 0;
+}
+
+static void replay_close(struct backend *b)
+{
+	vramz_log_close(b->r);
+	free(b->info);
+	free(b->present);
+	free(b);
+}
+
+static int replay_system(struct backend *b, vramz_system_info *out)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->backend, sizeof out->backend, "replay");
+	return 0;
+}
+
+static unsigned replay_count(struct backend *b)
+{
+	return b->ngpus;
+}
+
+static int replay_gpu_info(struct backend *b, unsigned idx, vramz_gpu_info *out)
+{
+	if (idx >= b->ngpus || !b->present[idx])
+		return VRAMZ_ENOTFOUND;
+	*out = b->info[idx];
+	out->index = idx;
+	return 0;
+}
+
+static int replay_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *out)
+{
+	return 0; /* a log records samples, not the slow static facts */
+}
+
+static int replay_tick(struct backend *b, int64_t *time_ms, int64_t *mono_ns, char *err,
+		       size_t errlen)
+{
+	if (b->first) {
+		b->first = 0;
+	} else {
+		int rc = vramz_log_next(b->r, &b->cur);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s", vramz_log_error(b->r));
+			b->cur = NULL;
+			return rc;
+		}
+		if (rc == 0) {
+			snprintf(err, errlen, "%s", "end of the log");
+			b->cur = NULL;
+			return VRAMZ_EEOF;
+		}
+	}
+	*time_ms = b->cur->time_ms;
+	*mono_ns = b->cur->mono_ns;
+	return 0;
+}
+
+static const vramz_gpu_sample *find(struct backend *b, unsigned idx)
+{
+	if (!b->cur)
+		return NULL;
+	for (unsigned i = 0; i < b->cur->gpu_count; i++)
+		if (b->cur->gpus[i].index == idx)
+			return &b->cur->gpus[i];
+	return NULL;
+}
+
+static int replay_sample(struct backend *b, unsigned idx, unsigned flags, vramz_gpu_sample *out)
+{
+	const vramz_gpu_sample *g = find(b, idx);
+	if (!g)
+		return VRAMZ_ENOTFOUND; /* not in this tick: unknown, not lost */
+	if (g->lost)
+		return VRAMZ_ELOST;
+	*out = *g;
+	out->valid &= ~(uint32_t)VRAMZ_F_PROCS; /* the context sets it from procs() */
+	out->proc_first = out->proc_count = 0;
+	return 0;
+}
+
+static int replay_procs(struct backend *b, unsigned idx, unsigned flags, struct proc_vec *out)
+{
+	const vramz_gpu_sample *g = find(b, idx);
+	if (!g || !(g->valid & VRAMZ_F_PROCS))
+		return VRAMZ_EUNSUPPORTED; /* the list was not recorded */
+	for (unsigned i = 0; i < g->proc_count; i++) {
+		vramz_proc_sample *p = proc_vec_push(out);
+		if (!p)
+			return VRAMZ_ENOMEM;
+		*p = b->cur->procs[g->proc_first + i];
+	}
+	return 0;
+}
+
+static int replay_migs(struct backend *b, unsigned idx, struct mig_vec *out)
+{
+	return 0;
+}
+
+static int replay_topology(struct backend *b, unsigned a, unsigned c, vramz_link *out)
+{
+	return VRAMZ_EUNSUPPORTED;
+}
+
+const struct backend_ops backend_replay = {
+	.name = "replay",
+	.open = replay_open,
+	.close = replay_close,
+	.system = replay_system,
+	.count = replay_count,
+	.gpu_info = replay_gpu_info,
+	.gpu_details = replay_gpu_details,
+	.sample = replay_sample,
+	.procs = replay_procs,
+	.migs = replay_migs,
+	.topology = replay_topology,
+	.tick = replay_tick,
+};

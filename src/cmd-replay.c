@@ -1,0 +1,128 @@
+/* cmd-replay.c - `vramz replay FILE`: a recorded log played back as `vramz
+ * status` shows a live machine, tick by tick, at the recorded pace (or
+ * faster, or all at once), or as one JSON document per line.
+ *
+ * The log is opened as a context with the replay backend (lib/log/replay.c),
+ * so what is printed is exactly what the live commands print: the same
+ * table code, the same JSON shapes.  This is also what lets a laptop with
+ * no GPU show vramz working on a real recording.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "fmt.h"
+#include "json.h"
+#include "status.h"
+
+/* The longest pause between two ticks: a logger stopped overnight and
+ * started again should not freeze the replay for hours. */
+#define MAX_PAUSE_MS 5000
+
+static void pause_ms(double ms)
+{
+	if (ms <= 0)
+		return;
+	if (ms > MAX_PAUSE_MS)
+		ms = MAX_PAUSE_MS;
+	struct timespec ts = {.tv_sec = (time_t)(ms / 1000),
+			      .tv_nsec = (long)(fmod(ms, 1000) * 1e6)};
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+static void print_json_line(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
+{
+	struct jsonw w;
+	jw_init(&w, f, 0);
+	json_begin(&w, ctx, snap);
+	jw_arr(&w, "gpus");
+	for (unsigned i = 0; i < snap->gpu_count; i++)
+		json_gpu(&w, ctx, snap, &snap->gpus[i]);
+	jw_end_arr(&w);
+	jw_arr(&w, "processes");
+	for (unsigned i = 0; i < snap->proc_count; i++)
+		json_proc(&w, ctx, &snap->procs[i]);
+	jw_end_arr(&w);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	double speed = -1; /* not given */
+	int fast = 0, no_procs = 0, nargs;
+	const struct opt opts[] = {
+		{0, "speed", OPT_DOUBLE, &speed, "X", "play X times faster than recorded (default 1 on a terminal)"},
+		{0, "fast", OPT_FLAG, &fast, NULL, "print every tick at once (default when not a terminal)"},
+		OPT_JSON,
+		OPT_GPUS,
+		{'P', "no-procs", OPT_FLAG, &no_procs, NULL, "GPUs only, no process table"},
+		OPT_NOCOLOR,
+		OPT_END,
+	};
+	int rc = cli_parse("replay", "FILE [--speed X | --fast] [--json] [-g LIST]",
+			   "Plays a log recorded by `vramz log` back as `vramz status` would show it,\n"
+			   "tick by tick (with --json: one JSON document per line).",
+			   opts, argc, argv, &nargs);
+	if (cli_parse_exit(rc) >= 0)
+		return cli_parse_exit(rc);
+	if (nargs != 1) {
+		cli_err(nargs ? "replay: one log at a time, got '%s' and more"
+			      : "replay: which log? (vramz replay FILE)%s", nargs ? argv[1] : "");
+		return EXIT_USAGE;
+	}
+	if (speed != -1 && !(speed > 0)) {
+		cli_err("replay: bad --speed %g (want a positive factor)", speed);
+		return EXIT_USAGE;
+	}
+	int tty = isatty(STDOUT_FILENO);
+	if (speed == -1)
+		speed = fast || !tty || g_opts.json ? INFINITY : 1;
+	if (fast)
+		speed = INFINITY;
+
+	vramz_ctx *ctx;
+	g_opts.replay = argv[0];
+	int ex = cli_open(&ctx);
+	if (ex)
+		return ex;
+	int64_t prev_ms = 0;
+	unsigned ticks = 0;
+	for (;;) {
+		const vramz_snapshot *snap;
+		rc = vramz_sample(ctx, no_procs ? 0 : VRAMZ_SAMPLE_PROCS, &snap);
+		if (rc == VRAMZ_EEOF)
+			break;
+		if (rc < 0 && rc != VRAMZ_ELOST) {
+			fflush(stdout);
+			cli_err("%s", *vramz_last_error(ctx) ? vramz_last_error(ctx) : vramz_strerror(rc));
+			vramz_close(ctx);
+			return EXIT_FAIL;
+		}
+		if (ticks++ && isfinite(speed))
+			pause_ms((double)(snap->time_ms - prev_ms) / speed);
+		prev_ms = snap->time_ms;
+		if (g_opts.json) {
+			print_json_line(stdout, ctx, snap);
+		} else {
+			if (tty && isfinite(speed))
+				fputs("\033[H\033[2J", stdout); /* redraw in place, like watch */
+			else if (ticks > 1)
+				fputc('\n', stdout);
+			status_print(stdout, ctx, snap, !no_procs);
+		}
+		if (isfinite(speed))
+			fflush(stdout);
+	}
+	vramz_close(ctx);
+	if (ticks == 0) {
+		cli_err("%s: the log holds no samples", argv[0]);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
