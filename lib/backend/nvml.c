@@ -247,6 +247,14 @@ static int nvml_gpu_info(struct backend *b, unsigned idx, vramz_gpu_info *o)
 	const struct memtype *mt = memtype_for(o->name);
 	if (mt)
 		snprintf(o->mem_type, sizeof o->mem_type, "%s", mt->type);
+	/* MIG mode decides whether a sample lists instances, so it is known
+	 * from open, not only after gpu_details */
+	unsigned cur, pend;
+	if (CALL(b, gp, nvmlDeviceGetMigMode, gp->h, &cur, &pend) == NVML_SUCCESS) {
+		o->mig_current = cur;
+		o->mig_pending = pend;
+		o->valid |= VRAMZ_I_MIG;
+	}
 	return gp->lost ? VRAMZ_ELOST : 0;
 }
 
