@@ -1,5 +1,6 @@
 /* select.c - GPU selection specs: "0,2-3", UUID prefixes ("GPU-8f3a"),
- * PCI bus ids ("00000000:19:00.0", "0000:19:00.0", "19:00.0"), "all".
+ * PCI bus ids ("00000000:19:00.0", "0000:19:00.0", "19:00.0"), MIG
+ * instance UUIDs (which select their parent GPU), "all".
  *
  * Users copy GPU names from nvidia-smi, CUDA (UUIDs, since CUDA's order can
  * differ from NVML's) and lspci (short bus ids), so every such spelling is
@@ -54,6 +55,41 @@ static int parse_index(const char *s, unsigned long *out)
 	return *end ? -1 : 0;
 }
 
+/* A MIG instance's UUID (what CUDA_VISIBLE_DEVICES holds under MIG)
+ * selects its parent GPU.  The instances are read from the backend here,
+ * only for such an item, since a GPU's info does not list them. */
+static int select_mig(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
+{
+	struct mig_vec mv = {0};
+	int hit = -1, rc = 0;
+	size_t len = strlen(item);
+	for (unsigned i = 0; i < ctx->ngpus && rc == 0; i++) {
+		const vramz_gpu_info *gi = &ctx->info[i];
+		if (!(gi->valid & VRAMZ_I_MIG) || !gi->mig_current)
+			continue;
+		mv.n = 0;
+		if (ctx->ops->migs(ctx->be, i, &mv) == VRAMZ_ENOMEM) {
+			rc = VRAMZ_ENOMEM;
+			break;
+		}
+		for (unsigned k = 0; k < mv.n; k++) {
+			if (strncasecmp(mv.v[k].uuid, item, len))
+				continue;
+			if (hit >= 0)
+				rc = ctx_fail(ctx, VRAMZ_EINVAL,
+					      "UUID prefix '%s' matches more than one MIG instance",
+					      item);
+			hit = (int)i;
+		}
+	}
+	free(mv.v);
+	if (rc < 0)
+		return rc;
+	if (hit < 0)
+		return ctx_fail(ctx, VRAMZ_ENOTFOUND, "no MIG instance with UUID '%s'", item);
+	return add_sel(sel, n, (unsigned)hit);
+}
+
 static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 {
 	unsigned long a, b;
@@ -61,9 +97,10 @@ static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 	char norm[32], gnorm[32];
 
 	if (parse_index(item, &a) == 0) {
+		/* the item as typed: strtoul saturates a huge number */
 		if (a >= ctx->ngpus)
 			return ctx_fail(ctx, VRAMZ_ENOTFOUND,
-					"no GPU with index %lu (found %u)", a, ctx->ngpus);
+					"no GPU with index '%s' (found %u)", item, ctx->ngpus);
 		return add_sel(sel, n, (unsigned)a);
 	}
 	if (dash && isdigit((unsigned char)item[0]) && strncasecmp(item, "GPU-", 4)) {
@@ -83,7 +120,9 @@ static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 			n = add_sel(sel, n, (unsigned)i);
 		return n;
 	}
-	if (!strncasecmp(item, "GPU-", 4) || !strncasecmp(item, "MIG-", 4)) {
+	if (!strncasecmp(item, "MIG-", 4))
+		return select_mig(ctx, item, sel, n);
+	if (!strncasecmp(item, "GPU-", 4)) {
 		int hit = -1;
 		size_t len = strlen(item);
 		for (unsigned i = 0; i < ctx->ngpus; i++) {
