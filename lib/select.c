@@ -14,24 +14,41 @@
 #include <string.h>
 #include <strings.h>
 
-/* Normalises a PCI bus id to "dddddddd:bb:dd.f" lower case; 0 on success. */
+/* Reads 1..maxdigits hex digits at *s (no sign, no 0x, no spaces, which
+ * sscanf's %x would all let through) and moves *s past them. */
+static int hex_field(const char **s, int maxdigits, unsigned *out)
+{
+	unsigned v = 0;
+	int n = 0;
+	while (isxdigit((unsigned char)**s) && n < maxdigits) {
+		char c = (char)tolower((unsigned char)**s);
+		v = v * 16 + (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
+		(*s)++;
+		n++;
+	}
+	*out = v;
+	return n > 0 && !isxdigit((unsigned char)**s) ? 0 : -1;
+}
+
+/* Normalises a PCI bus id ("dddddddd:bb:dd.f", "dddd:bb:dd.f" or the
+ * domain-less "bb:dd.f") to "dddddddd:bb:dd.f" lower case; 0 on success. */
 static int busid_norm(const char *in, char *out, size_t len)
 {
 	unsigned dom = 0, bus, dev, fn;
-	char tail;
 	int colons = 0;
 	for (const char *p = in; *p; p++)
 		colons += *p == ':';
+	const char *s = in;
 	if (colons == 2) {
-		if (sscanf(in, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4)
+		if (hex_field(&s, 8, &dom) || *s++ != ':')
 			return -1;
-	} else if (colons == 1) {
-		if (sscanf(in, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
-			return -1;
-	} else {
+	} else if (colons != 1) {
 		return -1;
 	}
-	if (bus > 0xff || dev > 0x1f || fn > 7)
+	if (hex_field(&s, 2, &bus) || *s++ != ':' || hex_field(&s, 2, &dev) ||
+	    *s++ != '.' || hex_field(&s, 1, &fn) || *s)
+		return -1;
+	if (dev > 0x1f || fn > 7)
 		return -1;
 	snprintf(out, len, "%08x:%02x:%02x.%x", dom, bus, dev, fn);
 	return 0;
