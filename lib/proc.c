@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Fresh on every call, from /proc/PID/stat. */
+struct proc_stat {
+	char comm[16];
+	uint32_t ppid, pgid;
+	unsigned long long start; /* clock ticks since boot */
+};
 
 /* What is cached per pid: the fields that cost more than the stat read. */
 struct proc_attr {
@@ -34,26 +42,18 @@ struct proc_attr {
 	char slurm_job[24];
 };
 
-/* Fresh each call, from /proc/PID/stat. */
-struct proc_stat {
-	char comm[16];
-	uint32_t ppid, pgid;
-	unsigned long long start;
-};
-
 struct proc_entry {
 	uint32_t pid;         /* 0: empty slot (no process has pid 0) */
 	uint32_t gen;         /* sweep generation of the last use */
-	unsigned long long start;
-	char comm[16];        /* an exec changes it while start stays */
+	struct proc_stat st;  /* start and comm tell reuse and exec apart */
 	struct proc_attr a;
 };
 
 /* Slots double from MIN to MAX; the table is kept at most 3/4 full.  Beyond
  * that (thousands of GPU processes between two sweeps) pids are attributed
  * uncached: correct, only slower, and memory stays bounded (~2 MiB). */
-#define PROC_SLOTS_MIN 64u
-#define PROC_SLOTS_MAX 4096u
+#define PROC_BITS_MIN 6u
+#define PROC_BITS_MAX 12u
 #define PROC_USERS 32u
 
 struct proc_user {
@@ -64,9 +64,9 @@ struct proc_user {
 struct proc_cache {
 	int rootfd;           /* -1: root unreadable, every pid not visible */
 	uint32_t gen;
-	unsigned slots, count; /* slots: a power of two */
+	unsigned bits, count; /* 1 << bits slots */
 	struct proc_entry *tab;
-	/* getpwuid_r may ask LDAP/sssd: never more than once per uid. */
+	/* getpwuid_r may ask LDAP/sssd: at most once per uid. */
 	struct proc_user users[PROC_USERS];
 	unsigned nusers, next_user;
 };
@@ -76,25 +76,17 @@ struct proc_cache {
 /* Reads up to cap bytes of the file; returns the count or -1. */
 static ssize_t proc_read(int dirfd, const char *name, char *buf, size_t cap)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
 	size_t have = 0;
+	ssize_t n = 0;
 
 	if (fd < 0)
 		return -1;
-	while (have < cap) {
-		ssize_t n = read(fd, buf + have, cap - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			close(fd);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		have += (size_t)n;
-	}
+	while (have < cap && ((n = read(fd, buf + have, cap - have)) > 0 ||
+			      (n < 0 && errno == EINTR)))
+		have += n > 0 ? (size_t)n : 0;
 	close(fd);
-	return (ssize_t)have;
+	return n < 0 ? -1 : (ssize_t)have;
 }
 
 /* Terminal escapes in a process's name or argv must not reach a table or the
@@ -116,143 +108,75 @@ static void proc_copy(char *dst, size_t cap, const char *src, size_t n)
 	dst[n] = '\0';
 }
 
-/* Parses "123 " at *s into *out, advancing *s; -1 when no digits. */
-static int proc_num(const char **s, unsigned long long *out)
-{
-	char *end;
-
-	while (**s == ' ')
-		(*s)++;
-	if (**s < '0' || **s > '9')
-		return -1;
-	errno = 0;
-	*out = strtoull(*s, &end, 10);
-	if (errno)
-		return -1;
-	*s = end;
-	return 0;
-}
-
 /* "pid (comm) S ppid pgrp ... starttime(22)": comm may hold spaces and
  * parentheses, so the fields are counted from the LAST ')'. */
-static int proc_parse_stat(const char *buf, struct proc_stat *st)
-{
-	const char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-	const char *s;
-	unsigned long long v;
-	int field;
-
-	if (!open || !close || close < open)
-		return -1;
-	proc_copy(st->comm, sizeof st->comm, open + 1, (size_t)(close - open - 1));
-	proc_sanitize(st->comm);
-	s = close + 1;
-	while (*s == ' ')
-		s++;
-	if (!*s)
-		return -1;
-	s++; /* state, field 3 */
-	for (field = 4; field <= 22; field++) {
-		if (field == 4 || field == 5 || field == 22) {
-			if (proc_num(&s, &v))
-				return -1;
-			if (field == 4)
-				st->ppid = (uint32_t)v;
-			else if (field == 5)
-				st->pgid = (uint32_t)v;
-			else
-				st->start = v;
-			continue;
-		}
-		while (*s == ' ')
-			s++;
-		if (!*s)
-			return -1;
-		while (*s && *s != ' ')
-			s++;
-	}
-	return 0;
-}
-
 static int proc_read_stat(int dirfd, const char *name, struct proc_stat *st)
 {
-	char buf[1024];
+	char buf[1024], state;
 	ssize_t n = proc_read(dirfd, name, buf, sizeof buf - 1);
+	const char *open, *close;
 
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	return proc_parse_stat(buf, st);
+	open = strchr(buf, '(');
+	close = strrchr(buf, ')');
+	if (!open || !close || close < open ||
+	    sscanf(close + 1, " %c %" SCNu32 " %" SCNu32 " %*s %*s %*s %*s %*s %*s"
+		   " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", &state,
+		   &st->ppid, &st->pgid, &st->start) != 4)
+		return -1;
+	proc_copy(st->comm, sizeof st->comm, open + 1, (size_t)(close - open - 1));
+	proc_sanitize(st->comm);
+	return 0;
 }
 
 static void proc_status_line(const char *line, struct proc_attr *a, int *have_uid)
 {
-	const char *s, *last = NULL;
-	unsigned long long v;
+	const char *last;
 
-	if (!strncmp(line, "Uid:", 4)) {
-		s = line + 4;
-		while (*s == '\t')
-			s++;
-		if (!proc_num(&s, &v)) {
-			a->uid = (uint32_t)v;
-			*have_uid = 1;
-		}
-	} else if (!strncmp(line, "NSpid:", 6)) {
-		/* One pid per nested namespace, outermost first. */
-		for (s = line + 6; *s; s++)
-			if ((*s == '\t' || *s == ' ') && s[1] >= '0' && s[1] <= '9')
-				last = s + 1;
-		if (last && !proc_num(&last, &v))
-			a->ns_pid = (uint32_t)v;
-	}
+	if (sscanf(line, "Uid: %" SCNu32, &a->uid) == 1)
+		*have_uid = 1; /* the real uid, first of four */
+	/* One pid per nested PID namespace, innermost last. */
+	else if (!strncmp(line, "NSpid:", 6) && (last = strrchr(line, '\t')))
+		sscanf(last, "%" SCNu32, &a->ns_pid);
 }
 
 /* status can be long (Groups: lists every supplementary group) and the lines
  * wanted are short, so it is read line by line and an overlong line is
  * skipped instead of cutting the file short. */
-static int proc_read_status(int dirfd, struct proc_attr *a, int *have_uid)
+static void proc_read_status(int dirfd, struct proc_attr *a, int *have_uid)
 {
-	char buf[2048];
+	char buf[2048], *line, *nl;
 	size_t have = 0;
-	int skipping = 0;
-	int fd = openat(dirfd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int skipping = 0, fd = openat(dirfd, "status", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
 
 	if (fd < 0)
-		return -1;
-	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
-		char *line = buf, *nl;
-
-		if (n < 0 && errno == EINTR)
+		return;
+	while ((n = read(fd, buf + have, sizeof buf - 1 - have)) >= 0 ||
+	       errno == EINTR) {
+		if (n < 0)
 			continue;
-		if (n < 0) {
-			close(fd);
-			return -1;
-		}
 		have += (size_t)n;
 		buf[have] = '\0';
-		while ((nl = memchr(line, '\n', (size_t)(buf + have - line)))) {
+		for (line = buf; (nl = memchr(line, '\n', (size_t)(buf + have - line)));
+		     line = nl + 1, skipping = 0) {
 			*nl = '\0';
 			if (!skipping)
 				proc_status_line(line, a, have_uid);
-			skipping = 0;
-			line = nl + 1;
 		}
 		if (n == 0) {
-			if (!skipping && line < buf + have)
+			if (!skipping)
 				proc_status_line(line, a, have_uid);
 			break;
 		}
 		have = (size_t)(buf + have - line);
-		if (have == sizeof buf - 1) {
-			skipping = 1;
-			have = 0;
-		}
+		if (have == sizeof buf - 1)
+			skipping = 1, have = 0;
 		memmove(buf, line, have);
 	}
 	close(fd);
-	return 0;
 }
 
 /* NUL-separated argv joined by spaces.  One byte more than fits is read so
@@ -265,30 +189,23 @@ static void proc_read_cmdline(int dirfd, char *out, const char *comm)
 
 	while (n > 0 && buf[n - 1] == '\0')
 		n--;
-	if (n > VRAMZ_CMD_LEN - 1) {
-		n = VRAMZ_CMD_LEN - 1;
-		while (n > 0 && ((unsigned char)buf[n] & 0xc0) == 0x80)
+	if (n > VRAMZ_CMD_LEN - 1)
+		for (n = VRAMZ_CMD_LEN - 1; n > 0 && ((unsigned char)buf[n] & 0xc0) == 0x80;)
 			n--;
-	}
-	if (n == 0) {
-		/* Kernel threads, zombies, unreadable: as ps shows them. */
+	if (n == 0) { /* kernel thread, zombie, unreadable: as ps shows them */
 		snprintf(out, VRAMZ_CMD_LEN, "[%s]", comm);
 		return;
 	}
 	for (i = 0; i < n; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-	memcpy(out, buf, n);
+		out[i] = buf[i] ? buf[i] : ' ';
 	out[n] = '\0';
 	proc_sanitize(out);
 }
 
-/* ---- user names ---------------------------------------------------------- */
-
 static void proc_user_name(struct proc_cache *pc, uint32_t uid, char *out)
 {
 	struct passwd pw, *res = NULL;
-	char stackbuf[4096], *buf = stackbuf, *big = NULL;
+	char stackbuf[4096], *buf = stackbuf, *big = NULL, *nb;
 	size_t len = sizeof stackbuf;
 	struct proc_user *u;
 	unsigned i;
@@ -300,20 +217,15 @@ static void proc_user_name(struct proc_cache *pc, uint32_t uid, char *out)
 			return;
 		}
 	while ((err = getpwuid_r(uid, &pw, buf, len, &res)) == ERANGE &&
-	       len < (1u << 20)) {
-		char *nb = realloc(big, len * 2);
-		if (!nb)
-			break;
-		buf = big = nb;
-		len *= 2;
-	}
+	       len < (1u << 20) && (nb = realloc(big, len * 2)))
+		buf = big = nb, len *= 2;
 	/* Not in passwd (a container's user, a deleted account): the number.
 	 * A too-long name is cut, never replaced by another user's. */
 	if (!err && res && res->pw_name && res->pw_name[0]) {
 		proc_copy(out, VRAMZ_USER_LEN, res->pw_name, strlen(res->pw_name));
 		proc_sanitize(out);
 	} else {
-		snprintf(out, VRAMZ_USER_LEN, "%u", (unsigned)uid);
+		snprintf(out, VRAMZ_USER_LEN, "%" PRIu32, uid);
 	}
 	free(big);
 	if (err && err != ENOENT && err != ESRCH && err != EBADF && err != EPERM)
@@ -330,12 +242,12 @@ static void proc_user_name(struct proc_cache *pc, uint32_t uid, char *out)
 
 /* ---- cgroup paths --------------------------------------------------------- */
 
+/* Lowercase only: runtimes write ids in lowercase, and "DEADBEEF…"-shaped
+ * unit names are not ids. */
 static int proc_is_hex(const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+	while (n--)
+		if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
 			return 0;
 	return 1;
 }
@@ -347,37 +259,25 @@ static int proc_ends(const char *s, size_t n, const char *suf)
 	return n >= k && !memcmp(s + n - k, suf, k);
 }
 
-static int proc_has(const char *s, size_t n, const char *needle)
-{
-	return memmem(s, n, needle, strlen(needle)) != NULL;
-}
-
 /* One path component c[0..n): "<64hex>", "docker-<64hex>.scope",
  * "cri-containerd-…", "crio-…", "libpod-…".  Exactly 64 hex, so names such as
  * "session-3.scope" never pass for a container. */
-static int proc_container_id(const char *c, size_t n, const char **id)
+static const char *proc_container_id(const char *c, size_t n)
 {
-	const char *dash;
-
 	if (proc_ends(c, n, ".scope"))
 		n -= 6;
-	dash = n > 64 ? c + n - 65 : NULL;
-	if (n == 64 && proc_is_hex(c, 64)) {
-		*id = c;
-		return 1;
-	}
-	if (dash && *dash == '-' && proc_is_hex(dash + 1, 64)) {
-		*id = dash + 1;
-		return 1;
-	}
-	return 0;
+	if (n == 64 && proc_is_hex(c, 64))
+		return c;
+	if (n > 64 && c[n - 65] == '-' && proc_is_hex(c + n - 64, 64))
+		return c + n - 64;
+	return NULL;
 }
 
 /* "pod<uid>" (cgroupfs driver) or "kubepods-<qos>-pod<uid_>.slice" (systemd
  * driver, dashes written as '_').  A static pod's uid is 32 hex, no dashes. */
 static int proc_pod_uid(const char *c, size_t n, char *out, size_t cap)
 {
-	const char *u;
+	const char *u = NULL;
 	char tmp[40];
 	size_t len, i;
 
@@ -385,7 +285,7 @@ static int proc_pod_uid(const char *c, size_t n, char *out, size_t cap)
 		u = c + 3;
 	else if ((u = memmem(c, n, "-pod", 4)) != NULL)
 		u += 4;
-	else
+	if (!u)
 		return 0;
 	len = n - (size_t)(u - c);
 	if (proc_ends(u, len, ".slice"))
@@ -401,8 +301,8 @@ static int proc_pod_uid(const char *c, size_t n, char *out, size_t cap)
 	return 1;
 }
 
-/* "job_<digits>" below a component naming slurm ("/slurm/uid_1000/job_42",
- * "/system.slice/slurmstepd.scope/job_42", "/slurm_node3/...").  */
+/* "job_<digits>", below a component naming slurm: "/slurm/uid_1000/job_42",
+ * "/system.slice/slurmstepd.scope/job_42", "/slurm_node3/...". */
 static int proc_slurm_job(const char *c, size_t n, char *out, size_t cap)
 {
 	size_t i;
@@ -419,8 +319,9 @@ static int proc_slurm_job(const char *c, size_t n, char *out, size_t cap)
 void proc_parse_cgroup(const char *text, char *container, size_t clen,
 		       char *pod_uid, size_t plen, char *slurm_job, size_t slen)
 {
-	const char *line = text, *end;
-	int have_c = 0, have_p = 0, have_s = 0;
+	const char *line, *end, *c1, *c2, *p, *comp, *id;
+	int have_c = 0, have_p = 0, have_s = 0, kube, slurm, line_c;
+	size_t n;
 
 	proc_copy(container, clen, "", 0);
 	proc_copy(pod_uid, plen, "", 0);
@@ -428,41 +329,28 @@ void proc_parse_cgroup(const char *text, char *container, size_t clen,
 	/* Lines are "N:controllers:/path" (v1) or "0::/path" (v2).  On hybrid
 	 * hosts the lines may disagree; the first line naming a thing wins, and
 	 * within a path the innermost container (docker-in-docker). */
-	for (; line && *line; line = *end ? end + 1 : end) {
-		const char *c1, *c2, *p, *comp;
-		int kube = 0, slurm = 0, lc = 0;
-
-		end = strchr(line, '\n');
-		if (!end)
-			end = line + strlen(line);
+	for (line = text; line && *line; line = *end ? end + 1 : end) {
+		end = line + strcspn(line, "\n");
 		c1 = memchr(line, ':', (size_t)(end - line));
 		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
-		if (!c2)
-			continue;
-		for (p = c2 + 1; p < end; p = comp + 1) {
-			const char *id;
-			size_t n;
-
-			comp = memchr(p, '/', (size_t)(end - p));
-			if (!comp)
-				comp = end;
+		kube = slurm = line_c = 0;
+		for (p = c2 ? c2 + 1 : end; p < end; p = comp + 1) {
+			comp = p + strcspn(p, "/\n");
 			n = (size_t)(comp - p);
-			if (n == 0)
-				continue;
 			if (n >= 8 && !memcmp(p, "kubepods", 8))
 				kube = 1;
-			if (!have_c && proc_container_id(p, n, &id)) {
+			if (!have_c && (id = proc_container_id(p, n)) != NULL) {
 				proc_copy(container, clen, id, 64);
-				lc = 1;
+				line_c = 1;
 			}
 			if (!have_p && kube && proc_pod_uid(p, n, pod_uid, plen))
 				have_p = 1;
 			if (!have_s && slurm && proc_slurm_job(p, n, slurm_job, slen))
 				have_s = 1;
-			if (proc_has(p, n, "slurm"))
+			if (memmem(p, n, "slurm", 5))
 				slurm = 1;
 		}
-		have_c |= lc;
+		have_c |= line_c;
 	}
 }
 
@@ -472,18 +360,14 @@ struct proc_cache *proc_cache_new(const char *root)
 {
 	struct proc_cache *pc = calloc(1, sizeof *pc);
 
-	if (!pc)
-		return NULL;
-	pc->slots = PROC_SLOTS_MIN;
-	pc->tab = calloc(pc->slots, sizeof *pc->tab);
-	if (!pc->tab) {
+	if (!pc || !(pc->tab = calloc(1u << PROC_BITS_MIN, sizeof *pc->tab))) {
 		free(pc);
 		return NULL;
 	}
+	pc->bits = PROC_BITS_MIN;
 	/* Unopenable root is not an allocation failure: every pid is then
 	 * reported not visible, which is the truth from here. */
-	pc->rootfd = open(root ? root : "/proc",
-			  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pc->rootfd = open(root ? root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return pc;
 }
 
@@ -497,31 +381,34 @@ void proc_cache_free(struct proc_cache *pc)
 	free(pc);
 }
 
+/* Fibonacci hashing takes the high bits of the product: its low bits are only
+ * a permutation of the pid's low bits. */
 static unsigned proc_home(const struct proc_cache *pc, uint32_t pid)
 {
-	return (pid * 2654435761u) & (pc->slots - 1);
+	return (unsigned)((pid * 0x9e3779b97f4a7c15ull) >> (64 - pc->bits));
 }
 
 /* Linear probing: the slot holding pid, or the empty slot where it belongs. */
 static struct proc_entry *proc_slot(struct proc_cache *pc, uint32_t pid)
 {
-	unsigned i = proc_home(pc, pid);
+	unsigned i = proc_home(pc, pid), mask = (1u << pc->bits) - 1;
 
 	while (pc->tab[i].pid && pc->tab[i].pid != pid)
-		i = (i + 1) & (pc->slots - 1);
+		i = (i + 1) & mask;
 	return &pc->tab[i];
 }
 
 static int proc_grow(struct proc_cache *pc)
 {
 	struct proc_entry *old = pc->tab;
-	unsigned oslots = pc->slots, i;
-	struct proc_entry *tab = calloc(oslots * 2, sizeof *tab);
+	unsigned i, oslots = 1u << pc->bits;
 
-	if (!tab)
+	if (pc->bits >= PROC_BITS_MAX ||
+	    !(pc->tab = calloc(oslots * 2, sizeof *pc->tab))) {
+		pc->tab = old;
 		return -1;
-	pc->tab = tab;
-	pc->slots = oslots * 2;
+	}
+	pc->bits++;
 	for (i = 0; i < oslots; i++)
 		if (old[i].pid)
 			*proc_slot(pc, old[i].pid) = old[i];
@@ -532,15 +419,11 @@ static int proc_grow(struct proc_cache *pc)
 /* Backward-shift deletion keeps probe chains whole without tombstones. */
 static void proc_delete(struct proc_cache *pc, unsigned hole)
 {
-	unsigned mask = pc->slots - 1, j = hole;
+	unsigned mask = (1u << pc->bits) - 1, j = hole;
 
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!pc->tab[j].pid)
-			break;
-		/* An entry may fill the hole if its home is not in (hole, j]. */
-		if (((j - proc_home(pc, pc->tab[j].pid)) & mask) >=
-		    ((j - hole) & mask)) {
+	while (pc->tab[j = (j + 1) & mask].pid) {
+		/* The entry at j may fill the hole if its home is not in (hole, j]. */
+		if (((j - proc_home(pc, pc->tab[j].pid)) & mask) >= ((j - hole) & mask)) {
 			pc->tab[hole] = pc->tab[j];
 			hole = j;
 		}
@@ -557,14 +440,14 @@ void proc_cache_sweep(struct proc_cache *pc)
 		return;
 	/* An entry shifted into an already visited slot was already judged,
 	 * and kept entries are not modified, so one pass is exact. */
-	for (i = 0; i < pc->slots; i++)
+	for (i = 0; i < 1u << pc->bits; i++)
 		while (pc->tab[i].pid && pc->tab[i].gen != pc->gen)
 			proc_delete(pc, i);
 	pc->gen++;
 }
 
-/* Everything but stat, through the pid's directory fd: files of a process that
- * died meanwhile fail to open instead of showing its successor's. */
+/* Everything, through the pid's directory fd: files of a process that died
+ * meanwhile fail to open instead of showing its successor's. */
 static int proc_load(struct proc_cache *pc, uint32_t pid, struct proc_stat *st,
 		     struct proc_attr *a)
 {
@@ -573,11 +456,12 @@ static int proc_load(struct proc_cache *pc, uint32_t pid, struct proc_stat *st,
 	int have_uid = 0, dfd;
 	ssize_t n;
 
-	snprintf(name, sizeof name, "%u", (unsigned)pid);
+	snprintf(name, sizeof name, "%" PRIu32, pid);
 	dfd = openat(pc->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || proc_read_stat(dfd, "stat", st)) {
-		if (dfd >= 0)
-			close(dfd);
+	if (dfd < 0)
+		return -1;
+	if (proc_read_stat(dfd, "stat", st)) {
+		close(dfd);
 		return -1;
 	}
 	memset(a, 0, sizeof *a);
@@ -595,52 +479,38 @@ static int proc_load(struct proc_cache *pc, uint32_t pid, struct proc_stat *st,
 	return 0;
 }
 
-static void proc_clear(vramz_proc_sample *p)
-{
-	p->valid &= ~(uint32_t)VRAMZ_P_VISIBLE;
-	p->uid = p->ppid = p->pgid = p->ns_pid = 0;
-	p->start_time_ticks = 0;
-	p->user[0] = p->comm[0] = p->cmdline[0] = '\0';
-	p->container[0] = p->pod_uid[0] = p->slurm_job[0] = '\0';
-}
-
 int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 {
 	char name[24];
-	struct proc_stat st;
+	struct proc_stat st = { .start = 0 };
 	struct proc_entry *e;
 	struct proc_attr fresh;
 	const struct proc_attr *a;
 
 	if (!pc || !p)
 		return VRAMZ_EINVAL;
-	proc_clear(p);
-	if (pc->rootfd < 0 || p->pid == 0)
-		return VRAMZ_ENOTFOUND;
-	snprintf(name, sizeof name, "%u/stat", (unsigned)p->pid);
-	memset(&st, 0, sizeof st);
-	if (proc_read_stat(pc->rootfd, name, &st))
+	p->valid &= ~(uint32_t)VRAMZ_P_VISIBLE;
+	p->uid = p->ppid = p->pgid = p->ns_pid = 0;
+	p->start_time_ticks = 0;
+	p->user[0] = p->comm[0] = p->cmdline[0] = '\0';
+	p->container[0] = p->pod_uid[0] = p->slurm_job[0] = '\0';
+	snprintf(name, sizeof name, "%" PRIu32 "/stat", p->pid);
+	if (pc->rootfd < 0 || p->pid == 0 || proc_read_stat(pc->rootfd, name, &st))
 		return VRAMZ_ENOTFOUND;
 
 	e = proc_slot(pc, p->pid);
-	if (e->pid && e->start == st.start && !strcmp(e->comm, st.comm)) {
+	if (e->pid && e->st.start == st.start && !strcmp(e->st.comm, st.comm)) {
 		a = &e->a;
 	} else {
 		/* New pid, reused pid (start time) or exec (comm): read it all. */
 		if (proc_load(pc, p->pid, &st, &fresh))
 			return VRAMZ_ENOTFOUND; /* gone since the stat read */
-		if (!e->pid && (pc->count + 1) * 4 > pc->slots * 3) {
-			if (pc->slots >= PROC_SLOTS_MAX || proc_grow(pc))
-				e = NULL; /* full: attribute uncached */
-			else
-				e = proc_slot(pc, p->pid);
-		}
-		if (e) {
-			if (!e->pid)
-				pc->count++;
+		if (!e->pid && (pc->count + 1) * 4 > (3u << pc->bits))
+			e = proc_grow(pc) ? NULL : proc_slot(pc, p->pid);
+		if (e) { /* else full: attributed uncached */
+			pc->count += !e->pid;
 			e->pid = p->pid;
-			e->start = st.start;
-			memcpy(e->comm, st.comm, sizeof e->comm);
+			e->st = st;
 			e->a = fresh;
 		}
 		a = e ? &e->a : &fresh;
@@ -666,12 +536,10 @@ int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 unsigned long long proc_start_time(const char *root, unsigned pid)
 {
 	char path[4096];
-	struct proc_stat st;
+	struct proc_stat st = { .start = 0 };
 
-	if (!root || pid == 0)
+	if (!root || pid == 0 ||
+	    (size_t)snprintf(path, sizeof path, "%s/%u/stat", root, pid) >= sizeof path)
 		return 0;
-	if ((size_t)snprintf(path, sizeof path, "%s/%u/stat", root, pid) >= sizeof path)
-		return 0;
-	memset(&st, 0, sizeof st);
 	return proc_read_stat(AT_FDCWD, path, &st) ? 0 : st.start;
 }

@@ -17,6 +17,8 @@
 #include "backend/nvml_abi.h"
 #include "memtypes.h"
 
+#include <stdint.h>
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@ enum { V_NONE, V1, V2, V3 };
 struct gpu {
 	nvmlDevice_t h;
 	int lost;
+	uint64_t unsup[2];             /* calls that answered NOT_SUPPORTED, by id */
 	nvmlProcessInfo_t *pbuf;       /* process-list scratch */
 	unsigned pcap;
 	nvmlProcessUtilizationSample_t *ubuf;
@@ -78,16 +81,37 @@ static const char *nvml_str(struct backend *b, nvmlReturn_t r)
 	return s ? s : "unknown NVML error";
 }
 
-/* Calls an optional NVML function; NOT_SUPPORTED when this driver lacks it.
- * A GPU_IS_LOST answer marks the GPU so later ticks skip it. */
-#define CALL(b, gp, name, ...)                                              \
-	((b)->f.name ? note_lost((gp), (b)->f.name(__VA_ARGS__))             \
-		     : NVML_ERROR_NOT_SUPPORTED)
+/* Call ids, one per NVML function, for the per-GPU "unsupported" memory. */
+enum nvml_id {
+#define NVML_FN_ID(req, name, args) ID_##name,
+	NVML_FUNCS(NVML_FN_ID)
+#undef NVML_FN_ID
+	ID_COUNT
+};
 
-static nvmlReturn_t note_lost(struct gpu *gp, nvmlReturn_t r)
+/* Calls an optional NVML function; NOT_SUPPORTED when this driver lacks it.
+ * A call that once answered NOT_SUPPORTED on a GPU is not asked again:
+ * on H200 a refused nvmlDeviceGetFanSpeed still costs 90-170 us, more
+ * than all the fields of a tick together.  A GPU_IS_LOST answer marks the
+ * GPU so later ticks skip it. */
+#define CALL(b, gp, name, ...)                                                  \
+	(!(b)->f.name || unsupported((gp), ID_##name)                           \
+		 ? NVML_ERROR_NOT_SUPPORTED                                     \
+		 : note((gp), ID_##name, (b)->f.name(__VA_ARGS__)))
+
+static int unsupported(const struct gpu *gp, unsigned id)
 {
-	if (r == NVML_ERROR_GPU_IS_LOST && gp)
+	return gp && (gp->unsup[id / 64] >> (id % 64) & 1);
+}
+
+static nvmlReturn_t note(struct gpu *gp, unsigned id, nvmlReturn_t r)
+{
+	if (!gp)
+		return r;
+	if (r == NVML_ERROR_GPU_IS_LOST)
 		gp->lost = 1;
+	else if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND)
+		gp->unsup[id / 64] |= 1ull << (id % 64);
 	return r;
 }
 

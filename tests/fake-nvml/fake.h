@@ -162,9 +162,21 @@ struct fake_world {
 struct fake_world *fake_world_load(const char *path, bool *unreadable,
 				   char *err, size_t errlen);
 void fake_world_free(struct fake_world *w);
+
+/* lex.c: value syntax.  Each returns false (or -1) on malformed input. */
 /* NVML_ERROR_* name ("NOT_SUPPORTED", "NVML_ERROR_GPU_IS_LOST" or a
  * number) to its code; -1 when unknown. */
 int fake_code_lookup(const char *name);
+bool fake_parse_uint(const char *s, unsigned long long max,
+		     unsigned long long *out);          /* decimal or 0x hex */
+bool fake_parse_size(const char *s, unsigned long long *out); /* bytes */
+bool fake_parse_rate(const char *s, double *bytes_per_s);
+bool fake_parse_duration(const char *s, unsigned *out_us);
+bool fake_parse_arch(const char *s, unsigned long long *out);
+bool fake_parse_level(const char *s, nvmlGpuTopologyLevel_t *out);
+/* Splits line in place into at most max tokens; -1 on a bad quote. */
+int fake_tokenize(char *line, char **tok, int max);
+bool fake_split_kv(char *tok, char **key, char **val);
 
 /* state.c: one call's view of the live world, valid until fake_leave. */
 enum {

@@ -13,7 +13,6 @@
  */
 #include "fake.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,7 +44,8 @@ static int fail(struct parser *p, const char *fmt, ...)
 static int fail(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(p->err, p->errlen, "%s:%u: ", p->path, p->line);
+	int n = p->line ? snprintf(p->err, p->errlen, "%s:%u: ", p->path, p->line) :
+			  snprintf(p->err, p->errlen, "%s: ", p->path);
 
 	if (n < 0 || (size_t)n >= p->errlen)
 		return -1;
@@ -53,172 +53,6 @@ static int fail(struct parser *p, const char *fmt, ...)
 	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-const char *const fake_fn_names[FN_COUNT] = {
-#define FAKE_FN_NAME(req, name, params) #name,
-	NVML_FUNCS(FAKE_FN_NAME)
-#undef FAKE_FN_NAME
-};
-
-enum fake_fn fake_fn_lookup(const char *name)
-{
-	for (unsigned i = 0; i < FN_COUNT; i++)
-		if (!strcmp(fake_fn_names[i], name))
-			return (enum fake_fn)i;
-	return FN_COUNT;
-}
-
-static const struct {
-	const char *name;
-	nvmlReturn_t code;
-} codes[] = {
-	{"SUCCESS", NVML_SUCCESS},
-	{"UNINITIALIZED", NVML_ERROR_UNINITIALIZED},
-	{"INVALID_ARGUMENT", NVML_ERROR_INVALID_ARGUMENT},
-	{"NOT_SUPPORTED", NVML_ERROR_NOT_SUPPORTED},
-	{"NO_PERMISSION", NVML_ERROR_NO_PERMISSION},
-	{"ALREADY_INITIALIZED", NVML_ERROR_ALREADY_INITIALIZED},
-	{"NOT_FOUND", NVML_ERROR_NOT_FOUND},
-	{"INSUFFICIENT_SIZE", NVML_ERROR_INSUFFICIENT_SIZE},
-	{"INSUFFICIENT_POWER", NVML_ERROR_INSUFFICIENT_POWER},
-	{"DRIVER_NOT_LOADED", NVML_ERROR_DRIVER_NOT_LOADED},
-	{"TIMEOUT", NVML_ERROR_TIMEOUT},
-	{"IRQ_ISSUE", NVML_ERROR_IRQ_ISSUE},
-	{"LIBRARY_NOT_FOUND", NVML_ERROR_LIBRARY_NOT_FOUND},
-	{"FUNCTION_NOT_FOUND", NVML_ERROR_FUNCTION_NOT_FOUND},
-	{"CORRUPTED_INFOROM", NVML_ERROR_CORRUPTED_INFOROM},
-	{"GPU_IS_LOST", NVML_ERROR_GPU_IS_LOST},
-	{"RESET_REQUIRED", NVML_ERROR_RESET_REQUIRED},
-	{"OPERATING_SYSTEM", NVML_ERROR_OPERATING_SYSTEM},
-	{"LIB_RM_VERSION_MISMATCH", NVML_ERROR_LIB_RM_VERSION_MISMATCH},
-	{"IN_USE", NVML_ERROR_IN_USE},
-	{"MEMORY", NVML_ERROR_MEMORY},
-	{"NO_DATA", NVML_ERROR_NO_DATA},
-	{"INSUFFICIENT_RESOURCES", NVML_ERROR_INSUFFICIENT_RESOURCES},
-	{"ARGUMENT_VERSION_MISMATCH", NVML_ERROR_ARGUMENT_VERSION_MISMATCH},
-	{"DEPRECATED", NVML_ERROR_DEPRECATED},
-	{"NOT_READY", NVML_ERROR_NOT_READY},
-	{"GPU_NOT_FOUND", NVML_ERROR_GPU_NOT_FOUND},
-	{"INVALID_STATE", NVML_ERROR_INVALID_STATE},
-	{"UNKNOWN", NVML_ERROR_UNKNOWN},
-};
-
-int fake_code_lookup(const char *name)
-{
-	char *end;
-	unsigned long n;
-
-	if (!strncmp(name, "NVML_ERROR_", 11))
-		name += 11;
-	else if (!strncmp(name, "NVML_", 5))
-		name += 5;
-	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		if (!strcmp(codes[i].name, name))
-			return (int)codes[i].code;
-	errno = 0;
-	n = strtoul(name, &end, 10);
-	if (isdigit((unsigned char)*name) && !*end && !errno && n <= 999)
-		return (int)n;
-	return -1;
-}
-
-/* ---- values -------------------------------------------------------------- */
-
-static bool parse_uint(const char *s, unsigned long long max,
-		       unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!isdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* "143771MiB", "1.5GiB", "4096" (bytes): whole bytes. */
-static bool parse_size(const char *s, unsigned long long *out)
-{
-	static const struct {
-		const char *unit;
-		double mul;
-	} units[] = {
-		{"", 1}, {"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0},
-		{"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-	};
-	char *end;
-	double v;
-
-	if (!isdigit((unsigned char)*s))
-		return false;
-	v = strtod(s, &end);
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit))
-			continue;
-		v *= units[i].mul;
-		if (!(v < 9.2e18))
-			return false;
-		*out = (unsigned long long)(v + 0.5);
-		return true;
-	}
-	return false;
-}
-
-/* "+64MiB/s", "-1GiB/min", "100MiB/h": bytes per second. */
-static bool parse_rate(const char *s, double *out)
-{
-	char buf[64];
-	const char *slash = strrchr(s, '/');
-	double sign = 1, per;
-	unsigned long long bytes;
-
-	if (*s == '+' || *s == '-')
-		sign = *s++ == '-' ? -1 : 1;
-	if (!slash || (size_t)(slash - s) >= sizeof(buf) || slash < s)
-		return false;
-	if (!strcmp(slash, "/s"))
-		per = 1;
-	else if (!strcmp(slash, "/min"))
-		per = 60;
-	else if (!strcmp(slash, "/h"))
-		per = 3600;
-	else
-		return false;
-	memcpy(buf, s, (size_t)(slash - s));
-	buf[slash - s] = '\0';
-	if (!parse_size(buf, &bytes))
-		return false;
-	*out = sign * (double)bytes / per;
-	return true;
-}
-
-/* "20ms", "500us", "1s": microseconds. */
-static bool parse_duration(const char *s, unsigned *out_us)
-{
-	char *end;
-	double v, mul;
-
-	if (!isdigit((unsigned char)*s))
-		return false;
-	v = strtod(s, &end);
-	if (!strcmp(end, "us"))
-		mul = 1;
-	else if (!strcmp(end, "ms"))
-		mul = 1e3;
-	else if (!strcmp(end, "s"))
-		mul = 1e6;
-	else
-		return false;
-	v *= mul;
-	if (!(v < 4e9))
-		return false;
-	*out_us = (unsigned)v;
-	return true;
 }
 
 /* "4242", "self" (the loading process) or "env:NAME". */
@@ -233,7 +67,7 @@ static bool parse_pid(struct parser *p, const char *s, unsigned *out)
 	if (!strncmp(s, "env:", 4)) {
 		const char *e = getenv(s + 4);
 
-		if (!e || !parse_uint(e, 0xFFFFFFFFu, &v)) {
+		if (!e || !fake_parse_uint(e, 0xFFFFFFFFu, &v)) {
 			fail(p, "pid=%s: environment variable %s is %s", s,
 			     s + 4, e ? "not a pid" : "not set");
 			return false;
@@ -241,7 +75,7 @@ static bool parse_pid(struct parser *p, const char *s, unsigned *out)
 		*out = (unsigned)v;
 		return true;
 	}
-	if (!parse_uint(s, 0xFFFFFFFFu, &v)) {
+	if (!fake_parse_uint(s, 0xFFFFFFFFu, &v)) {
 		fail(p, "bad pid '%s'", s);
 		return false;
 	}
@@ -253,7 +87,7 @@ static bool parse_gpu_index(struct parser *p, const char *s, unsigned *out)
 {
 	unsigned long long v;
 
-	if (!parse_uint(s, FAKE_MAX_GPUS - 1, &v)) {
+	if (!fake_parse_uint(s, FAKE_MAX_GPUS - 1, &v)) {
 		fail(p, "bad gpu index '%s' (0..%d)", s, FAKE_MAX_GPUS - 1);
 		return false;
 	}
@@ -272,56 +106,6 @@ static bool set_str(struct parser *p, char *dst, size_t len, const char *key,
 	return true;
 }
 
-/* ---- tokens -------------------------------------------------------------- */
-
-/* Splits line in place into tokens; a double-quoted stretch (name="NVIDIA
- * H200") keeps its spaces and loses its quotes.  '#' outside quotes starts
- * a comment.  Returns the count, -1 on an unterminated quote. */
-static int tokenize(char *line, char **tok, int max)
-{
-	int n = 0;
-	char *r = line, *w;
-
-	for (;;) {
-		while (isspace((unsigned char)*r))
-			r++;
-		if (!*r || *r == '#')
-			return n;
-		if (n == max)
-			return -1;
-		tok[n++] = w = r;
-		while (*r && !isspace((unsigned char)*r)) {
-			if (*r == '"') {
-				char *q = strchr(r + 1, '"');
-
-				if (!q)
-					return -1;
-				memmove(w, r + 1, (size_t)(q - r - 1));
-				w += q - r - 1;
-				r = q + 1;
-				continue;
-			}
-			*w++ = *r++;
-		}
-		if (*r)
-			r++;
-		*w = '\0';
-	}
-}
-
-/* Splits "key=value"; false when tok has no '='. */
-static bool split_kv(char *tok, char **key, char **val)
-{
-	char *eq = strchr(tok, '=');
-
-	if (!eq)
-		return false;
-	*eq = '\0';
-	*key = tok;
-	*val = eq + 1;
-	return true;
-}
-
 /* ---- gpu ----------------------------------------------------------------- */
 
 static const char *const gf_keys[GF_COUNT] = {
@@ -334,21 +118,6 @@ static bool is_size_field(enum fake_gf f)
 {
 	return f == GF_MEM_TOTAL || f == GF_MEM_RESERVED || f == GF_MEM_USED ||
 	       f == GF_MEM_ORPHAN || f == GF_BAR1_TOTAL || f == GF_BAR1_USED;
-}
-
-static bool parse_arch(const char *s, unsigned long long *out)
-{
-	static const char *const names[] = {
-		"kepler", "maxwell", "pascal", "volta", "turing",
-		"ampere", "ada", "hopper", "blackwell",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i])) {
-			*out = NVML_DEVICE_ARCH_KEPLER + i;
-			return true;
-		}
-	return parse_uint(s, 0xFFFFFFFFu, out);
 }
 
 /* "00000000:19:00.0" or "0000:19:00.0". */
@@ -417,11 +186,11 @@ static int gpu_field(struct parser *p, struct fake_gpu *g, const char *key,
 			return 0;
 		}
 		if (is_size_field((enum fake_gf)f))
-			ok = parse_size(val, &g->v[f]);
+			ok = fake_parse_size(val, &g->v[f]);
 		else if (f == GF_ARCH)
-			ok = parse_arch(val, &g->v[f]);
+			ok = fake_parse_arch(val, &g->v[f]);
 		else
-			ok = parse_uint(val, f == GF_THROTTLE || f == GF_ENERGY ?
+			ok = fake_parse_uint(val, f == GF_THROTTLE || f == GF_ENERGY ?
 					~0ULL : 0xFFFFFFFFu, &g->v[f]);
 		if (!ok)
 			return fail(p, "bad value %s=%s", key, val);
@@ -446,7 +215,7 @@ static int kw_gpu(struct parser *p, char **tok, int n)
 		return fail(p, "gpu %u defined twice", idx);
 	g->defined = true;
 	for (int i = 2; i < n; i++) {
-		if (!split_kv(tok[i], &key, &val))
+		if (!fake_split_kv(tok[i], &key, &val))
 			return fail(p, "gpu: expected key=value, got '%s'", tok[i]);
 		if (gpu_field(p, g, key, val))
 			return -1;
@@ -484,7 +253,7 @@ static int percent(struct parser *p, const char *key, const char *val,
 {
 	unsigned long long v;
 
-	if (!parse_uint(val, 100, &v))
+	if (!fake_parse_uint(val, 100, &v))
 		return fail(p, "bad percentage %s=%s", key, val);
 	*out = (unsigned)v;
 	return 0;
@@ -501,7 +270,7 @@ static int proc_field(struct parser *p, struct fake_proc *pr, char *key,
 		return parse_pid(p, val, &pr->pid) ? 0 : -1;
 	if (!strcmp(key, "used")) {
 		pr->used_na = !strcmp(val, "na");
-		if (!pr->used_na && !parse_size(val, &pr->used))
+		if (!pr->used_na && !fake_parse_size(val, &pr->used))
 			return fail(p, "bad size used=%s", val);
 		return 0;
 	}
@@ -519,7 +288,7 @@ static int proc_field(struct parser *p, struct fake_proc *pr, char *key,
 	if (!strcmp(key, "dec"))
 		return percent(p, key, val, &pr->dec);
 	if (!strcmp(key, "gi") || !strcmp(key, "ci")) {
-		if (!parse_uint(val, 0xFFFFFFFFu, &v))
+		if (!fake_parse_uint(val, 0xFFFFFFFFu, &v))
 			return fail(p, "bad %s=%s", key, val);
 		*(key[0] == 'g' ? &pr->gi : &pr->ci) = (unsigned)v;
 		return 0;
@@ -543,7 +312,7 @@ static int kw_proc(struct parser *p, char **tok, int n)
 			pr.follow = true;
 			continue;
 		}
-		if (!split_kv(tok[i], &key, &val))
+		if (!fake_split_kv(tok[i], &key, &val))
 			return fail(p, "proc: expected key=value, got '%s'", tok[i]);
 		has_gpu |= !strcmp(key, "gpu");
 		has_pid |= !strcmp(key, "pid");
@@ -575,7 +344,7 @@ static int kw_grow(struct parser *p, char **tok, int n, struct grow *g)
 	memset(g, 0, sizeof(*g));
 	g->line = p->line;
 	for (int i = 1; i < n; i++) {
-		if (!split_kv(tok[i], &key, &val))
+		if (!fake_split_kv(tok[i], &key, &val))
 			return fail(p, "grow: expected key=value, got '%s'", tok[i]);
 		if (!strcmp(key, "gpu")) {
 			if (!parse_gpu_index(p, val, &g->gpu))
@@ -586,7 +355,7 @@ static int kw_grow(struct parser *p, char **tok, int n, struct grow *g)
 				return -1;
 			g->has_pid = true;
 		} else if (!strcmp(key, "rate")) {
-			if (!parse_rate(val, &g->rate))
+			if (!fake_parse_rate(val, &g->rate))
 				return fail(p, "bad rate '%s' (e.g. +64MiB/s)", val);
 			has_rate = true;
 		} else {
@@ -604,7 +373,7 @@ static int mig_field(struct parser *p, struct fake_mig *m, const char *key,
 	unsigned long long v;
 
 	if (!strcmp(key, "gi") || !strcmp(key, "ci")) {
-		if (!parse_uint(val, 0xFFFFFFFEu, &v))
+		if (!fake_parse_uint(val, 0xFFFFFFFEu, &v))
 			return fail(p, "bad %s=%s", key, val);
 		*(key[0] == 'g' ? &m->gi : &m->ci) = (unsigned)v;
 		return 0;
@@ -619,7 +388,7 @@ static int mig_field(struct parser *p, struct fake_mig *m, const char *key,
 	}
 	if (!strcmp(key, "mem_total") || !strcmp(key, "mem_used") ||
 	    !strcmp(key, "mem_reserved")) {
-		if (!parse_size(val, &v))
+		if (!fake_parse_size(val, &v))
 			return fail(p, "bad size %s=%s", key, val);
 		if (key[4] == 't')
 			m->mem_total = v;
@@ -645,7 +414,7 @@ static int kw_mig(struct parser *p, char **tok, int n)
 	if (w->nmigs == sizeof(w->migs) / sizeof(w->migs[0]))
 		return fail(p, "too many mig lines");
 	for (int i = 1; i < n; i++) {
-		if (!split_kv(tok[i], &key, &val))
+		if (!fake_split_kv(tok[i], &key, &val))
 			return fail(p, "mig: expected key=value, got '%s'", tok[i]);
 		if (!strcmp(key, "parent")) {
 			if (!parse_gpu_index(p, val, &m.parent))
@@ -682,12 +451,12 @@ static int kw_error(struct parser *p, char **tok, int n)
 	if (r->fn == FN_nvmlInit_v2 || r->fn == FN_nvmlShutdown)
 		return fail(p, "error: use init_error for %s", tok[1]);
 	for (int i = 2; i < n; i++) {
-		if (split_kv(tok[i], &key, &val)) {
+		if (fake_split_kv(tok[i], &key, &val)) {
 			unsigned idx;
 
 			if (!strcmp(key, "gpu") && parse_gpu_index(p, val, &idx))
 				r->gpu = (int)idx;
-			else if (!strcmp(key, "after") && parse_uint(val, ~0UL, &v))
+			else if (!strcmp(key, "after") && fake_parse_uint(val, ~0UL, &v))
 				r->after = (unsigned long)v;
 			else
 				return fail(p, "error: bad %s=%s", key, val);
@@ -714,13 +483,13 @@ static int kw_lost(struct parser *p, char **tok, int n)
 	char *key, *val;
 
 	for (int i = 1; i < n; i++) {
-		if (!split_kv(tok[i], &key, &val))
+		if (!fake_split_kv(tok[i], &key, &val))
 			return fail(p, "lost: expected key=value, got '%s'", tok[i]);
 		if (!strcmp(key, "gpu")) {
 			if (!parse_gpu_index(p, val, &idx))
 				return -1;
 			has_gpu = true;
-		} else if (!strcmp(key, "after") && parse_uint(val, 1UL << 30, &after)) {
+		} else if (!strcmp(key, "after") && fake_parse_uint(val, 1UL << 30, &after)) {
 			continue;
 		} else {
 			return fail(p, "lost: bad %s=%s", key, val);
@@ -741,31 +510,9 @@ static int kw_latency(struct parser *p, char **tok, int n)
 	fn = fake_fn_lookup(tok[1]);
 	if (fn == FN_COUNT)
 		return fail(p, "latency: unknown NVML function '%s'", tok[1]);
-	if (!parse_duration(tok[2], &p->w->latency_us[fn]))
+	if (!fake_parse_duration(tok[2], &p->w->latency_us[fn]))
 		return fail(p, "latency: bad duration '%s' (e.g. 20ms)", tok[2]);
 	return 0;
-}
-
-static bool parse_level(const char *s, nvmlGpuTopologyLevel_t *out)
-{
-	static const struct {
-		const char *name;
-		nvmlGpuTopologyLevel_t level;
-	} levels[] = {
-		{"INTERNAL", NVML_TOPOLOGY_INTERNAL},
-		{"SINGLE", NVML_TOPOLOGY_SINGLE},
-		{"MULTIPLE", NVML_TOPOLOGY_MULTIPLE},
-		{"HOSTBRIDGE", NVML_TOPOLOGY_HOSTBRIDGE},
-		{"NODE", NVML_TOPOLOGY_NODE},
-		{"SYSTEM", NVML_TOPOLOGY_SYSTEM},
-	};
-
-	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
-		if (!strcmp(s, levels[i].name)) {
-			*out = levels[i].level;
-			return true;
-		}
-	return false;
 }
 
 /* topo A B LEVEL | topo default LEVEL */
@@ -775,7 +522,7 @@ static int kw_topo(struct parser *p, char **tok, int n)
 	unsigned a, b;
 
 	if (n == 3 && !strcmp(tok[1], "default")) {
-		if (!parse_level(tok[2], &p->w->topo_default))
+		if (!fake_parse_level(tok[2], &p->w->topo_default))
 			return fail(p, "topo: bad level '%s'", tok[2]);
 		return 0;
 	}
@@ -783,7 +530,7 @@ static int kw_topo(struct parser *p, char **tok, int n)
 		return fail(p, "topo: expected A B LEVEL or default LEVEL");
 	if (!parse_gpu_index(p, tok[1], &a) || !parse_gpu_index(p, tok[2], &b))
 		return -1;
-	if (!parse_level(tok[3], &level))
+	if (!fake_parse_level(tok[3], &level))
 		return fail(p, "topo: bad level '%s'", tok[3]);
 	p->w->topo[a][b] = p->w->topo[b][a] = level;
 	p->w->topo_set[a][b] = p->w->topo_set[b][a] = 1;
@@ -823,7 +570,7 @@ static int kw_nvlink(struct parser *p, char **tok, int n)
 		return fail(p, "nvlink: expected A B COUNT [remote=none]");
 	if (!parse_gpu_index(p, tok[1], &a) || !parse_gpu_index(p, tok[2], &b))
 		return -1;
-	if (!parse_uint(tok[3], NVML_NVLINK_MAX_LINKS, &count) || !count)
+	if (!fake_parse_uint(tok[3], NVML_NVLINK_MAX_LINKS, &count) || !count)
 		return fail(p, "nvlink: bad link count '%s'", tok[3]);
 	return add_links(p, a, b, (unsigned)count, remote_none);
 }
@@ -841,7 +588,7 @@ static int kw_system(struct parser *p, char **tok, int n)
 	if (!strcmp(tok[0], "nvml"))
 		return set_str(p, w->nvml, sizeof(w->nvml), "nvml", tok[1]) ? 0 : -1;
 	if (!strcmp(tok[0], "cuda")) {
-		if (!parse_uint(tok[1], 0x7FFFFFFF, &v))
+		if (!fake_parse_uint(tok[1], 0x7FFFFFFF, &v))
 			return fail(p, "cuda: bad version '%s' (e.g. 13000)", tok[1]);
 		w->has_cuda = true;
 		w->cuda = (int)v;
@@ -860,7 +607,7 @@ static int parse_line(struct parser *p, char *line, struct grow **grows,
 		      unsigned *ngrows)
 {
 	char *tok[MAX_TOKENS];
-	int n = tokenize(line, tok, MAX_TOKENS);
+	int n = fake_tokenize(line, tok, MAX_TOKENS);
 
 	if (n < 0)
 		return fail(p, "unterminated quote or too many tokens");

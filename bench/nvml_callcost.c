@@ -1,0 +1,111 @@
+/* nvml_callcost.c - the cost of each NVML call vramz makes, first call and
+ * steady state, per GPU, so the sampler's hot path can be chosen from
+ * measurements rather than guesses.  Built and run on a GPU machine:
+ *   gcc -O2 -Ilib bench/nvml_callcost.c -o callcost -ldl && ./callcost [REPS]
+ * Uses vramz's own NVML declarations (lib/backend/nvml_abi.h). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "backend/nvml_abi.h"
+
+static double now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+#define SYM(name) nvmlReturn_t(*name) = dlsym(h, #name)
+#define TIME(label, expr)                                                     \
+	do {                                                                  \
+		double t0 = now_us();                                         \
+		nvmlReturn_t r0 = (expr);                                     \
+		double first = now_us() - t0;                                 \
+		t0 = now_us();                                                \
+		for (int k = 0; k < reps; k++)                                \
+			(void)(expr);                                         \
+		printf("gpu%u %-44s rc=%-3d first_us=%9.1f steady_us=%8.2f\n", i, label, \
+		       (int)r0, first, (now_us() - t0) / reps);               \
+	} while (0)
+
+int main(int argc, char **argv)
+{
+	int reps = argc > 1 ? atoi(argv[1]) : 200;
+	void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+	if (!h) {
+		puts("no libnvidia-ml.so.1");
+		return 1;
+	}
+	nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))dlsym(h, "nvmlInit_v2");
+	init();
+	nvmlReturn_t (*count)(unsigned *) = (nvmlReturn_t(*)(unsigned *))dlsym(h, "nvmlDeviceGetCount_v2");
+	nvmlReturn_t (*handle)(unsigned, nvmlDevice_t *) =
+		(nvmlReturn_t(*)(unsigned, nvmlDevice_t *))dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
+#define F(name, ...) nvmlReturn_t (*name)(__VA_ARGS__) = (nvmlReturn_t(*)(__VA_ARGS__))dlsym(h, #name)
+	F(nvmlDeviceGetMemoryInfo_v2, nvmlDevice_t, nvmlMemory_v2_t *);
+	F(nvmlDeviceGetUtilizationRates, nvmlDevice_t, nvmlUtilization_t *);
+	F(nvmlDeviceGetTemperature, nvmlDevice_t, int, unsigned *);
+	F(nvmlDeviceGetPowerUsage, nvmlDevice_t, unsigned *);
+	F(nvmlDeviceGetEnforcedPowerLimit, nvmlDevice_t, unsigned *);
+	F(nvmlDeviceGetClockInfo, nvmlDevice_t, int, unsigned *);
+	F(nvmlDeviceGetCurrentClocksEventReasons, nvmlDevice_t, unsigned long long *);
+	F(nvmlDeviceGetFanSpeed, nvmlDevice_t, unsigned *);
+	F(nvmlDeviceGetCurrPcieLinkGeneration, nvmlDevice_t, unsigned *);
+	F(nvmlDeviceGetCurrPcieLinkWidth, nvmlDevice_t, unsigned *);
+	F(nvmlDeviceGetComputeRunningProcesses_v3, nvmlDevice_t, unsigned *, nvmlProcessInfo_t *);
+	F(nvmlDeviceGetGraphicsRunningProcesses_v3, nvmlDevice_t, unsigned *, nvmlProcessInfo_t *);
+	F(nvmlDeviceGetMPSComputeRunningProcesses_v3, nvmlDevice_t, unsigned *, nvmlProcessInfo_t *);
+	F(nvmlDeviceGetProcessUtilization, nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned *, unsigned long long);
+	F(nvmlDeviceGetName, nvmlDevice_t, char *, unsigned);
+	F(nvmlDeviceGetUUID, nvmlDevice_t, char *, unsigned);
+	F(nvmlDeviceGetPciInfo_v3, nvmlDevice_t, nvmlPciInfo_t *);
+	F(nvmlDeviceGetMigMode, nvmlDevice_t, unsigned *, unsigned *);
+	F(nvmlSystemGetDriverVersion, char *, unsigned);
+	F(nvmlSystemGetNVMLVersion, char *, unsigned);
+	F(nvmlSystemGetCudaDriverVersion_v2, int *);
+	unsigned n = 0;
+	count(&n);
+	unsigned i = 0;
+	char buf[96];
+	int iv;
+	TIME("nvmlSystemGetDriverVersion", nvmlSystemGetDriverVersion(buf, sizeof buf));
+	TIME("nvmlSystemGetNVMLVersion", nvmlSystemGetNVMLVersion(buf, sizeof buf));
+	TIME("nvmlSystemGetCudaDriverVersion_v2", nvmlSystemGetCudaDriverVersion_v2(&iv));
+	for (i = 0; i < n; i++) {
+		nvmlDevice_t d;
+		double t0 = now_us();
+		handle(i, &d);
+		printf("gpu%u %-44s first_us=%9.1f\n", i, "nvmlDeviceGetHandleByIndex_v2", now_us() - t0);
+		nvmlMemory_v2_t m = {.version = nvmlMemory_v2};
+		nvmlUtilization_t u;
+		unsigned v, c;
+		unsigned long long r;
+		nvmlProcessInfo_t pi[64];
+		nvmlProcessUtilizationSample_t us[64];
+		nvmlPciInfo_t pci;
+		TIME("nvmlDeviceGetName", nvmlDeviceGetName(d, buf, sizeof buf));
+		TIME("nvmlDeviceGetUUID", nvmlDeviceGetUUID(d, buf, sizeof buf));
+		TIME("nvmlDeviceGetPciInfo_v3", nvmlDeviceGetPciInfo_v3(d, &pci));
+		TIME("nvmlDeviceGetMemoryInfo_v2", nvmlDeviceGetMemoryInfo_v2(d, &m));
+		TIME("nvmlDeviceGetUtilizationRates", nvmlDeviceGetUtilizationRates(d, &u));
+		TIME("nvmlDeviceGetTemperature", nvmlDeviceGetTemperature(d, 0, &v));
+		TIME("nvmlDeviceGetPowerUsage", nvmlDeviceGetPowerUsage(d, &v));
+		TIME("nvmlDeviceGetEnforcedPowerLimit", nvmlDeviceGetEnforcedPowerLimit(d, &v));
+		TIME("nvmlDeviceGetClockInfo(SM)", nvmlDeviceGetClockInfo(d, 1, &v));
+		TIME("nvmlDeviceGetClockInfo(MEM)", nvmlDeviceGetClockInfo(d, 2, &v));
+		TIME("nvmlDeviceGetCurrentClocksEventReasons", nvmlDeviceGetCurrentClocksEventReasons(d, &r));
+		TIME("nvmlDeviceGetFanSpeed", nvmlDeviceGetFanSpeed(d, &v));
+		TIME("nvmlDeviceGetCurrPcieLinkGeneration", nvmlDeviceGetCurrPcieLinkGeneration(d, &v));
+		TIME("nvmlDeviceGetCurrPcieLinkWidth", nvmlDeviceGetCurrPcieLinkWidth(d, &v));
+		TIME("nvmlDeviceGetMigMode", nvmlDeviceGetMigMode(d, &v, &c));
+		TIME("nvmlDeviceGetComputeRunningProcesses_v3", (c = 64, nvmlDeviceGetComputeRunningProcesses_v3(d, &c, pi)));
+		TIME("nvmlDeviceGetGraphicsRunningProcesses_v3", (c = 64, nvmlDeviceGetGraphicsRunningProcesses_v3(d, &c, pi)));
+		TIME("nvmlDeviceGetMPSComputeRunningProcesses_v3", (c = 64, nvmlDeviceGetMPSComputeRunningProcesses_v3(d, &c, pi)));
+		TIME("nvmlDeviceGetProcessUtilization(since=0)", (c = 64, nvmlDeviceGetProcessUtilization(d, us, &c, 0)));
+		TIME("nvmlDeviceGetProcessUtilization(since=now-1s)",
+		     (c = 64, nvmlDeviceGetProcessUtilization(d, us, &c, (unsigned long long)(time(NULL) - 1) * 1000000ull)));
+	}
+	return 0;
+}
