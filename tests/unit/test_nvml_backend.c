@@ -271,6 +271,14 @@ static void test_topology_levels(void **state)
 		{6, 7, "PIX"}, {0, 2, "NODE"}, {5, 7, "NODE"}, {0, 4, "SYS"},
 		{7, 1, "SYS"}, {1, 3, "NODE"},
 	};
+	/* twice over, in matrix order: an answer about one link or pair (NOT_
+	 * SUPPORTED past a GPU's link count) must not stick to the others */
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned a = 0; a < 8; a++)
+			for (unsigned b = 0; b < 8; b++) {
+				vramz_link l;
+				assert_int_equal(vramz_topology(ctx, a, b, &l), 0);
+			}
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		vramz_link l;
 		char buf[16];
@@ -279,6 +287,19 @@ static void test_topology_levels(void **state)
 			fail_msg("GPU%u-GPU%u: %s, want %s", cases[i].a, cases[i].b, buf,
 				 cases[i].want);
 	}
+	/* thresholds are asked one type at a time: no memory maximum on this
+	 * board says nothing about the GPU maximum */
+	assert_int_equal(vramz_gpu_details(ctx, 2), 0);
+	const vramz_gpu_info *gi = vramz_gpu(ctx, 2);
+	assert_int_equal(gi->nvlink_count, 12);
+	assert_false(gi->valid & VRAMZ_I_T_MEM_MAX);
+	assert_true(gi->valid & VRAMZ_I_T_GPU_MAX);
+	assert_int_equal(gi->temp_gpu_max_c, 90);
+	assert_true(gi->valid & VRAMZ_I_MAX_SMCLK);
+	assert_int_equal(gi->max_sm_clock_mhz, 1410);
+	vramz_link l;
+	assert_int_equal(vramz_topology(ctx, 2, 3, &l), 0);
+	assert_int_equal(l.nvlinks, 12);
 	done(ctx);
 }
 
