@@ -25,7 +25,7 @@ expect_success 'table: the processes under the GPUs, by GPU then pid' '
 '
 
 expect_success 'no subcommand is status' '
-	vramz >a && vramz status >b &&
+	vramz >a && vramz status >b && has "^  1 NVIDIA H200" a &&
 	grep -v "^vramz " a >a2 && grep -v "^vramz " b >b2 && cmp a2 b2
 '
 
