@@ -30,6 +30,8 @@ vramz_mig_sample *mig_vec_push(struct mig_vec *mv);
 
 struct backend_ops {
 	const char *name;
+	/* sample() may run for different GPUs on different threads at once */
+	int parallel_safe;
 	/* err: a one-line detail for vramz_last_error on failure. */
 	int (*open)(struct backend **out, const vramz_open_opts *opts,
 		    char *err, size_t errlen);

@@ -15,6 +15,8 @@ struct vramz_ctx {
 	unsigned nsel;
 	unsigned *sel;                /* [ngpus] selected backend indices */
 	vramz_gpu_sample *gpus;       /* [ngpus], first nsel used */
+	int *rcs;                     /* [ngpus] per-GPU result of the last sample */
+	unsigned long ticks;          /* samples taken */
 	struct proc_vec procs;
 	struct mig_vec migs;
 	struct proc_cache *pcache;

@@ -280,7 +280,8 @@ int cli_color(FILE *f)
 
 int cli_open(vramz_ctx **ctx)
 {
-	vramz_open_opts o = {.replay_path = g_opts.replay};
+	/* every command's process ends soon after its context */
+	vramz_open_opts o = {.replay_path = g_opts.replay, .flags = VRAMZ_OPEN_EXITING};
 	int rc = vramz_open(ctx, &o);
 	if (rc < 0) {
 		const char *detail = *ctx ? vramz_last_error(*ctx) : "";

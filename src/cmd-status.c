@@ -37,7 +37,11 @@ void status_print_gpus(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
 		const vramz_gpu_info *gi = vramz_gpu(ctx, g->index);
 		char name[32], used[16], total[16], mem[40], pct[12], res[16], util[8], temp[8],
 			pw[24];
-		fmt_trunc(name, sizeof name, gi && *gi->name ? gi->name : "?", 22);
+		/* every name starts with the vendor; the model is what differs */
+		const char *nm = gi && *gi->name ? gi->name : "?";
+		if (!strncmp(nm, "NVIDIA ", 7))
+			nm += 7;
+		fmt_trunc(name, sizeof name, nm, 22);
 		if (g->lost) {
 			fprintf(f, "%3u %-22s %s%s%s\n", g->index, name, c->red,
 				"lost: fell off the bus (NVML GPU_IS_LOST)", c->reset);

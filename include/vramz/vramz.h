@@ -261,6 +261,7 @@ enum {
 	VRAMZ_SAMPLE_SLOW = 1u << 2,    /* PCIe throughput (20 ms!) and energy */
 	VRAMZ_SAMPLE_MIG = 1u << 3,     /* MIG instances' memory */
 	VRAMZ_SAMPLE_LINK = 1u << 4,    /* current PCIe link gen / width (~30 us a GPU) */
+	VRAMZ_SAMPLE_NO_ATTRIB = 1u << 5, /* process lists without /proc attribution */
 	VRAMZ_SAMPLE_DEFAULT = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL |
 			       VRAMZ_SAMPLE_MIG,
 };
@@ -270,7 +271,16 @@ typedef struct vramz_open_opts {
 	const char *replay_path;
 	/* NULL: dlopen "libnvidia-ml.so.1" then "libnvidia-ml.so". */
 	const char *nvml_path;
+	/* VRAMZ_OPEN_* bits */
+	unsigned flags;
 } vramz_open_opts;
+
+enum {
+	/* The process exits right after vramz_close: skip nvmlShutdown (3-4 ms
+	 * on H200) and let exit release the driver, as it does for a killed
+	 * process.  For one-shot tools; memory is still freed. */
+	VRAMZ_OPEN_EXITING = 1u << 0,
+};
 
 /* Opens the backend and reads every GPU's static facts.  On failure *out is
  * still set (unless VRAMZ_ENOMEM) so vramz_last_error() can explain; the

@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "backend/nvml_abi.h"
 #include "memtypes.h"
+#include "par.h"
 
 #include <stdint.h>
 
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 struct nvml_fns {
 #define NVML_FN_PTR(req, name, args) nvmlReturn_t(*name) args;
@@ -39,11 +41,16 @@ struct gpu {
 	nvmlDevice_t h;
 	int lost;
 	uint64_t unsup[2];             /* calls that answered NOT_SUPPORTED, by id */
+	unsigned mig_known, mig_cur, mig_pend; /* read at attach */
 	nvmlProcessInfo_t *pbuf;       /* process-list scratch */
 	unsigned pcap;
 	nvmlProcessUtilizationSample_t *ubuf;
 	unsigned ucap;
 	unsigned long long util_since_us; /* last process-utilization timestamp */
+	int64_t util_read_ns;          /* CLOCK_MONOTONIC of the last read, 0 never */
+	int ucount;                    /* samples in ubuf from it; -1 unreadable */
+	int64_t mps_read_ns;           /* last read of the MPS list */
+	unsigned mps_seen;             /* it listed processes then */
 };
 
 struct backend {
@@ -55,6 +62,7 @@ struct backend {
 	unsigned n;
 	struct gpu *g;
 	int inited;
+	int exiting;                   /* VRAMZ_OPEN_EXITING */
 };
 
 static int map_rc(nvmlReturn_t r)
@@ -154,16 +162,39 @@ static void nvml_close(struct backend *b)
 {
 	if (!b)
 		return;
-	if (b->inited && b->f.nvmlShutdown)
+	if (b->inited && b->f.nvmlShutdown && !b->exiting)
 		b->f.nvmlShutdown();
 	for (unsigned i = 0; i < b->n; i++) {
 		free(b->g[i].pbuf);
 		free(b->g[i].ubuf);
 	}
 	free(b->g);
-	if (b->dl)
+	/* after a skipped shutdown the library must stay mapped: its threads
+	 * may still run until exit */
+	if (b->dl && !b->exiting)
 		dlclose(b->dl);
 	free(b);
+}
+
+/* Gets GPU i's handle and the facts every view needs from it (MIG mode
+ * decides whether instances are listed); runs on its own thread. */
+static void attach(void *arg, unsigned i)
+{
+	struct backend *b = arg;
+	struct gpu *gp = &b->g[i];
+	nvmlReturn_t r = b->f.nvmlDeviceGetHandleByIndex_v2(i, &gp->h);
+	if (r != NVML_SUCCESS) {
+		/* GPU_IS_LOST, or NO_PERMISSION on one GPU of a cgroup: report
+		 * it lost rather than hide the others */
+		gp->lost = 1;
+		return;
+	}
+	unsigned cur, pend;
+	if (CALL(b, gp, nvmlDeviceGetMigMode, gp->h, &cur, &pend) == NVML_SUCCESS) {
+		gp->mig_cur = cur;
+		gp->mig_pend = pend;
+		gp->mig_known = 1;
+	}
 }
 
 static int nvml_open(struct backend **out, const vramz_open_opts *opts,
@@ -173,6 +204,7 @@ static int nvml_open(struct backend **out, const vramz_open_opts *opts,
 	*out = b;
 	if (!b)
 		return VRAMZ_ENOMEM;
+	b->exiting = !!(opts->flags & VRAMZ_OPEN_EXITING);
 	if (opts->nvml_path) {
 		b->dl = dlopen(opts->nvml_path, RTLD_NOW | RTLD_LOCAL);
 	} else {
@@ -214,15 +246,10 @@ static int nvml_open(struct backend **out, const vramz_open_opts *opts,
 		b->g[i].ubuf = malloc(b->g[i].ucap * sizeof *b->g[i].ubuf);
 		if (!b->g[i].pbuf || !b->g[i].ubuf)
 			return VRAMZ_ENOMEM;
-		r = b->f.nvmlDeviceGetHandleByIndex_v2(i, &b->g[i].h);
-		if (r == NVML_ERROR_GPU_IS_LOST) {
-			b->g[i].lost = 1;
-		} else if (r != NVML_SUCCESS) {
-			/* e.g. NO_PERMISSION on one GPU in a cgroup: report it lost
-			 * rather than hide the others */
-			b->g[i].lost = 1;
-		}
 	}
+	/* The first use of each GPU attaches it in the driver: 6.7 ms each on
+	 * H200, independent per GPU, so attach them all at once. */
+	par_for(b->n, attach, b);
 	return 0;
 }
 
@@ -278,6 +305,11 @@ static int nvml_gpu_info(struct backend *b, unsigned idx, vramz_gpu_info *o)
 	if (CALL(b, gp, nvmlDeviceGetPciInfo_v3, gp->h, &pci) == NVML_SUCCESS) {
 		pci.busId[sizeof pci.busId - 1] = 0;
 		snprintf(o->pci_bus_id, sizeof o->pci_bus_id, "%s", pci.busId);
+	}
+	if (gp->mig_known) {
+		o->mig_current = gp->mig_cur;
+		o->mig_pending = gp->mig_pend;
+		o->valid |= VRAMZ_I_MIG;
 	}
 	const struct memtype *mt = memtype_for(o->name);
 	if (mt)
@@ -370,11 +402,6 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 		o->nvlink_count = n;
 		if (any)
 			o->valid |= VRAMZ_I_NVLINK;
-	}
-	if (CALL(b, gp, nvmlDeviceGetMigMode, gp->h, &u, &v) == NVML_SUCCESS) {
-		o->mig_current = u;
-		o->mig_pending = v;
-		o->valid |= VRAMZ_I_MIG;
 	}
 	if (CALL(b, gp, nvmlDeviceGetEccMode, gp->h, &cur, &pend) == NVML_SUCCESS) {
 		o->ecc_current = cur == NVML_FEATURE_ENABLED;
@@ -566,39 +593,56 @@ static vramz_proc_sample *find_proc(struct proc_vec *out, unsigned first,
 	return NULL;
 }
 
-/* Per-process SM utilization since the last read.  NOT_FOUND means no
- * process ran in that window: a true 0 %, not an unknown. */
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Per-process SM utilization.  NVML keeps ~1 s samples; asking more often
+ * returns the same window at a real cost, so a GPU is read at most once a
+ * second and faster ticks reuse that reading.  NOT_FOUND means no process
+ * ran in the window: a true 0 %, not an unknown. */
 static void add_proc_util(struct backend *b, struct gpu *gp, struct proc_vec *out,
 			  unsigned first)
 {
-	unsigned n = 0;
-	nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
-	for (int attempt = 0; attempt < 3 && r == NVML_ERROR_INSUFFICIENT_SIZE; attempt++) {
-		n = gp->ucap;
-		r = CALL(b, gp, nvmlDeviceGetProcessUtilization, gp->h, gp->ubuf, &n,
-			 gp->util_since_us);
-		if (r == NVML_ERROR_INSUFFICIENT_SIZE) {
-			unsigned ncap = (n > gp->ucap ? n : gp->ucap) * 2 + 16;
-			nvmlProcessUtilizationSample_t *nb = realloc(gp->ubuf, ncap * sizeof *nb);
-			if (!nb)
-				return;
-			gp->ubuf = nb;
-			gp->ucap = ncap;
+	int64_t now = mono_ns();
+	if (!gp->util_read_ns || now - gp->util_read_ns >= 1000000000) {
+		unsigned n = 0;
+		nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+		for (int attempt = 0; attempt < 3 && r == NVML_ERROR_INSUFFICIENT_SIZE; attempt++) {
+			n = gp->ucap;
+			r = CALL(b, gp, nvmlDeviceGetProcessUtilization, gp->h, gp->ubuf, &n,
+				 gp->util_since_us);
+			if (r == NVML_ERROR_INSUFFICIENT_SIZE) {
+				unsigned ncap = (n > gp->ucap ? n : gp->ucap) * 2 + 16;
+				nvmlProcessUtilizationSample_t *nb = realloc(gp->ubuf, ncap * sizeof *nb);
+				if (!nb)
+					return;
+				gp->ubuf = nb;
+				gp->ucap = ncap;
+			}
 		}
+		if (r != NVML_SUCCESS && r != NVML_ERROR_NOT_FOUND) {
+			gp->ucount = -1;
+			return;
+		}
+		gp->ucount = r == NVML_ERROR_NOT_FOUND ? 0 : (int)n;
+		gp->util_read_ns = now;
+		for (int k = 0; k < gp->ucount; k++)
+			if (gp->ubuf[k].timeStamp > gp->util_since_us)
+				gp->util_since_us = gp->ubuf[k].timeStamp;
 	}
-	if (r != NVML_SUCCESS && r != NVML_ERROR_NOT_FOUND)
+	if (gp->ucount < 0)
 		return;
-	if (r == NVML_ERROR_NOT_FOUND)
-		n = 0;
 	for (unsigned i = first; i < out->n; i++) {
 		out->v[i].sm_pct = 0;
 		out->v[i].mem_util_pct = 0;
 		out->v[i].valid |= VRAMZ_P_SM | VRAMZ_P_MEMUTIL;
 	}
-	for (unsigned k = 0; k < n; k++) {
+	for (int k = 0; k < gp->ucount; k++) {
 		const nvmlProcessUtilizationSample_t *s = &gp->ubuf[k];
-		if (s->timeStamp > gp->util_since_us)
-			gp->util_since_us = s->timeStamp;
 		for (unsigned i = first; i < out->n; i++) {
 			vramz_proc_sample *p = &out->v[i];
 			if (p->pid != s->pid)
@@ -623,7 +667,17 @@ static int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 	if (gp->lost)
 		return VRAMZ_ELOST;
 	for (int which = 0; which < 3; which++) {
+		/* MPS clients are rare and the list costs 12 us a GPU: while it
+		 * is empty, look again once a second rather than every tick */
+		if (which == 2) {
+			int64_t now = mono_ns();
+			if (!gp->mps_seen && gp->mps_read_ns && now - gp->mps_read_ns < 1000000000)
+				continue;
+			gp->mps_read_ns = now;
+		}
 		int n = read_list(b, gp, which);
+		if (which == 2)
+			gp->mps_seen = n > 0;
 		if (n == VRAMZ_ENOMEM || n == VRAMZ_ELOST)
 			return n;
 		if (n < 0)
@@ -752,6 +806,7 @@ static int nvml_topology(struct backend *b, unsigned a, unsigned c, vramz_link *
 
 const struct backend_ops backend_nvml = {
 	.name = "nvml",
+	.parallel_safe = 1,
 	.open = nvml_open,
 	.close = nvml_close,
 	.system = nvml_system,

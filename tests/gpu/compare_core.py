@@ -15,7 +15,9 @@ ps = json.loads(run(vz, "ps", "--json"))
 info = json.loads(run(vz, "info", "--json"))
 topo = json.loads(run(vz, "topo", "--json"))
 MiB = 1024 * 1024
-rows, bad = [], 0
+rows, bad, raw = [], 0, []
+def mib(b):
+    return (b + MiB - 1) // MiB
 def check(name, a, b, tol=0):
     global bad
     ok = (a == b) if tol == 0 else (a is not None and b is not None and abs(a - b) <= tol)
@@ -27,10 +29,14 @@ for s in smi:
     check(f"gpu{i}.uuid", g["uuid"], s[1])
     check(f"gpu{i}.name", g["name"], s[2])
     check(f"gpu{i}.pci_bus_id", g["pci_bus_id"].upper(), s[3].upper())
-    check(f"gpu{i}.total_mib", g["mem_total_bytes"] // MiB, int(s[4]))
-    check(f"gpu{i}.reserved_mib", g["mem_reserved_bytes"] // MiB, int(s[5]))
-    check(f"gpu{i}.used_mib", g["mem_used_bytes"] // MiB, int(s[6]), tol=2)
-    check(f"gpu{i}.free_mib", g["mem_free_bytes"] // MiB, int(s[7]), tol=2)
+    # nvidia-smi rounds bytes up to whole MiB (reserved 644939776 B, i.e.
+    # 615.06 MiB, prints as 616); memory moves between the two reads by a
+    # few pages at most, so used/free get 1 MiB of slack
+    check(f"gpu{i}.total_mib", mib(g["mem_total_bytes"]), int(s[4]))
+    check(f"gpu{i}.reserved_mib", mib(g["mem_reserved_bytes"]), int(s[5]))
+    check(f"gpu{i}.used_mib", mib(g["mem_used_bytes"]), int(s[6]), tol=1)
+    check(f"gpu{i}.free_mib", mib(g["mem_free_bytes"]), int(s[7]), tol=1)
+    raw.append(f"gpu{i} bytes: total {g['mem_total_bytes']} reserved {g['mem_reserved_bytes']} used {g['mem_used_bytes']} free {g['mem_free_bytes']}")
     check(f"gpu{i}.power_limit_w", round(g["power_limit_mw"] / 1000), round(float(s[8])))
     check(f"gpu{i}.pcie_max_gen", inf["pcie_max_gen"], int(s[9]))
     check(f"gpu{i}.pcie_max_width", inf["pcie_max_width"], int(s[10]))
@@ -38,9 +44,9 @@ for s in smi:
     check(f"gpu{i}.ecc", inf["ecc_enabled"], s[12] == "Enabled")
     check(f"gpu{i}.mig", inf["mig_enabled"], s[13] == "Enabled")
 for a in apps:
-    pid, uuid, mib = int(a[0]), a[1], int(a[2])
+    pid, uuid, smi_mib = int(a[0]), a[1], int(a[2])
     m = [p for p in ps["processes"] if p["pid"] == pid and p["gpu_uuid"] == uuid]
-    check(f"proc{pid}@{uuid[:12]}.used_mib", m[0]["used_bytes"] // MiB if m else None, mib)
+    check(f"proc{pid}@{uuid[:12]}.used_mib", mib(m[0]["used_bytes"]) if m else None, smi_mib)
 check("process_rows", len([p for p in ps["processes"]]), len(apps))
 links = {(l["a"], l["b"]): l["link"] for l in topo["links"]}
 tm = run("nvidia-smi", "topo", "-m")
@@ -50,5 +56,6 @@ for (a, b), l in links.items():
 w = max(len(r[0]) for r in rows)
 for r in rows:
     print(f"{r[0]:<{w}}  {str(r[1]):>40}  {str(r[2]):>40}  {r[3]}")
+print("\n".join(raw))
 print(f"{len(rows) - bad} agree, {bad} disagree")
 sys.exit(1 if bad else 0)
