@@ -8,7 +8,7 @@ scenario mig.scn
 
 expect_success 'status lists each instance under its GPU' '
 	vramz >out &&
-	has "^  0 NVIDIA A100-SXM4-80GB +44\.0 GiB / 80\.0 GiB" out &&
+	has "^  0 A100-SXM4-80GB +44\.0 GiB / 80\.0 GiB" out &&
 	has "^ +MIG 0 \(GI 1 CI 0\) +32\.0 GiB / 39\.2 GiB$" out &&
 	has "^ +MIG 1 \(GI 5 CI 0\) +12\.0 GiB / 19\.5 GiB$" out &&
 	has "^ +MIG 2 \(GI 13 CI 0\) +1\.00 GiB / 9\.50 GiB$" out

@@ -431,14 +431,16 @@ static void test_list_growth_200(void **state)
 	assert_int_equal(g->unattributed_bytes, 0);
 	/* the first tick had to grow the buffers... */
 	assert_true(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0) >= 2);
-	/* ...the next one, with nothing changed, needs one call per list */
+	/* ...the next one, with nothing changed, needs at most one call per
+	 * list (the MPS list and process utilization may be skipped: they
+	 * are read at most once a second) */
 	trace_reset();
 	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
 	assert_int_equal(s->proc_count, 200);
 	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 1);
 	assert_int_equal(trace_count("nvmlDeviceGetGraphicsRunningProcesses_v3", 0), 1);
-	assert_int_equal(trace_count("nvmlDeviceGetMPSComputeRunningProcesses_v3", 0), 1);
-	assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", 0), 1);
+	assert_in_range(trace_count("nvmlDeviceGetMPSComputeRunningProcesses_v3", 0), 0, 1);
+	assert_in_range(trace_count("nvmlDeviceGetProcessUtilization", 0), 0, 1);
 	done(ctx);
 }
 
@@ -460,7 +462,8 @@ static void test_tick_calls(void **state)
 		assert_int_equal(trace_count("nvmlDeviceGetMemoryInfo_v2", gpu), 1);
 		assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", gpu), 1);
 		assert_int_equal(trace_count("nvmlDeviceGetGraphicsRunningProcesses_v3", gpu), 1);
-		assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", gpu), 1);
+		assert_in_range(trace_count("nvmlDeviceGetProcessUtilization", gpu), 0, 1);
+		assert_in_range(trace_count("nvmlDeviceGetMPSComputeRunningProcesses_v3", gpu), 0, 1);
 		/* static facts are not re-read per tick */
 		assert_int_equal(trace_count("nvmlDeviceGetName", gpu), 0);
 		assert_int_equal(trace_count("nvmlDeviceGetUUID", gpu), 0);
