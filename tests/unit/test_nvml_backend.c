@@ -456,8 +456,12 @@ static void test_tick_calls(void **state)
 	sample(ctx, VRAMZ_SAMPLE_DEFAULT);
 	expect_no_slow_calls("the first default tick");
 	trace_reset();
-	sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	const vramz_snapshot *s2 = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
 	expect_no_slow_calls("the second default tick");
+	/* a tick that skips the utilization read keeps the last figures */
+	assert_true(proc_of(s2, 0, 4200101)->valid & VRAMZ_P_SM);
+	assert_int_equal(proc_of(s2, 0, 4200101)->sm_pct, 12);
+	assert_int_equal(proc_of(s2, 1, 4200301)->sm_pct, 58);
 	for (int gpu = 0; gpu < 2; gpu++) {
 		assert_int_equal(trace_count("nvmlDeviceGetMemoryInfo_v2", gpu), 1);
 		assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", gpu), 1);
