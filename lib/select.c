@@ -1,5 +1,6 @@
 /* select.c - GPU selection specs: "0,2-3", UUID prefixes ("GPU-8f3a"),
- * PCI bus ids ("00000000:19:00.0", "0000:19:00.0", "19:00.0"), "all".
+ * PCI bus ids ("00000000:19:00.0", "0000:19:00.0", "19:00.0"), MIG
+ * instance UUIDs (which select their parent GPU), "all".
  *
  * Users copy GPU names from nvidia-smi, CUDA (UUIDs, since CUDA's order can
  * differ from NVML's) and lspci (short bus ids), so every such spelling is
@@ -13,24 +14,41 @@
 #include <string.h>
 #include <strings.h>
 
-/* Normalises a PCI bus id to "dddddddd:bb:dd.f" lower case; 0 on success. */
+/* Reads 1..maxdigits hex digits at *s (no sign, no 0x, no spaces, which
+ * sscanf's %x would all let through) and moves *s past them. */
+static int hex_field(const char **s, int maxdigits, unsigned *out)
+{
+	unsigned v = 0;
+	int n = 0;
+	while (isxdigit((unsigned char)**s) && n < maxdigits) {
+		char c = (char)tolower((unsigned char)**s);
+		v = v * 16 + (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
+		(*s)++;
+		n++;
+	}
+	*out = v;
+	return n > 0 && !isxdigit((unsigned char)**s) ? 0 : -1;
+}
+
+/* Normalises a PCI bus id ("dddddddd:bb:dd.f", "dddd:bb:dd.f" or the
+ * domain-less "bb:dd.f") to "dddddddd:bb:dd.f" lower case; 0 on success. */
 static int busid_norm(const char *in, char *out, size_t len)
 {
 	unsigned dom = 0, bus, dev, fn;
-	char tail;
 	int colons = 0;
 	for (const char *p = in; *p; p++)
 		colons += *p == ':';
+	const char *s = in;
 	if (colons == 2) {
-		if (sscanf(in, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4)
+		if (hex_field(&s, 8, &dom) || *s++ != ':')
 			return -1;
-	} else if (colons == 1) {
-		if (sscanf(in, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
-			return -1;
-	} else {
+	} else if (colons != 1) {
 		return -1;
 	}
-	if (bus > 0xff || dev > 0x1f || fn > 7)
+	if (hex_field(&s, 2, &bus) || *s++ != ':' || hex_field(&s, 2, &dev) ||
+	    *s++ != '.' || hex_field(&s, 1, &fn) || *s)
+		return -1;
+	if (dev > 0x1f || fn > 7)
 		return -1;
 	snprintf(out, len, "%08x:%02x:%02x.%x", dom, bus, dev, fn);
 	return 0;
@@ -54,6 +72,41 @@ static int parse_index(const char *s, unsigned long *out)
 	return *end ? -1 : 0;
 }
 
+/* A MIG instance's UUID (what CUDA_VISIBLE_DEVICES holds under MIG)
+ * selects its parent GPU.  The instances are read from the backend here,
+ * only for such an item, since a GPU's info does not list them. */
+static int select_mig(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
+{
+	struct mig_vec mv = {0};
+	int hit = -1, rc = 0;
+	size_t len = strlen(item);
+	for (unsigned i = 0; i < ctx->ngpus && rc == 0; i++) {
+		const vramz_gpu_info *gi = &ctx->info[i];
+		if (!(gi->valid & VRAMZ_I_MIG) || !gi->mig_current)
+			continue;
+		mv.n = 0;
+		if (ctx->ops->migs(ctx->be, i, &mv) == VRAMZ_ENOMEM) {
+			rc = VRAMZ_ENOMEM;
+			break;
+		}
+		for (unsigned k = 0; k < mv.n; k++) {
+			if (strncasecmp(mv.v[k].uuid, item, len))
+				continue;
+			if (hit >= 0)
+				rc = ctx_fail(ctx, VRAMZ_EINVAL,
+					      "UUID prefix '%s' matches more than one MIG instance",
+					      item);
+			hit = (int)i;
+		}
+	}
+	free(mv.v);
+	if (rc < 0)
+		return rc;
+	if (hit < 0)
+		return ctx_fail(ctx, VRAMZ_ENOTFOUND, "no MIG instance with UUID '%s'", item);
+	return add_sel(sel, n, (unsigned)hit);
+}
+
 static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 {
 	unsigned long a, b;
@@ -61,9 +114,10 @@ static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 	char norm[32], gnorm[32];
 
 	if (parse_index(item, &a) == 0) {
+		/* the item as typed: strtoul saturates a huge number */
 		if (a >= ctx->ngpus)
 			return ctx_fail(ctx, VRAMZ_ENOTFOUND,
-					"no GPU with index %lu (found %u)", a, ctx->ngpus);
+					"no GPU with index '%s' (found %u)", item, ctx->ngpus);
 		return add_sel(sel, n, (unsigned)a);
 	}
 	if (dash && isdigit((unsigned char)item[0]) && strncasecmp(item, "GPU-", 4)) {
@@ -83,7 +137,9 @@ static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 			n = add_sel(sel, n, (unsigned)i);
 		return n;
 	}
-	if (!strncasecmp(item, "GPU-", 4) || !strncasecmp(item, "MIG-", 4)) {
+	if (!strncasecmp(item, "MIG-", 4))
+		return select_mig(ctx, item, sel, n);
+	if (!strncasecmp(item, "GPU-", 4)) {
 		int hit = -1;
 		size_t len = strlen(item);
 		for (unsigned i = 0; i < ctx->ngpus; i++) {

@@ -107,6 +107,16 @@ enum nvml_id {
 		 ? NVML_ERROR_NOT_SUPPORTED                                     \
 		 : note((gp), ID_##name, (b)->f.name(__VA_ARGS__)))
 
+/* The same without that memory, for calls whose answer depends on an
+ * argument (a link index, a clock or threshold type, a peer GPU) or that
+ * go to another handle (a MIG instance): NVLink state answers
+ * NOT_SUPPORTED for links past the GPU's count, a memory-temperature
+ * threshold for most boards, and neither says anything about the other
+ * links or thresholds. */
+#define CALL_ARG(b, gp, name, ...)                                              \
+	(!(b)->f.name ? NVML_ERROR_NOT_SUPPORTED                                \
+		      : note((gp), ID_COUNT, (b)->f.name(__VA_ARGS__)))
+
 static int unsupported(const struct gpu *gp, unsigned id)
 {
 	return gp && (gp->unsup[id / 64] >> (id % 64) & 1);
@@ -118,7 +128,8 @@ static nvmlReturn_t note(struct gpu *gp, unsigned id, nvmlReturn_t r)
 		return r;
 	if (r == NVML_ERROR_GPU_IS_LOST)
 		gp->lost = 1;
-	else if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND)
+	else if (id < ID_COUNT &&
+		 (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND))
 		gp->unsup[id / 64] |= 1ull << (id % 64);
 	return r;
 }
@@ -303,6 +314,14 @@ static int nvml_gpu_info(struct backend *b, unsigned idx, vramz_gpu_info *o)
 	const struct memtype *mt = memtype_for(o->name);
 	if (mt)
 		snprintf(o->mem_type, sizeof o->mem_type, "%s", mt->type);
+	/* MIG mode decides whether a sample lists instances, so it is known
+	 * from open, not only after gpu_details */
+	unsigned cur, pend;
+	if (CALL(b, gp, nvmlDeviceGetMigMode, gp->h, &cur, &pend) == NVML_SUCCESS) {
+		o->mig_current = cur;
+		o->mig_pending = pend;
+		o->valid |= VRAMZ_I_MIG;
+	}
 	return gp->lost ? VRAMZ_ELOST : 0;
 }
 
@@ -346,11 +365,11 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 		o->mem_bus_width_bits = u;
 		o->valid |= VRAMZ_I_BUS_WIDTH;
 	}
-	if (CALL(b, gp, nvmlDeviceGetMaxClockInfo, gp->h, NVML_CLOCK_MEM, &u) == NVML_SUCCESS) {
+	if (CALL_ARG(b, gp, nvmlDeviceGetMaxClockInfo, gp->h, NVML_CLOCK_MEM, &u) == NVML_SUCCESS) {
 		o->max_mem_clock_mhz = u;
 		o->valid |= VRAMZ_I_MAX_MEMCLK;
 	}
-	if (CALL(b, gp, nvmlDeviceGetMaxClockInfo, gp->h, NVML_CLOCK_SM, &u) == NVML_SUCCESS) {
+	if (CALL_ARG(b, gp, nvmlDeviceGetMaxClockInfo, gp->h, NVML_CLOCK_SM, &u) == NVML_SUCCESS) {
 		o->max_sm_clock_mhz = u;
 		o->valid |= VRAMZ_I_MAX_SMCLK;
 	}
@@ -372,7 +391,7 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 		int any = 0;
 		for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
 			nvmlEnableState_t on;
-			nvmlReturn_t r = CALL(b, gp, nvmlDeviceGetNvLinkState, gp->h, l, &on);
+			nvmlReturn_t r = CALL_ARG(b, gp, nvmlDeviceGetNvLinkState, gp->h, l, &on);
 			if (r == NVML_SUCCESS) {
 				any = 1;
 				n += on == NVML_FEATURE_ENABLED;
@@ -411,7 +430,7 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 		{NVML_TEMPERATURE_THRESHOLD_GPU_MAX, VRAMZ_I_T_GPU_MAX, offsetof(vramz_gpu_info, temp_gpu_max_c)},
 	};
 	for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
-		if (CALL(b, gp, nvmlDeviceGetTemperatureThreshold, gp->h, th[i].t, &u) == NVML_SUCCESS) {
+		if (CALL_ARG(b, gp, nvmlDeviceGetTemperatureThreshold, gp->h, th[i].t, &u) == NVML_SUCCESS) {
 			*(int *)((char *)o + th[i].off) = (int)u;
 			o->valid |= th[i].bit;
 		}
@@ -468,11 +487,11 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 		o->power_limit_mw = u;
 		o->valid |= VRAMZ_F_POWER_LIMIT;
 	}
-	if (CALL(b, gp, nvmlDeviceGetClockInfo, gp->h, NVML_CLOCK_SM, &u) == NVML_SUCCESS) {
+	if (CALL_ARG(b, gp, nvmlDeviceGetClockInfo, gp->h, NVML_CLOCK_SM, &u) == NVML_SUCCESS) {
 		o->clock_sm_mhz = u;
 		o->valid |= VRAMZ_F_CLK_SM;
 	}
-	if (CALL(b, gp, nvmlDeviceGetClockInfo, gp->h, NVML_CLOCK_MEM, &u) == NVML_SUCCESS) {
+	if (CALL_ARG(b, gp, nvmlDeviceGetClockInfo, gp->h, NVML_CLOCK_MEM, &u) == NVML_SUCCESS) {
 		o->clock_mem_mhz = u;
 		o->valid |= VRAMZ_F_CLK_MEM;
 	}
@@ -496,8 +515,8 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 		o->valid |= VRAMZ_F_FAN;
 	}
 	if (flags & VRAMZ_SAMPLE_SLOW) {
-		if (CALL(b, gp, nvmlDeviceGetPcieThroughput, gp->h, NVML_PCIE_UTIL_TX_BYTES, &u) == NVML_SUCCESS &&
-		    CALL(b, gp, nvmlDeviceGetPcieThroughput, gp->h, NVML_PCIE_UTIL_RX_BYTES, &v) == NVML_SUCCESS) {
+		if (CALL_ARG(b, gp, nvmlDeviceGetPcieThroughput, gp->h, NVML_PCIE_UTIL_TX_BYTES, &u) == NVML_SUCCESS &&
+		    CALL_ARG(b, gp, nvmlDeviceGetPcieThroughput, gp->h, NVML_PCIE_UTIL_RX_BYTES, &v) == NVML_SUCCESS) {
 			o->pcie_tx_bytes_per_s = (uint64_t)u * 1024;
 			o->pcie_rx_bytes_per_s = (uint64_t)v * 1024;
 			o->valid |= VRAMZ_F_PCIE_TPUT;
@@ -712,18 +731,18 @@ static int nvml_migs(struct backend *b, unsigned idx, struct mig_vec *out)
 			return VRAMZ_ENOMEM;
 		ms->parent_index = idx;
 		ms->mig_index = i;
-		CALL(b, gp, nvmlDeviceGetGpuInstanceId, m, &ms->gi_id);
-		CALL(b, gp, nvmlDeviceGetComputeInstanceId, m, &ms->ci_id);
-		if (CALL(b, gp, nvmlDeviceGetUUID, m, ms->uuid, sizeof ms->uuid) != NVML_SUCCESS)
+		CALL_ARG(b, gp, nvmlDeviceGetGpuInstanceId, m, &ms->gi_id);
+		CALL_ARG(b, gp, nvmlDeviceGetComputeInstanceId, m, &ms->ci_id);
+		if (CALL_ARG(b, gp, nvmlDeviceGetUUID, m, ms->uuid, sizeof ms->uuid) != NVML_SUCCESS)
 			ms->uuid[0] = 0;
 		nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
 		nvmlMemory_t m1;
-		if (b->mem_v == V2 && CALL(b, gp, nvmlDeviceGetMemoryInfo_v2, m, &m2) == NVML_SUCCESS) {
+		if (b->mem_v == V2 && CALL_ARG(b, gp, nvmlDeviceGetMemoryInfo_v2, m, &m2) == NVML_SUCCESS) {
 			ms->mem_total_bytes = m2.total;
 			ms->mem_used_bytes = m2.used;
 			ms->mem_free_bytes = m2.free;
 			ms->valid |= VRAMZ_F_MEM;
-		} else if (CALL(b, gp, nvmlDeviceGetMemoryInfo, m, &m1) == NVML_SUCCESS) {
+		} else if (CALL_ARG(b, gp, nvmlDeviceGetMemoryInfo, m, &m1) == NVML_SUCCESS) {
 			ms->mem_total_bytes = m1.total;
 			ms->mem_used_bytes = m1.used;
 			ms->mem_free_bytes = m1.free;
@@ -751,11 +770,11 @@ static int nvml_topology(struct backend *b, unsigned a, unsigned c, vramz_link *
 		unsigned active = 0, unnamed = 0;
 		for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
 			nvmlEnableState_t on;
-			if (CALL(b, ga, nvmlDeviceGetNvLinkState, ga->h, l, &on) != NVML_SUCCESS ||
+			if (CALL_ARG(b, ga, nvmlDeviceGetNvLinkState, ga->h, l, &on) != NVML_SUCCESS ||
 			    on != NVML_FEATURE_ENABLED)
 				continue;
 			active++;
-			if (CALL(b, ga, nvmlDeviceGetNvLinkRemotePciInfo_v2, ga->h, l, &peer) != NVML_SUCCESS)
+			if (CALL_ARG(b, ga, nvmlDeviceGetNvLinkRemotePciInfo_v2, ga->h, l, &peer) != NVML_SUCCESS)
 				continue;
 			if (!strcasecmp(peer.busId, cpci.busId))
 				links++;
@@ -770,7 +789,7 @@ static int nvml_topology(struct backend *b, unsigned a, unsigned c, vramz_link *
 		out->nvlinks = links;
 		return 0;
 	}
-	nvmlReturn_t r = CALL(b, ga, nvmlDeviceGetTopologyCommonAncestor, ga->h, gc->h, &lvl);
+	nvmlReturn_t r = CALL_ARG(b, ga, nvmlDeviceGetTopologyCommonAncestor, ga->h, gc->h, &lvl);
 	if (r != NVML_SUCCESS)
 		return map_rc(r);
 	switch (lvl) {

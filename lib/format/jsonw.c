@@ -24,13 +24,34 @@ static void newline(struct jsonw *w)
 		fputs("  ", w->f);
 }
 
-/* Length of a valid UTF-8 sequence at s, or 0. */
+/* Length of a valid UTF-8 sequence at s, or 0.  Valid per RFC 3629: no
+ * overlong forms, no UTF-16 surrogates, nothing above U+10FFFF, so what
+ * passes through is UTF-8 every strict decoder accepts. */
 static int utf8_len(const unsigned char *s)
 {
+	unsigned char lo = 0x80, hi = 0xbf; /* range of the second byte */
+	int n;
 	if (s[0] < 0x80)
 		return 1;
-	int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
-	for (int i = 1; i < n; i++)
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0; /* overlong below U+0800 */
+	else if (s[0] == 0xed)
+		hi = 0x9f; /* surrogates U+D800..DFFF */
+	else if (s[0] == 0xf0)
+		lo = 0x90; /* overlong below U+10000 */
+	else if (s[0] == 0xf4)
+		hi = 0x8f; /* above U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (int i = 2; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 	return n;
@@ -45,7 +66,9 @@ void jw_escape(FILE *f, const char *str)
 			fputc('\\', f);
 			fputc(*s++, f);
 		} else if (*s < 0x20 || *s == 0x7f) {
-			static const char *esc[] = {['\n'] = "\\n", ['\t'] = "\\t", ['\r'] = "\\r"};
+			/* sized for every control byte: 0x0e..0x1f must read NULL */
+			static const char *const esc[0x20] = {['\n'] = "\\n", ['\t'] = "\\t",
+							      ['\r'] = "\\r"};
 			if (*s < 0x20 && esc[*s])
 				fputs(esc[*s], f);
 			else

@@ -1,0 +1,578 @@
+/* test_cli.c - the tool's input side and the JSON writer's output side.
+ *
+ * Value parsers (sizes, durations, percentages) decide what a user's
+ * "--min 1.5GiB" or "--interval 500ms" means; cli_parse decides which
+ * option gets which value and what one line a typo earns; jsonw decides
+ * whether a command line full of odd bytes still yields JSON a strict
+ * parser accepts.  src/cli.c is part of the tool, not the library, so it
+ * is compiled into this test directly.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cli.c"
+#include "format/jsonw.h"
+
+/* ---- capturing what cli_parse prints ------------------------------------ */
+
+struct capture {
+	int saved_out, saved_err;
+	FILE *out, *err;
+	char outbuf[8192], errbuf[2048];
+};
+
+static void capture_start(struct capture *c)
+{
+	fflush(stdout);
+	fflush(stderr);
+	c->out = tmpfile();
+	c->err = tmpfile();
+	assert_non_null(c->out);
+	assert_non_null(c->err);
+	c->saved_out = dup(1);
+	c->saved_err = dup(2);
+	dup2(fileno(c->out), 1);
+	dup2(fileno(c->err), 2);
+}
+
+static void slurp(FILE *f, char *buf, size_t len)
+{
+	rewind(f);
+	size_t n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+static void capture_end(struct capture *c)
+{
+	fflush(stdout);
+	fflush(stderr);
+	dup2(c->saved_out, 1);
+	dup2(c->saved_err, 2);
+	close(c->saved_out);
+	close(c->saved_err);
+	slurp(c->out, c->outbuf, sizeof c->outbuf);
+	slurp(c->err, c->errbuf, sizeof c->errbuf);
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* ---- parse_size / parse_duration_ms / parse_percent --------------------- */
+
+static void size_ok(const char *s, uint64_t want)
+{
+	uint64_t b = 12345;
+	if (parse_size(s, &b))
+		fail_msg("parse_size('%s') rejected", s);
+	if (b != want)
+		fail_msg("parse_size('%s') = %llu, want %llu", s, (unsigned long long)b,
+			 (unsigned long long)want);
+}
+
+static void size_bad(const char *s)
+{
+	uint64_t b = 12345;
+	if (!parse_size(s, &b))
+		fail_msg("parse_size('%s') accepted as %llu", s ? s : "(null)",
+			 (unsigned long long)b);
+	assert_int_equal(b, 12345); /* untouched on failure */
+}
+
+static void test_parse_size(void **state)
+{
+	(void)state;
+	size_ok("0", 0);
+	size_ok("4096", 4096);
+	size_ok("1b", 1);
+	size_ok("1k", 1024);
+	size_ok("1KiB", 1024);
+	size_ok("2kb", 2048);
+	size_ok("512MiB", 512ull << 20);
+	size_ok("512m", 512ull << 20);
+	size_ok("10G", 10ull << 30);
+	size_ok("1.5GiB", 3ull << 29);
+	size_ok("1.5 GiB", 3ull << 29);
+	size_ok("2T", 2ull << 40);
+	size_ok("2TIB", 2ull << 40);
+	size_ok("0.5k", 512);
+	size_ok("16777215T", 16777215ull << 40);
+	size_bad(NULL);
+	size_bad("");
+	size_bad(" 1");
+	size_bad("-1");
+	size_bad("-1GiB");
+	size_bad("1X");
+	size_bad("1GiBs");
+	size_bad("1 G iB");
+	size_bad("GiB");
+	size_bad("abc");
+	size_bad("nan");
+	size_bad("inf");
+	size_bad("1e400");
+	size_bad("16777216T");               /* 2^64: overflow */
+	size_bad("18446744073709551616");
+	size_bad("99999999999999999999999999G");
+}
+
+static void dur_ok(const char *s, int64_t want)
+{
+	int64_t ms = -7;
+	if (parse_duration_ms(s, &ms))
+		fail_msg("parse_duration_ms('%s') rejected", s);
+	if (ms != want)
+		fail_msg("parse_duration_ms('%s') = %lld, want %lld", s, (long long)ms,
+			 (long long)want);
+}
+
+static void dur_bad(const char *s)
+{
+	int64_t ms = -7;
+	if (!parse_duration_ms(s, &ms))
+		fail_msg("parse_duration_ms('%s') accepted as %lld", s ? s : "(null)",
+			 (long long)ms);
+	assert_int_equal(ms, -7);
+}
+
+static void test_parse_duration(void **state)
+{
+	(void)state;
+	dur_ok("10ms", 10);
+	dur_ok("1s", 1000);
+	dur_ok("2", 2000);                  /* bare number: seconds */
+	dur_ok("0.5s", 500);
+	dur_ok("0.25", 250);
+	dur_ok("1.5m", 90000);
+	dur_ok("1min", 60000);
+	dur_ok("2h", 7200000);
+	dur_ok("1d", 86400000);
+	dur_ok("1D", 86400000);
+	dur_ok("0", 0);
+	dur_ok("100000d", 8640000000000ll);
+	dur_bad(NULL);
+	dur_bad("");
+	dur_bad("-1s");
+	dur_bad("1x");
+	dur_bad("1ss");
+	dur_bad("s");
+	dur_bad("ms");
+	dur_bad("1 hour");
+	dur_bad("nan");
+	dur_bad("1e20");                    /* does not fit int64 ms */
+	dur_bad("1e12d");
+}
+
+static void pct_ok(const char *s, double want)
+{
+	double f = -1;
+	if (parse_percent(s, &f))
+		fail_msg("parse_percent('%s') rejected", s);
+	if (f < want - 1e-12 || f > want + 1e-12)
+		fail_msg("parse_percent('%s') = %g, want %g", s, f, want);
+}
+
+static void pct_bad(const char *s)
+{
+	double f = -1;
+	if (!parse_percent(s, &f))
+		fail_msg("parse_percent('%s') accepted as %g", s ? s : "(null)", f);
+	assert_true(f == -1);
+}
+
+static void test_parse_percent(void **state)
+{
+	(void)state;
+	pct_ok("50%", 0.5);
+	pct_ok("50 %", 0.5);
+	pct_ok("0.1", 0.1);
+	pct_ok("100%", 1);
+	pct_ok("1", 1);
+	pct_ok("0", 0);
+	pct_ok("0%", 0);
+	pct_ok("12.5%", 0.125);
+	pct_bad(NULL);
+	pct_bad("");
+	pct_bad("%");
+	pct_bad("150%");
+	pct_bad("1.5");
+	pct_bad("-5%");
+	pct_bad("50%%");
+	pct_bad("50 percent");
+	pct_bad("x");
+	pct_bad("nan");
+	pct_bad("inf%");
+}
+
+/* ---- cli_parse ----------------------------------------------------------- */
+
+static struct vals {
+	int a, b, j;
+	const char *g;
+	unsigned n;
+	uint64_t m;
+	int64_t i;
+	double p, d;
+} v;
+
+static const struct opt opts[] = {
+	{'a', "all", OPT_FLAG, &v.a, NULL, "flag a"},
+	{'b', NULL, OPT_FLAG, &v.b, NULL, "flag b"},
+	{0, "json", OPT_FLAG, &v.j, NULL, "json"},
+	{'g', "gpus", OPT_STR, &v.g, "LIST", "gpus"},
+	{'n', "count", OPT_UINT, &v.n, NULL, "count"},
+	{'m', "min", OPT_SIZE, &v.m, NULL, "min size"},
+	{'i', "interval", OPT_DURATION, &v.i, NULL, "interval"},
+	{'p', "pct", OPT_PERCENT, &v.p, NULL, "percent"},
+	{'d', "dbl", OPT_DOUBLE, &v.d, NULL, "double"},
+	OPT_END,
+};
+
+#define MAXARGS 16
+struct run {
+	int rc, nargs;
+	char *argv[MAXARGS + 1];
+	struct capture cap;
+};
+
+/* Runs cli_parse on a NULL-terminated list of words after "cmd". */
+static void parse(struct run *r, ...)
+{
+	va_list ap;
+	int argc = 0;
+	memset(&v, 0, sizeof v);
+	memset(r, 0, sizeof *r);
+	r->argv[argc++] = "cmd";
+	va_start(ap, r);
+	for (char *s; (s = va_arg(ap, char *)) != NULL && argc < MAXARGS;)
+		r->argv[argc++] = s;
+	va_end(ap);
+	r->nargs = -1;
+	capture_start(&r->cap);
+	r->rc = cli_parse("cmd", "[OPTIONS]", "About cmd.", opts, argc, r->argv, &r->nargs);
+	capture_end(&r->cap);
+}
+
+/* A usage error: one line on stderr naming what, nothing on stdout. */
+static void expect_usage(struct run *r, const char *names)
+{
+	if (r->rc != CLI_USAGE)
+		fail_msg("rc %d, want CLI_USAGE; stderr '%s'", r->rc, r->cap.errbuf);
+	if (!strstr(r->cap.errbuf, names))
+		fail_msg("stderr '%s' does not name '%s'", r->cap.errbuf, names);
+	assert_int_equal(lines(r->cap.errbuf), 1);
+	assert_string_equal(r->cap.outbuf, "");
+	assert_int_equal(cli_parse_exit(r->rc), EXIT_USAGE);
+}
+
+static void test_flags_and_values(void **state)
+{
+	(void)state;
+	struct run r;
+	parse(&r, "-a", "-b", "--json", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_true(v.a && v.b && v.j);
+	assert_int_equal(r.nargs, 0);
+	assert_int_equal(cli_parse_exit(r.rc), -1);
+
+	parse(&r, "-ab", NULL);                     /* grouped */
+	assert_int_equal(r.rc, CLI_OK);
+	assert_true(v.a && v.b && !v.j);
+
+	parse(&r, "-abg0,1", NULL);                 /* grouped, value attached */
+	assert_int_equal(r.rc, CLI_OK);
+	assert_true(v.a && v.b);
+	assert_string_equal(v.g, "0,1");
+
+	parse(&r, "-bg", "2-3", NULL);              /* grouped, value next */
+	assert_int_equal(r.rc, CLI_OK);
+	assert_true(v.b && !v.a);
+	assert_string_equal(v.g, "2-3");
+
+	parse(&r, "-g", "GPU-8f", "--count", "7", "--min=1GiB", "-i500ms", "--pct", "25%",
+	      "--dbl=2.5", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(v.g, "GPU-8f");
+	assert_int_equal(v.n, 7);
+	assert_int_equal(v.m, 1ull << 30);
+	assert_int_equal(v.i, 500);
+	assert_true(v.p == 0.25 && v.d == 2.5);
+
+	parse(&r, "--gpus=", NULL);                 /* an empty value is a value */
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(v.g, "");
+
+	parse(&r, "--gpus=a=b", NULL);              /* only the first = splits */
+	assert_string_equal(v.g, "a=b");
+
+	parse(&r, "-g", "-a", NULL);                /* a value may look like a flag */
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(v.g, "-a");
+	assert_false(v.a);
+
+	parse(&r, "-n", "4294967295", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_int_equal(v.n, 4294967295u);
+}
+
+static void test_positionals_and_dashdash(void **state)
+{
+	(void)state;
+	struct run r;
+	parse(&r, "x", "-a", "y", "-", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_int_equal(r.nargs, 3);
+	assert_string_equal(r.argv[0], "x");
+	assert_string_equal(r.argv[1], "y");
+	assert_string_equal(r.argv[2], "-");
+	assert_true(v.a);
+
+	parse(&r, "-a", "--", "-b", "--json", "-h", "z", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_false(v.b || v.j);
+	assert_int_equal(r.nargs, 4);
+	assert_string_equal(r.argv[0], "-b");
+	assert_string_equal(r.argv[1], "--json");
+	assert_string_equal(r.argv[2], "-h");
+	assert_string_equal(r.argv[3], "z");
+	assert_string_equal(r.cap.outbuf, "");      /* -h after -- is no help */
+
+	parse(&r, "--", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_int_equal(r.nargs, 0);
+}
+
+static void test_help(void **state)
+{
+	(void)state;
+	const char *forms[] = {"-h", "--help"};
+	for (int k = 0; k < 2; k++) {
+		struct run r;
+		parse(&r, "-a", forms[k], "--bogus", NULL); /* help wins, stops parsing */
+		assert_int_equal(r.rc, CLI_HELP);
+		assert_int_equal(cli_parse_exit(r.rc), EXIT_OK);
+		assert_string_equal(r.cap.errbuf, "");
+		assert_non_null(strstr(r.cap.outbuf, "usage: vramz cmd [OPTIONS]"));
+		assert_non_null(strstr(r.cap.outbuf, "About cmd."));
+		/* every option of the table is listed, with its argument */
+		assert_non_null(strstr(r.cap.outbuf, "-a, --all"));
+		assert_non_null(strstr(r.cap.outbuf, "-b "));
+		assert_non_null(strstr(r.cap.outbuf, "--json"));
+		assert_non_null(strstr(r.cap.outbuf, "-g, --gpus LIST"));
+		assert_non_null(strstr(r.cap.outbuf, "--min SIZE"));
+		assert_non_null(strstr(r.cap.outbuf, "--interval DURATION"));
+		assert_non_null(strstr(r.cap.outbuf, "--pct PCT"));
+		assert_non_null(strstr(r.cap.outbuf, "-h, --help"));
+	}
+}
+
+static void test_usage_errors(void **state)
+{
+	(void)state;
+	struct run r;
+	parse(&r, "--bogus", NULL);
+	expect_usage(&r, "unknown option '--bogus'");
+	parse(&r, "--gpu", "0", NULL);              /* no abbreviations */
+	expect_usage(&r, "'--gpu'");
+	parse(&r, "--bogus=1", NULL);
+	expect_usage(&r, "'--bogus'");
+	parse(&r, "-x", NULL);
+	expect_usage(&r, "unknown option '-x'");
+	parse(&r, "-abx", NULL);
+	expect_usage(&r, "'-x'");
+	parse(&r, "-g", NULL);
+	expect_usage(&r, "-g needs a value");
+	parse(&r, "--gpus", NULL);
+	expect_usage(&r, "--gpus needs a value");
+	parse(&r, "-ag", NULL);
+	expect_usage(&r, "-g needs a value");
+	parse(&r, "--json=1", NULL);
+	expect_usage(&r, "--json takes no value");
+	parse(&r, "--all=", NULL);
+	expect_usage(&r, "--all takes no value");
+	parse(&r, "-n", "x", NULL);
+	expect_usage(&r, "'x'");
+	parse(&r, "--count=-1", NULL);
+	expect_usage(&r, "'-1'");
+	parse(&r, "-n", "4294967296", NULL);
+	expect_usage(&r, "'4294967296'");
+	parse(&r, "-n", " 1", NULL);
+	expect_usage(&r, "' 1'");
+	parse(&r, "-m", "1XB", NULL);
+	expect_usage(&r, "bad SIZE '1XB' for -m");
+	parse(&r, "--interval=soon", NULL);
+	expect_usage(&r, "bad DURATION 'soon' for --interval");
+	parse(&r, "-p", "150%", NULL);
+	expect_usage(&r, "'150%'");
+	parse(&r, "-d", "1e400", NULL);
+	expect_usage(&r, "'1e400'");
+	parse(&r, "-d", "nan", NULL);
+	expect_usage(&r, "'nan'");
+	parse(&r, "-d", "", NULL);
+	expect_usage(&r, "''");
+}
+
+/* ---- jsonw --------------------------------------------------------------- */
+
+static char *escaped(const char *in)
+{
+	static char buf[1024];
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	assert_non_null(f);
+	jw_escape(f, in);
+	fclose(f);
+	snprintf(buf, sizeof buf, "%s", mem);
+	free(mem);
+	return buf;
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+static void test_jsonw_escaping(void **state)
+{
+	(void)state;
+	assert_string_equal(escaped(""), "\"\"");
+	assert_string_equal(escaped("python train.py"), "\"python train.py\"");
+	assert_string_equal(escaped("a\"b\\c/d"), "\"a\\\"b\\\\c/d\"");
+	assert_string_equal(escaped("l1\nl2\tx\r"), "\"l1\\nl2\\tx\\r\"");
+	assert_string_equal(escaped("\x01\x08\x0c\x1f\x7f"),
+			    "\"\\u0001\\u0008\\u000c\\u001f\\u007f\"");
+	/* valid UTF-8 passes through unchanged */
+	assert_string_equal(escaped("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80"),
+			    "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80\"");
+	assert_string_equal(escaped("\xf4\x8f\xbf\xbf"), "\"\xf4\x8f\xbf\xbf\""); /* U+10FFFF */
+	/* invalid UTF-8: one U+FFFD per bad byte, the rest kept */
+	assert_string_equal(escaped("a\xff" "b"), "\"a" FFFD "b\"");
+	assert_string_equal(escaped("\xc3"), "\"" FFFD "\"");            /* cut short */
+	assert_string_equal(escaped("\xc3x"), "\"" FFFD "x\"");
+	assert_string_equal(escaped("\x80"), "\"" FFFD "\"");            /* lone continuation */
+	assert_string_equal(escaped("\xc0\xaf"), "\"" FFFD FFFD "\"");   /* overlong '/' */
+	assert_string_equal(escaped("\xe0\x80\xaf"), "\"" FFFD FFFD FFFD "\"");
+	assert_string_equal(escaped("\xf0\x80\x80\xaf"), "\"" FFFD FFFD FFFD FFFD "\"");
+	assert_string_equal(escaped("\xed\xa0\x80"), "\"" FFFD FFFD FFFD "\""); /* surrogate */
+	assert_string_equal(escaped("\xf4\x90\x80\x80"), "\"" FFFD FFFD FFFD FFFD "\"");
+	assert_string_equal(escaped("\xf5\x80\x80"), "\"" FFFD FFFD FFFD "\"");
+	assert_string_equal(escaped("\xfe\xff"), "\"" FFFD FFFD "\"");
+	assert_string_equal(escaped("\xe2\x82"), "\"" FFFD FFFD "\"");
+}
+
+static char *doc(void (*body)(struct jsonw *), int pretty)
+{
+	static char buf[2048];
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	struct jsonw w;
+	jw_init(&w, f, pretty);
+	body(&w);
+	fclose(f);
+	snprintf(buf, sizeof buf, "%s", mem);
+	free(mem);
+	return buf;
+}
+
+static void body_nested(struct jsonw *w)
+{
+	jw_obj(w, NULL);
+	jw_u64(w, "u", UINT64_MAX);
+	jw_i64(w, "i", INT64_MIN);
+	jw_str(w, "s", "x\"y");
+	jw_str(w, "nil", NULL);
+	jw_bool(w, "t", 1);
+	jw_bool(w, "f", 0);
+	jw_dbl(w, "d", 12.345, 1);
+	jw_dbl(w, "nan", 0.0 / 0.0, 1);
+	jw_u64_if(w, "known", 1, 5);
+	jw_u64_if(w, "unknown", 0, 5);
+	jw_i64_if(w, "neg", 1, -3);
+	jw_dbl_if(w, "dn", 0, 1.0, 2);
+	jw_arr(w, "empty");
+	jw_end_arr(w);
+	jw_obj(w, "eo");
+	jw_end_obj(w);
+	jw_arr(w, "a");
+	jw_u64(w, NULL, 1);
+	jw_obj(w, NULL);
+	jw_arr(w, "in");
+	jw_str(w, NULL, "p");
+	jw_null(w, NULL);
+	jw_end_arr(w);
+	jw_end_obj(w);
+	jw_u64(w, NULL, 2);
+	jw_end_arr(w);
+	jw_str(w, "k\ney", "v");
+	jw_end_obj(w);
+	jw_finish(w);
+}
+
+static void body_top_array(struct jsonw *w)
+{
+	jw_arr(w, NULL);
+	jw_obj(w, NULL);
+	jw_end_obj(w);
+	jw_obj(w, NULL);
+	jw_u64(w, "x", 0);
+	jw_end_obj(w);
+	jw_end_arr(w);
+	jw_finish(w);
+}
+
+static void test_jsonw_structure(void **state)
+{
+	(void)state;
+	assert_string_equal(doc(body_nested, 0),
+			    "{\"u\":18446744073709551615,\"i\":-9223372036854775808,"
+			    "\"s\":\"x\\\"y\",\"nil\":null,\"t\":true,\"f\":false,\"d\":12.3,"
+			    "\"nan\":null,\"known\":5,\"unknown\":null,\"neg\":-3,\"dn\":null,"
+			    "\"empty\":[],\"eo\":{},\"a\":[1,{\"in\":[\"p\",null]},2],"
+			    "\"k\\ney\":\"v\"}\n");
+	assert_string_equal(doc(body_top_array, 0), "[{},{\"x\":0}]\n");
+	assert_string_equal(doc(body_top_array, 1),
+			    "[\n  {},\n  {\n    \"x\": 0\n  }\n]\n");
+	/* pretty output is the same document, spaced */
+	char compact[2048];
+	snprintf(compact, sizeof compact, "%s", doc(body_nested, 0));
+	const char *pretty = doc(body_nested, 1);
+	char squeezed[2048];
+	size_t n = 0;
+	int in_str = 0;
+	for (const char *p = pretty; *p && n + 1 < sizeof squeezed; p++) {
+		if (*p == '"' && (p == pretty || p[-1] != '\\'))
+			in_str = !in_str;
+		if (!in_str && (*p == ' ' || (*p == '\n' && p[1])))
+			continue;
+		squeezed[n++] = *p;
+	}
+	squeezed[n] = 0;
+	assert_string_equal(squeezed, compact);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_parse_percent),
+		cmocka_unit_test(test_flags_and_values),
+		cmocka_unit_test(test_positionals_and_dashdash),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_jsonw_escaping),
+		cmocka_unit_test(test_jsonw_structure),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
