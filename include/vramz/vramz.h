@@ -147,7 +147,7 @@ enum {
 	VRAMZ_F_CLK_SM = 1u << 6,     /* clock_sm_mhz */
 	VRAMZ_F_CLK_MEM = 1u << 7,    /* clock_mem_mhz */
 	VRAMZ_F_THROTTLE = 1u << 8,   /* throttle_reasons */
-	VRAMZ_F_PCIE_LINK = 1u << 9,  /* pcie_gen, pcie_width (current) */
+	VRAMZ_F_PCIE_LINK = 1u << 9,  /* pcie_gen, pcie_width (VRAMZ_SAMPLE_LINK) */
 	VRAMZ_F_PCIE_TPUT = 1u << 10, /* pcie_tx/rx_bytes_per_s (slow) */
 	VRAMZ_F_ENERGY = 1u << 11,    /* energy_mj (slow) */
 	VRAMZ_F_FAN = 1u << 12,       /* fan_pct */
@@ -260,6 +260,7 @@ enum {
 	VRAMZ_SAMPLE_PROC_UTIL = 1u << 1, /* per-process SM utilization */
 	VRAMZ_SAMPLE_SLOW = 1u << 2,    /* PCIe throughput (20 ms!) and energy */
 	VRAMZ_SAMPLE_MIG = 1u << 3,     /* MIG instances' memory */
+	VRAMZ_SAMPLE_LINK = 1u << 4,    /* current PCIe link gen / width (~30 us a GPU) */
 	VRAMZ_SAMPLE_DEFAULT = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL |
 			       VRAMZ_SAMPLE_MIG,
 };

@@ -10,8 +10,8 @@
  *
  * Costs measured on H200s (DESIGN.md) decide what is read when: identity
  * at open, slow static facts on demand (gpu_details), cheap dynamic fields
- * every tick, and the 20 ms PCIe throughput and 4 ms energy reads only
- * when the caller asks for VRAMZ_SAMPLE_SLOW.
+ * every tick, the PCIe link state only with VRAMZ_SAMPLE_LINK, and the
+ * 20 ms PCIe throughput and 4 ms energy reads only with VRAMZ_SAMPLE_SLOW.
  */
 #include "backend.h"
 #include "backend/nvml_abi.h"
@@ -432,7 +432,9 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 		o->throttle_reasons = r;
 		o->valid |= VRAMZ_F_THROTTLE;
 	}
-	if (CALL(b, gp, nvmlDeviceGetCurrPcieLinkGeneration, gp->h, &u) == NVML_SUCCESS &&
+	/* 30 us a GPU on H200: more than the rest of the tick together */
+	if ((flags & VRAMZ_SAMPLE_LINK) &&
+	    CALL(b, gp, nvmlDeviceGetCurrPcieLinkGeneration, gp->h, &u) == NVML_SUCCESS &&
 	    CALL(b, gp, nvmlDeviceGetCurrPcieLinkWidth, gp->h, &v) == NVML_SUCCESS) {
 		o->pcie_gen = u;
 		o->pcie_width = v;

@@ -1,0 +1,677 @@
+/* proc.c - who holds a GPU: user, command, container, pod and Slurm job of a
+ * host pid, read from /proc.
+ *
+ * NVML names processes by host pid only.  This module turns a pid into what a
+ * person asks about (whose is it, what is it, which container / pod / job)
+ * and says "not visible" when this /proc cannot see the pid, rather than
+ * guessing.  The sampler calls it for every GPU process on every tick, so
+ * results are kept in a small per-pid hash table: a cached pid costs one read
+ * of /proc/PID/stat, whose start time (field 22) tells a reused pid from the
+ * process that held it before, and whose comm tells an exec.  Only then are
+ * status, cmdline and cgroup read again, through one open directory fd of
+ * /proc/PID so that every file comes from the same process even if the pid is
+ * reused meanwhile.  See docs/attribution.md.
+ */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What is cached per pid: the fields that cost more than the stat read. */
+struct proc_attr {
+	uint32_t uid, ns_pid;
+	char user[VRAMZ_USER_LEN];
+	char cmdline[VRAMZ_CMD_LEN];
+	char container[VRAMZ_CONTAINER_LEN];
+	char pod_uid[40];
+	char slurm_job[24];
+};
+
+/* Fresh each call, from /proc/PID/stat. */
+struct proc_stat {
+	char comm[16];
+	uint32_t ppid, pgid;
+	unsigned long long start;
+};
+
+struct proc_entry {
+	uint32_t pid;         /* 0: empty slot (no process has pid 0) */
+	uint32_t gen;         /* sweep generation of the last use */
+	unsigned long long start;
+	char comm[16];        /* an exec changes it while start stays */
+	struct proc_attr a;
+};
+
+/* Slots double from MIN to MAX; the table is kept at most 3/4 full.  Beyond
+ * that (thousands of GPU processes between two sweeps) pids are attributed
+ * uncached: correct, only slower, and memory stays bounded (~2 MiB). */
+#define PROC_SLOTS_MIN 64u
+#define PROC_SLOTS_MAX 4096u
+#define PROC_USERS 32u
+
+struct proc_user {
+	uint32_t uid;
+	char name[VRAMZ_USER_LEN];
+};
+
+struct proc_cache {
+	int rootfd;           /* -1: root unreadable, every pid not visible */
+	uint32_t gen;
+	unsigned slots, count; /* slots: a power of two */
+	struct proc_entry *tab;
+	/* getpwuid_r may ask LDAP/sssd: never more than once per uid. */
+	struct proc_user users[PROC_USERS];
+	unsigned nusers, next_user;
+};
+
+/* ---- reading files ------------------------------------------------------ */
+
+/* Reads up to cap bytes of the file; returns the count or -1. */
+static ssize_t proc_read(int dirfd, const char *name, char *buf, size_t cap)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	size_t have = 0;
+
+	if (fd < 0)
+		return -1;
+	while (have < cap) {
+		ssize_t n = read(fd, buf + have, cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	close(fd);
+	return (ssize_t)have;
+}
+
+/* Terminal escapes in a process's name or argv must not reach a table or the
+ * TUI: control bytes become '?'. */
+static void proc_sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+static void proc_copy(char *dst, size_t cap, const char *src, size_t n)
+{
+	if (!dst || cap == 0)
+		return;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Parses "123 " at *s into *out, advancing *s; -1 when no digits. */
+static int proc_num(const char **s, unsigned long long *out)
+{
+	char *end;
+
+	while (**s == ' ')
+		(*s)++;
+	if (**s < '0' || **s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(*s, &end, 10);
+	if (errno)
+		return -1;
+	*s = end;
+	return 0;
+}
+
+/* "pid (comm) S ppid pgrp ... starttime(22)": comm may hold spaces and
+ * parentheses, so the fields are counted from the LAST ')'. */
+static int proc_parse_stat(const char *buf, struct proc_stat *st)
+{
+	const char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+	const char *s;
+	unsigned long long v;
+	int field;
+
+	if (!open || !close || close < open)
+		return -1;
+	proc_copy(st->comm, sizeof st->comm, open + 1, (size_t)(close - open - 1));
+	proc_sanitize(st->comm);
+	s = close + 1;
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return -1;
+	s++; /* state, field 3 */
+	for (field = 4; field <= 22; field++) {
+		if (field == 4 || field == 5 || field == 22) {
+			if (proc_num(&s, &v))
+				return -1;
+			if (field == 4)
+				st->ppid = (uint32_t)v;
+			else if (field == 5)
+				st->pgid = (uint32_t)v;
+			else
+				st->start = v;
+			continue;
+		}
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return -1;
+		while (*s && *s != ' ')
+			s++;
+	}
+	return 0;
+}
+
+static int proc_read_stat(int dirfd, const char *name, struct proc_stat *st)
+{
+	char buf[1024];
+	ssize_t n = proc_read(dirfd, name, buf, sizeof buf - 1);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return proc_parse_stat(buf, st);
+}
+
+static void proc_status_line(const char *line, struct proc_attr *a, int *have_uid)
+{
+	const char *s, *last = NULL;
+	unsigned long long v;
+
+	if (!strncmp(line, "Uid:", 4)) {
+		s = line + 4;
+		while (*s == '\t')
+			s++;
+		if (!proc_num(&s, &v)) {
+			a->uid = (uint32_t)v;
+			*have_uid = 1;
+		}
+	} else if (!strncmp(line, "NSpid:", 6)) {
+		/* One pid per nested namespace, outermost first. */
+		for (s = line + 6; *s; s++)
+			if ((*s == '\t' || *s == ' ') && s[1] >= '0' && s[1] <= '9')
+				last = s + 1;
+		if (last && !proc_num(&last, &v))
+			a->ns_pid = (uint32_t)v;
+	}
+}
+
+/* status can be long (Groups: lists every supplementary group) and the lines
+ * wanted are short, so it is read line by line and an overlong line is
+ * skipped instead of cutting the file short. */
+static int proc_read_status(int dirfd, struct proc_attr *a, int *have_uid)
+{
+	char buf[2048];
+	size_t have = 0;
+	int skipping = 0;
+	int fd = openat(dirfd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+		char *line = buf, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			return -1;
+		}
+		have += (size_t)n;
+		buf[have] = '\0';
+		while ((nl = memchr(line, '\n', (size_t)(buf + have - line)))) {
+			*nl = '\0';
+			if (!skipping)
+				proc_status_line(line, a, have_uid);
+			skipping = 0;
+			line = nl + 1;
+		}
+		if (n == 0) {
+			if (!skipping && line < buf + have)
+				proc_status_line(line, a, have_uid);
+			break;
+		}
+		have = (size_t)(buf + have - line);
+		if (have == sizeof buf - 1) {
+			skipping = 1;
+			have = 0;
+		}
+		memmove(buf, line, have);
+	}
+	close(fd);
+	return 0;
+}
+
+/* NUL-separated argv joined by spaces.  One byte more than fits is read so
+ * that a cut through a UTF-8 character can be seen and moved before it. */
+static void proc_read_cmdline(int dirfd, char *out, const char *comm)
+{
+	char buf[VRAMZ_CMD_LEN];
+	ssize_t r = proc_read(dirfd, "cmdline", buf, sizeof buf);
+	size_t n = r > 0 ? (size_t)r : 0, i;
+
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	if (n > VRAMZ_CMD_LEN - 1) {
+		n = VRAMZ_CMD_LEN - 1;
+		while (n > 0 && ((unsigned char)buf[n] & 0xc0) == 0x80)
+			n--;
+	}
+	if (n == 0) {
+		/* Kernel threads, zombies, unreadable: as ps shows them. */
+		snprintf(out, VRAMZ_CMD_LEN, "[%s]", comm);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	memcpy(out, buf, n);
+	out[n] = '\0';
+	proc_sanitize(out);
+}
+
+/* ---- user names ---------------------------------------------------------- */
+
+static void proc_user_name(struct proc_cache *pc, uint32_t uid, char *out)
+{
+	struct passwd pw, *res = NULL;
+	char stackbuf[4096], *buf = stackbuf, *big = NULL;
+	size_t len = sizeof stackbuf;
+	struct proc_user *u;
+	unsigned i;
+	int err;
+
+	for (i = 0; i < pc->nusers; i++)
+		if (pc->users[i].uid == uid) {
+			memcpy(out, pc->users[i].name, VRAMZ_USER_LEN);
+			return;
+		}
+	while ((err = getpwuid_r(uid, &pw, buf, len, &res)) == ERANGE &&
+	       len < (1u << 20)) {
+		char *nb = realloc(big, len * 2);
+		if (!nb)
+			break;
+		buf = big = nb;
+		len *= 2;
+	}
+	/* Not in passwd (a container's user, a deleted account): the number.
+	 * A too-long name is cut, never replaced by another user's. */
+	if (!err && res && res->pw_name && res->pw_name[0]) {
+		proc_copy(out, VRAMZ_USER_LEN, res->pw_name, strlen(res->pw_name));
+		proc_sanitize(out);
+	} else {
+		snprintf(out, VRAMZ_USER_LEN, "%u", (unsigned)uid);
+	}
+	free(big);
+	if (err && err != ENOENT && err != ESRCH && err != EBADF && err != EPERM)
+		return; /* transient (EIO, EMFILE, ENOMEM): ask again next time */
+	if (pc->nusers < PROC_USERS) {
+		u = &pc->users[pc->nusers++];
+	} else {
+		u = &pc->users[pc->next_user];
+		pc->next_user = (pc->next_user + 1) % PROC_USERS;
+	}
+	u->uid = uid;
+	memcpy(u->name, out, VRAMZ_USER_LEN);
+}
+
+/* ---- cgroup paths --------------------------------------------------------- */
+
+static int proc_is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int proc_ends(const char *s, size_t n, const char *suf)
+{
+	size_t k = strlen(suf);
+
+	return n >= k && !memcmp(s + n - k, suf, k);
+}
+
+static int proc_has(const char *s, size_t n, const char *needle)
+{
+	return memmem(s, n, needle, strlen(needle)) != NULL;
+}
+
+/* One path component c[0..n): "<64hex>", "docker-<64hex>.scope",
+ * "cri-containerd-…", "crio-…", "libpod-…".  Exactly 64 hex, so names such as
+ * "session-3.scope" never pass for a container. */
+static int proc_container_id(const char *c, size_t n, const char **id)
+{
+	const char *dash;
+
+	if (proc_ends(c, n, ".scope"))
+		n -= 6;
+	dash = n > 64 ? c + n - 65 : NULL;
+	if (n == 64 && proc_is_hex(c, 64)) {
+		*id = c;
+		return 1;
+	}
+	if (dash && *dash == '-' && proc_is_hex(dash + 1, 64)) {
+		*id = dash + 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* "pod<uid>" (cgroupfs driver) or "kubepods-<qos>-pod<uid_>.slice" (systemd
+ * driver, dashes written as '_').  A static pod's uid is 32 hex, no dashes. */
+static int proc_pod_uid(const char *c, size_t n, char *out, size_t cap)
+{
+	const char *u;
+	char tmp[40];
+	size_t len, i;
+
+	if (n > 3 && !memcmp(c, "pod", 3))
+		u = c + 3;
+	else if ((u = memmem(c, n, "-pod", 4)) != NULL)
+		u += 4;
+	else
+		return 0;
+	len = n - (size_t)(u - c);
+	if (proc_ends(u, len, ".slice"))
+		len -= 6;
+	if (len != 32 && len != 36)
+		return 0;
+	for (i = 0; i < len; i++) {
+		tmp[i] = u[i] == '_' ? '-' : u[i];
+		if (tmp[i] != '-' && !proc_is_hex(&tmp[i], 1))
+			return 0;
+	}
+	proc_copy(out, cap, tmp, len);
+	return 1;
+}
+
+/* "job_<digits>" below a component naming slurm ("/slurm/uid_1000/job_42",
+ * "/system.slice/slurmstepd.scope/job_42", "/slurm_node3/...").  */
+static int proc_slurm_job(const char *c, size_t n, char *out, size_t cap)
+{
+	size_t i;
+
+	if (n < 5 || n > 4 + 20 || memcmp(c, "job_", 4))
+		return 0;
+	for (i = 4; i < n; i++)
+		if (c[i] < '0' || c[i] > '9')
+			return 0;
+	proc_copy(out, cap, c + 4, n - 4);
+	return 1;
+}
+
+void proc_parse_cgroup(const char *text, char *container, size_t clen,
+		       char *pod_uid, size_t plen, char *slurm_job, size_t slen)
+{
+	const char *line = text, *end;
+	int have_c = 0, have_p = 0, have_s = 0;
+
+	proc_copy(container, clen, "", 0);
+	proc_copy(pod_uid, plen, "", 0);
+	proc_copy(slurm_job, slen, "", 0);
+	/* Lines are "N:controllers:/path" (v1) or "0::/path" (v2).  On hybrid
+	 * hosts the lines may disagree; the first line naming a thing wins, and
+	 * within a path the innermost container (docker-in-docker). */
+	for (; line && *line; line = *end ? end + 1 : end) {
+		const char *c1, *c2, *p, *comp;
+		int kube = 0, slurm = 0, lc = 0;
+
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		c1 = memchr(line, ':', (size_t)(end - line));
+		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
+		if (!c2)
+			continue;
+		for (p = c2 + 1; p < end; p = comp + 1) {
+			const char *id;
+			size_t n;
+
+			comp = memchr(p, '/', (size_t)(end - p));
+			if (!comp)
+				comp = end;
+			n = (size_t)(comp - p);
+			if (n == 0)
+				continue;
+			if (n >= 8 && !memcmp(p, "kubepods", 8))
+				kube = 1;
+			if (!have_c && proc_container_id(p, n, &id)) {
+				proc_copy(container, clen, id, 64);
+				lc = 1;
+			}
+			if (!have_p && kube && proc_pod_uid(p, n, pod_uid, plen))
+				have_p = 1;
+			if (!have_s && slurm && proc_slurm_job(p, n, slurm_job, slen))
+				have_s = 1;
+			if (proc_has(p, n, "slurm"))
+				slurm = 1;
+		}
+		have_c |= lc;
+	}
+}
+
+/* ---- the cache ------------------------------------------------------------- */
+
+struct proc_cache *proc_cache_new(const char *root)
+{
+	struct proc_cache *pc = calloc(1, sizeof *pc);
+
+	if (!pc)
+		return NULL;
+	pc->slots = PROC_SLOTS_MIN;
+	pc->tab = calloc(pc->slots, sizeof *pc->tab);
+	if (!pc->tab) {
+		free(pc);
+		return NULL;
+	}
+	/* Unopenable root is not an allocation failure: every pid is then
+	 * reported not visible, which is the truth from here. */
+	pc->rootfd = open(root ? root : "/proc",
+			  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return pc;
+}
+
+void proc_cache_free(struct proc_cache *pc)
+{
+	if (!pc)
+		return;
+	if (pc->rootfd >= 0)
+		close(pc->rootfd);
+	free(pc->tab);
+	free(pc);
+}
+
+static unsigned proc_home(const struct proc_cache *pc, uint32_t pid)
+{
+	return (pid * 2654435761u) & (pc->slots - 1);
+}
+
+/* Linear probing: the slot holding pid, or the empty slot where it belongs. */
+static struct proc_entry *proc_slot(struct proc_cache *pc, uint32_t pid)
+{
+	unsigned i = proc_home(pc, pid);
+
+	while (pc->tab[i].pid && pc->tab[i].pid != pid)
+		i = (i + 1) & (pc->slots - 1);
+	return &pc->tab[i];
+}
+
+static int proc_grow(struct proc_cache *pc)
+{
+	struct proc_entry *old = pc->tab;
+	unsigned oslots = pc->slots, i;
+	struct proc_entry *tab = calloc(oslots * 2, sizeof *tab);
+
+	if (!tab)
+		return -1;
+	pc->tab = tab;
+	pc->slots = oslots * 2;
+	for (i = 0; i < oslots; i++)
+		if (old[i].pid)
+			*proc_slot(pc, old[i].pid) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Backward-shift deletion keeps probe chains whole without tombstones. */
+static void proc_delete(struct proc_cache *pc, unsigned hole)
+{
+	unsigned mask = pc->slots - 1, j = hole;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!pc->tab[j].pid)
+			break;
+		/* An entry may fill the hole if its home is not in (hole, j]. */
+		if (((j - proc_home(pc, pc->tab[j].pid)) & mask) >=
+		    ((j - hole) & mask)) {
+			pc->tab[hole] = pc->tab[j];
+			hole = j;
+		}
+	}
+	pc->tab[hole].pid = 0;
+	pc->count--;
+}
+
+void proc_cache_sweep(struct proc_cache *pc)
+{
+	unsigned i;
+
+	if (!pc)
+		return;
+	/* An entry shifted into an already visited slot was already judged,
+	 * and kept entries are not modified, so one pass is exact. */
+	for (i = 0; i < pc->slots; i++)
+		while (pc->tab[i].pid && pc->tab[i].gen != pc->gen)
+			proc_delete(pc, i);
+	pc->gen++;
+}
+
+/* Everything but stat, through the pid's directory fd: files of a process that
+ * died meanwhile fail to open instead of showing its successor's. */
+static int proc_load(struct proc_cache *pc, uint32_t pid, struct proc_stat *st,
+		     struct proc_attr *a)
+{
+	char name[16], cg[8192];
+	struct stat sb;
+	int have_uid = 0, dfd;
+	ssize_t n;
+
+	snprintf(name, sizeof name, "%u", (unsigned)pid);
+	dfd = openat(pc->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || proc_read_stat(dfd, "stat", st)) {
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	memset(a, 0, sizeof *a);
+	proc_read_status(dfd, a, &have_uid);
+	/* status unreadable: the directory's owner is the effective uid. */
+	if (!have_uid && !fstat(dfd, &sb))
+		a->uid = (uint32_t)sb.st_uid;
+	proc_user_name(pc, a->uid, a->user);
+	proc_read_cmdline(dfd, a->cmdline, st->comm);
+	n = proc_read(dfd, "cgroup", cg, sizeof cg - 1);
+	cg[n > 0 ? n : 0] = '\0';
+	proc_parse_cgroup(cg, a->container, sizeof a->container, a->pod_uid,
+			  sizeof a->pod_uid, a->slurm_job, sizeof a->slurm_job);
+	close(dfd);
+	return 0;
+}
+
+static void proc_clear(vramz_proc_sample *p)
+{
+	p->valid &= ~(uint32_t)VRAMZ_P_VISIBLE;
+	p->uid = p->ppid = p->pgid = p->ns_pid = 0;
+	p->start_time_ticks = 0;
+	p->user[0] = p->comm[0] = p->cmdline[0] = '\0';
+	p->container[0] = p->pod_uid[0] = p->slurm_job[0] = '\0';
+}
+
+int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
+{
+	char name[24];
+	struct proc_stat st;
+	struct proc_entry *e;
+	struct proc_attr fresh;
+	const struct proc_attr *a;
+
+	if (!pc || !p)
+		return VRAMZ_EINVAL;
+	proc_clear(p);
+	if (pc->rootfd < 0 || p->pid == 0)
+		return VRAMZ_ENOTFOUND;
+	snprintf(name, sizeof name, "%u/stat", (unsigned)p->pid);
+	memset(&st, 0, sizeof st);
+	if (proc_read_stat(pc->rootfd, name, &st))
+		return VRAMZ_ENOTFOUND;
+
+	e = proc_slot(pc, p->pid);
+	if (e->pid && e->start == st.start && !strcmp(e->comm, st.comm)) {
+		a = &e->a;
+	} else {
+		/* New pid, reused pid (start time) or exec (comm): read it all. */
+		if (proc_load(pc, p->pid, &st, &fresh))
+			return VRAMZ_ENOTFOUND; /* gone since the stat read */
+		if (!e->pid && (pc->count + 1) * 4 > pc->slots * 3) {
+			if (pc->slots >= PROC_SLOTS_MAX || proc_grow(pc))
+				e = NULL; /* full: attribute uncached */
+			else
+				e = proc_slot(pc, p->pid);
+		}
+		if (e) {
+			if (!e->pid)
+				pc->count++;
+			e->pid = p->pid;
+			e->start = st.start;
+			memcpy(e->comm, st.comm, sizeof e->comm);
+			e->a = fresh;
+		}
+		a = e ? &e->a : &fresh;
+	}
+	if (e)
+		e->gen = pc->gen;
+
+	p->uid = a->uid;
+	p->ns_pid = a->ns_pid;
+	p->ppid = st.ppid;
+	p->pgid = st.pgid;
+	p->start_time_ticks = st.start;
+	memcpy(p->comm, st.comm, sizeof p->comm);
+	memcpy(p->user, a->user, sizeof p->user);
+	memcpy(p->cmdline, a->cmdline, sizeof p->cmdline);
+	memcpy(p->container, a->container, sizeof p->container);
+	memcpy(p->pod_uid, a->pod_uid, sizeof p->pod_uid);
+	memcpy(p->slurm_job, a->slurm_job, sizeof p->slurm_job);
+	p->valid |= VRAMZ_P_VISIBLE;
+	return 0;
+}
+
+unsigned long long proc_start_time(const char *root, unsigned pid)
+{
+	char path[4096];
+	struct proc_stat st;
+
+	if (!root || pid == 0)
+		return 0;
+	if ((size_t)snprintf(path, sizeof path, "%s/%u/stat", root, pid) >= sizeof path)
+		return 0;
+	memset(&st, 0, sizeof st);
+	return proc_read_stat(AT_FDCWD, path, &st) ? 0 : st.start;
+}

@@ -1,0 +1,142 @@
+/* cmd-status.c - `vramz` / `vramz status`: one row per GPU with memory
+ * used / total and %, reserved, utilization, temperature and power, then
+ * the processes holding memory.  Reserved memory gets its own column
+ * because it is the reason tools disagree about "used" (R510+ drivers
+ * count it in neither used nor free). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fmt.h"
+#include "json.h"
+#include "proctab.h"
+#include "status.h"
+
+static void print_header(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
+{
+	const vramz_system_info *s = vramz_system(ctx);
+	const struct colors *c = colors_for(f);
+	char t[40], cuda[16] = "-";
+	if (s->cuda_driver_version)
+		snprintf(cuda, sizeof cuda, "%d.%d", s->cuda_driver_version / 1000,
+			 s->cuda_driver_version % 1000 / 10);
+	fprintf(f, "%svramz %s%s  driver %s  CUDA %s  %u of %u GPUs  %s%s%s\n", c->bold,
+		VRAMZ_VERSION_STRING, c->reset, *s->driver_version ? s->driver_version : "-",
+		cuda, snap->gpu_count, vramz_gpu_count(ctx), c->dim,
+		fmt_iso_ms(t, sizeof t, snap->time_ms), c->reset);
+}
+
+void status_print_gpus(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
+{
+	const struct colors *c = colors_for(f);
+	fprintf(f, "%s%3s %-22s %21s %6s %9s %5s %5s %13s%s\n", c->bold, "GPU", "NAME",
+		"MEMORY USED / TOTAL", "USE%", "RESERVED", "UTIL", "TEMP", "POWER / LIMIT",
+		c->reset);
+	for (unsigned i = 0; i < snap->gpu_count; i++) {
+		const vramz_gpu_sample *g = &snap->gpus[i];
+		const vramz_gpu_info *gi = vramz_gpu(ctx, g->index);
+		char name[32], used[16], total[16], mem[40], pct[12], res[16], util[8], temp[8],
+			pw[24];
+		fmt_trunc(name, sizeof name, gi && *gi->name ? gi->name : "?", 22);
+		if (g->lost) {
+			fprintf(f, "%3u %-22s %s%s%s\n", g->index, name, c->red,
+				"lost: fell off the bus (NVML GPU_IS_LOST)", c->reset);
+			continue;
+		}
+		int mem_ok = g->valid & VRAMZ_F_MEM;
+		snprintf(mem, sizeof mem, "%s / %s", fmt_bytes_if(used, sizeof used, mem_ok, g->mem_used_bytes),
+			 fmt_bytes_if(total, sizeof total, mem_ok, g->mem_total_bytes));
+		double frac = mem_ok && g->mem_total_bytes ? (double)g->mem_used_bytes / (double)g->mem_total_bytes : 0;
+		if (mem_ok && g->mem_total_bytes)
+			snprintf(pct, sizeof pct, "%.1f%%", 100 * frac);
+		else
+			snprintf(pct, sizeof pct, "-");
+		const char *pc = frac >= 0.95 ? c->red : frac >= 0.80 ? c->yellow : "";
+		fmt_bytes_if(res, sizeof res, g->valid & VRAMZ_F_MEM_RESERVED, g->mem_reserved_bytes);
+		fmt_uint_if(util, sizeof util, g->valid & VRAMZ_F_UTIL, g->util_gpu_pct, "%");
+		if (g->valid & VRAMZ_F_TEMP)
+			snprintf(temp, sizeof temp, "%dC", g->temp_c);
+		else
+			snprintf(temp, sizeof temp, "-");
+		if (g->valid & VRAMZ_F_POWER) {
+			if (g->valid & VRAMZ_F_POWER_LIMIT)
+				snprintf(pw, sizeof pw, "%u / %u W", (g->power_mw + 500) / 1000,
+					 (g->power_limit_mw + 500) / 1000);
+			else
+				snprintf(pw, sizeof pw, "%u W", (g->power_mw + 500) / 1000);
+		} else {
+			snprintf(pw, sizeof pw, "-");
+		}
+		fprintf(f, "%3u %-22s %21s %s%6s%s %9s %5s %5s %13s\n", g->index, name, mem, pc,
+			pct, *pc ? c->reset : "", res, util, temp, pw);
+		for (unsigned m = 0; m < snap->mig_count; m++) {
+			const vramz_mig_sample *ms = &snap->migs[m];
+			if (ms->parent_index != g->index)
+				continue;
+			char mu[16], mt[16], mn[32];
+			snprintf(mn, sizeof mn, "  MIG %u (GI %u CI %u)", ms->mig_index, ms->gi_id, ms->ci_id);
+			snprintf(mem, sizeof mem, "%s / %s",
+				 fmt_bytes_if(mu, sizeof mu, ms->valid & VRAMZ_F_MEM, ms->mem_used_bytes),
+				 fmt_bytes_if(mt, sizeof mt, ms->valid & VRAMZ_F_MEM, ms->mem_total_bytes));
+			fprintf(f, "%3s %-22s %21s\n", "", mn, mem);
+		}
+	}
+}
+
+int status_lost_count(const vramz_snapshot *snap)
+{
+	int n = 0;
+	for (unsigned i = 0; i < snap->gpu_count; i++)
+		n += snap->gpus[i].lost;
+	return n;
+}
+
+void status_print(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int procs)
+{
+	print_header(f, ctx, snap);
+	status_print_gpus(f, ctx, snap);
+	if (!procs)
+		return;
+	struct proctab_opts po = {.sort = SORT_GPU, .unattributed = 1};
+	fputc('\n', f);
+	if (proctab_print(f, snap, &po) == 0)
+		fprintf(f, "    (no process holds GPU memory)\n");
+}
+
+int cmd_status(int argc, char **argv)
+{
+	int no_procs = 0, nargs;
+	const struct opt opts[] = {
+		OPT_GPUS,
+		OPT_JSON,
+		{'P', "no-procs", OPT_FLAG, &no_procs, NULL, "GPUs only, no process table"},
+		{0, "replay", OPT_STR, &g_opts.replay, "FILE", "show the first tick of a recorded log"},
+		OPT_NOCOLOR,
+		OPT_END,
+	};
+	int rc = cli_parse("status", "[-g LIST] [--json] [--no-procs]",
+			   "Memory (used / total, reserved), utilization, temperature and power\n"
+			   "of each GPU, then the processes holding VRAM.",
+			   opts, argc, argv, &nargs);
+	if (cli_parse_exit(rc) >= 0)
+		return cli_parse_exit(rc);
+	if (nargs) {
+		cli_err("status: unexpected argument '%s'", argv[0]);
+		return EXIT_USAGE;
+	}
+	vramz_ctx *ctx;
+	const vramz_snapshot *snap;
+	unsigned flags = no_procs ? 0 : VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
+	int ex = cli_open_sample(&ctx, flags | VRAMZ_SAMPLE_MIG, &snap);
+	if (ex)
+		return ex;
+	if (g_opts.json)
+		json_snapshot(stdout, ctx, snap, !no_procs);
+	else
+		status_print(stdout, ctx, snap, !no_procs);
+	int lost = status_lost_count(snap);
+	if (lost)
+		cli_err("%d GPU%s lost (fell off the bus)", lost, lost > 1 ? "s" : "");
+	vramz_close(ctx);
+	return lost ? EXIT_FAIL : EXIT_OK;
+}

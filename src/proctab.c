@@ -1,0 +1,146 @@
+/* proctab.c - the process table of `status` and `ps` (see proctab.h).
+ * A pid this machine cannot see (another PID namespace, or gone) is shown
+ * as such rather than with a guessed name, and a container id is cut to
+ * the 12 characters docker prints. */
+#include "proctab.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fmt.h"
+
+struct sort_ctx {
+	const vramz_snapshot *snap;
+	const struct proctab_opts *o;
+};
+
+int proctab_sort_parse(const char *s, enum proctab_sort *out)
+{
+	static const struct {
+		const char *name;
+		enum proctab_sort v;
+	} keys[] = {{"vram", SORT_VRAM}, {"mem", SORT_VRAM}, {"pid", SORT_PID},
+		    {"gpu", SORT_GPU}, {"user", SORT_USER}, {"sm", SORT_SM},
+		    {"command", SORT_CMD}, {"cmd", SORT_CMD}};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (!strcasecmp(s, keys[i].name)) {
+			*out = keys[i].v;
+			return 0;
+		}
+	return -1;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *sc = arg;
+	const vramz_proc_sample *a = &sc->snap->procs[*(const unsigned *)pa];
+	const vramz_proc_sample *b = &sc->snap->procs[*(const unsigned *)pb];
+	int c = 0;
+	switch (sc->o->sort) {
+	case SORT_VRAM: /* biggest first; unknown last */
+		c = -cmp_u64((a->valid & VRAMZ_P_USED) ? a->used_bytes + 1 : 0,
+			     (b->valid & VRAMZ_P_USED) ? b->used_bytes + 1 : 0);
+		break;
+	case SORT_SM:
+		c = -cmp_u64((a->valid & VRAMZ_P_SM) ? a->sm_pct + 1u : 0,
+			     (b->valid & VRAMZ_P_SM) ? b->sm_pct + 1u : 0);
+		break;
+	case SORT_PID: c = cmp_u64(a->pid, b->pid); break;
+	case SORT_GPU: c = cmp_u64(a->gpu_index, b->gpu_index); break;
+	case SORT_USER: c = strcmp(a->user, b->user); break;
+	case SORT_CMD: c = strcmp(a->cmdline, b->cmdline); break;
+	}
+	if (!c)
+		c = cmp_u64(a->gpu_index, b->gpu_index);
+	if (!c)
+		c = cmp_u64(a->pid, b->pid);
+	return sc->o->reverse ? -c : c;
+}
+
+static int user_matches(const vramz_proc_sample *p, const char *user)
+{
+	char uid[16];
+	if (!(p->valid & VRAMZ_P_VISIBLE))
+		return 0;
+	snprintf(uid, sizeof uid, "%u", p->uid);
+	return !strcmp(p->user, user) || !strcmp(uid, user);
+}
+
+unsigned proctab_select(const vramz_snapshot *snap, const struct proctab_opts *o,
+			unsigned *idx)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < snap->proc_count; i++) {
+		const vramz_proc_sample *p = &snap->procs[i];
+		if (o->user && !user_matches(p, o->user))
+			continue;
+		if (o->min_bytes && (!(p->valid & VRAMZ_P_USED) || p->used_bytes < o->min_bytes))
+			continue;
+		idx[n++] = i;
+	}
+	struct sort_ctx sc = {snap, o};
+	qsort_r(idx, n, sizeof *idx, cmp_rows, &sc);
+	return n;
+}
+
+/* The job column: container, pod, Slurm job, whichever is known. */
+static const char *job_of(const vramz_proc_sample *p, char *buf, size_t len)
+{
+	if (!(p->valid & VRAMZ_P_VISIBLE))
+		snprintf(buf, len, "?");
+	else if (*p->slurm_job)
+		snprintf(buf, len, "slurm:%s", p->slurm_job);
+	else if (*p->pod_uid)
+		snprintf(buf, len, "pod:%.8s", p->pod_uid);
+	else if (*p->container)
+		snprintf(buf, len, "%.12s", p->container);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+unsigned proctab_print(FILE *f, const vramz_snapshot *snap, const struct proctab_opts *o)
+{
+	const struct colors *c = colors_for(f);
+	unsigned *idx = malloc((snap->proc_count ? snap->proc_count : 1) * sizeof *idx);
+	if (!idx)
+		return 0;
+	unsigned n = proctab_select(snap, o, idx);
+	fprintf(f, "%s%3s %8s %-10s %-13s %10s %4s  %s%s\n", c->bold, "GPU", "PID", "USER",
+		"CONTAINER/JOB", "VRAM", "SM%", "COMMAND", c->reset);
+	for (unsigned k = 0; k < n; k++) {
+		const vramz_proc_sample *p = &snap->procs[idx[k]];
+		char used[24], sm[8], job[40], user[16], cmd[VRAMZ_CMD_LEN + 8];
+		int vis = p->valid & VRAMZ_P_VISIBLE;
+		fmt_bytes_if(used, sizeof used, p->valid & VRAMZ_P_USED, p->used_bytes);
+		fmt_uint_if(sm, sizeof sm, p->valid & VRAMZ_P_SM, p->sm_pct, "");
+		fmt_trunc(user, sizeof user, vis ? p->user : "?", 10);
+		if (vis)
+			fmt_trunc(cmd, sizeof cmd, p->cmdline, o->wide ? 0 : 60);
+		else
+			snprintf(cmd, sizeof cmd, "(not visible here: other PID namespace or exited)");
+		fprintf(f, "%3u %8u %-10s %-13s %10s %4s  %s%s%s\n", p->gpu_index, p->pid, user,
+			job_of(p, job, sizeof job), used, sm, vis ? "" : c->dim, cmd,
+			vis ? "" : c->reset);
+	}
+	if (o->unattributed) {
+		for (unsigned i = 0; i < snap->gpu_count; i++) {
+			const vramz_gpu_sample *g = &snap->gpus[i];
+			char b[24];
+			if (!(g->valid & VRAMZ_F_UNATTRIBUTED) || g->unattributed_bytes < (64u << 20))
+				continue;
+			fprintf(f, "%3u %8s %-10s %-13s %10s %4s  %s%s%s\n", g->index, "-", "-", "-",
+				fmt_bytes(b, sizeof b, g->unattributed_bytes), "-", c->yellow,
+				"(used by no listed process: driver, other namespaces or dead contexts)",
+				c->reset);
+		}
+	}
+	free(idx);
+	return n;
+}

@@ -1,0 +1,18 @@
+#!/bin/sh
+# check_exports.sh NM DIR - fails if a fake libnvidia-ml.so.1 under DIR
+# exports a function whose name is not NVML's.  Sanitizer builds add their
+# own data symbols, so only code symbols (T) are checked.
+nm=$1 dir=$2 rc=0
+for lib in "$dir"/full/libnvidia-ml.so.1 "$dir"/legacy/libnvidia-ml.so.1 \
+	   "$dir"/broken/libnvidia-ml.so.1; do
+	bad=$("$nm" -D --defined-only "$lib" | awk '$2 == "T" && $3 !~ /^nvml/ { print $3 }')
+	if [ -n "$bad" ]; then
+		echo "$lib exports non-NVML symbols: $bad" >&2
+		rc=1
+	fi
+	if ! "$nm" -D --defined-only "$lib" | grep -q ' T nvmlInit_v2$'; then
+		echo "$lib does not export nvmlInit_v2" >&2
+		rc=1
+	fi
+done
+exit $rc
