@@ -57,7 +57,7 @@ enum {
 	VRAMZ_FG_COUNT = 1u << 8,    /* count */
 };
 
-#define VRAMZ_JOB_LEN 80
+#define VRAMZ_JOB_LEN 96
 
 typedef struct vramz_finding {
 	uint64_t id;                  /* stable: kind + subject, same across feeds */

@@ -19,6 +19,21 @@ static int proc_active(const vramz_diag *d, const struct proc_state *p)
 
 /* ---- leaks ---- */
 
+/* The statistics are O(windows^2): rerun them only when the series gained
+ * about 2 % more windows since the last run (at least one). */
+static int leak_cached(vramz_diag *d, const struct ring *r, int64_t life_start_ms,
+		       struct leak_cache *c, struct leak_result *out)
+{
+	if (!c->ver || r->ver >= c->ver + 1 + r->n / 48) {
+		int rc = leak_analyze(r, life_start_ms, &d->cfg, &d->scratch, &c->r);
+		if (rc)
+			return rc;
+		c->ver = r->ver;
+	}
+	*out = c->r;
+	return 0;
+}
+
 struct leak_hit {
 	unsigned proc;                 /* index, or UINT32_MAX for a GPU-level leak */
 	unsigned gpu;
@@ -76,11 +91,11 @@ static int detect_leaks(vramz_diag *d)
 		goto out;
 	}
 	for (unsigned i = 0; i < d->nprocs; i++) {
-		const struct proc_state *p = &d->procs[i];
+		struct proc_state *p = &d->procs[i];
 		if (!proc_active(d, p) || p->gpu >= d->ngpus)
 			continue;
 		struct leak_hit *h = &hits[nh];
-		if ((rc = leak_analyze(&p->mem, p->first_ms, &d->cfg, &d->scratch, &h->r)))
+		if ((rc = leak_cached(d, &p->mem, p->first_ms, &p->leak, &h->r)))
 			goto out;
 		if (!h->r.is_leak)
 			continue;
@@ -96,11 +111,11 @@ static int detect_leaks(vramz_diag *d)
 	/* a GPU whose memory rises with no leaking process to blame:
 	 * unlisted processes, the driver, or processes that come and go */
 	for (unsigned gi = 0; gi < d->ngpus; gi++) {
-		const struct gpu_state *g = &d->gpus[gi];
+		struct gpu_state *g = &d->gpus[gi];
 		if (!g->seen || g->lost || has[gi] || !g->mem.n)
 			continue;
 		struct leak_hit *h = &hits[nh];
-		if ((rc = leak_analyze(&g->mem, g->first_ms, &d->cfg, &d->scratch, &h->r)))
+		if ((rc = leak_cached(d, &g->mem, g->first_ms, &g->leak, &h->r)))
 			goto out;
 		if (!h->r.is_leak)
 			continue;

@@ -27,6 +27,7 @@ struct ring {
 	unsigned cap, n;               /* cap even */
 	int64_t width_ms;              /* current window width */
 	unsigned merges;               /* times the ring halved */
+	uint64_t ver;                  /* bumped when a window opens: analyses cache on it */
 };
 
 int ring_init(struct ring *r, unsigned cap, int64_t width_ms);
@@ -60,6 +61,12 @@ struct leak_result {
 	const char *why_not;           /* reason when not a leak (tests, debugging) */
 };
 
+/* a series' last leak analysis, redone only when a window has closed */
+struct leak_cache {
+	uint64_t ver;                  /* ring ver analysed; 0 never */
+	struct leak_result r;
+};
+
 struct diag_scratch {
 	double *t, *y, *tmp;
 	size_t cap_pts, cap_tmp;
@@ -83,6 +90,7 @@ struct gpu_state {
 	int64_t link_busy_ms, link_low_ms;
 	unsigned link_low_gen, link_low_width; /* latest downgraded link seen busy */
 	int64_t orphan_since_ms;       /* -1: not above threshold */
+	struct leak_cache leak;
 	uint64_t procs_tick;           /* tick whose process list was read */
 };
 
@@ -100,6 +108,7 @@ struct proc_state {
 	int ended;
 	uint64_t last_bytes, peak_bytes;
 	struct ring mem;
+	struct leak_cache leak;
 	int64_t idle_since_ms;         /* -1: not idle */
 	int64_t hidden_since_ms;       /* invisible and holding >= orphan_min: since */
 	uint64_t seen_tick;

@@ -11,13 +11,16 @@
  *   3. estimate the rate with Theil-Sen and Sen's 95 % interval;
  *   4. reject what is too slow or too small to matter, what has fallen
  *      back from its peak, what has flattened out recently (plateau), and
- *      growth made of a few large steps (allocator) rather than many.
+ *      growth made of a few large steps (allocator) rather than many,
+ *      and levels the series already reached before the rise (cycles).
  * Every rejection names its reason (why_not), which the tests check.
  */
 #include "diag_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+#define LEAK_MAX_POINTS 256
 
 static int scratch_reserve(struct diag_scratch *s, unsigned n)
 {
@@ -96,17 +99,26 @@ int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_c
 	if (rc)
 		return rc;
 	int64_t from_ms = life_start_ms + cfg->leak_warmup_ms;
+	unsigned first = 0;
+	while (first < r->n && r->w[first].t_first_ms < from_ms)
+		first++;
+	/* at most LEAK_MAX_POINTS points: neighbouring windows merge by max,
+	 * which keeps the statistics O(256^2) however long the ring */
+	unsigned avail = r->n - first;
+	unsigned group = (avail + LEAK_MAX_POINTS - 1) / LEAK_MAX_POINTS;
+	if (!group)
+		group = 1;
 	unsigned n = 0;
-	int64_t t0_ms = 0;
-	for (unsigned i = 0; i < r->n; i++) {
-		const struct win *w = &r->w[i];
-		if (w->t_first_ms < from_ms)
-			continue;
-		int64_t mid = w->t_first_ms + (w->t_last_ms - w->t_first_ms) / 2;
-		if (!n)
-			t0_ms = w->t_first_ms;
-		s->t[n] = (double)(mid - t0_ms) / 1000.0;
-		s->y[n] = w->max_bytes;
+	int64_t t0_ms = first < r->n ? r->w[first].t_first_ms : 0;
+	for (unsigned i = first; i < r->n; i += group) {
+		unsigned e = i + group < r->n ? i + group : r->n;
+		double mx = r->w[i].max_bytes;
+		for (unsigned j = i + 1; j < e; j++)
+			if (r->w[j].max_bytes > mx)
+				mx = r->w[j].max_bytes;
+		int64_t a = r->w[i].t_first_ms, b = r->w[e - 1].t_last_ms;
+		s->t[n] = (double)(a + (b - a) / 2 - t0_ms) / 1000.0;
+		s->y[n] = mx;
 		n++;
 	}
 	out->last_bytes = r->w[r->n - 1].max_bytes;
@@ -114,51 +126,54 @@ int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_c
 	    r->w[r->n - 1].t_last_ms - t0_ms < cfg->leak_min_span_ms)
 		return 0;
 
-	/* where does the rise start? */
-	double tau, p, var;
-	unsigned best_k = n;
-	double best_tau = -2, cand_tau[7], cand_p[7], cand_var[7];
-	unsigned cand_k[7], nc = 0;
-	stats_mann_kendall(s->y, n, &tau, &p, &var);
-	if (p >= 0.05) {
-		/* nothing over the whole span: only a recent start could be */
-		double tau2, p2, var2;
-		stats_mann_kendall(s->y + n / 2, n - n / 2, &tau2, &p2, &var2);
-		if (p2 >= cfg->leak_p || tau2 < cfg->leak_min_tau) {
-			out->why_not = "no rising trend";
-			out->tr.tau = tau;
-			out->tr.p_value = p;
-			return 0;
-		}
+	/* where does the rise start?  Row sums of the Mann-Kendall signs give
+	 * S of every suffix in one O(n^2) pass; candidates are ranked without
+	 * the tie correction (conservative), the chosen one gets it. */
+	double *row = s->tmp;
+	for (unsigned i = 0; i + 1 < n; i++) {
+		long c = 0;
+		double yi = s->y[i];
+		for (unsigned j = i + 1; j < n; j++)
+			c += (s->y[j] > yi) - (s->y[j] < yi);
+		row[i] = (double)c;
 	}
-	for (unsigned c = 0; c < 7; c++) {
+	row[n - 1] = 0;
+	for (unsigned i = n - 1; i-- > 0;)
+		row[i] += row[i + 1]; /* row[k] = S of the suffix from k */
+	unsigned best_k = n;
+	double best_tau = -2, cand_tau[8], cand_p[8];
+	unsigned cand_k[8], nc = 0;
+	for (unsigned c = 0; c < 8; c++) {
 		unsigned k = (unsigned)((uint64_t)n * c / 8);
-		if (n - k < cfg->leak_min_windows ||
+		unsigned len = n - k;
+		if (len < cfg->leak_min_windows ||
 		    (s->t[n - 1] - s->t[k]) * 1000.0 < (double)cfg->leak_min_span_ms)
 			break;
-		if (c == 0) {
-			cand_tau[nc] = tau;
-			cand_p[nc] = p;
-			cand_var[nc] = var;
-		} else {
-			stats_mann_kendall(s->y + k, n - k, &cand_tau[nc], &cand_p[nc], &cand_var[nc]);
-		}
+		double dn = (double)len, sk = row[k];
+		double var0 = dn * (dn - 1) * (2 * dn + 5) / 18.0;
+		double z = sk > 0 ? (sk - 1) / sqrt(var0) : 0;
 		cand_k[nc] = k;
+		cand_tau[nc] = sk / (dn * (dn - 1) / 2);
+		cand_p[nc] = stats_norm_sf(z);
 		if (cand_p[nc] < cfg->leak_p && cand_tau[nc] > best_tau)
 			best_tau = cand_tau[nc];
 		nc++;
 	}
 	for (unsigned c = 0; c < nc && best_k == n; c++)
-		if (cand_p[c] < cfg->leak_p && cand_tau[c] >= 0.9 * best_tau) {
+		if (cand_p[c] < cfg->leak_p && cand_tau[c] >= 0.9 * best_tau)
 			best_k = cand_k[c];
-			tau = cand_tau[c];
-			p = cand_p[c];
-			var = cand_var[c];
-		}
-	if (best_k == n || tau < cfg->leak_min_tau) {
+	if (best_k == n || best_tau < cfg->leak_min_tau) {
 		out->why_not = "no significant rising trend";
-		out->tr.tau = nc ? cand_tau[0] : tau;
-		out->tr.p_value = nc ? cand_p[0] : p;
+		out->tr.tau = nc ? cand_tau[0] : 0;
+		out->tr.p_value = nc ? cand_p[0] : 1;
+		return 0;
+	}
+	double tau, p, var;
+	stats_mann_kendall(s->y + best_k, n - best_k, &tau, &p, &var);
+	if (p >= cfg->leak_p || tau < cfg->leak_min_tau) {
+		out->why_not = "no significant rising trend";
+		out->tr.tau = tau;
+		out->tr.p_value = p;
 		return 0;
 	}
 	const double *t = s->t + best_k, *y = s->y + best_k;
@@ -194,6 +209,13 @@ int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_c
 		out->why_not = "fell back from its peak";
 		return 0;
 	}
+	/* a leak keeps making new highs: a level reached before the rise
+	 * began is a cycle (a cache filled and cleared), not a leak */
+	for (unsigned i = 0; i < best_k; i++)
+		if (s->y[i] >= recent - 0.25 * (hi - lo)) {
+			out->why_not = "the level was reached before: a cycle";
+			return 0;
+		}
 	/* flattened out: the latest quarter barely rises */
 	unsigned tail = m / 4 < 8 ? 8 : m / 4;
 	if (tail < m) {

@@ -69,6 +69,7 @@ void ring_add(struct ring *r, int64_t t_ms, double bytes, double act)
 		if (r->n == r->cap)
 			ring_halve(r);
 		w = &r->w[r->n++];
+		r->ver++;
 		w->t_first_ms = t_ms;
 		w->max_bytes = bytes;
 		w->min_bytes = bytes;

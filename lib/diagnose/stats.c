@@ -11,6 +11,7 @@
 #include "diag_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 double stats_norm_sf(double z)
@@ -25,29 +26,33 @@ static void swapd(double *a, double *b)
 	*b = t;
 }
 
-/* Wirth's selection: v[k] is the k-th smallest afterwards, with no larger
- * value before it and no smaller one after it. */
+/* Quickselect with a pseudo-random pivot and a three-way partition (slopes
+ * of quantized memory have many ties): v[k] is the k-th smallest
+ * afterwards, with no larger value before it and no smaller one after. */
 static double select_kth(double *v, unsigned n, unsigned k)
 {
-	long l = 0, m = (long)n - 1, kk = (long)k;
-	while (l < m) {
-		double x = v[kk];
-		long i = l, j = m;
-		do {
-			while (v[i] < x)
+	size_t lo = 0, hi = n;
+	uint64_t rng = 0x9e3779b97f4a7c15ull ^ n;
+	while (hi - lo > 1) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		double pv = v[lo + (size_t)(rng % (hi - lo))];
+		size_t lt = lo, i = lo, gt = hi;
+		while (i < gt) {
+			if (v[i] < pv)
+				swapd(&v[lt++], &v[i++]);
+			else if (v[i] > pv)
+				swapd(&v[i], &v[--gt]);
+			else
 				i++;
-			while (x < v[j])
-				j--;
-			if (i <= j) {
-				swapd(&v[i], &v[j]);
-				i++;
-				j--;
-			}
-		} while (i <= j);
-		if (j < kk)
-			l = i;
-		if (kk < i)
-			m = j;
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return v[k];
 	}
 	return v[k];
 }
