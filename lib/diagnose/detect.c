@@ -1,0 +1,455 @@
+/* detect.c - the detectors: each reads the engine's series and state and
+ * emits findings with their figures (no words: see advice.c).
+ *
+ * Thresholds come from vramz_diag_config; docs/diagnoses.md explains each
+ * detector, its figures and why its defaults are what they are.  Every
+ * detector leans towards silence: a false alarm at 3 a.m. costs more trust
+ * than a late true one.
+ */
+#include "diag_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int proc_active(const vramz_diag *d, const struct proc_state *p)
+{
+	return p->used && (!p->ended || d->cfg.keep_ended);
+}
+
+/* ---- leaks ---- */
+
+/* The statistics are O(windows^2): rerun them only when the series gained
+ * about 2 % more windows since the last run (at least one). */
+static int leak_cached(vramz_diag *d, const struct ring *r, int64_t life_start_ms,
+		       struct leak_cache *c, struct leak_result *out)
+{
+	if (!c->ver || r->ver >= c->ver + 1 + r->n / 48) {
+		int rc = leak_analyze(r, life_start_ms, &d->cfg, &d->scratch, &c->r);
+		if (rc)
+			return rc;
+		c->ver = r->ver;
+	}
+	*out = c->r;
+	return 0;
+}
+
+struct leak_hit {
+	unsigned proc;                 /* index, or UINT32_MAX for a GPU-level leak */
+	unsigned gpu;
+	struct leak_result r;
+	uint64_t bytes;
+	int ended;
+};
+
+static int emit_leak(vramz_diag *d, const struct leak_hit *h, const double *gpu_rate)
+{
+	const struct gpu_state *g = &d->gpus[h->gpu];
+	double tto = -1;
+	if (!h->ended && (g->last.valid & VRAMZ_F_MEM) && !g->lost && gpu_rate[h->gpu] > 0)
+		tto = (double)g->last.mem_free_bytes / gpu_rate[h->gpu];
+	enum vramz_severity sev = VRAMZ_SEV_WARNING;
+	if (tto >= 0 && tto * 1000.0 < (double)d->cfg.leak_critical_tto_ms)
+		sev = VRAMZ_SEV_CRITICAL;
+	vramz_finding *f = diag_emit(d, VRAMZ_FK_LEAK, sev, h->r.tr.slope);
+	if (!f)
+		return VRAMZ_ENOMEM;
+	if (h->proc != UINT32_MAX)
+		diag_subject_proc(f, &d->procs[h->proc]);
+	else
+		f->gpu = (int)h->gpu;
+	f->figures = VRAMZ_FG_RATE | VRAMZ_FG_TREND | VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
+	f->rate_bytes_per_s = h->r.tr.slope;
+	f->rate_ci_low_bytes_per_s = h->r.tr.ci_low;
+	f->rate_ci_high_bytes_per_s = h->r.tr.ci_high;
+	f->tau = h->r.tr.tau;
+	f->p_value = h->r.tr.p_value;
+	f->duration_ms = h->r.end_ms - h->r.start_ms;
+	f->bytes = h->bytes;
+	if (tto >= 0) {
+		f->time_to_oom_s = tto;
+		f->figures |= VRAMZ_FG_TTO | VRAMZ_FG_REF;
+		f->ref_bytes = g->last.mem_free_bytes;
+	}
+	return 0;
+}
+
+static int detect_leaks(vramz_diag *d)
+{
+	struct leak_hit *hits = NULL;
+	unsigned nh = 0;
+	double *rate = calloc(d->ngpus ? d->ngpus : 1, sizeof *rate);
+	unsigned char *has = calloc(d->ngpus ? d->ngpus : 1, 1);
+	int rc = 0;
+	if (!rate || !has) {
+		rc = VRAMZ_ENOMEM;
+		goto out;
+	}
+	hits = malloc((d->nprocs + d->ngpus + 1) * sizeof *hits);
+	if (!hits) {
+		rc = VRAMZ_ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < d->nprocs; i++) {
+		struct proc_state *p = &d->procs[i];
+		if (!proc_active(d, p) || p->gpu >= d->ngpus)
+			continue;
+		struct leak_hit *h = &hits[nh];
+		if ((rc = leak_cached(d, &p->mem, p->first_ms, &p->leak, &h->r)))
+			goto out;
+		if (!h->r.is_leak)
+			continue;
+		h->proc = i;
+		h->gpu = p->gpu;
+		h->bytes = p->last_bytes;
+		h->ended = p->ended;
+		if (!p->ended)
+			rate[p->gpu] += h->r.tr.slope;
+		has[p->gpu] = 1;
+		nh++;
+	}
+	/* a GPU whose memory rises with no leaking process to blame:
+	 * unlisted processes, the driver, or processes that come and go */
+	for (unsigned gi = 0; gi < d->ngpus; gi++) {
+		struct gpu_state *g = &d->gpus[gi];
+		if (!g->seen || g->lost || has[gi] || !g->mem.n)
+			continue;
+		struct leak_hit *h = &hits[nh];
+		if ((rc = leak_cached(d, &g->mem, g->first_ms, &g->leak, &h->r)))
+			goto out;
+		if (!h->r.is_leak)
+			continue;
+		h->proc = UINT32_MAX;
+		h->gpu = gi;
+		h->bytes = g->last.mem_used_bytes;
+		h->ended = 0;
+		rate[gi] += h->r.tr.slope;
+		nh++;
+	}
+	/* time to OOM counts every leak on the GPU: they share its free memory */
+	for (unsigned i = 0; i < nh && !rc; i++)
+		rc = emit_leak(d, &hits[i], rate);
+out:
+	free(hits);
+	free(rate);
+	free(has);
+	return rc;
+}
+
+/* ---- idle holders, hidden processes, fragmentation ---- */
+
+static int detect_procs(vramz_diag *d)
+{
+	for (unsigned i = 0; i < d->nprocs; i++) {
+		struct proc_state *p = &d->procs[i];
+		p->idle_raised = 0;
+		if (!proc_active(d, p))
+			continue;
+		int64_t until = p->last_ms;
+		if (p->idle_since_ms >= 0 && until - p->idle_since_ms >= d->cfg.idle_ms) {
+			vramz_finding *f = diag_emit(d, VRAMZ_FK_IDLE_HOLDER,
+						     p->ended ? VRAMZ_SEV_INFO : VRAMZ_SEV_WARNING,
+						     (double)p->last_bytes);
+			if (!f)
+				return VRAMZ_ENOMEM;
+			diag_subject_proc(f, p);
+			f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
+			f->duration_ms = until - p->idle_since_ms;
+			f->bytes = p->last_bytes;
+			p->idle_raised = 1;
+		}
+		if (p->hidden_since_ms >= 0 && until - p->hidden_since_ms >= d->cfg.orphan_ms) {
+			vramz_finding *f = diag_emit(d, VRAMZ_FK_ORPHANED, VRAMZ_SEV_INFO,
+						     (double)p->last_bytes);
+			if (!f)
+				return VRAMZ_ENOMEM;
+			diag_subject_proc(f, p);
+			f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
+			f->duration_ms = until - p->hidden_since_ms;
+			f->bytes = p->last_bytes;
+		}
+		/* fragmentation hint: held near the peak while the work fell away */
+		if (p->idle_raised || p->last_bytes < d->cfg.idle_min_bytes ||
+		    (double)p->last_bytes < 0.9 * (double)p->peak_bytes || p->mem.n < 4)
+			continue;
+		double recent = 0, before = 0;
+		uint32_t rn = 0, bn = 0;
+		int64_t cut = p->last_ms - d->cfg.frag_ms;
+		if (cut <= p->first_ms)
+			continue;
+		for (unsigned w = 0; w < p->mem.n; w++) {
+			const struct win *x = &p->mem.w[w];
+			if (x->t_first_ms >= cut) {
+				recent += x->act_sum;
+				rn += x->act_n;
+			} else if (x->t_last_ms < cut) {
+				before += x->act_sum;
+				bn += x->act_n;
+			}
+		}
+		if (!rn || !bn)
+			continue;
+		double ra = recent / rn, ba = before / bn;
+		if (ba >= 30 && ra <= 5 && ra < ba / 4) {
+			vramz_finding *f = diag_emit(d, VRAMZ_FK_FRAGMENTATION, VRAMZ_SEV_INFO,
+						     (double)p->last_bytes);
+			if (!f)
+				return VRAMZ_ENOMEM;
+			diag_subject_proc(f, p);
+			f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_VALUE;
+			f->duration_ms = d->cfg.frag_ms;
+			f->bytes = p->last_bytes;
+			f->ref_bytes = p->peak_bytes;
+			f->value = ra;
+			f->ref_value = ba;
+		}
+	}
+	return 0;
+}
+
+/* ---- per GPU: lost, orphaned memory, throttling, link, temperature ---- */
+
+static int detect_gpus(vramz_diag *d)
+{
+	for (unsigned gi = 0; gi < d->ngpus; gi++) {
+		const struct gpu_state *g = &d->gpus[gi];
+		vramz_finding *f;
+		if (!g->seen)
+			continue;
+		if (g->lost) {
+			if (!(f = diag_emit(d, VRAMZ_FK_GPU_LOST, VRAMZ_SEV_CRITICAL, 0)))
+				return VRAMZ_ENOMEM;
+			f->gpu = (int)gi;
+			f->figures = VRAMZ_FG_DURATION;
+			f->duration_ms = g->last_ms - g->lost_ms;
+			continue;
+		}
+		if (g->orphan_since_ms >= 0 && g->last_ms - g->orphan_since_ms >= d->cfg.orphan_ms) {
+			if (!(f = diag_emit(d, VRAMZ_FK_ORPHANED, VRAMZ_SEV_WARNING,
+					    (double)g->last.unattributed_bytes)))
+				return VRAMZ_ENOMEM;
+			f->gpu = (int)gi;
+			f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES | VRAMZ_FG_REF;
+			f->duration_ms = g->last_ms - g->orphan_since_ms;
+			f->bytes = g->last.unattributed_bytes;
+			f->ref_bytes = g->last.mem_used_bytes;
+		}
+		if (g->busy_ms >= d->cfg.throttle_min_busy_ms) {
+			double busy = (double)g->busy_ms;
+			double th = g->thr_thermal_ms / busy, pw = g->thr_power_ms / busy;
+			double hw = g->thr_hw_ms / busy;
+			double share = th > pw ? th : pw;
+			if (share >= d->cfg.throttle_share) {
+				if (!(f = diag_emit(d, VRAMZ_FK_THROTTLE,
+						    hw >= 0.5 ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING,
+						    share)))
+					return VRAMZ_ENOMEM;
+				f->gpu = (int)gi;
+				f->figures = VRAMZ_FG_SHARE | VRAMZ_FG_VALUE | VRAMZ_FG_DURATION;
+				f->share = share;
+				f->value = th;
+				f->ref_value = pw;
+				f->duration_ms = g->busy_ms;
+			}
+		}
+		if (g->link_busy_ms >= d->cfg.throttle_min_busy_ms &&
+		    (double)g->link_low_ms >= d->cfg.pcie_share * (double)g->link_busy_ms) {
+			if (!(f = diag_emit(d, VRAMZ_FK_PCIE_DOWNGRADED, VRAMZ_SEV_WARNING,
+					    (double)g->link_low_gen * 100 + g->link_low_width)))
+				return VRAMZ_ENOMEM;
+			f->gpu = (int)gi;
+			f->figures = VRAMZ_FG_SHARE | VRAMZ_FG_VALUE | VRAMZ_FG_COUNT | VRAMZ_FG_DURATION;
+			f->share = (double)g->link_low_ms / (double)g->link_busy_ms;
+			f->value = g->link_low_gen;
+			f->ref_value = g->info.pcie_max_gen;
+			f->count = g->link_low_width;
+			f->ref_count = g->info.pcie_max_width;
+			f->duration_ms = g->link_busy_ms;
+		}
+		if (g->last.valid & VRAMZ_F_TEMP_MEM) {
+			int limit = d->cfg.mem_temp_max_c;
+			if (g->have_info && (g->info.valid & VRAMZ_I_T_MEM_MAX) && g->info.temp_mem_max_c > 0)
+				limit = g->info.temp_mem_max_c;
+			int t = g->last.temp_mem_c;
+			if (t >= limit - d->cfg.mem_temp_margin_c) {
+				if (!(f = diag_emit(d, VRAMZ_FK_MEM_TEMP,
+						    t >= limit ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING,
+						    0)))
+					return VRAMZ_ENOMEM;
+				f->gpu = (int)gi;
+				f->figures = VRAMZ_FG_VALUE;
+				f->value = t;
+				f->ref_value = limit;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- jobs: imbalance across GPUs, stray contexts ---- */
+
+struct jent {
+	const struct proc_state *p;
+};
+
+static int cmp_jent(const void *a, const void *b)
+{
+	const struct proc_state *x = ((const struct jent *)a)->p, *y = ((const struct jent *)b)->p;
+	int c = strcmp(x->job, y->job);
+	if (c)
+		return c;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* One job: entries e[0..n-1] sorted by pid. */
+static int detect_job(vramz_diag *d, const struct jent *e, unsigned n)
+{
+	unsigned ng = d->ngpus;
+	uint64_t *main_bytes = calloc(ng, sizeof *main_bytes);
+	uint64_t *stray_bytes = calloc(ng, sizeof *stray_bytes);
+	unsigned *stray_n = calloc(ng, sizeof *stray_n);
+	const struct proc_state **heavy = calloc(ng, sizeof *heavy);
+	uint64_t *vals = calloc(ng, sizeof *vals);
+	int rc = 0;
+	if (!main_bytes || !stray_bytes || !stray_n || !heavy || !vals) {
+		rc = VRAMZ_ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < n;) {
+		/* one process's entries: e[i..j) */
+		unsigned j = i, best = i;
+		while (j < n && e[j].p->pid == e[i].p->pid) {
+			if (e[j].p->last_bytes > e[best].p->last_bytes)
+				best = j;
+			j++;
+		}
+		for (unsigned k = i; k < j; k++) {
+			const struct proc_state *p = e[k].p;
+			if (k != best && p->last_bytes < d->cfg.stray_max_bytes &&
+			    e[best].p->last_bytes >= d->cfg.stray_max_bytes) {
+				stray_bytes[p->gpu] += p->last_bytes;
+				stray_n[p->gpu]++;
+				continue;
+			}
+			main_bytes[p->gpu] += p->last_bytes;
+			if (!heavy[p->gpu] || p->last_bytes > heavy[p->gpu]->last_bytes)
+				heavy[p->gpu] = p;
+		}
+		i = j;
+	}
+	for (unsigned g = 0; g < ng; g++) {
+		if (!stray_n[g])
+			continue;
+		vramz_finding *f = diag_emit(d, VRAMZ_FK_STRAY_CONTEXT, VRAMZ_SEV_WARNING,
+					     (double)stray_n[g]);
+		if (!f) {
+			rc = VRAMZ_ENOMEM;
+			goto out;
+		}
+		f->gpu = (int)g;
+		memcpy(f->job, e[0].p->job, sizeof f->job);
+		f->figures = VRAMZ_FG_BYTES | VRAMZ_FG_COUNT;
+		f->bytes = stray_bytes[g];
+		f->count = stray_n[g];
+	}
+	unsigned nv = 0, hg = 0;
+	for (unsigned g = 0; g < ng; g++)
+		if (main_bytes[g]) {
+			vals[nv++] = main_bytes[g];
+			if (main_bytes[g] > main_bytes[hg])
+				hg = g;
+		}
+	if (nv < 2)
+		goto out;
+	qsort(vals, nv, sizeof *vals, cmp_u64);
+	uint64_t med = vals[(nv - 1) / 2]; /* lower median: with 2 GPUs, the lighter */
+	uint64_t mx = vals[nv - 1];
+	if (!med || (double)mx < d->cfg.imbalance_ratio * (double)med ||
+	    mx - med < d->cfg.imbalance_min_bytes)
+		goto out;
+	/* critical: the heavy GPU is nearly full while the job's others are not */
+	enum vramz_severity sev = VRAMZ_SEV_WARNING;
+	const struct gpu_state *hgs = &d->gpus[hg];
+	if ((hgs->last.valid & VRAMZ_F_MEM) && hgs->last.mem_total_bytes) {
+		int others_low = 1;
+		for (unsigned g = 0; g < ng; g++) {
+			const struct gpu_state *o = &d->gpus[g];
+			if (g == hg || !main_bytes[g] || !(o->last.valid & VRAMZ_F_MEM) ||
+			    !o->last.mem_total_bytes)
+				continue;
+			if (o->last.mem_used_bytes * 2 >= o->last.mem_total_bytes)
+				others_low = 0;
+		}
+		if (others_low && (double)hgs->last.mem_used_bytes >= 0.9 * (double)hgs->last.mem_total_bytes)
+			sev = VRAMZ_SEV_CRITICAL;
+	}
+	vramz_finding *f = diag_emit(d, VRAMZ_FK_IMBALANCE, sev, (double)mx / (double)med);
+	if (!f) {
+		rc = VRAMZ_ENOMEM;
+		goto out;
+	}
+	/* identity is the job; the heaviest process is context */
+	memcpy(f->job, e[0].p->job, sizeof f->job);
+	f->gpu = (int)hg;
+	f->figures = VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_SHARE | VRAMZ_FG_COUNT;
+	f->bytes = mx;
+	f->ref_bytes = med;
+	f->share = (double)mx / (double)med;
+	f->count = nv;
+	if (heavy[hg]) {
+		memcpy(f->comm, heavy[hg]->comm, sizeof f->comm);
+		memcpy(f->user, heavy[hg]->user, sizeof f->user);
+	}
+out:
+	free(main_bytes);
+	free(stray_bytes);
+	free(stray_n);
+	free(heavy);
+	free(vals);
+	return rc;
+}
+
+static int detect_jobs(vramz_diag *d)
+{
+	struct jent *e = malloc((d->nprocs + 1) * sizeof *e);
+	if (!e)
+		return VRAMZ_ENOMEM;
+	unsigned n = 0;
+	for (unsigned i = 0; i < d->nprocs; i++) {
+		const struct proc_state *p = &d->procs[i];
+		if (proc_active(d, p) && p->visible && p->job[0] && p->gpu < d->ngpus &&
+		    p->last_bytes)
+			e[n++].p = p;
+	}
+	qsort(e, n, sizeof *e, cmp_jent);
+	int rc = 0;
+	for (unsigned i = 0; i < n && !rc;) {
+		unsigned j = i;
+		while (j < n && !strcmp(e[j].p->job, e[i].p->job))
+			j++;
+		rc = detect_job(d, e + i, j - i);
+		i = j;
+	}
+	free(e);
+	return rc;
+}
+
+int detect_all(vramz_diag *d)
+{
+	int rc = detect_gpus(d);
+	if (!rc)
+		rc = detect_leaks(d);
+	if (!rc)
+		rc = detect_procs(d);
+	if (!rc)
+		rc = detect_jobs(d);
+	return rc;
+}

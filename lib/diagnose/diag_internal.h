@@ -1,0 +1,156 @@
+/* diag_internal.h - what the diagnosis engine's files share: bounded
+ * window rings, the trend statistics, and the engine's state per GPU and
+ * per process.  Not installed. */
+#ifndef VRAMZ_DIAG_INTERNAL_H
+#define VRAMZ_DIAG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vramz/diagnose.h"
+
+/* ---- rings of windows (ring.c) ---- */
+
+/* One window of a series: the maximum of memory (the per-iteration
+ * alloc/free sawtooth vanishes in it) plus activity sums. */
+struct win {
+	int64_t t_first_ms, t_last_ms; /* data times of its first and last sample */
+	double max_bytes;
+	double min_bytes;
+	double act_sum;                /* sum of activity (SM %) over samples */
+	uint32_t n;                    /* samples */
+	uint32_t act_n;                /* samples with activity known */
+};
+
+struct ring {
+	struct win *w;
+	unsigned cap, n;               /* cap even */
+	int64_t width_ms;              /* current window width */
+	unsigned merges;               /* times the ring halved */
+	uint64_t ver;                  /* bumped when a window opens: analyses cache on it */
+};
+
+int ring_init(struct ring *r, unsigned cap, int64_t width_ms);
+void ring_free(struct ring *r);
+/* act < 0: activity unknown for this sample */
+void ring_add(struct ring *r, int64_t t_ms, double bytes, double act);
+
+/* ---- statistics (stats.c) ---- */
+
+struct trend {
+	double tau, p_value;           /* Mann-Kendall, one-sided rising */
+	double slope, ci_low, ci_high; /* Theil-Sen, units of y per unit of t, 95 % */
+};
+
+/* Mann-Kendall with tie correction over y[0..n-1] (in time order). */
+void stats_mann_kendall(const double *y, unsigned n, double *tau, double *p_value,
+			double *var_s);
+/* Theil-Sen slope and Sen's 95 % interval; tmp holds n*(n-1)/2 doubles. */
+void stats_theil_sen(const double *t, const double *y, unsigned n, double var_s,
+		     double *tmp, double *slope, double *lo, double *hi);
+double stats_median(double *v, unsigned n); /* reorders v */
+double stats_norm_sf(double z);            /* 1 - Phi(z) */
+
+/* ---- leak analysis of one series (leak.c) ---- */
+
+struct leak_result {
+	int is_leak;
+	struct trend tr;
+	int64_t start_ms, end_ms;      /* of the rising stretch */
+	double last_bytes;
+	const char *why_not;           /* reason when not a leak (tests, debugging) */
+};
+
+/* a series' last leak analysis, redone only when a window has closed */
+struct leak_cache {
+	uint64_t ver;                  /* ring ver analysed; 0 never */
+	struct leak_result r;
+};
+
+struct diag_scratch {
+	double *t, *y, *tmp;
+	size_t cap_pts, cap_tmp;
+};
+
+int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_config *cfg,
+		 struct diag_scratch *s, struct leak_result *out);
+
+/* ---- engine state (engine.c) ---- */
+
+struct gpu_state {
+	int seen, lost;
+	unsigned index;
+	int64_t first_ms, last_ms, lost_ms;
+	struct ring mem;               /* mem_used_bytes */
+	vramz_gpu_sample last;         /* latest valid sample */
+	int have_info;
+	vramz_gpu_info info;
+	/* cumulative times (ms) */
+	int64_t busy_ms, thr_thermal_ms, thr_power_ms, thr_hw_ms;
+	int64_t link_busy_ms, link_low_ms;
+	unsigned link_low_gen, link_low_width; /* latest downgraded link seen busy */
+	int64_t orphan_since_ms;       /* -1: not above threshold */
+	struct leak_cache leak;
+	uint64_t procs_tick;           /* tick whose process list was read */
+};
+
+struct proc_state {
+	int used;                      /* slot in use */
+	unsigned gpu;
+	uint32_t pid;
+	uint64_t start_ticks;
+	int visible;
+	uint32_t ppid, pgid;
+	char job[VRAMZ_JOB_LEN];
+	char comm[16];
+	char user[VRAMZ_USER_LEN];
+	int64_t first_ms, last_ms;
+	int ended;
+	uint64_t last_bytes, peak_bytes;
+	struct ring mem;
+	struct leak_cache leak;
+	int64_t idle_since_ms;         /* -1: not idle */
+	int64_t hidden_since_ms;       /* invisible and holding >= orphan_min: since */
+	uint64_t seen_tick;
+	int idle_raised;               /* set by the idle detector this evaluation */
+};
+
+struct finding_slot {
+	vramz_finding f;
+	double rev_figure;             /* headline figure at the last revision */
+};
+
+struct vramz_diag {
+	vramz_diag_config cfg;
+	struct gpu_state *gpus;
+	unsigned ngpus;
+	struct proc_state *procs;
+	unsigned nprocs, cap_procs;
+	unsigned *hash;                /* open addressing: proc index + 1; 0 empty */
+	unsigned hash_cap;
+	uint64_t tick;
+	int64_t last_ms;
+	int have_time;
+	int64_t last_eval_ms;
+	int dirty;
+	struct finding_slot *cur;      /* current findings */
+	unsigned ncur, cap_cur;
+	vramz_finding *out;            /* sorted copy handed out */
+	struct finding_slot *next;     /* being built during an evaluation */
+	unsigned nnext, cap_next;
+	vramz_finding *past;           /* cleared findings (keep_ended) */
+	unsigned npast;
+	struct diag_scratch scratch;
+};
+
+#define DIAG_PAST_MAX 256
+#define DIAG_ENDED_MAX 512
+
+/* detect.c: evaluates every detector into d->next */
+int detect_all(vramz_diag *d);
+/* engine.c: adds a finding to the evaluation being built */
+vramz_finding *diag_emit(vramz_diag *d, enum vramz_finding_kind kind,
+			 enum vramz_severity sev, double headline);
+void diag_subject_proc(vramz_finding *f, const struct proc_state *p);
+
+#endif

@@ -1,0 +1,562 @@
+/* engine.c - the diagnosis engine's state: one series per GPU and per
+ * process, fed one snapshot at a time, evaluated at a bounded cadence into
+ * findings whose identity survives from one evaluation to the next.
+ *
+ * A process is keyed by (GPU, pid, start time): a pid the kernel hands to
+ * a new process starts a new series instead of continuing a dead one's.
+ * Feeding costs a hash lookup and a window update per process, so a day
+ * of 10 Hz samples replays in seconds; the statistics run only when an
+ * evaluation is due (detect.c).  Exited processes are dropped at once in
+ * live use and kept (up to DIAG_ENDED_MAX) for log analysis, where "it
+ * leaked until it died" is the answer wanted.
+ */
+#include "diag_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vramz_diag_config_defaults(vramz_diag_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->window_ms = 1000;
+	c->ring_windows = 512;
+	c->eval_interval_ms = 1000;
+	c->keep_ended = 0;
+	c->leak_warmup_ms = 30000;
+	c->leak_min_span_ms = 60000;
+	c->leak_min_windows = 12;
+	c->leak_min_rate_bytes_per_min = 1ull << 20;
+	c->leak_min_rise_bytes = 64ull << 20;
+	c->leak_p = 0.001;
+	c->leak_min_tau = 0.5;
+	c->leak_critical_tto_ms = 3600 * 1000;
+	c->imbalance_ratio = 1.5;
+	c->imbalance_min_bytes = 1ull << 30;
+	c->stray_max_bytes = 1ull << 30;
+	c->idle_min_bytes = 1ull << 30;
+	c->idle_ms = 30 * 60 * 1000;
+	c->orphan_min_bytes = 1ull << 30;
+	c->orphan_ms = 60 * 1000;
+	c->throttle_share = 0.2;
+	c->throttle_min_busy_ms = 60 * 1000;
+	c->pcie_share = 0.5;
+	c->mem_temp_margin_c = 5;
+	c->mem_temp_max_c = 95;
+	c->frag_ms = 10 * 60 * 1000;
+}
+
+vramz_diag *vramz_diag_new(const vramz_diag_config *cfg)
+{
+	vramz_diag *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	if (cfg)
+		d->cfg = *cfg;
+	else
+		vramz_diag_config_defaults(&d->cfg);
+	if (d->cfg.window_ms <= 0 || d->cfg.ring_windows < 16 || d->cfg.leak_min_windows < 3 ||
+	    d->cfg.leak_p <= 0 || d->cfg.leak_p >= 1 || d->cfg.imbalance_ratio < 1) {
+		free(d);
+		return NULL;
+	}
+	d->last_eval_ms = 0;
+	return d;
+}
+
+void vramz_diag_free(vramz_diag *d)
+{
+	if (!d)
+		return;
+	for (unsigned i = 0; i < d->ngpus; i++)
+		ring_free(&d->gpus[i].mem);
+	for (unsigned i = 0; i < d->nprocs; i++)
+		ring_free(&d->procs[i].mem);
+	free(d->gpus);
+	free(d->procs);
+	free(d->hash);
+	free(d->cur);
+	free(d->next);
+	free(d->out);
+	free(d->past);
+	free(d->scratch.t);
+	free(d->scratch.y);
+	free(d->scratch.tmp);
+	free(d);
+}
+
+static struct gpu_state *gpu_get(vramz_diag *d, unsigned index)
+{
+	if (index >= 4096)
+		return NULL;
+	if (index >= d->ngpus) {
+		struct gpu_state *ng = realloc(d->gpus, (index + 1) * sizeof *ng);
+		if (!ng)
+			return NULL;
+		memset(ng + d->ngpus, 0, (index + 1 - d->ngpus) * sizeof *ng);
+		d->gpus = ng;
+		d->ngpus = index + 1;
+	}
+	struct gpu_state *g = &d->gpus[index];
+	if (!g->mem.w) {
+		if (ring_init(&g->mem, d->cfg.ring_windows, d->cfg.window_ms))
+			return NULL;
+		g->index = index;
+		g->orphan_since_ms = -1;
+	}
+	return g;
+}
+
+int vramz_diag_set_gpu_info(vramz_diag *d, const vramz_gpu_info *info, unsigned count)
+{
+	if (!d || (count && !info))
+		return VRAMZ_EINVAL;
+	for (unsigned i = 0; i < count; i++) {
+		struct gpu_state *g = gpu_get(d, info[i].index);
+		if (!g)
+			return VRAMZ_ENOMEM;
+		g->info = info[i];
+		g->have_info = 1;
+	}
+	return 0;
+}
+
+/* ---- the process table ---- */
+
+static unsigned key_hash(unsigned gpu, uint32_t pid, uint64_t start)
+{
+	uint64_t h = 1469598103934665603ull;
+	h = (h ^ gpu) * 1099511628211ull;
+	h = (h ^ pid) * 1099511628211ull;
+	h = (h ^ start) * 1099511628211ull;
+	return (unsigned)(h ^ (h >> 29));
+}
+
+static int hash_rebuild(vramz_diag *d, unsigned cap)
+{
+	unsigned *h = calloc(cap, sizeof *h);
+	if (!h)
+		return VRAMZ_ENOMEM;
+	free(d->hash);
+	d->hash = h;
+	d->hash_cap = cap;
+	for (unsigned i = 0; i < d->nprocs; i++) {
+		const struct proc_state *p = &d->procs[i];
+		unsigned k = key_hash(p->gpu, p->pid, p->start_ticks) & (cap - 1);
+		while (h[k])
+			k = (k + 1) & (cap - 1);
+		h[k] = i + 1;
+	}
+	return 0;
+}
+
+static void job_key(const vramz_proc_sample *s, char *out, size_t len)
+{
+	if (s->slurm_job[0])
+		snprintf(out, len, "slurm:%s", s->slurm_job);
+	else if (s->pod_uid[0])
+		snprintf(out, len, "pod:%s", s->pod_uid);
+	else if (s->container[0])
+		snprintf(out, len, "container:%s", s->container);
+	else if (s->pgid > 1)
+		snprintf(out, len, "pgid:%u", (unsigned)s->pgid);
+	else
+		out[0] = 0;
+}
+
+static struct proc_state *proc_get(vramz_diag *d, const vramz_proc_sample *s, int64_t t_ms)
+{
+	int vis = (s->valid & VRAMZ_P_VISIBLE) != 0;
+	uint64_t start = vis ? s->start_time_ticks : 0;
+	if (d->hash_cap) {
+		unsigned k = key_hash(s->gpu_index, s->pid, start) & (d->hash_cap - 1);
+		while (d->hash[k]) {
+			struct proc_state *p = &d->procs[d->hash[k] - 1];
+			if (p->gpu == s->gpu_index && p->pid == s->pid && p->start_ticks == start)
+				return p;
+			k = (k + 1) & (d->hash_cap - 1);
+		}
+	}
+	if (d->nprocs == d->cap_procs) {
+		unsigned ncap = d->cap_procs ? d->cap_procs * 2 : 32;
+		struct proc_state *np = realloc(d->procs, ncap * sizeof *np);
+		if (!np)
+			return NULL;
+		d->procs = np;
+		d->cap_procs = ncap;
+	}
+	struct proc_state *p = &d->procs[d->nprocs];
+	memset(p, 0, sizeof *p);
+	if (ring_init(&p->mem, d->cfg.ring_windows, d->cfg.window_ms))
+		return NULL;
+	p->used = 1;
+	p->gpu = s->gpu_index;
+	p->pid = s->pid;
+	p->start_ticks = start;
+	p->first_ms = t_ms;
+	p->idle_since_ms = -1;
+	p->hidden_since_ms = -1;
+	d->nprocs++;
+	if (d->nprocs * 2 > d->hash_cap) {
+		if (hash_rebuild(d, d->hash_cap ? d->hash_cap * 2 : 64)) {
+			d->nprocs--;
+			ring_free(&p->mem);
+			return NULL;
+		}
+	} else {
+		unsigned k = key_hash(p->gpu, p->pid, p->start_ticks) & (d->hash_cap - 1);
+		while (d->hash[k])
+			k = (k + 1) & (d->hash_cap - 1);
+		d->hash[k] = d->nprocs;
+	}
+	return p;
+}
+
+/* Drops exited processes: all of them live, the oldest beyond
+ * DIAG_ENDED_MAX when kept for a log. */
+static void procs_evict(vramz_diag *d)
+{
+	unsigned ended = 0;
+	for (unsigned i = 0; i < d->nprocs; i++)
+		ended += d->procs[i].ended;
+	if (!ended || (d->cfg.keep_ended && ended <= DIAG_ENDED_MAX))
+		return;
+	int64_t cut = INT64_MIN;
+	if (d->cfg.keep_ended) {
+		/* the (ended - MAX)-th oldest exit time */
+		unsigned drop = ended - DIAG_ENDED_MAX / 2;
+		int64_t *t = malloc(ended * sizeof *t);
+		if (!t)
+			return;
+		unsigned n = 0;
+		for (unsigned i = 0; i < d->nprocs; i++)
+			if (d->procs[i].ended)
+				t[n++] = d->procs[i].last_ms;
+		for (unsigned i = 0; i < drop; i++) /* partial selection, rare */
+			for (unsigned j = i + 1; j < n; j++)
+				if (t[j] < t[i]) {
+					int64_t x = t[i];
+					t[i] = t[j];
+					t[j] = x;
+				}
+		cut = t[drop - 1];
+		free(t);
+	}
+	unsigned j = 0;
+	for (unsigned i = 0; i < d->nprocs; i++) {
+		struct proc_state *p = &d->procs[i];
+		if (p->ended && (!d->cfg.keep_ended || p->last_ms <= cut)) {
+			ring_free(&p->mem);
+			continue;
+		}
+		d->procs[j++] = *p;
+	}
+	d->nprocs = j;
+	hash_rebuild(d, d->hash_cap ? d->hash_cap : 64);
+}
+
+/* ---- feeding ---- */
+
+static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t)
+{
+	int64_t dt = g->seen ? t - g->last_ms : 0;
+	if (dt > 10000)
+		dt = 10000; /* a gap in the data is not time spent in a state */
+	if (!g->seen)
+		g->first_ms = t;
+	g->seen = 1;
+	g->last_ms = t;
+	if (s->lost) {
+		if (!g->lost)
+			g->lost_ms = t;
+		g->lost = 1;
+		return;
+	}
+	g->lost = 0;
+	g->last = *s;
+	if (s->valid & VRAMZ_F_MEM)
+		ring_add(&g->mem, t, (double)s->mem_used_bytes,
+			 (s->valid & VRAMZ_F_UTIL) ? (double)s->util_gpu_pct : -1);
+	if (s->valid & VRAMZ_F_PROCS)
+		g->procs_tick = d->tick;
+	if ((s->valid & VRAMZ_F_UTIL) && s->util_gpu_pct > 0) {
+		g->busy_ms += dt;
+		if (s->valid & VRAMZ_F_THROTTLE) {
+			uint64_t r = s->throttle_reasons;
+			if (r & (VRAMZ_THR_SW_THERMAL | VRAMZ_THR_HW_THERMAL))
+				g->thr_thermal_ms += dt;
+			if (r & (VRAMZ_THR_SW_POWER_CAP | VRAMZ_THR_HW_POWER_BRAKE))
+				g->thr_power_ms += dt;
+			if (r & (VRAMZ_THR_HW_SLOWDOWN | VRAMZ_THR_HW_THERMAL | VRAMZ_THR_HW_POWER_BRAKE))
+				g->thr_hw_ms += dt;
+		}
+		/* links drop to a lower generation at idle by design: count busy time only */
+		if ((s->valid & VRAMZ_F_PCIE_LINK) && g->have_info &&
+		    (g->info.valid & VRAMZ_I_PCIE_MAX) && g->info.pcie_max_gen) {
+			g->link_busy_ms += dt;
+			if (s->pcie_gen < g->info.pcie_max_gen || s->pcie_width < g->info.pcie_max_width) {
+				g->link_low_ms += dt;
+				g->link_low_gen = s->pcie_gen;
+				g->link_low_width = s->pcie_width;
+			}
+		}
+	}
+	if ((s->valid & VRAMZ_F_UNATTRIBUTED) && s->unattributed_bytes >= d->cfg.orphan_min_bytes) {
+		if (g->orphan_since_ms < 0)
+			g->orphan_since_ms = t;
+	} else if (s->valid & VRAMZ_F_UNATTRIBUTED) {
+		g->orphan_since_ms = -1;
+	}
+}
+
+static void feed_proc(vramz_diag *d, struct proc_state *p, const vramz_proc_sample *s, int64_t t)
+{
+	p->seen_tick = d->tick;
+	p->last_ms = t;
+	p->ended = 0;
+	p->visible = (s->valid & VRAMZ_P_VISIBLE) != 0;
+	if (p->visible) {
+		p->ppid = s->ppid;
+		p->pgid = s->pgid;
+		job_key(s, p->job, sizeof p->job);
+		memcpy(p->comm, s->comm, sizeof p->comm);
+		p->comm[sizeof p->comm - 1] = 0;
+		memcpy(p->user, s->user, sizeof p->user);
+		p->user[sizeof p->user - 1] = 0;
+	}
+	if (!(s->valid & VRAMZ_P_USED))
+		return;
+	int has_sm = (s->valid & VRAMZ_P_SM) != 0;
+	ring_add(&p->mem, t, (double)s->used_bytes, has_sm ? (double)s->sm_pct : -1);
+	p->last_bytes = s->used_bytes;
+	if (s->used_bytes > p->peak_bytes)
+		p->peak_bytes = s->used_bytes;
+	/* an unknown SM reading neither starts nor breaks an idle stretch */
+	if (has_sm) {
+		if (s->sm_pct == 0 && s->used_bytes >= d->cfg.idle_min_bytes) {
+			if (p->idle_since_ms < 0)
+				p->idle_since_ms = t;
+		} else {
+			p->idle_since_ms = -1;
+		}
+	}
+	if (!p->visible && s->used_bytes >= d->cfg.orphan_min_bytes) {
+		if (p->hidden_since_ms < 0)
+			p->hidden_since_ms = t;
+	} else {
+		p->hidden_since_ms = -1;
+	}
+}
+
+static int evaluate(vramz_diag *d);
+
+int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
+{
+	if (!d || !snap || (snap->gpu_count && !snap->gpus) || (snap->proc_count && !snap->procs))
+		return VRAMZ_EINVAL;
+	int64_t t = snap->time_ms;
+	if (d->have_time && t < d->last_ms)
+		return VRAMZ_EINVAL;
+	if (!d->have_time)
+		d->last_eval_ms = t;
+	d->have_time = 1;
+	d->last_ms = t;
+	d->tick++;
+	for (unsigned i = 0; i < snap->gpu_count; i++) {
+		struct gpu_state *g = gpu_get(d, snap->gpus[i].index);
+		if (!g)
+			return VRAMZ_ENOMEM;
+		feed_gpu(d, g, &snap->gpus[i], t);
+	}
+	for (unsigned i = 0; i < snap->proc_count; i++) {
+		const vramz_proc_sample *s = &snap->procs[i];
+		struct proc_state *p = proc_get(d, s, t);
+		if (!p)
+			return VRAMZ_ENOMEM;
+		feed_proc(d, p, s, t);
+	}
+	/* a process missing from a list that was read has exited (or left the GPU) */
+	for (unsigned i = 0; i < d->nprocs; i++) {
+		struct proc_state *p = &d->procs[i];
+		if (p->ended || p->seen_tick == d->tick || p->gpu >= d->ngpus)
+			continue;
+		const struct gpu_state *g = &d->gpus[p->gpu];
+		if (g->procs_tick == d->tick || (g->lost && g->last_ms == t))
+			p->ended = 1;
+	}
+	d->dirty = 1;
+	if (t - d->last_eval_ms >= d->cfg.eval_interval_ms)
+		return evaluate(d);
+	return 0;
+}
+
+/* ---- findings ---- */
+
+static uint64_t finding_id(const vramz_finding *f)
+{
+	uint64_t h = 1469598103934665603ull;
+	const uint64_t parts[] = {(uint64_t)f->kind, (uint64_t)(int64_t)f->gpu, f->pid,
+				  f->start_time_ticks};
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		for (int b = 0; b < 8; b++)
+			h = (h ^ ((parts[i] >> (8 * b)) & 0xff)) * 1099511628211ull;
+	for (const char *c = f->job; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	return h;
+}
+
+vramz_finding *diag_emit(vramz_diag *d, enum vramz_finding_kind kind,
+			 enum vramz_severity sev, double headline)
+{
+	if (d->nnext == d->cap_next) {
+		unsigned ncap = d->cap_next ? d->cap_next * 2 : 16;
+		struct finding_slot *nn = realloc(d->next, ncap * sizeof *nn);
+		if (!nn)
+			return NULL;
+		d->next = nn;
+		d->cap_next = ncap;
+	}
+	struct finding_slot *s = &d->next[d->nnext++];
+	memset(s, 0, sizeof *s);
+	s->f.kind = kind;
+	s->f.severity = sev;
+	s->f.gpu = -1;
+	s->f.time_to_oom_s = -1;
+	s->rev_figure = headline;
+	return &s->f;
+}
+
+void diag_subject_proc(vramz_finding *f, const struct proc_state *p)
+{
+	f->gpu = (int)p->gpu;
+	f->pid = p->pid;
+	f->start_time_ticks = p->start_ticks;
+	memcpy(f->job, p->job, sizeof f->job);
+	memcpy(f->comm, p->comm, sizeof f->comm);
+	memcpy(f->user, p->user, sizeof f->user);
+	f->ended = p->ended;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	const vramz_finding *x = a, *y = b;
+	if (x->severity != y->severity)
+		return (int)y->severity - (int)x->severity;
+	if (x->kind != y->kind)
+		return (int)x->kind - (int)y->kind;
+	if (x->gpu != y->gpu)
+		return x->gpu - y->gpu;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static void remember_cleared(vramz_diag *d, const vramz_finding *f)
+{
+	if (!d->past) {
+		d->past = malloc(DIAG_PAST_MAX * sizeof *d->past);
+		if (!d->past)
+			return;
+	}
+	for (unsigned i = 0; i < d->npast; i++)
+		if (d->past[i].id == f->id) {
+			memmove(&d->past[i], &d->past[i + 1], (d->npast - i - 1) * sizeof *d->past);
+			d->npast--;
+			break;
+		}
+	if (d->npast == DIAG_PAST_MAX) {
+		memmove(&d->past[0], &d->past[1], (d->npast - 1) * sizeof *d->past);
+		d->npast--;
+	}
+	d->past[d->npast++] = *f;
+}
+
+/* A headline figure moved by more than a quarter: worth a "changed". */
+static int moved(double was, double now)
+{
+	double a = was < 0 ? -was : was, b = now < 0 ? -now : now;
+	double m = a > b ? a : b;
+	return m > 0 && (now - was > 0.25 * m || was - now > 0.25 * m);
+}
+
+static int evaluate(vramz_diag *d)
+{
+	d->nnext = 0;
+	int rc = detect_all(d);
+	if (rc)
+		return rc;
+	int64_t now = d->last_ms;
+	for (unsigned i = 0; i < d->nnext; i++) {
+		struct finding_slot *s = &d->next[i];
+		s->f.id = finding_id(&s->f);
+		s->f.last_update_ms = now;
+		s->f.first_seen_ms = now;
+		s->f.revision = 1;
+		for (unsigned j = 0; j < d->ncur; j++) {
+			const struct finding_slot *o = &d->cur[j];
+			if (o->f.id != s->f.id)
+				continue;
+			s->f.first_seen_ms = o->f.first_seen_ms;
+			s->f.revision = o->f.revision;
+			if (o->f.severity != s->f.severity || o->f.ended != s->f.ended ||
+			    moved(o->rev_figure, s->rev_figure))
+				s->f.revision++;
+			else
+				s->rev_figure = o->rev_figure;
+			break;
+		}
+	}
+	if (d->cfg.keep_ended)
+		for (unsigned j = 0; j < d->ncur; j++) {
+			int still = 0;
+			for (unsigned i = 0; i < d->nnext && !still; i++)
+				still = d->next[i].f.id == d->cur[j].f.id;
+			if (!still)
+				remember_cleared(d, &d->cur[j].f);
+		}
+	/* raised again: no longer a past finding */
+	for (unsigned i = 0; i < d->nnext; i++)
+		for (unsigned j = 0; j < d->npast; j++)
+			if (d->past[j].id == d->next[i].f.id) {
+				memmove(&d->past[j], &d->past[j + 1], (d->npast - j - 1) * sizeof *d->past);
+				d->npast--;
+				break;
+			}
+	struct finding_slot *t = d->cur;
+	unsigned tcap = d->cap_cur;
+	d->cur = d->next;
+	d->ncur = d->nnext;
+	d->cap_cur = d->cap_next;
+	d->next = t;
+	d->cap_next = tcap;
+	d->nnext = 0;
+	vramz_finding *out = realloc(d->out, (d->ncur ? d->ncur : 1) * sizeof *out);
+	if (!out)
+		return VRAMZ_ENOMEM;
+	d->out = out;
+	for (unsigned i = 0; i < d->ncur; i++)
+		out[i] = d->cur[i].f;
+	qsort(out, d->ncur, sizeof *out, cmp_finding);
+	d->last_eval_ms = now;
+	d->dirty = 0;
+	procs_evict(d);
+	return 0;
+}
+
+unsigned vramz_diag_findings(vramz_diag *d, const vramz_finding **out)
+{
+	if (!d) {
+		*out = NULL;
+		return 0;
+	}
+	if (d->dirty && evaluate(d)) {
+		*out = NULL;
+		return 0;
+	}
+	*out = d->out;
+	return d->ncur;
+}
+
+unsigned vramz_diag_cleared(vramz_diag *d, const vramz_finding **out)
+{
+	*out = d ? d->past : NULL;
+	return d ? d->npast : 0;
+}

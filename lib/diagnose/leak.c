@@ -1,0 +1,237 @@
+/* leak.c - is this series a leak?  The detector behind VRAMZ_FK_LEAK.
+ *
+ * Most memory that rises is not a leak: a caching allocator grows in a
+ * few steps while it learns the working set and then holds; a training
+ * loop allocates and frees every iteration; a job frees everything when
+ * it ends.  So, on the per-window maxima of one series (ring.c):
+ *   1. drop the warm-up at the start of the process's life;
+ *   2. find where the rise starts (the earliest of a few candidate starts
+ *      whose Mann-Kendall tau is close to the best), and require a
+ *      significant, strong monotonic trend from there (tau, p);
+ *   3. estimate the rate with Theil-Sen and Sen's 95 % interval;
+ *   4. reject what is too slow or too small to matter, what has fallen
+ *      back from its peak, what has flattened out recently (plateau), and
+ *      growth made of a few large steps (allocator) rather than many,
+ *      and levels the series already reached before the rise (cycles).
+ * Every rejection names its reason (why_not), which the tests check.
+ */
+#include "diag_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define LEAK_MAX_POINTS 256
+
+static int scratch_reserve(struct diag_scratch *s, unsigned n)
+{
+	size_t pairs = (size_t)n * (n - 1) / 2 + 1;
+	if (s->cap_pts < n) {
+		double *t = realloc(s->t, n * sizeof *t);
+		if (!t)
+			return VRAMZ_ENOMEM;
+		s->t = t;
+		double *y = realloc(s->y, n * sizeof *y);
+		if (!y)
+			return VRAMZ_ENOMEM;
+		s->y = y;
+		s->cap_pts = n;
+	}
+	if (s->cap_tmp < pairs) {
+		double *tmp = realloc(s->tmp, pairs * sizeof *tmp);
+		if (!tmp)
+			return VRAMZ_ENOMEM;
+		s->tmp = tmp;
+		s->cap_tmp = pairs;
+	}
+	return 0;
+}
+
+/* Median of the 3 values at y[i..i+2] (fewer at the ends). */
+static double med3(const double *y, unsigned n, unsigned i)
+{
+	double a = y[i], b = i + 1 < n ? y[i + 1] : a, c = i + 2 < n ? y[i + 2] : b;
+	if (a > b) {
+		double t = a;
+		a = b;
+		b = t;
+	}
+	return c < a ? a : c > b ? b : c;
+}
+
+/* Growth made of at most 3 jumps well above the window-to-window noise,
+ * which carry most of the rise: how a caching allocator grows. */
+static int few_steps(const double *y, unsigned n, double *tmp)
+{
+	if (n < 4)
+		return 0;
+	unsigned m = n - 1;
+	for (unsigned i = 0; i < m; i++)
+		tmp[i] = y[i + 1] - y[i];
+	double med = stats_median(tmp, m);
+	for (unsigned i = 0; i < m; i++)
+		tmp[i] = fabs((y[i + 1] - y[i]) - med);
+	double sigma = 1.4826 * stats_median(tmp, m);
+	double thr = 6 * sigma;
+	if (thr < 1048576.0)
+		thr = 1048576.0;
+	double jump_sum = 0;
+	unsigned jumps = 0;
+	for (unsigned i = 0; i < m; i++) {
+		double d = y[i + 1] - y[i];
+		if (d > thr) {
+			jumps++;
+			jump_sum += d;
+		}
+	}
+	double net = med3(y, n, n - 3) - med3(y, n, 0);
+	return jumps > 0 && jumps <= 3 && net > 0 && jump_sum >= 0.7 * net;
+}
+
+int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_config *cfg,
+		 struct diag_scratch *s, struct leak_result *out)
+{
+	out->is_leak = 0;
+	out->why_not = "too little data";
+	out->tr = (struct trend){0, 1, 0, 0, 0};
+	if (r->n < 3)
+		return 0;
+	int rc = scratch_reserve(s, r->n);
+	if (rc)
+		return rc;
+	int64_t from_ms = life_start_ms + cfg->leak_warmup_ms;
+	unsigned first = 0;
+	while (first < r->n && r->w[first].t_first_ms < from_ms)
+		first++;
+	/* at most LEAK_MAX_POINTS points: neighbouring windows merge by max,
+	 * which keeps the statistics O(256^2) however long the ring */
+	unsigned avail = r->n - first;
+	unsigned group = (avail + LEAK_MAX_POINTS - 1) / LEAK_MAX_POINTS;
+	if (!group)
+		group = 1;
+	unsigned n = 0;
+	int64_t t0_ms = first < r->n ? r->w[first].t_first_ms : 0;
+	for (unsigned i = first; i < r->n; i += group) {
+		unsigned e = i + group < r->n ? i + group : r->n;
+		double mx = r->w[i].max_bytes;
+		for (unsigned j = i + 1; j < e; j++)
+			if (r->w[j].max_bytes > mx)
+				mx = r->w[j].max_bytes;
+		int64_t a = r->w[i].t_first_ms, b = r->w[e - 1].t_last_ms;
+		s->t[n] = (double)(a + (b - a) / 2 - t0_ms) / 1000.0;
+		s->y[n] = mx;
+		n++;
+	}
+	out->last_bytes = r->w[r->n - 1].max_bytes;
+	if (n < cfg->leak_min_windows || n < 3 ||
+	    r->w[r->n - 1].t_last_ms - t0_ms < cfg->leak_min_span_ms)
+		return 0;
+
+	/* where does the rise start?  Row sums of the Mann-Kendall signs give
+	 * S of every suffix in one O(n^2) pass; candidates are ranked without
+	 * the tie correction (conservative), the chosen one gets it. */
+	double *row = s->tmp;
+	for (unsigned i = 0; i + 1 < n; i++) {
+		long c = 0;
+		double yi = s->y[i];
+		for (unsigned j = i + 1; j < n; j++)
+			c += (s->y[j] > yi) - (s->y[j] < yi);
+		row[i] = (double)c;
+	}
+	row[n - 1] = 0;
+	for (unsigned i = n - 1; i-- > 0;)
+		row[i] += row[i + 1]; /* row[k] = S of the suffix from k */
+	unsigned best_k = n;
+	double best_tau = -2, cand_tau[8], cand_p[8];
+	unsigned cand_k[8], nc = 0;
+	for (unsigned c = 0; c < 8; c++) {
+		unsigned k = (unsigned)((uint64_t)n * c / 8);
+		unsigned len = n - k;
+		if (len < cfg->leak_min_windows ||
+		    (s->t[n - 1] - s->t[k]) * 1000.0 < (double)cfg->leak_min_span_ms)
+			break;
+		double dn = (double)len, sk = row[k];
+		double var0 = dn * (dn - 1) * (2 * dn + 5) / 18.0;
+		double z = sk > 0 ? (sk - 1) / sqrt(var0) : 0;
+		cand_k[nc] = k;
+		cand_tau[nc] = sk / (dn * (dn - 1) / 2);
+		cand_p[nc] = stats_norm_sf(z);
+		if (cand_p[nc] < cfg->leak_p && cand_tau[nc] > best_tau)
+			best_tau = cand_tau[nc];
+		nc++;
+	}
+	for (unsigned c = 0; c < nc && best_k == n; c++)
+		if (cand_p[c] < cfg->leak_p && cand_tau[c] >= 0.9 * best_tau)
+			best_k = cand_k[c];
+	if (best_k == n || best_tau < cfg->leak_min_tau) {
+		out->why_not = "no significant rising trend";
+		out->tr.tau = nc ? cand_tau[0] : 0;
+		out->tr.p_value = nc ? cand_p[0] : 1;
+		return 0;
+	}
+	double tau, p, var;
+	stats_mann_kendall(s->y + best_k, n - best_k, &tau, &p, &var);
+	if (p >= cfg->leak_p || tau < cfg->leak_min_tau) {
+		out->why_not = "no significant rising trend";
+		out->tr.tau = tau;
+		out->tr.p_value = p;
+		return 0;
+	}
+	const double *t = s->t + best_k, *y = s->y + best_k;
+	unsigned m = n - best_k;
+	struct trend tr = {.tau = tau, .p_value = p};
+	stats_theil_sen(t, y, m, var, s->tmp, &tr.slope, &tr.ci_low, &tr.ci_high);
+	out->tr = tr;
+	out->start_ms = t0_ms + (int64_t)llround(t[0] * 1000.0);
+	out->end_ms = r->w[r->n - 1].t_last_ms;
+
+	double span_s = t[m - 1] - t[0];
+	if (tr.slope * 60.0 < (double)cfg->leak_min_rate_bytes_per_min) {
+		out->why_not = "rate below the minimum";
+		return 0;
+	}
+	if (tr.slope * span_s < (double)cfg->leak_min_rise_bytes) {
+		out->why_not = "rise below the minimum";
+		return 0;
+	}
+	/* fell back from its peak: freed, not leaking (now) */
+	double lo = y[0], hi = y[0];
+	for (unsigned i = 1; i < m; i++) {
+		if (y[i] < lo)
+			lo = y[i];
+		if (y[i] > hi)
+			hi = y[i];
+	}
+	double recent = y[m - 1];
+	for (unsigned i = m >= 3 ? m - 3 : 0; i < m; i++)
+		if (y[i] > recent)
+			recent = y[i];
+	if (recent < hi - 0.25 * (hi - lo)) {
+		out->why_not = "fell back from its peak";
+		return 0;
+	}
+	/* a leak keeps making new highs: a level reached before the rise
+	 * began is a cycle (a cache filled and cleared), not a leak */
+	for (unsigned i = 0; i < best_k; i++)
+		if (s->y[i] >= recent - 0.25 * (hi - lo)) {
+			out->why_not = "the level was reached before: a cycle";
+			return 0;
+		}
+	/* flattened out: the latest quarter barely rises */
+	unsigned tail = m / 4 < 8 ? 8 : m / 4;
+	if (tail < m) {
+		double ts, tlo, thi, ttau, tp, tvar;
+		stats_mann_kendall(y + m - tail, tail, &ttau, &tp, &tvar);
+		stats_theil_sen(t + m - tail, y + m - tail, tail, tvar, s->tmp, &ts, &tlo, &thi);
+		if (ts < 0.3 * tr.slope) {
+			out->why_not = "plateau: the latest stretch is flat";
+			return 0;
+		}
+	}
+	if (few_steps(y, m, s->tmp)) {
+		out->why_not = "a few steps, as a caching allocator grows";
+		return 0;
+	}
+	out->is_leak = 1;
+	out->why_not = NULL;
+	return 0;
+}

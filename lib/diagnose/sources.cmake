@@ -1,0 +1,2 @@
+list(APPEND VRAMZ_LIB_SOURCES diagnose/ring.c diagnose/stats.c diagnose/leak.c
+     diagnose/engine.c diagnose/detect.c diagnose/advice.c)

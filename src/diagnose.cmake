@@ -1,0 +1,7 @@
+# The diagnoses: `vramz analyze` (logs) and `vramz watch` (live).
+list(APPEND VRAMZ_TOOL_SOURCES cmd-analyze.c cmd-watch.c diagconf.c)
+list(APPEND VRAMZ_TOOL_DEFS VRAMZ_HAVE_DIAGNOSE)
+# analyze needs the log reader (lib/log); until it is built in, it says so.
+if(EXISTS ${PROJECT_SOURCE_DIR}/lib/log/sources.cmake)
+  list(APPEND VRAMZ_TOOL_DEFS VRAMZ_HAVE_LOG_READER)
+endif()

@@ -1,0 +1,88 @@
+#!/bin/bash
+# t3100-diag-watch.sh - `vramz watch` against the fake NVML: a leaker is
+# flagged with its rate and a time to OOM, the steady job beside it never
+# is; --json lines; --exec runs a command with the finding in its
+# environment; bad options and config lines are usage errors.
+. "$TESTS_SRC/e2e/lib.sh"
+
+# real processes for the scenario's pids, so /proc attributes them
+sleep 120 & STEADY_PID=$!
+sleep 120 & LEAK_PID=$!
+export STEADY_PID LEAK_PID
+trap 'kill $STEADY_PID $LEAK_PID 2>/dev/null; rm -rf "$T"' EXIT
+export XDG_CONFIG_HOME="$T/cfg"
+FAST="-i 100ms --window 200ms --leak-warmup 1s --leak-min-span 3s"
+
+expect_success 'watch flags the 64 MiB/s leaker, not the steady job' '
+	scenario diag-leak.scn &&
+	vramz watch $FAST -d 6s >out &&
+	has "new +(CRITICAL|WARNING) +leak +pid $LEAK_PID \(sleep\) on GPU 0 grows" out &&
+	hasnt "pid $STEADY_PID" out &&
+	python3 - out <<PY
+import re, sys
+line = [l for l in open(sys.argv[1]) if " leak " in l][0]
+rate = float(re.search(r"grows ([0-9.]+) MiB/min", line).group(1))
+assert abs(rate - 64 * 60) <= 0.1 * 64 * 60, rate
+assert "out of memory in about" in line, line
+PY
+'
+
+expect_success 'watch --json prints one object per event' '
+	scenario diag-leak.scn &&
+	vramz watch $FAST -d 6s --json >out.json &&
+	python3 - out.json <<PY
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+leaks = [e for e in ev if e["finding"]["kind"] == "leak"]
+assert leaks and leaks[0]["event"] == "new", ev
+f = leaks[0]["finding"]
+assert f["pid"] == int("$LEAK_PID") and f["gpu"] == 0, f
+assert abs(f["rate_bytes_per_s"] - 64 * 2**20) < 0.1 * 64 * 2**20, f
+assert f["time_to_oom_s"] > 0 and f["job"].startswith("pgid:"), f
+PY
+'
+
+expect_success '--exec runs a command per event with the finding in its environment' '
+	scenario diag-leak.scn &&
+	vramz watch $FAST -d 6s --min-severity warning --exec sh -c "env | grep ^VRAMZ_FINDING_ | sort > \"$T/ev.\$\$\"" >/dev/null &&
+	cat "$T"/ev.* >env.txt &&
+	has "^VRAMZ_FINDING_EVENT=new" env.txt &&
+	has "^VRAMZ_FINDING_KIND=leak" env.txt &&
+	has "^VRAMZ_FINDING_PID=$LEAK_PID" env.txt &&
+	has "^VRAMZ_FINDING_RATE_BYTES_PER_S=[0-9]+" env.txt &&
+	has "^VRAMZ_FINDING_TTO_S=[0-9]+" env.txt
+'
+
+expect_success 'a hung --exec command does not stop sampling' '
+	scenario diag-leak.scn &&
+	start=$(date +%s) &&
+	vramz watch $FAST -d 6s --exec-timeout 1s --exec sleep 100 >out 2>err &&
+	end=$(date +%s) &&
+	[ $((end - start)) -lt 15 ] &&
+	has "new .* leak" out && has "killed" err
+'
+
+expect_success 'bad options and config lines are usage errors naming the input' '
+	scenario diag-leak.scn &&
+	[ "$(rc vramz watch --idle-time soon)" = 2 ] &&
+	[ "$(rc vramz watch --min-severity loud -d 1s)" = 2 ] &&
+	mkdir -p "$XDG_CONFIG_HOME/vramz" &&
+	printf "# thresholds\nidle-time = 10min\nleak-p = often\n" >"$XDG_CONFIG_HOME/vramz/config" &&
+	{ vramz watch -d 1s 2>err; test $? = 2; } &&
+	has "config:3: bad value .often. for leak-p" err &&
+	printf "idle-tim = 10min\n" >"$XDG_CONFIG_HOME/vramz/config" &&
+	{ vramz watch -d 1s 2>err; test $? = 2; } &&
+	has "config:1: unknown key .idle-tim." err &&
+	rm "$XDG_CONFIG_HOME/vramz/config"
+'
+
+expect_success 'thresholds from the config file apply (a huge minimum rate silences the leak)' '
+	scenario diag-leak.scn &&
+	mkdir -p "$XDG_CONFIG_HOME/vramz" &&
+	printf "leak-min-rate = 1TiB\n" >"$XDG_CONFIG_HOME/vramz/config" &&
+	vramz watch $FAST -d 5s >out &&
+	hasnt " leak " out &&
+	rm "$XDG_CONFIG_HOME/vramz/config"
+'
+
+finish

@@ -1,0 +1,362 @@
+/* test_diag_leak.c - the leak detector on synthetic series: it must flag
+ * exactly the leaks, with the rate within 10 % and the time to OOM within
+ * 15 % of the truth, and stay silent on everything that merely rises and
+ * stops (warm-up, caching allocator steps), oscillates (sawtooth), spikes
+ * once, or frees what it held.  False alarms are the main risk, so most
+ * tests here assert that nothing is raised - at every evaluation along
+ * the way, not only at the end. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "diag_sim.h"
+
+#define TOTAL (80 * GiB)
+#define PERIOD_MS 500 /* 2 Hz keeps the tests fast; the bench does 10 Hz */
+
+/* memory of the process under test at t seconds */
+typedef double (*shape_fn)(struct sim *m, double t_s, const double *arg);
+
+struct run {
+	int64_t dur_ms;
+	shape_fn shape;
+	const double *arg;
+	double noise_bytes;      /* Gaussian sd per sample */
+	int never_before_end;    /* assert: no leak at any evaluation */
+	unsigned leaks_seen;     /* evaluations that showed a leak */
+};
+
+static vramz_diag *run_series(struct run *r)
+{
+	struct sim m;
+	sim_init(&m, 1, TOTAL);
+	vramz_proc_sample *other = sim_proc(&m, 0, 100, 100);
+	vramz_proc_sample *x = sim_proc(&m, 0, 200, 200);
+	vramz_diag *d = vramz_diag_new(NULL);
+	assert_non_null(d);
+	for (int64_t t = 0; t <= r->dur_ms; t += PERIOD_MS) {
+		double ts = (double)t / 1000.0;
+		other->used_bytes = (uint64_t)(10 * GiB + 16 * MiB * sim_gauss(&m) * (r->noise_bytes > 0));
+		double v = r->shape(&m, ts, r->arg) + r->noise_bytes * sim_gauss(&m);
+		x->used_bytes = v < 0 ? 0 : (uint64_t)v;
+		assert_int_equal(sim_feed(d, &m, 1700000000000 + t, NULL), 0);
+		if (t % 10000 == 0) {
+			const vramz_finding *f;
+			unsigned n = count_kind(d, VRAMZ_FK_LEAK, &f);
+			r->leaks_seen += n > 0;
+			if (r->never_before_end && n) {
+				char b[512];
+				print_error("t=%.0fs unexpected: %s\n", ts, vramz_finding_summary(f, b, sizeof b));
+				fail();
+			}
+		}
+	}
+	return d;
+}
+
+static double steady_leak(struct sim *m, double t, const double *a)
+{
+	/* a[0] rate bytes/s, plus a per-iteration sawtooth of a[1] bytes */
+	double saw = a[1] * fmod(t * 1.37, 1.0);
+	return 2 * GiB + a[0] * t + saw;
+}
+
+static void check_leak(double rate_mib_min, int64_t dur_ms, double noise)
+{
+	double a[2] = {rate_mib_min * MiB / 60, 256 * MiB};
+	struct run r = {.dur_ms = dur_ms, .shape = steady_leak, .arg = a, .noise_bytes = noise};
+	vramz_diag *d = run_series(&r);
+	const vramz_finding *f;
+	assert_int_equal(count_kind(d, VRAMZ_FK_LEAK, &f), 1);
+	assert_int_equal(f->pid, 200);
+	double rate = f->rate_bytes_per_s;
+	assert_true(fabs(rate - a[0]) <= 0.10 * a[0]);
+	assert_true(f->rate_ci_low_bytes_per_s <= rate && rate <= f->rate_ci_high_bytes_per_s);
+	assert_true(f->tau > 0.5 && f->p_value < 0.001);
+	/* truth: free memory at the end over the true rate */
+	double used_end = 10 * GiB + 2 * GiB + a[0] * (double)dur_ms / 1000 + 128 * MiB;
+	double free_end = TOTAL - 512 * MiB - used_end;
+	double tto_true = free_end / a[0];
+	assert_true(f->figures & VRAMZ_FG_TTO);
+	if (fabs(f->time_to_oom_s - tto_true) > 0.15 * tto_true) {
+		print_error("tto %.0f s vs truth %.0f s\n", f->time_to_oom_s, tto_true);
+		fail();
+	}
+	assert_true(f->duration_ms >= dur_ms / 2);
+	char b[512];
+	vramz_finding_summary(f, b, sizeof b);
+	assert_non_null(strstr(b, "pid 200 (python) on GPU 0 grows"));
+	vramz_diag_free(d);
+}
+
+static void leak_4mib_per_min(void **s) { (void)s; check_leak(4, 2 * 3600 * 1000, 32 * MiB); }
+static void leak_64mib_per_min(void **s) { (void)s; check_leak(64, 30 * 60 * 1000, 64 * MiB); }
+static void leak_1gib_per_min(void **s) { (void)s; check_leak(1024, 20 * 60 * 1000, 128 * MiB); }
+static void leak_3840mib_per_min(void **s) { (void)s; check_leak(3840, 5 * 60 * 1000, 128 * MiB); }
+
+/* 64 MiB/s, as the GPU validation's leaker: flagged within 2 minutes */
+static void leak_fast_flagged_early(void **s)
+{
+	(void)s;
+	double a[2] = {64 * MiB, 0};
+	struct run r = {.dur_ms = 105 * 1000, .shape = steady_leak, .arg = a, .noise_bytes = 8 * MiB};
+	vramz_diag *d = run_series(&r);
+	const vramz_finding *f;
+	assert_int_equal(count_kind(d, VRAMZ_FK_LEAK, &f), 1);
+	assert_true(fabs(f->rate_bytes_per_s - a[0]) <= 0.10 * a[0]);
+	assert_int_equal(f->severity, VRAMZ_SEV_CRITICAL); /* OOM in ~17 min */
+	vramz_diag_free(d);
+}
+
+/* Leaks in chunks: 256 MiB every 15 s is 1 GiB/min made of many steps. */
+static double chunky(struct sim *m, double t, const double *a)
+{
+	return 2 * GiB + 256 * MiB * floor(t / 15);
+}
+
+static void leak_in_many_steps(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 15 * 60 * 1000, .shape = chunky, .noise_bytes = 8 * MiB};
+	vramz_diag *d = run_series(&r);
+	const vramz_finding *f;
+	assert_int_equal(count_kind(d, VRAMZ_FK_LEAK, &f), 1);
+	assert_true(fabs(f->rate_bytes_per_s * 60 - 1024 * MiB) <= 0.10 * 1024 * MiB);
+	vramz_diag_free(d);
+}
+
+/* Flat for 20 minutes, then 64 MiB/min: the rate is of the leak, not
+ * diluted by the flat start, and its duration is about 20 minutes. */
+static double late_leak(struct sim *m, double t, const double *a)
+{
+	return 4 * GiB + (t > 1200 ? (t - 1200) * 64 * MiB / 60 : 0);
+}
+
+static void leak_starting_late(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 40 * 60 * 1000, .shape = late_leak, .noise_bytes = 16 * MiB};
+	vramz_diag *d = run_series(&r);
+	const vramz_finding *f;
+	assert_int_equal(count_kind(d, VRAMZ_FK_LEAK, &f), 1);
+	assert_true(fabs(f->rate_bytes_per_s * 60 - 64 * MiB) <= 0.10 * 64 * MiB);
+	assert_true(f->duration_ms >= 14 * 60 * 1000 && f->duration_ms <= 26 * 60 * 1000);
+	vramz_diag_free(d);
+}
+
+/* ---- not leaks ---- */
+
+static double steady(struct sim *m, double t, const double *a) { return 20 * GiB; }
+
+static void not_steady_noisy(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 2 * 3600 * 1000, .shape = steady, .noise_bytes = 256 * MiB,
+			.never_before_end = 1};
+	vramz_diag_free(run_series(&r));
+}
+
+/* alloc/free every iteration (0.8 s), 6 GiB deep */
+static double sawtooth(struct sim *m, double t, const double *a)
+{
+	return 12 * GiB + 6 * GiB * fmod(t / 0.8, 1.0);
+}
+
+static void not_sawtooth(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 60 * 60 * 1000, .shape = sawtooth, .noise_bytes = 32 * MiB,
+			.never_before_end = 1};
+	vramz_diag_free(run_series(&r));
+}
+
+/* a slow ramp (90 s) that is freed, over and over: a cache cleared periodically */
+static double slow_sawtooth(struct sim *m, double t, const double *a)
+{
+	return 8 * GiB + 4 * GiB * fmod(t / 90, 1.0);
+}
+
+static void not_slow_sawtooth(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 60 * 60 * 1000, .shape = slow_sawtooth, .noise_bytes = 16 * MiB,
+			.never_before_end = 1};
+	vramz_diag_free(run_series(&r));
+}
+
+/* a caching allocator: three steps in the first minutes, then it holds */
+static double step_plateau(struct sim *m, double t, const double *a)
+{
+	return 2 * GiB + 4 * GiB * ((t > 40) + (t > 90) + (t > 150));
+}
+
+static void not_step_and_plateau(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 60 * 60 * 1000, .shape = step_plateau, .noise_bytes = 32 * MiB,
+			.never_before_end = 1};
+	vramz_diag_free(run_series(&r));
+}
+
+/* steps spread out (3 steps over 20 minutes) then a long hold */
+static double slow_steps(struct sim *m, double t, const double *a)
+{
+	return 2 * GiB + 2 * GiB * ((t > 200) + (t > 600) + (t > 1100));
+}
+
+static void not_slow_steps(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 90 * 60 * 1000, .shape = slow_steps, .noise_bytes = 16 * MiB,
+			.never_before_end = 1};
+	vramz_diag_free(run_series(&r));
+}
+
+static double spike(struct sim *m, double t, const double *a)
+{
+	return 20 * GiB + (t >= 900 && t < 900.5 ? 40 * GiB : 0);
+}
+
+static void not_single_spike(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 30 * 60 * 1000, .shape = spike, .noise_bytes = 32 * MiB,
+			.never_before_end = 1};
+	vramz_diag_free(run_series(&r));
+}
+
+/* grows for 20 minutes while working, then frees everything but its context */
+static double frees_all(struct sim *m, double t, const double *a)
+{
+	return t < 1200 ? 1 * GiB + t * 256 * MiB / 60 : 500 * MiB;
+}
+
+static void not_after_freeing_everything(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 30 * 60 * 1000, .shape = frees_all, .noise_bytes = 16 * MiB};
+	vramz_diag *d = run_series(&r);
+	assert_int_equal(count_kind(d, VRAMZ_FK_LEAK, NULL), 0);
+	vramz_diag_free(d);
+}
+
+/* all the rise happens within the warm-up */
+static double warmup_only(struct sim *m, double t, const double *a)
+{
+	return t < 25 ? t * GiB : 25 * GiB;
+}
+
+static void not_warmup(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 20 * 60 * 1000, .shape = warmup_only, .noise_bytes = 8 * MiB,
+			.never_before_end = 1};
+	vramz_diag_free(run_series(&r));
+}
+
+/* a tiny drift (0.3 MiB/min) is below the minimum rate worth a finding */
+static double drift(struct sim *m, double t, const double *a) { return 4 * GiB + t * 0.3 * MiB / 60; }
+
+static void not_tiny_drift(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 3 * 3600 * 1000, .shape = drift, .noise_bytes = 0,
+			.never_before_end = 1};
+	vramz_diag_free(run_series(&r));
+}
+
+/* Several processes on one GPU: only the leaker is flagged. */
+static void exactly_the_leak_among_others(void **s)
+{
+	(void)s;
+	struct sim m;
+	sim_init(&m, 2, TOTAL);
+	vramz_proc_sample *a = sim_proc(&m, 0, 11, 11); /* steady */
+	vramz_proc_sample *b = sim_proc(&m, 0, 12, 12); /* sawtooth */
+	vramz_proc_sample *c = sim_proc(&m, 1, 13, 13); /* step-plateau */
+	vramz_proc_sample *l = sim_proc(&m, 1, 14, 14); /* leaks 128 MiB/min */
+	vramz_diag *d = vramz_diag_new(NULL);
+	for (int64_t t = 0; t <= 40 * 60 * 1000; t += PERIOD_MS) {
+		double ts = t / 1000.0;
+		a->used_bytes = (uint64_t)(6 * GiB + 32 * MiB * sim_gauss(&m));
+		b->used_bytes = (uint64_t)sawtooth(&m, ts, NULL);
+		c->used_bytes = (uint64_t)step_plateau(&m, ts, NULL);
+		l->used_bytes = (uint64_t)(3 * GiB + ts * 128 * MiB / 60 + 32 * MiB * sim_gauss(&m));
+		assert_int_equal(sim_feed(d, &m, t, NULL), 0);
+	}
+	const vramz_finding *f;
+	assert_int_equal(count_kind(d, VRAMZ_FK_LEAK, &f), 1);
+	assert_int_equal(f->pid, 14);
+	assert_int_equal(f->gpu, 1);
+	assert_string_equal(f->job, "pgid:14");
+	vramz_diag_free(d);
+}
+
+/* A GPU whose memory rises with no process to blame: a GPU-level leak. */
+static void gpu_level_leak(void **s)
+{
+	(void)s;
+	struct sim m;
+	sim_init(&m, 1, TOTAL);
+	vramz_proc_sample *a = sim_proc(&m, 0, 11, 11);
+	vramz_diag *d = vramz_diag_new(NULL);
+	double extra[1];
+	for (int64_t t = 0; t <= 20 * 60 * 1000; t += PERIOD_MS) {
+		a->used_bytes = (uint64_t)(6 * GiB);
+		extra[0] = 1 * GiB + (t / 1000.0) * 32 * MiB / 60;
+		assert_int_equal(sim_feed(d, &m, t, extra), 0);
+	}
+	const vramz_finding *f;
+	assert_int_equal(count_kind(d, VRAMZ_FK_LEAK, &f), 1);
+	assert_int_equal(f->pid, 0);
+	assert_int_equal(f->gpu, 0);
+	assert_true(fabs(f->rate_bytes_per_s * 60 - 32 * MiB) <= 0.1 * 32 * MiB);
+	vramz_diag_free(d);
+}
+
+/* A pid reused by a new process is a new series, not a continuation: the
+ * old process's 40 GiB and the new one's 2 GiB are not a trend. */
+static void reused_pid_is_a_new_process(void **s)
+{
+	(void)s;
+	struct sim m;
+	sim_init(&m, 1, TOTAL);
+	vramz_proc_sample *a = sim_proc(&m, 0, 11, 11);
+	vramz_diag *d = vramz_diag_new(NULL);
+	for (int64_t t = 0; t <= 30 * 60 * 1000; t += PERIOD_MS) {
+		if (t == 15 * 60 * 1000)
+			a->start_time_ticks += 777;
+		a->used_bytes = (uint64_t)(t < 15 * 60 * 1000 ? 2 * GiB : 40 * GiB);
+		assert_int_equal(sim_feed(d, &m, t, NULL), 0);
+		assert_int_equal(count_kind(d, VRAMZ_FK_LEAK, NULL), 0);
+	}
+	vramz_diag_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(leak_4mib_per_min),
+		cmocka_unit_test(leak_64mib_per_min),
+		cmocka_unit_test(leak_1gib_per_min),
+		cmocka_unit_test(leak_3840mib_per_min),
+		cmocka_unit_test(leak_fast_flagged_early),
+		cmocka_unit_test(leak_in_many_steps),
+		cmocka_unit_test(leak_starting_late),
+		cmocka_unit_test(not_steady_noisy),
+		cmocka_unit_test(not_sawtooth),
+		cmocka_unit_test(not_slow_sawtooth),
+		cmocka_unit_test(not_step_and_plateau),
+		cmocka_unit_test(not_slow_steps),
+		cmocka_unit_test(not_single_spike),
+		cmocka_unit_test(not_after_freeing_everything),
+		cmocka_unit_test(not_warmup),
+		cmocka_unit_test(not_tiny_drift),
+		cmocka_unit_test(exactly_the_leak_among_others),
+		cmocka_unit_test(gpu_level_leak),
+		cmocka_unit_test(reused_pid_is_a_new_process),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
