@@ -26,7 +26,8 @@ expect_success 'the shared library exports only vramz_ symbols' '
 expect_success 'an outside program builds with pkg-config and reads the GPUs' '
 	cmake --install "$BUILD" --prefix $T/usr >/dev/null &&
 	pc=$(dirname $(ls $T/usr/lib*/pkgconfig/vramz.pc)) &&
-	cc "$SRC/examples/embed.c" $(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs vramz) \
+	san="" && { [ "${VRAMZ_SANITIZE:-0}" = 1 ] && san="-fsanitize=address,undefined"; true; } &&
+	cc $san "$SRC/examples/embed.c" $(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs vramz) \
 		-Wl,-rpath,$(dirname $pc) -o embed &&
 	./embed > out && has "GPU 0 NVIDIA H200: [0-9]+ of 143771 MiB used" out &&
 	has "GPU 1 NVIDIA H200" out && has "pid 4200301 \(not visible here\): 62464 MiB" out
