@@ -100,6 +100,15 @@ int status_lost_count(const vramz_snapshot *snap)
 	return n;
 }
 
+int status_exit_code(const vramz_snapshot *snap)
+{
+	int lost = status_lost_count(snap);
+	if (!lost)
+		return EXIT_OK;
+	cli_err("%d GPU%s lost (fell off the bus)", lost, lost > 1 ? "s" : "");
+	return EXIT_FAIL;
+}
+
 void status_print(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int procs)
 {
 	print_header(f, ctx, snap);
@@ -143,9 +152,7 @@ int cmd_status(int argc, char **argv)
 		json_snapshot(stdout, ctx, snap, !no_procs);
 	else
 		status_print(stdout, ctx, snap, !no_procs);
-	int lost = status_lost_count(snap);
-	if (lost)
-		cli_err("%d GPU%s lost (fell off the bus)", lost, lost > 1 ? "s" : "");
+	ex = status_exit_code(snap);
 	vramz_close(ctx);
-	return lost ? EXIT_FAIL : EXIT_OK;
+	return ex;
 }
