@@ -17,8 +17,8 @@ HOLD=$!
 for _ in $(seq 120); do grep -q ready /tmp/hold.out && break; sleep 0.5; done
 pids=""
 python3 "$H/cpu_of.py" log_10hz_procs_slow10 40 "$VZ" log --procs -i 100ms -o /tmp/a.csv > "$OUT/c1.txt" 2>&1 & pids="$pids $!"
-python3 "$H/cpu_of.py" log_10hz_procs_noslow 40 "$VZ" log --procs -i 100ms --slow-every 0 -o /tmp/b.csv > "$OUT/c2.txt" 2>&1 & pids="$pids $!"
-python3 "$H/cpu_of.py" log_10hz_gpus_noslow 40 "$VZ" log -i 100ms --slow-every 0 -o /tmp/c.csv > "$OUT/c3.txt" 2>&1 & pids="$pids $!"
+python3 "$H/cpu_of.py" log_10hz_procs_noslow 40 "$VZ" log --procs -i 100ms --slow-interval 0 -o /tmp/b.csv > "$OUT/c2.txt" 2>&1 & pids="$pids $!"
+python3 "$H/cpu_of.py" log_10hz_gpus_noslow 40 "$VZ" log -i 100ms --slow-interval 0 -o /tmp/c.csv > "$OUT/c3.txt" 2>&1 & pids="$pids $!"
 python3 "$H/cpu_of.py" serve_1s_procs_slow10s 40 "$VZ" serve --procs --listen 127.0.0.1:9971 > "$OUT/c4.txt" 2>&1 & pids="$pids $!"
 python3 "$H/cpu_of.py" serve_1s_procs_noslow 40 "$VZ" serve --procs --slow-interval 0 --listen 127.0.0.1:9972 > "$OUT/c5.txt" 2>&1 & pids="$pids $!"
 python3 "$H/cpu_of.py" watch_1s 40 "$VZ" watch -i 1s > "$OUT/c6.txt" 2>&1 & pids="$pids $!"
