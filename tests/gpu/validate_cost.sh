@@ -22,7 +22,21 @@ python3 "$H/cpu_of.py" log_10hz_gpus_noslow 40 "$VZ" log -i 100ms --slow-interva
 python3 "$H/cpu_of.py" serve_1s_procs_slow10s 40 "$VZ" serve --procs --listen 127.0.0.1:9971 > "$OUT/c4.txt" 2>&1 & pids="$pids $!"
 python3 "$H/cpu_of.py" serve_1s_procs_noslow 40 "$VZ" serve --procs --slow-interval 0 --listen 127.0.0.1:9972 > "$OUT/c5.txt" 2>&1 & pids="$pids $!"
 python3 "$H/cpu_of.py" watch_1s 40 "$VZ" watch -i 1s > "$OUT/c6.txt" 2>&1 & pids="$pids $!"
+tmux -L vzcost new-session -d -x 200 -y 60 "sh -c 'echo \$\$ > /tmp/top.pid; exec env LANG=C.UTF-8 $VZ top'"
 # not a bare `wait`: the holder runs until killed
 wait $pids
+python3 - "$(cat /tmp/top.pid)" <<'PY' > "$OUT/c7.txt"
+import os, sys
+pid = sys.argv[1]
+f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+hz = os.sysconf("SC_CLK_TCK")
+cpu = (int(f[11]) + int(f[12])) / hz
+start = int(f[19]) / hz
+up = float(open("/proc/uptime").read().split()[0])
+rss = [l for l in open(f"/proc/{pid}/status") if l.startswith("VmRSS")][0].split()[1]
+print(f"top_1s_200x60: cpu_s={cpu:.3f} wall_s={up - start:.1f} core_pct={100 * cpu / (up - start):.3f} rss_kib={rss}")
+PY
+tmux -L vzcost capture-pane -p > "$OUT/top-200x60.txt"
+tmux -L vzcost kill-server
 kill $HOLD; wait $HOLD 2>/dev/null
 cat "$OUT"/c*.txt | grep core_pct
