@@ -10,8 +10,9 @@
  * colour role has a monochrome attribute (term.c), so no meaning rides on
  * colour alone: used, reserved and free are also different characters.
  *
- * The whole screen is drawn into curses' buffer and refresh() sends only
- * what changed; frames are drawn on new data, a key or a resize only.
+ * The whole screen is drawn into a frame buffer (fb.c) that hands curses
+ * only the cells that changed since the last frame, and refresh() sends
+ * only those; frames are drawn on new data, a key or a resize only.
  */
 #include "tui/app.h"
 
@@ -23,6 +24,7 @@
 #include <wchar.h>
 
 #include "fmt.h"
+#include "tui/fb.h"
 #include "tui/term.h"
 
 #define TABLE_MIN_ROWS 4
@@ -33,40 +35,7 @@
 /* Writes s at (y, x) in at most w columns, padded with blanks to w when pad. */
 static int put(int y, int x, int w, int role, const char *s, int pad)
 {
-	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
-		return 0;
-	if (x + w > COLS)
-		w = COLS - x;
-	wchar_t ws[512];
-	mbstate_t st;
-	memset(&st, 0, sizeof st);
-	const char *p = s;
-	size_t n = mbsrtowcs(ws, &p, sizeof ws / sizeof ws[0] - 1, &st);
-	if (n == (size_t)-1) { /* not valid in this locale: show bytes as '?' */
-		n = 0;
-		for (const char *q = s; *q && n < sizeof ws / sizeof ws[0] - 1; q++)
-			ws[n++] = (unsigned char)*q < 128 ? (wchar_t)*q : L'?';
-	}
-	ws[n] = 0;
-	int cols = 0;
-	size_t k = 0;
-	for (; k < n; k++) {
-		int cw = wcwidth(ws[k]);
-		if (cw < 0) {
-			ws[k] = L'?';
-			cw = 1;
-		}
-		if (cols + cw > w)
-			break;
-		cols += cw;
-	}
-	attr_t at = term_attr((enum role)role);
-	attron(at);
-	mvaddnwstr(y, x, ws, (int)k);
-	for (; pad && cols < w; cols++)
-		addch(' ');
-	attroff(at);
-	return cols;
+	return fb_put(y, x, w, role, s, pad);
 }
 
 static int putf(int y, int x, int w, int role, const char *fmt, ...)
@@ -141,21 +110,9 @@ static void mem_bar(int y, int x, int w, const vramz_gpu_sample *s)
 	if (nu + nr > w)
 		nr = w - nu;
 	int role = used_role(s->mem_used_bytes + rsv, total);
-	for (int i = 0; i < w; i++) {
-		const char *g;
-		int r;
-		if (i < nr) {
-			g = utf ? "▒" : "%";
-			r = ROLE_RSV;
-		} else if (i < nr + nu) {
-			g = utf ? "█" : "#";
-			r = role;
-		} else {
-			g = utf ? "·" : ".";
-			r = ROLE_FREE;
-		}
-		put(y, x + i, 1, r, g, 0);
-	}
+	fb_fill(y, x, nr, ROLE_RSV, utf ? L'▒' : L'%');
+	fb_fill(y, x + nr, nu, role, utf ? L'█' : L'#');
+	fb_fill(y, x + nr + nu, w - nr - nu, ROLE_FREE, utf ? L'·' : L'.');
 }
 
 /* The value of one plot column in [0, 1], or -1 when unknown. */
@@ -172,19 +129,19 @@ static double plot_value(const struct hist_point *h, int util)
 
 static void plot(int y, int x, int w, int h, const struct model_gpu *g, int util)
 {
-	static const char *const blocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-	static const char *const ascii[] = {" ", ".", ".", "_", "o", "o", "O", "O", "#"};
-	const char *const *glyph = term_utf8() ? blocks : ascii;
+	static const wchar_t blocks[] = L" ▁▂▃▄▅▆▇█";
+	static const wchar_t ascii[] = L" .._ooOO#";
+	const wchar_t *glyph = term_utf8() ? blocks : ascii;
+	int role = util ? ROLE_PLOT_UTIL : ROLE_PLOT;
 	for (int c = 0; c < w; c++) {
 		double v = plot_value(model_hist(g, (unsigned)(w - 1 - c)), util);
-		int level = v < 0 ? -1 : (int)(v * h * 8 + 0.5);
+		if (v < 0)
+			continue; /* unknown: the blank the frame starts with */
+		int level = (int)(v * h * 8 + 0.5);
 		for (int r = 0; r < h; r++) {
 			int fill = level - (h - 1 - r) * 8;
 			fill = fill < 0 ? 0 : fill > 8 ? 8 : fill;
-			if (level < 0)
-				put(y + r, x + c, 1, ROLE_DIM, " ", 0);
-			else
-				put(y + r, x + c, 1, util ? ROLE_PLOT_UTIL : ROLE_PLOT, glyph[fill], 0);
+			fb_putc(y + r, x + c, role, glyph[fill]);
 		}
 	}
 }
@@ -257,8 +214,6 @@ static void compact_cols(struct compact_cols *c)
 
 static void compact_legend(int y, const struct compact_cols *c)
 {
-	move(y, 0);
-	clrtoeol();
 	put(y, 0, 14, ROLE_DIM, "GPU NAME", 0);
 	if (c->bar_w >= 24)
 		put(y, c->bar, c->bar_w, ROLE_DIM, term_utf8() ? "MEMORY █used ▒rsv ·free"
@@ -416,10 +371,7 @@ static void table_widths(struct colw *c)
 static void table_header(const struct app *a, int y, const struct colw *c)
 {
 	int x = 1;
-	attr_t at = term_attr(ROLE_HEAD);
-	attron(at);
-	mvhline(y, 0, ' ', COLS);
-	attroff(at);
+	fb_fill(y, 0, COLS, ROLE_HEAD, L' ');
 	for (int i = 0; i < COL_COUNT; i++) {
 		char t[32];
 		int sorted = a->v.ar.sort == (enum model_col)i;
@@ -462,12 +414,8 @@ static void table_row(const struct app *a, int y, const struct model_row *r, int
 	snprintf(cells[COL_CMD], sizeof cells[0], "%*s%s%s", r->depth > 1 ? (r->depth - 1) * 2 : 0,
 		 "", r->depth ? branch : "", r->cmd);
 	int base = sel ? ROLE_SEL : r->group ? ROLE_DIM : ROLE_NORMAL;
-	if (sel) {
-		attr_t at = term_attr(ROLE_SEL);
-		attron(at);
-		mvhline(y, 0, ' ', COLS);
-		attroff(at);
-	}
+	if (sel)
+		fb_fill(y, 0, COLS, ROLE_SEL, L' ');
 	if (r->finding)
 		put(y, 0, 1, sel ? ROLE_SEL : r->finding >= SEV_CRIT ? ROLE_CRIT : ROLE_WARN, "!", 0);
 	int x = 1;
@@ -584,8 +532,6 @@ static void keys_line(const struct app *a)
 	const char *const (*k)[2] = a->replay ? replay : live;
 	size_t n = a->replay ? sizeof replay / sizeof replay[0] : sizeof live / sizeof live[0];
 	int y = LINES - 1, x = 0;
-	move(y, 0);
-	clrtoeol();
 	for (size_t i = 0; i < n && x < COLS; i++) {
 		int kw = (int)strlen(k[i][0]), lw = (int)strlen(k[i][1]);
 		if (x + kw + lw > COLS)
@@ -600,8 +546,6 @@ static void status_line(const struct app *a)
 {
 	const struct view *v = &a->v;
 	int y = LINES - 2;
-	move(y, 0);
-	clrtoeol();
 	if (v->mode == MODE_PROMPT) {
 		static const char *const label[] = {"Filter (pid/user/job/command): ",
 						    "User: ", "GPU index: "};
@@ -626,24 +570,22 @@ static void status_line(const struct app *a)
 		put(y, 0, COLS, ROLE_DIM, "reading the GPUs...", 0);
 }
 
+/* A framed box, drawn into the frame like everything else (so closing it
+ * needs nothing but the next frame). */
 static void draw_box(int y, int x, int h, int w, const char *title)
 {
-	attr_t at = term_attr(ROLE_NORMAL);
-	for (int r = 0; r < h; r++) {
-		move(y + r, x);
-		attron(at);
-		for (int c = 0; c < w; c++)
-			addch(' ');
-		attroff(at);
+	int u = term_utf8();
+	for (int r = 1; r < h - 1; r++) {
+		fb_fill(y + r, x, w, ROLE_NORMAL, L' ');
+		fb_putc(y + r, x, ROLE_NORMAL, u ? L'│' : L'|');
+		fb_putc(y + r, x + w - 1, ROLE_NORMAL, u ? L'│' : L'|');
 	}
-	mvaddch(y, x, ACS_ULCORNER);
-	mvaddch(y, x + w - 1, ACS_URCORNER);
-	mvaddch(y + h - 1, x, ACS_LLCORNER);
-	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
-	mvhline(y, x + 1, ACS_HLINE, w - 2);
-	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
-	mvvline(y + 1, x, ACS_VLINE, h - 2);
-	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
+	fb_fill(y, x, w, ROLE_NORMAL, u ? L'─' : L'-');
+	fb_fill(y + h - 1, x, w, ROLE_NORMAL, u ? L'─' : L'-');
+	fb_putc(y, x, ROLE_NORMAL, u ? L'┌' : L'+');
+	fb_putc(y, x + w - 1, ROLE_NORMAL, u ? L'┐' : L'+');
+	fb_putc(y + h - 1, x, ROLE_NORMAL, u ? L'└' : L'+');
+	fb_putc(y + h - 1, x + w - 1, ROLE_NORMAL, u ? L'┘' : L'+');
 	putf(y, x + 2, w - 4, ROLE_TITLE, " %s ", title);
 }
 
@@ -695,9 +637,15 @@ static void help(const struct app *a)
 
 void render_screen(struct app *a)
 {
-	erase();
+	if (fb_begin() < 0) {
+		erase(); /* out of memory: say so the plain way */
+		mvaddstr(0, 0, "vramz top: out of memory");
+		refresh();
+		return;
+	}
 	if (LINES < 8 || COLS < 40) {
 		put(0, 0, COLS, ROLE_WARN, "vramz top: terminal too small (need 40x8)", 0);
+		fb_flush();
 		refresh();
 		return;
 	}
@@ -718,5 +666,6 @@ void render_screen(struct app *a)
 		help(a);
 	else if (a->v.mode == MODE_SIGNAL)
 		signal_menu(a);
+	fb_flush();
 	refresh();
 }

@@ -7,6 +7,7 @@ list(APPEND VRAMZ_TOOL_SOURCES
   tui/findings.c
   tui/kill.c
   tui/term.c
+  tui/fb.c
   tui/render.c
   tui/input.c
 )

@@ -25,6 +25,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "tui/fb.h"
 #include "tui/term.h"
 
 static int64_t interval_ms = 1000;
@@ -217,6 +218,7 @@ int cmd_top(int argc, char **argv)
 	}
 	ex = loop(a);
 	term_close();
+	fb_free();
 	sampler_stop(a->sp);
 	vramz_close(ctx);
 	model_free(&a->m);
