@@ -40,7 +40,6 @@ struct view {
 struct app {
 	struct model m;
 	struct findings f;
-	struct findings_opts fo;
 	struct killwatch kw;
 	struct sampler *sp;
 	int replay;

@@ -81,6 +81,12 @@ static int used_role(uint64_t used, uint64_t total)
 	return f >= 0.95 ? ROLE_CRIT : f >= 0.80 ? ROLE_WARN : ROLE_OK;
 }
 
+/* The colour of what a finding of severity sev names; base when none. */
+static int finding_role(int sev, int base)
+{
+	return sev >= VRAMZ_SEV_CRITICAL ? ROLE_CRIT : sev >= VRAMZ_SEV_WARNING ? ROLE_WARN : base;
+}
+
 /* ---- GPU area -------------------------------------------------------------- */
 
 /* A memory bar of w columns: used, reserved, free. */
@@ -234,8 +240,8 @@ static void gpu_compact(int y, const struct compact_cols *c, const struct model_
 	if (gpu_lost(y, 0, COLS, g, 1))
 		return;
 	char a[16], b[16], sens[96], link[64];
-	int mark = g->finding >= SEV_CRIT ? ROLE_CRIT : g->finding ? ROLE_WARN : ROLE_NORMAL;
-	putf(y, 0, 3, mark, "%2u%s", s->index, g->finding ? "!" : " ");
+	int mark = finding_role(g->finding, ROLE_NORMAL);
+	putf(y, 0, 3, mark, "%2u%s", s->index, g->finding >= VRAMZ_SEV_WARNING ? "!" : " ");
 	put(y, 4, 10, ROLE_TITLE, gpu_short_name(g->cur.name), 1);
 	mem_bar(y, c->bar, c->bar_w, s);
 	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
@@ -261,8 +267,9 @@ static void gpu_full(int y, int x0, int w, int plot_h, int show_util,
 	char a[24], b[24], c[24], d[24], sens[128], link[64];
 	if (gpu_lost(y, x0, w, g, 0))
 		return;
-	int mark = g->finding >= SEV_CRIT ? ROLE_CRIT : g->finding ? ROLE_WARN : ROLE_TITLE;
-	int x = putf(y, x0, w, mark, "GPU %u%s %s", s->index, g->finding ? "!" : "",
+	int mark = finding_role(g->finding, ROLE_TITLE);
+	int x = putf(y, x0, w, mark, "GPU %u%s %s", s->index,
+		     g->finding >= VRAMZ_SEV_WARNING ? "!" : "",
 		     gpu_short_name(g->cur.name));
 	sensors(sens, sizeof sens, s, 1);
 	pcie(link, sizeof link, &g->cur);
@@ -416,15 +423,15 @@ static void table_row(const struct app *a, int y, const struct model_row *r, int
 	int base = sel ? ROLE_SEL : r->group ? ROLE_DIM : ROLE_NORMAL;
 	if (sel)
 		fb_fill(y, 0, COLS, ROLE_SEL, L' ');
-	if (r->finding)
-		put(y, 0, 1, sel ? ROLE_SEL : r->finding >= SEV_CRIT ? ROLE_CRIT : ROLE_WARN, "!", 0);
+	if (r->finding >= VRAMZ_SEV_WARNING)
+		put(y, 0, 1, sel ? ROLE_SEL : finding_role(r->finding, ROLE_NORMAL), "!", 0);
 	int x = 1;
 	for (int i = 0; i < COL_COUNT; i++) {
 		int role = base;
 		if (!sel && i == COL_CMD && !r->visible)
 			role = ROLE_DIM;
-		if (!sel && i == COL_VRAM && r->finding)
-			role = ROLE_WARN;
+		if (!sel && i == COL_VRAM && r->finding >= VRAMZ_SEV_WARNING)
+			role = finding_role(r->finding, base);
 		put(y, x, c->w[i], role, cells[i], sel);
 		x += c->w[i] + 1;
 	}
@@ -503,18 +510,21 @@ static void header(const struct app *a)
 
 static int findings_panel(const struct app *a, int y, int max)
 {
+	static const char *const label[] = {"", "INFO ", "WARN ", "CRIT "};
 	const struct findings *f = &a->f;
 	int n = (int)f->n < max ? (int)f->n : max;
 	for (int i = 0; i < n; i++) {
-		char text[200];
-		const struct finding *x = &f->v[i];
-		findings_text(x, text, sizeof text);
-		int role = x->severity >= SEV_CRIT ? ROLE_CRIT : x->severity >= SEV_WARN ? ROLE_WARN
-										      : ROLE_NORMAL;
-		if (i == n - 1 && (int)f->n > n)
-			putf(y + i, 0, COLS, role, "! %s  (+%u more)", text, f->n - (unsigned)n);
-		else
-			putf(y + i, 0, COLS, role, "! %s", text);
+		const vramz_finding *x = &f->v[i];
+		int role = finding_role((int)x->severity, ROLE_NORMAL);
+		int x0 = put(y + i, 0, COLS, role, (unsigned)x->severity < 4 ? label[x->severity] : "", 0);
+		if (i == n - 1 && (int)f->n > n) {
+			char more[32];
+			int mw = snprintf(more, sizeof more, "  (+%u more)", f->n - (unsigned)n);
+			x0 += put(y + i, x0, COLS - x0 - mw, role, findings_text(f, (unsigned)i), 0);
+			put(y + i, x0, mw, ROLE_DIM, more, 0);
+		} else {
+			put(y + i, x0, COLS - x0, role, findings_text(f, (unsigned)i), 0);
+		}
 	}
 	return n;
 }
