@@ -50,7 +50,7 @@ run() {
 	tmux -L $sock new-session -d -x "$w" -y "$h" \
 		"LANG=C.UTF-8 exec valgrind --tool=callgrind --callgrind-out-file=$work/cg.%p \
 		 $bin top -i ${interval_ms}ms 2>$work/vg.log"
-	sleep 8 # valgrind start-up, NVML init, the first frames
+	sleep "${WARM:-8}" # valgrind start-up, NVML init, the first frames (WARM=s)
 	local vpid
 	vpid=$(tmux -L $sock display -p "#{pane_pid}")
 	callgrind_control -z "$vpid" >/dev/null 2>&1
