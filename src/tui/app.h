@@ -43,6 +43,7 @@ struct app {
 	struct killwatch kw;
 	struct sampler *sp;
 	int replay;
+	char source[160];                 /* live: driver version; replay: the file */
 	struct view v;
 };
 

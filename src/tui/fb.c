@@ -31,6 +31,7 @@ struct cell {
 };
 
 static struct cell *cur, *sent; /* this frame; what curses has */
+static struct cell *blank_row;  /* a row of blanks, copied to start a frame */
 static unsigned char *row_ok;   /* sent[] of the row is what curses shows */
 static int rows, cols;
 
@@ -42,17 +43,18 @@ int fb_begin(void)
 		cur = malloc(n * sizeof *cur);
 		sent = malloc(n * sizeof *sent);
 		row_ok = calloc((size_t)(LINES > 0 ? LINES : 1), 1);
-		if (!cur || !sent || !row_ok) {
+		blank_row = malloc((size_t)(COLS > 0 ? COLS : 1) * sizeof *blank_row);
+		if (!cur || !sent || !row_ok || !blank_row) {
 			fb_free();
 			return -1;
 		}
 		rows = LINES;
 		cols = COLS;
+		for (int x = 0; x < cols; x++)
+			blank_row[x] = (struct cell){L' ', ROLE_NORMAL};
 	}
-	struct cell blank = {L' ', ROLE_NORMAL};
-	size_t n = (size_t)rows * (size_t)cols;
-	for (size_t i = 0; i < n; i++)
-		cur[i] = blank;
+	for (int y = 0; y < rows; y++)
+		memcpy(cur + (size_t)y * (size_t)cols, blank_row, (size_t)cols * sizeof *cur);
 	return 0;
 }
 
@@ -61,7 +63,8 @@ void fb_free(void)
 	free(cur);
 	free(sent);
 	free(row_ok);
-	cur = sent = NULL;
+	free(blank_row);
+	cur = sent = blank_row = NULL;
 	row_ok = NULL;
 	rows = cols = 0;
 }
@@ -87,6 +90,14 @@ static inline void set(struct cell *row, int x, uint32_t ch, int role)
 	row[x].role = (uint32_t)role;
 	if (x + 1 < cols && row[x + 1].ch == 0)
 		row[x + 1].ch = L' '; /* or its left half: drop the right one */
+}
+
+void fb_column(int y, int x, int h, int role, const wchar_t *glyphs)
+{
+	if (!cur || x < 0 || x >= cols)
+		return;
+	for (int r = y < 0 ? -y : 0; r < h && y + r < rows; r++)
+		set(cur + (size_t)(y + r) * (size_t)cols, x, (uint32_t)glyphs[r], role);
 }
 
 void fb_putc(int y, int x, int role, wchar_t c)
@@ -181,11 +192,11 @@ void fb_flush(void)
 		struct cell *c = cur + (size_t)y * (size_t)cols;
 		struct cell *s = sent + (size_t)y * (size_t)cols;
 		int a = 0, b = cols - 1;
+		if (row_ok[y] && !memcmp(c, s, (size_t)cols * sizeof *c))
+			continue; /* most rows, most frames: one memcmp */
 		if (row_ok[y]) {
 			while (a < cols && c[a].ch == s[a].ch && c[a].role == s[a].role)
 				a++;
-			if (a == cols)
-				continue;
 			while (b > a && c[b].ch == s[b].ch && c[b].role == s[b].role)
 				b--;
 		}

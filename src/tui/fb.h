@@ -16,6 +16,8 @@ int fb_begin(void);
 int fb_put(int y, int x, int w, int role, const char *s, int pad);
 /* One character of width 1 at (y, x). */
 void fb_putc(int y, int x, int role, wchar_t c);
+/* A column of h characters (width 1) from (y, x) down: a plot's. */
+void fb_column(int y, int x, int h, int role, const wchar_t *glyphs);
 /* n copies of c (width 1) from (y, x). */
 void fb_fill(int y, int x, int n, int role, wchar_t c);
 /* Sends the changed cells to curses' screen (refresh() follows). */

@@ -139,6 +139,9 @@ static void plot(int y, int x, int w, int h, const struct model_gpu *g, int util
 	static const wchar_t ascii[] = L" .._ooOO#";
 	const wchar_t *glyph = term_utf8() ? blocks : ascii;
 	int role = util ? ROLE_PLOT_UTIL : ROLE_PLOT;
+	wchar_t col[16];
+	if (h > 16)
+		h = 16;
 	for (int c = 0; c < w; c++) {
 		double v = plot_value(model_hist(g, (unsigned)(w - 1 - c)), util);
 		if (v < 0)
@@ -146,9 +149,9 @@ static void plot(int y, int x, int w, int h, const struct model_gpu *g, int util
 		int level = (int)(v * h * 8 + 0.5);
 		for (int r = 0; r < h; r++) {
 			int fill = level - (h - 1 - r) * 8;
-			fill = fill < 0 ? 0 : fill > 8 ? 8 : fill;
-			fb_putc(y + r, x + c, role, glyph[fill]);
+			col[r] = glyph[fill < 0 ? 0 : fill > 8 ? 8 : fill];
 		}
+		fb_column(y, x + c, h, role, col);
 	}
 }
 
@@ -474,6 +477,9 @@ static void table(struct app *a, int y, int rows)
 
 /* ---- header, findings, status, keys, dialogs ----------------------------- */
 
+/* "vramz top  driver 580.159.04  2 GPUs  3 processes ...  12:00:01"; a
+ * replay names its file instead of the driver (a log does not record it)
+ * and shows the recorded date and time, and how far into the log. */
 static void header(const struct app *a)
 {
 	const struct model *m = &a->m;
@@ -491,15 +497,22 @@ static void header(const struct app *a)
 	if (ar->text[0] && o < sizeof filt)
 		snprintf(filt + o, sizeof filt - o, " /%s", ar->text);
 	int x = put(0, 0, COLS, ROLE_TITLE, "vramz top", 0);
+	if (a->replay)
+		x += putf(0, x, COLS - x, ROLE_WARN, "  replay of %s", a->source);
+	else
+		x += putf(0, x, COLS - x, ROLE_NORMAL, "  driver %s", a->source[0] ? a->source : "-");
 	x += putf(0, x, COLS - x, ROLE_NORMAL, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
 		  m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
 		  ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);
 	if (a->replay) {
 		struct sampler_state st;
 		sampler_get_state(a->sp, &st);
-		char r[96];
-		snprintf(r, sizeof r, "REPLAY %gx %s  %s", st.speed,
-			 st.ended ? "[end]" : st.paused ? "[paused]" : "", when);
+		char r[128], off[24] = "";
+		if (m->now_ms && st.first_ms && m->now_ms >= st.first_ms)
+			fmt_duration(off, sizeof off, m->now_ms - st.first_ms);
+		snprintf(r, sizeof r, "%gx%s  recorded %s%s%s", st.speed,
+			 st.ended ? " [end]" : st.paused ? " [paused]" : "", when,
+			 off[0] ? "  +" : "", off);
 		int w = (int)strlen(r);
 		put(0, COLS - w > x + 1 ? COLS - w : x + 1, w, ROLE_WARN, r, 0);
 	} else {

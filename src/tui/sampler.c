@@ -56,6 +56,7 @@ struct sampler {
 	int64_t seek_ms;           /* pending relative seek, 0 none */
 	int64_t pos_ms, first_ms;
 	vramz_diag *diag;          /* NULL: findings off */
+	struct tui_snap *first;    /* replay: the first tick, read by sampler_start */
 	unsigned diag_gpus;        /* replay: GPUs whose facts it has */
 #ifdef VRAMZ_TUI_REPLAY
 	vramz_log_reader *log;
@@ -268,7 +269,7 @@ static struct tui_snap *replay_seek(struct sampler *sp, struct tui_snap *pending
 	struct tui_snap *err = NULL, *batch = NULL, *btail = NULL, *last = NULL;
 	int reset = 0;
 	pthread_mutex_unlock(&sp->mu);
-	if (target_ms < sp->pos_ms) {
+	if (target_ms <= sp->pos_ms) { /* the shown tick or before: from the start */
 		snap_free(pending);
 		pending = NULL;
 		vramz_log_close(sp->log);
@@ -327,13 +328,13 @@ static struct tui_snap *replay_seek(struct sampler *sp, struct tui_snap *pending
 static void *replay_main(void *arg)
 {
 	struct sampler *sp = arg;
-	struct tui_snap *err = NULL;
-	struct tui_snap *cur = replay_next(sp, &err, 1); /* the tick shown next */
+	struct tui_snap *cur = sp->first; /* the tick shown next */
+	sp->first = NULL;
 	pthread_mutex_lock(&sp->mu);
-	deliver(sp, err);
 	if (cur)
 		sp->first_ms = cur->time_ms;
 	int64_t due = mono_ms();
+	int show_now = 0; /* a seek's target: shown even while paused */
 	while (!sp->quit) {
 		if (sp->seek_ms) {
 			int64_t target = sp->pos_ms + sp->seek_ms;
@@ -343,6 +344,7 @@ static void *replay_main(void *arg)
 			sp->ended = 0;
 			cur = replay_seek(sp, cur, target);
 			due = mono_ms();
+			show_now = 1;
 			continue;
 		}
 		if (!cur) {
@@ -355,7 +357,7 @@ static void *replay_main(void *arg)
 				pthread_cond_wait(&sp->cv, &sp->mu);
 			continue;
 		}
-		if (sp->paused || mono_ms() < due) {
+		if (!show_now && (sp->paused || mono_ms() < due)) {
 			if (sp->paused)
 				pthread_cond_wait(&sp->cv, &sp->mu);
 			else
@@ -363,9 +365,10 @@ static void *replay_main(void *arg)
 			continue;
 		}
 		struct tui_snap *shown = cur;
+		show_now = 0;
 		deliver(sp, shown);
 		pthread_mutex_unlock(&sp->mu);
-		err = NULL;
+		struct tui_snap *err = NULL;
 		cur = replay_next(sp, &err, 1);
 		pthread_mutex_lock(&sp->mu);
 		deliver(sp, err);
@@ -412,11 +415,23 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 #ifdef VRAMZ_TUI_REPLAY
 		int rc = vramz_log_open(&sp->log, o->replay_path);
 		if (rc < 0) {
-			snprintf(err, errlen, "%s: %s", o->replay_path,
-				 sp->log && *vramz_log_error(sp->log) ? vramz_log_error(sp->log)
-								      : vramz_strerror(rc));
+			if (sp->log && *vramz_log_error(sp->log))
+				snprintf(err, errlen, "%s", vramz_log_error(sp->log));
+			else
+				snprintf(err, errlen, "%s: %s", o->replay_path, vramz_strerror(rc));
 			sampler_stop(sp);
 			return rc;
+		}
+		/* the first tick now, so a log that is not one fails before the
+		 * terminal is taken, with FILE:LINE */
+		struct tui_snap *bad = NULL;
+		if (!(sp->first = replay_next(sp, &bad, 1))) {
+			snprintf(err, errlen, "%s", bad ? bad->errmsg : "");
+			if (!bad)
+				snprintf(err, errlen, "%s: holds no samples", o->replay_path);
+			snap_free(bad);
+			sampler_stop(sp);
+			return VRAMZ_EINVAL;
 		}
 		fn = replay_main;
 #else
@@ -450,6 +465,7 @@ void sampler_stop(struct sampler *sp)
 	vramz_log_close(sp->log);
 #endif
 	vramz_diag_free(sp->diag);
+	snap_free(sp->first);
 	snap_free(sp->head);
 	if (sp->efd >= 0)
 		close(sp->efd);

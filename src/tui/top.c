@@ -208,6 +208,10 @@ int cmd_top(int argc, char **argv)
 		}
 	}
 	a->replay = g_opts.replay != NULL;
+	if (a->replay)
+		snprintf(a->source, sizeof a->source, "%s", g_opts.replay);
+	else if (vramz_system(ctx))
+		snprintf(a->source, sizeof a->source, "%s", vramz_system(ctx)->driver_version);
 	struct sampler_opts so = {
 		.ctx = ctx, .replay_path = g_opts.replay, .interval_ms = interval_ms,
 		.flags = VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_LINK, .speed = speed, .diag = &dc,
