@@ -10,8 +10,10 @@
 # under callgrind at 250 ms in a private tmux, waits out the start-up,
 # zeroes the counters, lets TICKS ticks pass (default 40), dumps, and
 # prints the instructions per tick: all of them, and those of the UI
-# thread's parts (model, findings, arrange, render incl. curses' refresh)
-# and of the sampler thread (vramz_sample + the copy).
+# thread's parts (model, arrange, render incl. curses' refresh) and of the
+# sampler thread (vramz_sample + the copy; the diagnosis engine apart).
+# WARM=SECONDS waits longer first: WARM=30 lets the plots fill, so only
+# what changes from tick to tick is drawn (a steady machine).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -70,13 +72,13 @@ run() {
 	ui=$(incl "$f" take_snapshots)
 	render=$(incl "$f" render_screen)
 	model=$(incl "$f" model_feed)
-	find=$(incl "$f" findings_update)
+	find=$(( $(incl "$f" vramz_diag_feed) + $(incl "$f" vramz_diag_findings) ))
 	arr=$(incl "$f" model_arrange)
 	sample=$(( $(incl "$f" vramz_sample) + $(incl "$f" snap_copy) ))
 	awk -v s="$scn" -v w="$w" -v h="$h" -v n="${n:-0}" -v t="$total" -v u="$ui" \
 		-v r="$render" -v m="$model" -v f="$find" -v a="$arr" -v p="$sample" \
 		'BEGIN { if (n < 1) n = 1;
-		printf "%-14s %3dx%-2d %3d ticks  total %8.0f/tick  render %8.0f  model %7.0f  findings %7.0f  arrange %6.0f  sampler %7.0f\n",
+		printf "%-14s %3dx%-2d %3d ticks  total %8.0f/tick  render %8.0f  model %7.0f  diag %7.0f  arrange %6.0f  sampler %7.0f\n",
 		s, w, h, n, t / n, r / n, m / n, f / n, a / n, p / n }'
 }
 

@@ -101,7 +101,7 @@ struct model {
 	unsigned *order;                  /* arranged view: indices into rows */
 	unsigned norder, cap_order;
 	struct activity *acts;            /* per-process SM activity history */
-	unsigned nacts, cap_acts;
+	unsigned nacts, cap_acts, act_hint;
 	int64_t now_ms;                   /* time of the latest snapshot */
 	unsigned ticks;
 	char errmsg[160];                 /* the latest tick's failure, "" ok */
