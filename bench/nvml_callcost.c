@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "backend/nvml_abi.h"
@@ -17,18 +18,28 @@ static double now_us(void)
 	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
 
+static double cpu_us(void)
+{
+	struct rusage r;
+	getrusage(RUSAGE_SELF, &r);
+	return (double)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 +
+	       (double)(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+}
+
 #define SYM(name) nvmlReturn_t(*name) = dlsym(h, #name)
-#define TIME(label, expr)                                                     \
+#define TIME_N(label, expr, n)                                                \
 	do {                                                                  \
 		double t0 = now_us();                                         \
 		nvmlReturn_t r0 = (expr);                                     \
 		double first = now_us() - t0;                                 \
+		double c0 = cpu_us();                                         \
 		t0 = now_us();                                                \
-		for (int k = 0; k < reps; k++)                                \
+		for (int k = 0; k < (n); k++)                                 \
 			(void)(expr);                                         \
-		printf("gpu%u %-44s rc=%-3d first_us=%9.1f steady_us=%8.2f\n", i, label, \
-		       (int)r0, first, (now_us() - t0) / reps);               \
+		printf("gpu%u %-44s rc=%-3d first_us=%9.1f steady_us=%8.2f cpu_us=%8.2f\n", i, \
+		       label, (int)r0, first, (now_us() - t0) / (n), (cpu_us() - c0) / (n)); \
 	} while (0)
+#define TIME(label, expr) TIME_N(label, expr, reps)
 
 int main(int argc, char **argv)
 {
@@ -59,6 +70,8 @@ int main(int argc, char **argv)
 	F(nvmlDeviceGetMPSComputeRunningProcesses_v3, nvmlDevice_t, unsigned *, nvmlProcessInfo_t *);
 	F(nvmlDeviceGetProcessUtilization, nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned *, unsigned long long);
 	F(nvmlDeviceGetName, nvmlDevice_t, char *, unsigned);
+	F(nvmlDeviceGetPcieThroughput, nvmlDevice_t, int, unsigned *);
+	F(nvmlDeviceGetTotalEnergyConsumption, nvmlDevice_t, unsigned long long *);
 	F(nvmlDeviceGetUUID, nvmlDevice_t, char *, unsigned);
 	F(nvmlDeviceGetPciInfo_v3, nvmlDevice_t, nvmlPciInfo_t *);
 	F(nvmlDeviceGetMigMode, nvmlDevice_t, unsigned *, unsigned *);
@@ -104,6 +117,8 @@ int main(int argc, char **argv)
 		TIME("nvmlDeviceGetGraphicsRunningProcesses_v3", (c = 64, nvmlDeviceGetGraphicsRunningProcesses_v3(d, &c, pi)));
 		TIME("nvmlDeviceGetMPSComputeRunningProcesses_v3", (c = 64, nvmlDeviceGetMPSComputeRunningProcesses_v3(d, &c, pi)));
 		TIME("nvmlDeviceGetProcessUtilization(since=0)", (c = 64, nvmlDeviceGetProcessUtilization(d, us, &c, 0)));
+		TIME_N("nvmlDeviceGetPcieThroughput(TX)", nvmlDeviceGetPcieThroughput(d, 0, &v), 10);
+		TIME_N("nvmlDeviceGetTotalEnergyConsumption", nvmlDeviceGetTotalEnergyConsumption(d, &r), 20);
 		TIME("nvmlDeviceGetProcessUtilization(since=now-1s)",
 		     (c = 64, nvmlDeviceGetProcessUtilization(d, us, &c, (unsigned long long)(time(NULL) - 1) * 1000000ull)));
 	}

@@ -50,6 +50,10 @@ int cmd_analyze(int argc, char **argv)
 	vramz_diag_config_defaults(&cfg);
 	cfg.keep_ended = 1;
 	cfg.eval_interval_ms = 60000; /* first-seen times to the minute; cheap on long logs */
+	/* evaluated once a minute, a finding is already one that held at a
+	 * minute's mark; and one raised at the log's last evaluation counts */
+	cfg.report_after_ms = 0;
+	/* cfg.proc_root stays NULL: a log's pids belong to another time */
 	int ex = diagconf_load(&cfg, &cc);
 	if (ex)
 		return ex;

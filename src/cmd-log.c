@@ -6,7 +6,7 @@
  * tick missed (the machine was suspended, the disk stalled) is skipped, not
  * made up in a burst.  The slow readings (PCIe throughput takes NVML 20 ms
  * per GPU, energy 4 ms) come from a second context in a thread of their
- * own every --slow-every ticks, and each tick logs their latest values, so
+ * own every --slow-interval (10 s), and each tick logs their latest values, so
  * a 10 Hz tick is never late because of them.  Files, rotation and the
  * crash-safety promises are lib/log/logwrite.c's; docs/logging.md is the
  * user's side.
@@ -46,6 +46,11 @@ static const vramz_gpu_info *info_of(void *ctx, unsigned idx)
 
 /* ---- the slow readings, off the tick's path ---- */
 
+/* What the slow thread reads: PCIe throughput (NVML samples it for 20 ms)
+ * and energy (4 ms), and the current PCIe link (30 us a GPU, and it only
+ * changes when the GPU's load does). */
+#define SLOW_BITS (VRAMZ_F_PCIE_TPUT | VRAMZ_F_ENERGY | VRAMZ_F_PCIE_LINK)
+
 struct slow {
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -59,14 +64,14 @@ struct slow {
 static void *slow_main(void *arg)
 {
 	struct slow *s = arg;
-	const uint32_t bits = VRAMZ_F_PCIE_TPUT | VRAMZ_F_ENERGY;
+	const uint32_t bits = SLOW_BITS;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
 		const vramz_snapshot *snap;
 		if (s->quit)
 			break;
-		int rc = vramz_sample(s->ctx, VRAMZ_SAMPLE_SLOW, &snap);
+		int rc = vramz_sample(s->ctx, VRAMZ_SAMPLE_SLOW | VRAMZ_SAMPLE_LINK, &snap);
 		pthread_mutex_lock(&s->lock);
 		for (unsigned i = 0; rc >= 0 || rc == VRAMZ_ELOST ? i < snap->gpu_count : 0; i++) {
 			const vramz_gpu_sample *g = &snap->gpus[i];
@@ -77,6 +82,8 @@ static void *slow_main(void *arg)
 			l->pcie_tx_bytes_per_s = g->pcie_tx_bytes_per_s;
 			l->pcie_rx_bytes_per_s = g->pcie_rx_bytes_per_s;
 			l->energy_mj = g->energy_mj;
+			l->pcie_gen = g->pcie_gen;
+			l->pcie_width = g->pcie_width;
 		}
 		pthread_mutex_unlock(&s->lock);
 		int64_t ns = next.tv_nsec + s->period_ns % 1000000000;
@@ -119,7 +126,7 @@ static int slow_start(struct slow *s, vramz_ctx *main_ctx, int64_t period_ns)
 
 static void slow_merge(struct slow *s, vramz_gpu_sample *g, unsigned n)
 {
-	const uint32_t bits = VRAMZ_F_PCIE_TPUT | VRAMZ_F_ENERGY;
+	const uint32_t bits = SLOW_BITS;
 	if (!s->ctx)
 		return;
 	pthread_mutex_lock(&s->lock);
@@ -131,6 +138,8 @@ static void slow_merge(struct slow *s, vramz_gpu_sample *g, unsigned n)
 		g[i].pcie_tx_bytes_per_s = l->pcie_tx_bytes_per_s;
 		g[i].pcie_rx_bytes_per_s = l->pcie_rx_bytes_per_s;
 		g[i].energy_mj = l->energy_mj;
+		g[i].pcie_gen = l->pcie_gen;
+		g[i].pcie_width = l->pcie_width;
 	}
 	pthread_mutex_unlock(&s->lock);
 }
@@ -170,7 +179,8 @@ int cmd_log(int argc, char **argv)
 	int64_t interval_ms = 1000, duration_ms = 0, fsync_ms = 60000;
 	int procs = 0, nargs;
 	uint64_t rotate = 0;
-	unsigned keep = 5, slow_every = 10;
+	unsigned keep = 5;
+	int64_t slow_ms = 10000;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--replay") || !strncmp(argv[i], "--replay=", 9))
 			return replay_alias(argc, argv);
@@ -182,7 +192,7 @@ int cmd_log(int argc, char **argv)
 		OPT_GPUS,
 		{0, "rotate", OPT_SIZE, &rotate, "SIZE", "start a new file when one would pass SIZE"},
 		{0, "keep", OPT_UINT, &keep, "N", "rotated files to keep (default 5)"},
-		{0, "slow-every", OPT_UINT, &slow_every, "N", "PCIe throughput and energy every N ticks, 0: never (default 10)"},
+		{0, "slow-interval", OPT_DURATION, &slow_ms, "D", "PCIe link, throughput and energy every D, 0: never (default 10s)"},
 		{0, "fsync-every", OPT_DURATION, &fsync_ms, "D", "flush to disk every D, 0: only at rotation and exit (default 1m)"},
 		{0, "replay", OPT_STR, NULL, "FILE", "play a log back instead (vramz replay FILE)"},
 		OPT_END,
@@ -227,7 +237,7 @@ int cmd_log(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	struct slow slow = {0};
-	if (slow_every && slow_start(&slow, ctx, interval_ms * 1000000 * (int64_t)slow_every))
+	if (slow_ms && slow_start(&slow, ctx, slow_ms * 1000000))
 		cli_err("log: PCIe throughput and energy will be empty (no second NVML context)");
 
 	unsigned flags = procs ? VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL : 0;

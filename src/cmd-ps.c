@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "json.h"
 #include "proctab.h"
+#include "status.h"
 
 int cmd_ps(int argc, char **argv)
 {
@@ -67,6 +68,7 @@ int cmd_ps(int argc, char **argv)
 		printf("    (no process holds GPU memory%s)\n",
 		       user || min_bytes ? " that matches the filters" : "");
 	}
+	ex = status_exit_code(snap);
 	vramz_close(ctx);
-	return EXIT_OK;
+	return ex;
 }

@@ -20,10 +20,15 @@ static void print_header(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
 	if (s->cuda_driver_version)
 		snprintf(cuda, sizeof cuda, "%d.%d", s->cuda_driver_version / 1000,
 			 s->cuda_driver_version % 1000 / 10);
-	fprintf(f, "%svramz %s%s  driver %s  CUDA %s  %u of %u GPUs  %s%s%s\n", c->bold,
-		VRAMZ_VERSION_STRING, c->reset, *s->driver_version ? s->driver_version : "-",
-		cuda, snap->gpu_count, vramz_gpu_count(ctx), c->dim,
-		fmt_iso_ms(t, sizeof t, snap->time_ms), c->reset);
+	if (!strcmp(s->backend, "replay"))
+		fprintf(f, "%svramz %s%s  replay of a log  %u of %u GPUs  recorded %s%s%s\n", c->bold,
+			VRAMZ_VERSION_STRING, c->reset, snap->gpu_count, vramz_gpu_count(ctx), c->dim,
+			fmt_iso_ms(t, sizeof t, snap->time_ms), c->reset);
+	else
+		fprintf(f, "%svramz %s%s  driver %s  CUDA %s  %u of %u GPUs  %s%s%s\n", c->bold,
+			VRAMZ_VERSION_STRING, c->reset, *s->driver_version ? s->driver_version : "-",
+			cuda, snap->gpu_count, vramz_gpu_count(ctx), c->dim,
+			fmt_iso_ms(t, sizeof t, snap->time_ms), c->reset);
 }
 
 void status_print_gpus(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
@@ -95,6 +100,15 @@ int status_lost_count(const vramz_snapshot *snap)
 	return n;
 }
 
+int status_exit_code(const vramz_snapshot *snap)
+{
+	int lost = status_lost_count(snap);
+	if (!lost)
+		return EXIT_OK;
+	cli_err("%d GPU%s lost (fell off the bus)", lost, lost > 1 ? "s" : "");
+	return EXIT_FAIL;
+}
+
 void status_print(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int procs)
 {
 	print_header(f, ctx, snap);
@@ -138,9 +152,7 @@ int cmd_status(int argc, char **argv)
 		json_snapshot(stdout, ctx, snap, !no_procs);
 	else
 		status_print(stdout, ctx, snap, !no_procs);
-	int lost = status_lost_count(snap);
-	if (lost)
-		cli_err("%d GPU%s lost (fell off the bus)", lost, lost > 1 ? "s" : "");
+	ex = status_exit_code(snap);
 	vramz_close(ctx);
-	return lost ? EXIT_FAIL : EXIT_OK;
+	return ex;
 }

@@ -267,6 +267,7 @@ int cmd_watch(int argc, char **argv)
 	}
 	w.json = g_opts.json;
 	cfg.keep_ended = 0;
+	cfg.proc_root = "/proc"; /* environments and parents tell jobs apart */
 	if (cfg.window_ms < 2 * interval_ms)
 		cfg.window_ms = 2 * interval_ms; /* a window needs samples to take a maximum of */
 	if (cfg.eval_interval_ms > interval_ms)

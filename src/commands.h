@@ -22,9 +22,11 @@ int cmd_replay(int argc, char **argv);
 #ifdef VRAMZ_HAVE_DIAGNOSE
 int cmd_analyze(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
 #define ROWS_DIAGNOSE                                                             \
 	{"analyze", cmd_analyze, "diagnose a recorded log: leaks, idle holders, ..."}, \
-	{"watch", cmd_watch, "diagnose live: a line per new or changed finding"},
+	{"watch", cmd_watch, "diagnose live: a line per new or changed finding"},     \
+	{"demo", cmd_demo, "replay a real 2 x H200 recording: vramz without a GPU"},
 #else
 #define ROWS_DIAGNOSE
 #endif

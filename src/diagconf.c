@@ -47,6 +47,8 @@ static const struct dkey {
 	K("mem-temp-margin", OPT_UINT, mem_temp_margin_c, "warn this many C below the limit (5)"),
 	K("mem-temp-max", OPT_UINT, mem_temp_max_c, "memory limit C when the GPU does not say (95)"),
 	K("frag-time", OPT_DURATION, frag_ms, "low activity near peak for (10min)"),
+	K("job-warmup", OPT_DURATION, job_warmup_ms, "judge a job's balance once its processes are this old (30s)"),
+	K("report-after", OPT_DURATION, report_after_ms, "report a finding once it has held this long (watch 5s, analyze 0)"),
 #undef K
 };
 #define NKEYS (sizeof keys / sizeof keys[0])

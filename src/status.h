@@ -11,5 +11,8 @@ void status_print_gpus(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap);
 /* Header line, GPU table and (procs) the process table. */
 void status_print(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int procs);
 int status_lost_count(const vramz_snapshot *snap);
+/* EXIT_FAIL with one line on stderr when a selected GPU is lost, else EXIT_OK:
+ * what a view of a lost GPU's memory or processes cannot show is a failure. */
+int status_exit_code(const vramz_snapshot *snap);
 
 #endif

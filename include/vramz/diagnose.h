@@ -69,8 +69,10 @@ typedef struct vramz_finding {
 	int gpu;                      /* backend index; -1 none */
 	uint32_t pid;                 /* 0 none */
 	uint64_t start_time_ticks;    /* with pid: tells a reused pid apart; 0 unknown */
-	char job[VRAMZ_JOB_LEN];      /* "slurm:123", "pod:UID", "container:ID",
-					 "pgid:4242", or "" */
+	char job[VRAMZ_JOB_LEN];      /* what grouped the job: "slurm:123",
+					 "pod:UID", "container:<12 hex>",
+					 "torchrun:RUNID", "master:HOST:PORT",
+					 "mpi:NS", "parent:PID (comm)"; "" none */
 	char comm[16];                /* "" unknown */
 	char user[VRAMZ_USER_LEN];    /* "" unknown */
 	int ended;                    /* the process exited (kept in log analysis) */
@@ -124,6 +126,14 @@ typedef struct vramz_diag_config {
 	int mem_temp_max_c;           /* limit when the GPU does not say (95) */
 	/* fragmentation hint */
 	int64_t frag_ms;              /* low activity near peak this long (10 min) */
+	/* appended: job grouping and reporting (docs/diagnoses.md) */
+	int64_t job_warmup_ms;        /* imbalance / stray contexts only once every
+					 process of the job is this old (30 s) */
+	int64_t report_after_ms;      /* a finding is handed out once it has held
+					 this long in data time (5 s); gpu_lost at once */
+	const char *proc_root;        /* live: the /proc whose environments and
+					 parents tell jobs apart ("/proc"); NULL (the
+					 default): none, as for a log's processes */
 } vramz_diag_config;
 
 typedef struct vramz_diag vramz_diag;

@@ -35,7 +35,7 @@ extern "C" {
 #define VRAMZ_VERSION_MINOR 1
 #define VRAMZ_VERSION_PATCH 0
 #define VRAMZ_VERSION_STRING "0.1.0"
-/* Version of the JSON documents the tool writes (docs/json-schema.md). */
+/* Version of the JSON documents the tool writes (docs/json.md). */
 #define VRAMZ_JSON_SCHEMA_VERSION 1
 
 /* The library's version at run time ("0.1.0"), to compare with the macros. */
@@ -303,7 +303,8 @@ VRAMZ_EXPORT const vramz_gpu_info *vramz_gpu(const vramz_ctx *ctx, unsigned inde
 VRAMZ_EXPORT int vramz_gpu_details(vramz_ctx *ctx, unsigned index);
 
 /* Selects GPUs by a spec such as "0,2-3", "GPU-8f3a" (UUID prefix),
- * "00000000:19:00.0" or "19:00.0" (PCI bus id); "all" or NULL selects all.
+ * "00000000:19:00.0" or "19:00.0" (PCI bus id), "MIG-..." (its parent GPU);
+ * "all" or NULL selects all.
  * On a bad item returns VRAMZ_EINVAL or VRAMZ_ENOTFOUND and vramz_last_error
  * names it.  Order follows the spec, duplicates dropped. */
 VRAMZ_EXPORT int vramz_select(vramz_ctx *ctx, const char *spec);

@@ -76,7 +76,7 @@ static const char *dur_str(char *b, size_t n, double ms)
 	return b;
 }
 
-/* "pid 4242 (python) on GPU 0", "GPU 3", "job pgid:77" */
+/* "pid 4242 (python) on GPU 0", "GPU 3", "job torchrun:abc" */
 static const char *subject_str(const vramz_finding *f, char *b, size_t n)
 {
 	if (f->pid) {

@@ -309,10 +309,76 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Memory still moving: over the last third of the job warm-up (at least two
+ * windows) the process's window maxima spread by more than 10 % of its
+ * current figure and 256 MiB - a model still loading, a rank still
+ * allocating.  Imbalance is about where a job settles, not how it gets there. */
+static int proc_settling(const vramz_diag *d, const struct proc_state *p)
+{
+	int64_t span = d->cfg.job_warmup_ms / 3;
+	if (span < 2 * p->mem.width_ms)
+		span = 2 * p->mem.width_ms;
+	double lo = -1, hi = 0;
+	for (unsigned w = p->mem.n; w-- > 0;) {
+		const struct win *x = &p->mem.w[w];
+		if (x->t_last_ms < p->last_ms - span)
+			break;
+		if (lo < 0 || x->max_bytes < lo)
+			lo = x->max_bytes;
+		if (x->max_bytes > hi)
+			hi = x->max_bytes;
+	}
+	double now = (double)p->last_bytes > hi ? (double)p->last_bytes : hi;
+	return lo >= 0 && hi - lo > 0.1 * now && hi - lo > 256.0 * 1048576.0;
+}
+
+/* A finding of this kind about this job was current before this evaluation. */
+static int job_raised(const vramz_diag *d, const char *job)
+{
+	for (unsigned i = 0; i < d->ncur; i++) {
+		const vramz_finding *f = &d->cur[i].f;
+		if ((f->kind == VRAMZ_FK_IMBALANCE || f->kind == VRAMZ_FK_STRAY_CONTEXT) &&
+		    !strcmp(f->job, job))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a job may be judged: two processes or more, on two GPUs or more
+ * (one process spread over GPUs is model parallelism by design, and a
+ * single GPU cannot be imbalanced), all past the job warm-up and settled.
+ * The start-up grace holds back a new finding only: one already raised
+ * stays while the job's memory moves, rather than clearing and coming back.
+ * e[0..n-1] sorted by pid. */
+static int job_judgeable(const vramz_diag *d, const struct jent *e, unsigned n)
+{
+	unsigned procs = 0, gpus = 0;
+	int64_t now = d->last_ms;
+	int grace = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct proc_state *p = e[i].p;
+		if (!i || p->pid != e[i - 1].p->pid)
+			procs++;
+		int seen = 0;
+		for (unsigned k = 0; k < i && !seen; k++)
+			seen = e[k].p->gpu == p->gpu;
+		gpus += !seen;
+		/* an exited process (logs) is judged as it was when it ended */
+		int64_t until = p->ended ? p->last_ms : now;
+		if (until - p->first_ms < d->cfg.job_warmup_ms || (!p->ended && proc_settling(d, p)))
+			grace = 1;
+	}
+	if (procs < 2 || gpus < 2)
+		return 0;
+	return !grace || job_raised(d, e[0].p->job);
+}
+
 /* One job: entries e[0..n-1] sorted by pid. */
 static int detect_job(vramz_diag *d, const struct jent *e, unsigned n)
 {
 	unsigned ng = d->ngpus;
+	if (!job_judgeable(d, e, n))
+		return 0;
 	uint64_t *main_bytes = calloc(ng, sizeof *main_bytes);
 	uint64_t *stray_bytes = calloc(ng, sizeof *stray_bytes);
 	unsigned *stray_n = calloc(ng, sizeof *stray_n);

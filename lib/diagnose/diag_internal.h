@@ -75,6 +75,29 @@ struct diag_scratch {
 int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_config *cfg,
 		 struct diag_scratch *s, struct leak_result *out);
 
+/* ---- job identity (jobkey.c) ---- */
+
+struct jobkey_cache;
+/* proc_root: the /proc to read environments and parents from; NULL for a
+ * log's processes (no reading). NULL on out of memory. */
+struct jobkey_cache *jobkey_new(const char *proc_root);
+void jobkey_free(struct jobkey_cache *c);
+/* The job key of s ("" none), cached per (pid, start time, ppid); snap:
+ * the snapshot s is in, where a log's parents are looked up. */
+int jobkey_get(struct jobkey_cache *c, const vramz_snapshot *snap, const vramz_proc_sample *s,
+	       char *out, size_t len);
+/* Uncached (tests). */
+void jobkey_compute(struct jobkey_cache *c, const vramz_snapshot *snap,
+		    const vramz_proc_sample *s, char *out, size_t len);
+/* once per fed snapshot: ages the cache */
+void jobkey_tick(struct jobkey_cache *c);
+unsigned jobkey_env_reads(const struct jobkey_cache *c);
+/* Pure: the key an environment block (NUL-separated) gives, into out ("" none);
+ * returns 1 when it names a rank (RANK, LOCAL_RANK, ...). */
+int jobkey_from_environ(const char *env, size_t n, char *out, size_t len);
+/* 1 launcher, -1 shell / init / server (its children are separate jobs), 0 other */
+int jobkey_parent_kind(const char *comm);
+
 /* ---- engine state (engine.c) ---- */
 
 struct gpu_state {
@@ -118,6 +141,7 @@ struct proc_state {
 struct finding_slot {
 	vramz_finding f;
 	double rev_figure;             /* headline figure at the last revision */
+	int reported;                  /* held report_after_ms: handed out */
 };
 
 struct vramz_diag {
@@ -135,12 +159,14 @@ struct vramz_diag {
 	int dirty;
 	struct finding_slot *cur;      /* current findings */
 	unsigned ncur, cap_cur;
-	vramz_finding *out;            /* sorted copy handed out */
+	vramz_finding *out;            /* sorted copy of the reported ones, handed out */
+	unsigned nout;
 	struct finding_slot *next;     /* being built during an evaluation */
 	unsigned nnext, cap_next;
 	vramz_finding *past;           /* cleared findings (keep_ended) */
 	unsigned npast;
 	struct diag_scratch scratch;
+	struct jobkey_cache *jobs;
 };
 
 #define DIAG_PAST_MAX 256

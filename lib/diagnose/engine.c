@@ -44,6 +44,9 @@ void vramz_diag_config_defaults(vramz_diag_config *c)
 	c->mem_temp_margin_c = 5;
 	c->mem_temp_max_c = 95;
 	c->frag_ms = 10 * 60 * 1000;
+	c->job_warmup_ms = 30000;
+	c->report_after_ms = 5000;
+	c->proc_root = NULL;
 }
 
 vramz_diag *vramz_diag_new(const vramz_diag_config *cfg)
@@ -56,10 +59,17 @@ vramz_diag *vramz_diag_new(const vramz_diag_config *cfg)
 	else
 		vramz_diag_config_defaults(&d->cfg);
 	if (d->cfg.window_ms <= 0 || d->cfg.ring_windows < 16 || d->cfg.leak_min_windows < 3 ||
-	    d->cfg.leak_p <= 0 || d->cfg.leak_p >= 1 || d->cfg.imbalance_ratio < 1) {
+	    d->cfg.leak_p <= 0 || d->cfg.leak_p >= 1 || d->cfg.imbalance_ratio < 1 ||
+	    d->cfg.job_warmup_ms < 0 || d->cfg.report_after_ms < 0) {
 		free(d);
 		return NULL;
 	}
+	d->jobs = jobkey_new(d->cfg.proc_root);
+	if (!d->jobs) {
+		free(d);
+		return NULL;
+	}
+	d->cfg.proc_root = NULL; /* the cache holds its own copy */
 	d->last_eval_ms = 0;
 	return d;
 }
@@ -82,6 +92,7 @@ void vramz_diag_free(vramz_diag *d)
 	free(d->scratch.t);
 	free(d->scratch.y);
 	free(d->scratch.tmp);
+	jobkey_free(d->jobs);
 	free(d);
 }
 
@@ -148,20 +159,6 @@ static int hash_rebuild(vramz_diag *d, unsigned cap)
 		h[k] = i + 1;
 	}
 	return 0;
-}
-
-static void job_key(const vramz_proc_sample *s, char *out, size_t len)
-{
-	if (s->slurm_job[0])
-		snprintf(out, len, "slurm:%s", s->slurm_job);
-	else if (s->pod_uid[0])
-		snprintf(out, len, "pod:%s", s->pod_uid);
-	else if (s->container[0])
-		snprintf(out, len, "container:%s", s->container);
-	else if (s->pgid > 1)
-		snprintf(out, len, "pgid:%u", (unsigned)s->pgid);
-	else
-		out[0] = 0;
 }
 
 static struct proc_state *proc_get(vramz_diag *d, const vramz_proc_sample *s, int64_t t_ms)
@@ -309,7 +306,8 @@ static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample 
 	}
 }
 
-static void feed_proc(vramz_diag *d, struct proc_state *p, const vramz_proc_sample *s, int64_t t)
+static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *snap,
+		     const vramz_proc_sample *s, int64_t t)
 {
 	p->seen_tick = d->tick;
 	p->last_ms = t;
@@ -318,14 +316,15 @@ static void feed_proc(vramz_diag *d, struct proc_state *p, const vramz_proc_samp
 	if (p->visible) {
 		p->ppid = s->ppid;
 		p->pgid = s->pgid;
-		job_key(s, p->job, sizeof p->job);
+		if (jobkey_get(d->jobs, snap, s, p->job, sizeof p->job))
+			return VRAMZ_ENOMEM;
 		memcpy(p->comm, s->comm, sizeof p->comm);
 		p->comm[sizeof p->comm - 1] = 0;
 		memcpy(p->user, s->user, sizeof p->user);
 		p->user[sizeof p->user - 1] = 0;
 	}
 	if (!(s->valid & VRAMZ_P_USED))
-		return;
+		return 0;
 	int has_sm = (s->valid & VRAMZ_P_SM) != 0;
 	ring_add(&p->mem, t, (double)s->used_bytes, has_sm ? (double)s->sm_pct : -1);
 	p->last_bytes = s->used_bytes;
@@ -346,6 +345,7 @@ static void feed_proc(vramz_diag *d, struct proc_state *p, const vramz_proc_samp
 	} else {
 		p->hidden_since_ms = -1;
 	}
+	return 0;
 }
 
 static int evaluate(vramz_diag *d);
@@ -362,6 +362,7 @@ int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 	d->have_time = 1;
 	d->last_ms = t;
 	d->tick++;
+	jobkey_tick(d->jobs);
 	for (unsigned i = 0; i < snap->gpu_count; i++) {
 		struct gpu_state *g = gpu_get(d, snap->gpus[i].index);
 		if (!g)
@@ -371,9 +372,8 @@ int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 	for (unsigned i = 0; i < snap->proc_count; i++) {
 		const vramz_proc_sample *s = &snap->procs[i];
 		struct proc_state *p = proc_get(d, s, t);
-		if (!p)
+		if (!p || feed_proc(d, p, snap, s, t))
 			return VRAMZ_ENOMEM;
-		feed_proc(d, p, s, t);
 	}
 	/* a process missing from a list that was read has exited (or left the GPU) */
 	for (unsigned i = 0; i < d->nprocs; i++) {
@@ -490,12 +490,14 @@ static int evaluate(vramz_diag *d)
 		s->f.last_update_ms = now;
 		s->f.first_seen_ms = now;
 		s->f.revision = 1;
+		s->reported = 0;
 		for (unsigned j = 0; j < d->ncur; j++) {
 			const struct finding_slot *o = &d->cur[j];
 			if (o->f.id != s->f.id)
 				continue;
 			s->f.first_seen_ms = o->f.first_seen_ms;
 			s->f.revision = o->f.revision;
+			s->reported = o->reported;
 			if (o->f.severity != s->f.severity || o->f.ended != s->f.ended ||
 			    moved(o->rev_figure, s->rev_figure))
 				s->f.revision++;
@@ -503,13 +505,18 @@ static int evaluate(vramz_diag *d)
 				s->rev_figure = o->rev_figure;
 			break;
 		}
+		/* a start-up transient raised and cleared within seconds is noise:
+		 * hand a finding out once it has held report_after_ms; a GPU off
+		 * the bus does not come back by itself, so at once */
+		if (now - s->f.first_seen_ms >= d->cfg.report_after_ms || s->f.kind == VRAMZ_FK_GPU_LOST)
+			s->reported = 1;
 	}
 	if (d->cfg.keep_ended)
 		for (unsigned j = 0; j < d->ncur; j++) {
 			int still = 0;
 			for (unsigned i = 0; i < d->nnext && !still; i++)
 				still = d->next[i].f.id == d->cur[j].f.id;
-			if (!still)
+			if (!still && d->cur[j].reported)
 				remember_cleared(d, &d->cur[j].f);
 		}
 	/* raised again: no longer a past finding */
@@ -532,9 +539,11 @@ static int evaluate(vramz_diag *d)
 	if (!out)
 		return VRAMZ_ENOMEM;
 	d->out = out;
+	d->nout = 0;
 	for (unsigned i = 0; i < d->ncur; i++)
-		out[i] = d->cur[i].f;
-	qsort(out, d->ncur, sizeof *out, cmp_finding);
+		if (d->cur[i].reported)
+			out[d->nout++] = d->cur[i].f;
+	qsort(out, d->nout, sizeof *out, cmp_finding);
 	d->last_eval_ms = now;
 	d->dirty = 0;
 	procs_evict(d);
@@ -552,7 +561,7 @@ unsigned vramz_diag_findings(vramz_diag *d, const vramz_finding **out)
 		return 0;
 	}
 	*out = d->out;
-	return d->ncur;
+	return d->nout;
 }
 
 unsigned vramz_diag_cleared(vramz_diag *d, const vramz_finding **out)

@@ -1,2 +1,2 @@
 list(APPEND VRAMZ_LIB_SOURCES diagnose/ring.c diagnose/stats.c diagnose/leak.c
-     diagnose/engine.c diagnose/detect.c diagnose/advice.c)
+     diagnose/engine.c diagnose/detect.c diagnose/advice.c diagnose/jobkey.c)

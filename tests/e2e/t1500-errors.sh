@@ -78,6 +78,13 @@ expect_success 'a lost GPU: its row says so, the others are reported, exit 1' '
 	jassert j "d[\"gpus\"][2][\"mem_used_bytes\"] == 2 * 2**30"
 '
 
+expect_success 'ps with a lost GPU lists the others and exits 1 saying so' '
+	scenario core-lost.scn &&
+	vramz ps >out 2>err && rc=0 || rc=$? &&
+	test "$rc" -eq 1 && has "^  2  4800003 " out && hasnt "4800002" out &&
+	test "$(wc -l <err)" -eq 1 && has "1 GPU lost" err
+'
+
 expect_success 'only lost GPUs selected: still a table, exit 1' '
 	scenario core-lost.scn &&
 	vramz -g 1 >out 2>err && rc=0 || rc=$? &&

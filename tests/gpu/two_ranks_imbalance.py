@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """two_ranks_imbalance.py - GPU validation of the imbalance detector.
 
-Two ranks of one job (one process group: children of this script), one
+Two ranks of one job (children of this script, an mp.spawn-like launcher), one
 per GPU; rank 0 holds --heavy GiB, rank 1 --light GiB, both busy.  With
 --stray, rank 1 also touches GPU 0 first (the classic stray context).
 Run `vramz watch` (or `vramz analyze` on a log) beside it: an imbalance
-finding for the job (pgid), heavy GPU 0, ratio ~heavy/light.
+finding for the job "parent:PID (python3)" (PID: this script), heavy GPU
+0, ratio ~heavy/light, once both ranks are past job-warmup (30 s).
 
     python3 tests/gpu/two_ranks_imbalance.py --duration 60 --heavy 60 --light 12 &
     ./build/vramz watch -i 500ms -d 50s --json > watch.jsonl

@@ -37,8 +37,10 @@ static inline void sim_init(struct sim *m, unsigned ngpus, double total_bytes)
 	}
 }
 
-/* A process, visible, in process group pgid (0: not visible). */
-static inline vramz_proc_sample *sim_proc(struct sim *m, unsigned gpu, uint32_t pid, uint32_t pgid)
+/* A process, visible, of Slurm job `job` (0: not visible).  Its parent is
+ * init, so only the Slurm job groups it (test_diag_jobs.c covers the other
+ * ways a job is recognised). */
+static inline vramz_proc_sample *sim_proc(struct sim *m, unsigned gpu, uint32_t pid, uint32_t job)
 {
 	vramz_proc_sample *p = &m->p[m->np++];
 	memset(p, 0, sizeof *p);
@@ -46,10 +48,11 @@ static inline vramz_proc_sample *sim_proc(struct sim *m, unsigned gpu, uint32_t 
 	p->pid = pid;
 	p->valid = VRAMZ_P_USED | VRAMZ_P_SM;
 	p->sm_pct = 50;
-	if (pgid) {
+	if (job) {
 		p->valid |= VRAMZ_P_VISIBLE;
-		p->pgid = pgid;
+		p->pgid = job;
 		p->ppid = 1;
+		snprintf(p->slurm_job, sizeof p->slurm_job, "%u", (unsigned)job);
 		p->start_time_ticks = 1000 + pid;
 		snprintf(p->comm, sizeof p->comm, "python");
 		snprintf(p->user, sizeof p->user, "alice");

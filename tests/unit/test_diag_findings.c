@@ -22,7 +22,7 @@ static vramz_diag *feed_for(struct sim *m, vramz_diag *d, int64_t from_ms, int64
 	return d;
 }
 
-/* 4 ranks of one job (same pgid): rank 2's GPU nearly full, the others < 50 % */
+/* 4 ranks of one job (one Slurm job): rank 2's GPU nearly full, the others < 50 % */
 static void imbalance_of_four_ranks(void **s)
 {
 	(void)s;
@@ -34,7 +34,7 @@ static void imbalance_of_four_ranks(void **s)
 	const vramz_finding *f;
 	assert_int_equal(count_kind(d, VRAMZ_FK_IMBALANCE, &f), 1);
 	assert_int_equal(f->gpu, 2);
-	assert_string_equal(f->job, "pgid:500");
+	assert_string_equal(f->job, "slurm:500");
 	assert_int_equal(f->count, 4);
 	assert_int_equal(f->severity, VRAMZ_SEV_CRITICAL);
 	assert_true(f->share > 2.4 && f->share < 2.5);
@@ -222,8 +222,12 @@ static void mem_temp_near_limit(void **s)
 	m.g[2].temp_mem_c = 96;  /* over */
 	vramz_diag *d = feed_for(&m, vramz_diag_new(NULL), 0, 5000, 1000, NULL);
 	const vramz_finding *f;
+	/* raised at the first evaluation (1 s), handed out once held 5 s */
+	assert_int_equal(vramz_diag_findings(d, &f), 0);
+	feed_for(&m, d, 6000, 7000, 1000, NULL);
 	unsigned n = vramz_diag_findings(d, &f);
 	assert_int_equal(n, 2);
+	assert_true(f[0].first_seen_ms == 1000);
 	assert_int_equal(f[0].gpu, 2);
 	assert_int_equal(f[0].severity, VRAMZ_SEV_CRITICAL); /* most severe first */
 	assert_int_equal(f[1].gpu, 1);
@@ -259,16 +263,17 @@ static void identity_and_revision(void **s)
 	vramz_proc_sample *a = sim_proc(&m, 0, 70, 70), *b = sim_proc(&m, 1, 71, 70);
 	a->used_bytes = (uint64_t)(30 * GiB);
 	b->used_bytes = (uint64_t)(10 * GiB);
-	vramz_diag *d = feed_for(&m, vramz_diag_new(NULL), 0, 10000, 1000, NULL);
+	vramz_diag *d = feed_for(&m, vramz_diag_new(NULL), 0, 40000, 1000, NULL);
 	const vramz_finding *f;
 	assert_int_equal(count_kind(d, VRAMZ_FK_IMBALANCE, &f), 1);
 	uint64_t id = f->id;
 	unsigned rev = f->revision;
-	feed_for(&m, d, 11000, 20000, 1000, NULL);
+	feed_for(&m, d, 41000, 50000, 1000, NULL);
 	assert_int_equal(count_kind(d, VRAMZ_FK_IMBALANCE, &f), 1);
-	assert_true(f->id == id && f->revision == rev && f->first_seen_ms == 1000);
+	/* judged once both ranks are 30 s old (job-warmup) */
+	assert_true(f->id == id && f->revision == rev && f->first_seen_ms == 30000);
 	a->used_bytes = (uint64_t)(60 * GiB); /* ratio 3 -> 6 */
-	feed_for(&m, d, 21000, 22000, 1000, NULL);
+	feed_for(&m, d, 51000, 52000, 1000, NULL);
 	assert_int_equal(count_kind(d, VRAMZ_FK_IMBALANCE, &f), 1);
 	assert_true(f->id == id && f->revision == rev + 1);
 	vramz_diag_free(d);

@@ -290,7 +290,7 @@ static void exactly_the_leak_among_others(void **s)
 	assert_int_equal(count_kind(d, VRAMZ_FK_LEAK, &f), 1);
 	assert_int_equal(f->pid, 14);
 	assert_int_equal(f->gpu, 1);
-	assert_string_equal(f->job, "pgid:14");
+	assert_string_equal(f->job, "slurm:14");
 	vramz_diag_free(d);
 }
 

@@ -1,0 +1,353 @@
+/* jobkey.c - which job a GPU process belongs to, for the imbalance and
+ * stray-context detectors and for the `job` of every finding.
+ *
+ * Grouping is what makes "this job's GPUs hold very different amounts" true
+ * or false, and the cheap signal - a shared process group - is wrong as
+ * often as it is right: every process a non-interactive shell script starts
+ * shares the script's group, related or not.  So the key is the strongest
+ * identity known, in this order:
+ *
+ *   1. what /proc's cgroup told the sampler: Slurm job, Kubernetes pod,
+ *      container ("slurm:123", "pod:UID", "container:<12 hex>");
+ *   2. a distributed-training identity from the process's environment,
+ *      read once per process (pid + start time: an environment never
+ *      changes after exec): TORCHELASTIC_RUN_ID ("torchrun:ID"), else
+ *      MASTER_ADDR + MASTER_PORT of a process that is a rank (RANK,
+ *      LOCAL_RANK, WORLD_SIZE, OMPI_COMM_WORLD_RANK, PMI_RANK or PMIX_RANK
+ *      set: "master:HOST:PORT"), else SLURM_JOB_ID, else an MPI namespace
+ *      (PMIX_NAMESPACE: "mpi:NS");
+ *   3. the parent process, when the parent is a launcher and not a shell,
+ *      init or a session leader ("parent:PID (comm)"): torchrun's agent,
+ *      mpirun, mp.spawn's main process.  Two jobs a shell started are
+ *      siblings too, and are not one job.
+ *
+ * Anything else is no job: never grouped.  The environment is readable only
+ * for the caller's own processes (or as root); when it is not, rule 3 still
+ * applies.  Without a /proc (replaying a log, whose pids belong to another
+ * time) rule 2 is skipped and rule 3 needs the parent's name from the log
+ * itself (the parent holds a GPU context too) or a multiprocessing child's
+ * command line (`--multiprocessing-fork`: its parent is a Python launcher).
+ *
+ * Results are cached per (pid, start time, ppid); entries not asked about
+ * for a few ticks are dropped, so memory follows the live processes.
+ */
+#include "diag_internal.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define JK_ENV_MAX (256u * 1024) /* of /proc/PID/environ; the variables wanted come early */
+#define JK_STALE_TICKS 8u        /* a process missing this many ticks is forgotten */
+
+struct jk_entry {
+	uint32_t pid;                 /* 0: empty */
+	uint32_t ppid;
+	uint64_t start;
+	uint64_t tick;                /* last asked about */
+	char key[VRAMZ_JOB_LEN];
+};
+
+struct jobkey_cache {
+	char *root;                   /* NULL: no /proc (log replay) */
+	struct jk_entry *tab;
+	unsigned cap, count;          /* cap a power of two */
+	uint64_t tick;
+	char *envbuf;                 /* JK_ENV_MAX + 1, allocated on first use */
+	unsigned env_reads;           /* environments read (tests: once per process) */
+};
+
+struct jobkey_cache *jobkey_new(const char *proc_root)
+{
+	struct jobkey_cache *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	if (proc_root && !(c->root = strdup(proc_root))) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void jobkey_free(struct jobkey_cache *c)
+{
+	if (!c)
+		return;
+	free(c->root);
+	free(c->tab);
+	free(c->envbuf);
+	free(c);
+}
+
+unsigned jobkey_env_reads(const struct jobkey_cache *c)
+{
+	return c ? c->env_reads : 0;
+}
+
+/* ---- pure parts ---- */
+
+/* Value of NAME in a NUL-separated environment block, or NULL. */
+static const char *env_get(const char *env, size_t n, const char *name)
+{
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < n;) {
+		const char *e = env + i;
+		size_t len = strnlen(e, n - i);
+		if (len > nl && !memcmp(e, name, nl) && e[nl] == '=')
+			return e + nl + 1;
+		i += len + 1;
+	}
+	return NULL;
+}
+
+int jobkey_from_environ(const char *env, size_t n, char *out, size_t len)
+{
+	static const char *const rank_vars[] = {"RANK", "LOCAL_RANK", "WORLD_SIZE",
+						"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+	const char *v;
+	int is_rank = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0] && !is_rank; i++)
+		is_rank = env_get(env, n, rank_vars[i]) != NULL;
+	/* torchrun without --rdzv-id runs every job as "none": not an identity */
+	v = env_get(env, n, "TORCHELASTIC_RUN_ID");
+	if (v && *v && strcmp(v, "none")) {
+		snprintf(out, len, "torchrun:%s", v);
+		return is_rank;
+	}
+	/* MASTER_ADDR/PORT alone may be a user's exported default: only a rank's count */
+	const char *ma = env_get(env, n, "MASTER_ADDR"), *mp = env_get(env, n, "MASTER_PORT");
+	if (is_rank && ma && *ma && mp && *mp) {
+		snprintf(out, len, "master:%s:%s", ma, mp);
+		return is_rank;
+	}
+	if ((v = env_get(env, n, "SLURM_JOB_ID")) && *v) {
+		snprintf(out, len, "slurm:%s", v);
+		return is_rank;
+	}
+	if ((v = env_get(env, n, "PMIX_NAMESPACE")) && *v) {
+		snprintf(out, len, "mpi:%s", v);
+		return is_rank;
+	}
+	return is_rank;
+}
+
+/* 1: a launcher whose children are ranks of one job, even when it leads its
+ * session; -1: a shell, init, terminal, daemon or notebook server whose
+ * children are unrelated jobs; 0: anything else (a Python main process). */
+int jobkey_parent_kind(const char *comm)
+{
+	static const char *const launchers[] = {
+		"torchrun", "mpirun", "mpiexec", "mpiexec.hydra", "orted", "prted", "prterun",
+		"hydra_pmi_proxy", "deepspeed", "accelerate", "horovodrun", "srun", "slurmstepd",
+	};
+	static const char *const not_launchers[] = {
+		"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "busybox",
+		"login", "sshd", "su", "sudo", "init", "systemd", "tmux", "tmux: server", "screen",
+		"SCREEN", "xargs", "make", "gmake", "parallel", "nohup", "setsid", "tini",
+		"dumb-init", "docker-init", "containerd-shim", "conmon", "runc", "slurm_script",
+		"cron", "crond", "supervisord", "code", "node",
+	};
+	for (size_t i = 0; i < sizeof launchers / sizeof launchers[0]; i++)
+		if (!strcmp(comm, launchers[i]))
+			return 1;
+	for (size_t i = 0; i < sizeof not_launchers / sizeof not_launchers[0]; i++)
+		if (!strcmp(comm, not_launchers[i]))
+			return -1;
+	if (!strncmp(comm, "jupyter", 7)) /* kernels of one server are separate notebooks */
+		return -1;
+	return 0;
+}
+
+/* ---- reading /proc ---- */
+
+/* comm and session of pid from ROOT/PID/stat; 0 or -1 */
+static int read_stat(const char *root, uint32_t pid, char *comm, size_t clen, uint32_t *sid)
+{
+	char path[4096], buf[1024];
+	if ((size_t)snprintf(path, sizeof path, "%s/%u/stat", root, (unsigned)pid) >= sizeof path)
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* "pid (comm) S ppid pgrp session ...": comm may hold ')' - count from the last */
+	char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
+	unsigned ppid, pgrp, session;
+	char state;
+	if (!open_p || !close_p || close_p < open_p ||
+	    sscanf(close_p + 1, " %c %u %u %u", &state, &ppid, &pgrp, &session) != 4)
+		return -1;
+	size_t cl = (size_t)(close_p - open_p - 1);
+	if (cl >= clen)
+		cl = clen - 1;
+	memcpy(comm, open_p + 1, cl);
+	comm[cl] = 0;
+	*sid = session;
+	return 0;
+}
+
+/* Reads ROOT/PID/environ into c->envbuf; its length, or -1 (other user's
+ * process without root, gone, or no /proc). */
+static ssize_t read_environ(struct jobkey_cache *c, uint32_t pid)
+{
+	char path[4096];
+	if (!c->root ||
+	    (size_t)snprintf(path, sizeof path, "%s/%u/environ", c->root, (unsigned)pid) >= sizeof path)
+		return -1;
+	if (!c->envbuf && !(c->envbuf = malloc(JK_ENV_MAX + 1)))
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	c->env_reads++;
+	size_t have = 0;
+	ssize_t n;
+	while (have < JK_ENV_MAX && (n = read(fd, c->envbuf + have, JK_ENV_MAX - have)) > 0)
+		have += (size_t)n;
+	close(fd);
+	c->envbuf[have] = 0;
+	return (ssize_t)have;
+}
+
+/* Rule 3: the parent, when it is a launcher.  out "" otherwise. */
+static void parent_key(const struct jobkey_cache *c, const vramz_snapshot *snap,
+		       const vramz_proc_sample *s, char *out, size_t len)
+{
+	char comm[16] = "";
+	out[0] = 0;
+	if (s->ppid <= 1)
+		return; /* init, or adopted by it: its children are everyone */
+	if (c->root) {
+		uint32_t sid;
+		if (read_stat(c->root, s->ppid, comm, sizeof comm, &sid))
+			return;
+		int kind = jobkey_parent_kind(comm);
+		if (kind < 0 || (kind == 0 && sid == s->ppid))
+			return; /* a shell, or a session leader: a terminal, a daemon */
+	} else {
+		/* a log: the parent's name is known only when it is listed too */
+		int known = 0;
+		for (unsigned i = 0; snap && i < snap->proc_count && !known; i++) {
+			const vramz_proc_sample *q = &snap->procs[i];
+			if (q->pid == s->ppid && (q->valid & VRAMZ_P_VISIBLE)) {
+				memcpy(comm, q->comm, sizeof comm);
+				comm[sizeof comm - 1] = 0;
+				known = 1;
+			}
+		}
+		if (known && jobkey_parent_kind(comm) < 0)
+			return;
+		if (!known && !strstr(s->cmdline, "--multiprocessing-fork"))
+			return; /* could be a shell: siblings alone are no evidence */
+	}
+	if (comm[0])
+		snprintf(out, len, "parent:%u (%s)", (unsigned)s->ppid, comm);
+	else
+		snprintf(out, len, "parent:%u", (unsigned)s->ppid);
+}
+
+void jobkey_compute(struct jobkey_cache *c, const vramz_snapshot *snap,
+		    const vramz_proc_sample *s, char *out, size_t len)
+{
+	out[0] = 0;
+	if (!(s->valid & VRAMZ_P_VISIBLE))
+		return;
+	if (s->slurm_job[0]) {
+		snprintf(out, len, "slurm:%s", s->slurm_job);
+		return;
+	}
+	if (s->pod_uid[0]) {
+		snprintf(out, len, "pod:%s", s->pod_uid);
+		return;
+	}
+	if (s->container[0]) {
+		snprintf(out, len, "container:%.12s", s->container);
+		return;
+	}
+	ssize_t n = read_environ(c, s->pid);
+	if (n > 0) {
+		jobkey_from_environ(c->envbuf, (size_t)n, out, len);
+		if (out[0])
+			return;
+	}
+	parent_key(c, snap, s, out, len);
+}
+
+/* ---- the cache ---- */
+
+static unsigned jk_hash(uint32_t pid, uint64_t start)
+{
+	uint64_t h = (pid * 0x9e3779b97f4a7c15ull) ^ (start * 0xc2b2ae3d27d4eb4full);
+	return (unsigned)(h ^ (h >> 31));
+}
+
+static struct jk_entry *jk_find(struct jobkey_cache *c, uint32_t pid, uint64_t start)
+{
+	unsigned m = c->cap - 1, k = jk_hash(pid, start) & m;
+	while (c->tab[k].pid && (c->tab[k].pid != pid || c->tab[k].start != start))
+		k = (k + 1) & m;
+	return &c->tab[k];
+}
+
+/* Rebuilds the table at cap, keeping the entries asked about lately. */
+static int jk_rehash(struct jobkey_cache *c, unsigned cap)
+{
+	struct jk_entry *old = c->tab;
+	unsigned ocap = c->cap;
+	if (!(c->tab = calloc(cap, sizeof *c->tab))) {
+		c->tab = old;
+		return VRAMZ_ENOMEM;
+	}
+	c->cap = cap;
+	c->count = 0;
+	for (unsigned i = 0; i < ocap; i++)
+		if (old[i].pid && c->tick - old[i].tick < JK_STALE_TICKS) {
+			*jk_find(c, old[i].pid, old[i].start) = old[i];
+			c->count++;
+		}
+	free(old);
+	return 0;
+}
+
+void jobkey_tick(struct jobkey_cache *c)
+{
+	c->tick++;
+	/* forget processes gone for a while: every 64 ticks, when half full of them */
+	if (c->cap && (c->tick & 63) == 0) {
+		unsigned stale = 0;
+		for (unsigned i = 0; i < c->cap; i++)
+			stale += c->tab[i].pid && c->tick - c->tab[i].tick >= JK_STALE_TICKS;
+		if (stale * 2 >= c->count)
+			jk_rehash(c, c->cap);
+	}
+}
+
+int jobkey_get(struct jobkey_cache *c, const vramz_snapshot *snap, const vramz_proc_sample *s,
+	       char *out, size_t len)
+{
+	out[0] = 0;
+	if (!(s->valid & VRAMZ_P_VISIBLE) || !s->pid)
+		return 0;
+	if ((c->count + 1) * 2 > c->cap && jk_rehash(c, c->cap ? c->cap * 2 : 64))
+		return VRAMZ_ENOMEM;
+	struct jk_entry *e = jk_find(c, s->pid, s->start_time_ticks);
+	/* a changed ppid (the parent died: adopted) changes the parent rule's answer */
+	if (!e->pid || e->ppid != s->ppid) {
+		if (!e->pid)
+			c->count++;
+		e->pid = s->pid;
+		e->start = s->start_time_ticks;
+		e->ppid = s->ppid;
+		jobkey_compute(c, snap, s, e->key, sizeof e->key);
+	}
+	e->tick = c->tick;
+	snprintf(out, len, "%s", e->key);
+	return 0;
+}
