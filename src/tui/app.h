@@ -40,10 +40,10 @@ struct view {
 struct app {
 	struct model m;
 	struct findings f;
-	struct findings_opts fo;
 	struct killwatch kw;
 	struct sampler *sp;
 	int replay;
+	char source[160];                 /* live: driver version; replay: the file */
 	struct view v;
 };
 

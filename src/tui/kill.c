@@ -2,29 +2,28 @@
  * ever hitting the wrong one, then report what the GPU got back.
  *
  * The table is up to a second old, so the pid it shows may have exited and
- * been reused by the time a person confirms.  Right before signalling we
- * open a pidfd (which pins whichever process has the pid now), then
- * compare that process's start time with the one recorded in the snapshot:
- * equal means the pidfd is the process the person chose, and the signal
- * goes through the pidfd, so no reuse can slip in between.  Kernels
- * without pidfds fall back to kill(2) right after the same check.
+ * been reused by the time a person confirms.  The checks and the signal
+ * are `vramz kill`'s own (src/safekill.c), so the two can never disagree
+ * about what is safe: the start time recorded in the snapshot must still
+ * be the process's, never vramz itself, pid 1 or vramz's ancestors (the
+ * shell), another user's process only as root, and the signal goes
+ * through a pidfd opened before the last check.  They run twice: when `k`
+ * is pressed, so a refusal comes before the signal menu, and again at the
+ * moment of signalling.
  *
- * Other users' processes are refused unless we run as root - the kernel
- * would refuse too, but saying so before asking is kinder.  A pid this
- * /proc cannot see (another PID namespace) is refused: its number means a
- * different process here.
+ * What only the dashboard knows is checked here first: a tree view's group
+ * row holds no GPU memory, and a pid this /proc cannot see (another PID
+ * namespace) means a different process here, so neither is signalled.
  */
 #include "tui/kill.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fmt.h"
-#include "proc.h"
+#include "safekill.h"
 
 #define STILL_RUNNING_MS 10000
 #define WATCH_MAX_MS 60000
@@ -46,7 +45,33 @@ const char *kill_signame(int sig)
 	}
 }
 
-int kill_allowed(const struct model_row *r, char *why, size_t len)
+/* The status line's words for a refusal; -1, or 0 for SK_OK. */
+static int verdict_msg(enum safekill_verdict v, const struct model_row *r, char *msg,
+		       size_t len)
+{
+	switch (v) {
+	case SK_OK:
+		return 0;
+	case SK_GONE:
+		snprintf(msg, len, "pid %u has already exited", r->pid);
+		break;
+	case SK_REUSED:
+		snprintf(msg, len, "pid %u now belongs to another process (start time "
+			 "changed): not signalled", r->pid);
+		break;
+	case SK_OTHER_USER:
+		snprintf(msg, len, "refused: pid %u belongs to %s, not you (only root may "
+			 "signal it)", r->pid, r->user);
+		break;
+	default:
+		snprintf(msg, len, "refused: pid %u: %s", r->pid, safekill_reason(v));
+		break;
+	}
+	return -1;
+}
+
+/* What the model alone can refuse. */
+static int row_refused(const struct model_row *r, char *why, size_t len)
 {
 	if (r->group) {
 		snprintf(why, len, "pid %u holds no GPU memory; select a GPU process", r->pid);
@@ -57,12 +82,6 @@ int kill_allowed(const struct model_row *r, char *why, size_t len)
 			 r->pid);
 		return -1;
 	}
-	uid_t me = geteuid();
-	if (me != 0 && r->uid != me) {
-		snprintf(why, len, "refused: pid %u belongs to %s, not you (only root may signal it)",
-			 r->pid, r->user);
-		return -1;
-	}
 	if (!r->start_ticks) {
 		snprintf(why, len, "pid %u: start time unknown, cannot rule out a reused pid",
 			 r->pid);
@@ -71,58 +90,25 @@ int kill_allowed(const struct model_row *r, char *why, size_t len)
 	return 0;
 }
 
-static int pidfd_open_(uint32_t pid)
+int kill_allowed(const struct model_row *r, char *why, size_t len)
 {
-#ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
-#else
-	(void)pid;
-	errno = ENOSYS;
-	return -1;
-#endif
-}
-
-static int pidfd_signal(int fd, int sig)
-{
-#ifdef SYS_pidfd_send_signal
-	return (int)syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
-#else
-	(void)fd, (void)sig;
-	errno = ENOSYS;
-	return -1;
-#endif
+	if (row_refused(r, why, len))
+		return -1;
+	struct safekill_target t = {.pid = (pid_t)r->pid, .start_ticks = r->start_ticks};
+	return verdict_msg(safekill_check("/proc", &t, getuid()), r, why, len);
 }
 
 int kill_send(struct killwatch *w, const struct model *m, const struct model_row *r,
 	      int sig, char *msg, size_t len)
 {
-	if (kill_allowed(r, msg, len))
+	if (row_refused(r, msg, len))
 		return -1;
-	int fd = pidfd_open_(r->pid);
-	if (fd < 0 && errno == ESRCH) {
-		snprintf(msg, len, "pid %u has already exited", r->pid);
+	struct safekill_target t = {.pid = (pid_t)r->pid, .start_ticks = r->start_ticks};
+	int fd;
+	if (verdict_msg(safekill_signal("/proc", &t, getuid(), sig, &fd), r, msg, len))
 		return -1;
-	}
-	unsigned long long st = proc_start_time("/proc", r->pid);
-	if (st != r->start_ticks) {
-		if (fd >= 0)
-			close(fd);
-		snprintf(msg, len, st ? "pid %u now belongs to another process (start time "
-					"changed): not signalled"
-				      : "pid %u has already exited", r->pid);
-		return -1;
-	}
-	int rc = fd >= 0 ? pidfd_signal(fd, sig) : -1;
-	if (fd < 0 || (rc < 0 && errno == ENOSYS))
-		rc = kill((pid_t)r->pid, sig);
-	int e = errno;
 	if (fd >= 0)
-		close(fd);
-	if (rc < 0) {
-		snprintf(msg, len, "SIG%s to pid %u failed: %s", kill_signame(sig), r->pid,
-			 strerror(e));
-		return -1;
-	}
+		close(fd); /* the model's next ticks tell whether it left */
 	memset(w, 0, sizeof *w);
 	w->active = 1;
 	w->pid = r->pid;

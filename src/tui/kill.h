@@ -1,9 +1,6 @@
-/* kill.h - sending a signal to a GPU process from the dashboard, safely,
- * then watching whether its GPU memory comes back.
- *
- * To unify later with src/safekill.c (`vramz kill`, branch jobs) once that
- * is on main: the checks are the same (owner unless root, visible in this
- * PID namespace, start time unchanged right before the signal). */
+/* kill.h - sending a signal to a GPU process from the dashboard, safely
+ * (the checks and the pidfd signal of `vramz kill`, src/safekill.c), then
+ * watching whether its GPU memory comes back. */
 #ifndef VRAMZ_TUI_KILL_H
 #define VRAMZ_TUI_KILL_H
 
@@ -24,7 +21,7 @@ struct killwatch {
 	unsigned ticks_since;
 };
 
-/* 0 when the row may be signalled by this user; else -1 and why. */
+/* 0 when the row may be signalled by this user now; else -1 and why. */
 int kill_allowed(const struct model_row *r, char *why, size_t len);
 /* Re-checks, verifies the start time, signals, starts watching.  Writes
  * the outcome for the status line; returns 0 when the signal was sent. */

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "vramz/diagnose.h"
 #include "vramz/vramz.h"
 
 #define MODEL_HIST 1024       /* points per GPU: 17 min at 1 Hz */
@@ -34,6 +35,10 @@ struct tui_snap {
 	unsigned ngpus, nprocs;
 	struct tui_gpu *gpus;
 	vramz_proc_sample *procs;
+	/* the diagnosis engine's findings after this tick (sampler.c feeds
+	 * it every tick, skipped ones of a seek too), most severe first */
+	unsigned nfindings;
+	vramz_finding *findings;
 };
 
 struct hist_point {
@@ -96,7 +101,7 @@ struct model {
 	unsigned *order;                  /* arranged view: indices into rows */
 	unsigned norder, cap_order;
 	struct activity *acts;            /* per-process SM activity history */
-	unsigned nacts, cap_acts;
+	unsigned nacts, cap_acts, act_hint;
 	int64_t now_ms;                   /* time of the latest snapshot */
 	unsigned ticks;
 	char errmsg[160];                 /* the latest tick's failure, "" ok */

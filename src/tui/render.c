@@ -10,8 +10,9 @@
  * colour role has a monochrome attribute (term.c), so no meaning rides on
  * colour alone: used, reserved and free are also different characters.
  *
- * The whole screen is drawn into curses' buffer and refresh() sends only
- * what changed; frames are drawn on new data, a key or a resize only.
+ * The whole screen is drawn into a frame buffer (fb.c) that hands curses
+ * only the cells that changed since the last frame, and refresh() sends
+ * only those; frames are drawn on new data, a key or a resize only.
  */
 #include "tui/app.h"
 
@@ -23,6 +24,7 @@
 #include <wchar.h>
 
 #include "fmt.h"
+#include "tui/fb.h"
 #include "tui/term.h"
 
 #define TABLE_MIN_ROWS 4
@@ -33,40 +35,7 @@
 /* Writes s at (y, x) in at most w columns, padded with blanks to w when pad. */
 static int put(int y, int x, int w, int role, const char *s, int pad)
 {
-	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
-		return 0;
-	if (x + w > COLS)
-		w = COLS - x;
-	wchar_t ws[512];
-	mbstate_t st;
-	memset(&st, 0, sizeof st);
-	const char *p = s;
-	size_t n = mbsrtowcs(ws, &p, sizeof ws / sizeof ws[0] - 1, &st);
-	if (n == (size_t)-1) { /* not valid in this locale: show bytes as '?' */
-		n = 0;
-		for (const char *q = s; *q && n < sizeof ws / sizeof ws[0] - 1; q++)
-			ws[n++] = (unsigned char)*q < 128 ? (wchar_t)*q : L'?';
-	}
-	ws[n] = 0;
-	int cols = 0;
-	size_t k = 0;
-	for (; k < n; k++) {
-		int cw = wcwidth(ws[k]);
-		if (cw < 0) {
-			ws[k] = L'?';
-			cw = 1;
-		}
-		if (cols + cw > w)
-			break;
-		cols += cw;
-	}
-	attr_t at = term_attr((enum role)role);
-	attron(at);
-	mvaddnwstr(y, x, ws, (int)k);
-	for (; pad && cols < w; cols++)
-		addch(' ');
-	attroff(at);
-	return cols;
+	return fb_put(y, x, w, role, s, pad);
 }
 
 static int putf(int y, int x, int w, int role, const char *fmt, ...)
@@ -112,6 +81,12 @@ static int used_role(uint64_t used, uint64_t total)
 	return f >= 0.95 ? ROLE_CRIT : f >= 0.80 ? ROLE_WARN : ROLE_OK;
 }
 
+/* The colour of what a finding of severity sev names; base when none. */
+static int finding_role(int sev, int base)
+{
+	return sev >= VRAMZ_SEV_CRITICAL ? ROLE_CRIT : sev >= VRAMZ_SEV_WARNING ? ROLE_WARN : base;
+}
+
 /* ---- GPU area -------------------------------------------------------------- */
 
 /* A memory bar of w columns: used, reserved, free. */
@@ -141,21 +116,9 @@ static void mem_bar(int y, int x, int w, const vramz_gpu_sample *s)
 	if (nu + nr > w)
 		nr = w - nu;
 	int role = used_role(s->mem_used_bytes + rsv, total);
-	for (int i = 0; i < w; i++) {
-		const char *g;
-		int r;
-		if (i < nr) {
-			g = utf ? "▒" : "%";
-			r = ROLE_RSV;
-		} else if (i < nr + nu) {
-			g = utf ? "█" : "#";
-			r = role;
-		} else {
-			g = utf ? "·" : ".";
-			r = ROLE_FREE;
-		}
-		put(y, x + i, 1, r, g, 0);
-	}
+	fb_fill(y, x, nr, ROLE_RSV, utf ? L'▒' : L'%');
+	fb_fill(y, x + nr, nu, role, utf ? L'█' : L'#');
+	fb_fill(y, x + nr + nu, w - nr - nu, ROLE_FREE, utf ? L'·' : L'.');
 }
 
 /* The value of one plot column in [0, 1], or -1 when unknown. */
@@ -172,20 +135,23 @@ static double plot_value(const struct hist_point *h, int util)
 
 static void plot(int y, int x, int w, int h, const struct model_gpu *g, int util)
 {
-	static const char *const blocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-	static const char *const ascii[] = {" ", ".", ".", "_", "o", "o", "O", "O", "#"};
-	const char *const *glyph = term_utf8() ? blocks : ascii;
+	static const wchar_t blocks[] = L" ▁▂▃▄▅▆▇█";
+	static const wchar_t ascii[] = L" .._ooOO#";
+	const wchar_t *glyph = term_utf8() ? blocks : ascii;
+	int role = util ? ROLE_PLOT_UTIL : ROLE_PLOT;
+	wchar_t col[16];
+	if (h > 16)
+		h = 16;
 	for (int c = 0; c < w; c++) {
 		double v = plot_value(model_hist(g, (unsigned)(w - 1 - c)), util);
-		int level = v < 0 ? -1 : (int)(v * h * 8 + 0.5);
+		if (v < 0)
+			continue; /* unknown: the blank the frame starts with */
+		int level = (int)(v * h * 8 + 0.5);
 		for (int r = 0; r < h; r++) {
 			int fill = level - (h - 1 - r) * 8;
-			fill = fill < 0 ? 0 : fill > 8 ? 8 : fill;
-			if (level < 0)
-				put(y + r, x + c, 1, ROLE_DIM, " ", 0);
-			else
-				put(y + r, x + c, 1, util ? ROLE_PLOT_UTIL : ROLE_PLOT, glyph[fill], 0);
+			col[r] = glyph[fill < 0 ? 0 : fill > 8 ? 8 : fill];
 		}
+		fb_column(y, x + c, h, role, col);
 	}
 }
 
@@ -257,8 +223,6 @@ static void compact_cols(struct compact_cols *c)
 
 static void compact_legend(int y, const struct compact_cols *c)
 {
-	move(y, 0);
-	clrtoeol();
 	put(y, 0, 14, ROLE_DIM, "GPU NAME", 0);
 	if (c->bar_w >= 24)
 		put(y, c->bar, c->bar_w, ROLE_DIM, term_utf8() ? "MEMORY █used ▒rsv ·free"
@@ -279,8 +243,8 @@ static void gpu_compact(int y, const struct compact_cols *c, const struct model_
 	if (gpu_lost(y, 0, COLS, g, 1))
 		return;
 	char a[16], b[16], sens[96], link[64];
-	int mark = g->finding >= SEV_CRIT ? ROLE_CRIT : g->finding ? ROLE_WARN : ROLE_NORMAL;
-	putf(y, 0, 3, mark, "%2u%s", s->index, g->finding ? "!" : " ");
+	int mark = finding_role(g->finding, ROLE_NORMAL);
+	putf(y, 0, 3, mark, "%2u%s", s->index, g->finding >= VRAMZ_SEV_WARNING ? "!" : " ");
 	put(y, 4, 10, ROLE_TITLE, gpu_short_name(g->cur.name), 1);
 	mem_bar(y, c->bar, c->bar_w, s);
 	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
@@ -306,8 +270,9 @@ static void gpu_full(int y, int x0, int w, int plot_h, int show_util,
 	char a[24], b[24], c[24], d[24], sens[128], link[64];
 	if (gpu_lost(y, x0, w, g, 0))
 		return;
-	int mark = g->finding >= SEV_CRIT ? ROLE_CRIT : g->finding ? ROLE_WARN : ROLE_TITLE;
-	int x = putf(y, x0, w, mark, "GPU %u%s %s", s->index, g->finding ? "!" : "",
+	int mark = finding_role(g->finding, ROLE_TITLE);
+	int x = putf(y, x0, w, mark, "GPU %u%s %s", s->index,
+		     g->finding >= VRAMZ_SEV_WARNING ? "!" : "",
 		     gpu_short_name(g->cur.name));
 	sensors(sens, sizeof sens, s, 1);
 	pcie(link, sizeof link, &g->cur);
@@ -416,10 +381,7 @@ static void table_widths(struct colw *c)
 static void table_header(const struct app *a, int y, const struct colw *c)
 {
 	int x = 1;
-	attr_t at = term_attr(ROLE_HEAD);
-	attron(at);
-	mvhline(y, 0, ' ', COLS);
-	attroff(at);
+	fb_fill(y, 0, COLS, ROLE_HEAD, L' ');
 	for (int i = 0; i < COL_COUNT; i++) {
 		char t[32];
 		int sorted = a->v.ar.sort == (enum model_col)i;
@@ -462,21 +424,17 @@ static void table_row(const struct app *a, int y, const struct model_row *r, int
 	snprintf(cells[COL_CMD], sizeof cells[0], "%*s%s%s", r->depth > 1 ? (r->depth - 1) * 2 : 0,
 		 "", r->depth ? branch : "", r->cmd);
 	int base = sel ? ROLE_SEL : r->group ? ROLE_DIM : ROLE_NORMAL;
-	if (sel) {
-		attr_t at = term_attr(ROLE_SEL);
-		attron(at);
-		mvhline(y, 0, ' ', COLS);
-		attroff(at);
-	}
-	if (r->finding)
-		put(y, 0, 1, sel ? ROLE_SEL : r->finding >= SEV_CRIT ? ROLE_CRIT : ROLE_WARN, "!", 0);
+	if (sel)
+		fb_fill(y, 0, COLS, ROLE_SEL, L' ');
+	if (r->finding >= VRAMZ_SEV_WARNING)
+		put(y, 0, 1, sel ? ROLE_SEL : finding_role(r->finding, ROLE_NORMAL), "!", 0);
 	int x = 1;
 	for (int i = 0; i < COL_COUNT; i++) {
 		int role = base;
 		if (!sel && i == COL_CMD && !r->visible)
 			role = ROLE_DIM;
-		if (!sel && i == COL_VRAM && r->finding)
-			role = ROLE_WARN;
+		if (!sel && i == COL_VRAM && r->finding >= VRAMZ_SEV_WARNING)
+			role = finding_role(r->finding, base);
 		put(y, x, c->w[i], role, cells[i], sel);
 		x += c->w[i] + 1;
 	}
@@ -519,6 +477,9 @@ static void table(struct app *a, int y, int rows)
 
 /* ---- header, findings, status, keys, dialogs ----------------------------- */
 
+/* "vramz top  driver 580.159.04  2 GPUs  3 processes ...  12:00:01"; a
+ * replay names its file instead of the driver (a log does not record it)
+ * and shows the recorded date and time, and how far into the log. */
 static void header(const struct app *a)
 {
 	const struct model *m = &a->m;
@@ -536,15 +497,22 @@ static void header(const struct app *a)
 	if (ar->text[0] && o < sizeof filt)
 		snprintf(filt + o, sizeof filt - o, " /%s", ar->text);
 	int x = put(0, 0, COLS, ROLE_TITLE, "vramz top", 0);
+	if (a->replay)
+		x += putf(0, x, COLS - x, ROLE_WARN, "  replay of %s", a->source);
+	else
+		x += putf(0, x, COLS - x, ROLE_NORMAL, "  driver %s", a->source[0] ? a->source : "-");
 	x += putf(0, x, COLS - x, ROLE_NORMAL, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
 		  m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
 		  ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);
 	if (a->replay) {
 		struct sampler_state st;
 		sampler_get_state(a->sp, &st);
-		char r[96];
-		snprintf(r, sizeof r, "REPLAY %gx %s  %s", st.speed,
-			 st.ended ? "[end]" : st.paused ? "[paused]" : "", when);
+		char r[128], off[24] = "";
+		if (m->now_ms && st.first_ms && m->now_ms >= st.first_ms)
+			fmt_duration(off, sizeof off, m->now_ms - st.first_ms);
+		snprintf(r, sizeof r, "%gx%s  recorded %s%s%s", st.speed,
+			 st.ended ? " [end]" : st.paused ? " [paused]" : "", when,
+			 off[0] ? "  +" : "", off);
 		int w = (int)strlen(r);
 		put(0, COLS - w > x + 1 ? COLS - w : x + 1, w, ROLE_WARN, r, 0);
 	} else {
@@ -555,18 +523,21 @@ static void header(const struct app *a)
 
 static int findings_panel(const struct app *a, int y, int max)
 {
+	static const char *const label[] = {"", "INFO ", "WARN ", "CRIT "};
 	const struct findings *f = &a->f;
 	int n = (int)f->n < max ? (int)f->n : max;
 	for (int i = 0; i < n; i++) {
-		char text[200];
-		const struct finding *x = &f->v[i];
-		findings_text(x, text, sizeof text);
-		int role = x->severity >= SEV_CRIT ? ROLE_CRIT : x->severity >= SEV_WARN ? ROLE_WARN
-										      : ROLE_NORMAL;
-		if (i == n - 1 && (int)f->n > n)
-			putf(y + i, 0, COLS, role, "! %s  (+%u more)", text, f->n - (unsigned)n);
-		else
-			putf(y + i, 0, COLS, role, "! %s", text);
+		const vramz_finding *x = &f->v[i];
+		int role = finding_role((int)x->severity, ROLE_NORMAL);
+		int x0 = put(y + i, 0, COLS, role, (unsigned)x->severity < 4 ? label[x->severity] : "", 0);
+		if (i == n - 1 && (int)f->n > n) {
+			char more[32];
+			int mw = snprintf(more, sizeof more, "  (+%u more)", f->n - (unsigned)n);
+			x0 += put(y + i, x0, COLS - x0 - mw, role, findings_text(f, (unsigned)i), 0);
+			put(y + i, x0, mw, ROLE_DIM, more, 0);
+		} else {
+			put(y + i, x0, COLS - x0, role, findings_text(f, (unsigned)i), 0);
+		}
 	}
 	return n;
 }
@@ -584,8 +555,6 @@ static void keys_line(const struct app *a)
 	const char *const (*k)[2] = a->replay ? replay : live;
 	size_t n = a->replay ? sizeof replay / sizeof replay[0] : sizeof live / sizeof live[0];
 	int y = LINES - 1, x = 0;
-	move(y, 0);
-	clrtoeol();
 	for (size_t i = 0; i < n && x < COLS; i++) {
 		int kw = (int)strlen(k[i][0]), lw = (int)strlen(k[i][1]);
 		if (x + kw + lw > COLS)
@@ -600,8 +569,6 @@ static void status_line(const struct app *a)
 {
 	const struct view *v = &a->v;
 	int y = LINES - 2;
-	move(y, 0);
-	clrtoeol();
 	if (v->mode == MODE_PROMPT) {
 		static const char *const label[] = {"Filter (pid/user/job/command): ",
 						    "User: ", "GPU index: "};
@@ -626,24 +593,22 @@ static void status_line(const struct app *a)
 		put(y, 0, COLS, ROLE_DIM, "reading the GPUs...", 0);
 }
 
+/* A framed box, drawn into the frame like everything else (so closing it
+ * needs nothing but the next frame). */
 static void draw_box(int y, int x, int h, int w, const char *title)
 {
-	attr_t at = term_attr(ROLE_NORMAL);
-	for (int r = 0; r < h; r++) {
-		move(y + r, x);
-		attron(at);
-		for (int c = 0; c < w; c++)
-			addch(' ');
-		attroff(at);
+	int u = term_utf8();
+	for (int r = 1; r < h - 1; r++) {
+		fb_fill(y + r, x, w, ROLE_NORMAL, L' ');
+		fb_putc(y + r, x, ROLE_NORMAL, u ? L'│' : L'|');
+		fb_putc(y + r, x + w - 1, ROLE_NORMAL, u ? L'│' : L'|');
 	}
-	mvaddch(y, x, ACS_ULCORNER);
-	mvaddch(y, x + w - 1, ACS_URCORNER);
-	mvaddch(y + h - 1, x, ACS_LLCORNER);
-	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
-	mvhline(y, x + 1, ACS_HLINE, w - 2);
-	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
-	mvvline(y + 1, x, ACS_VLINE, h - 2);
-	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
+	fb_fill(y, x, w, ROLE_NORMAL, u ? L'─' : L'-');
+	fb_fill(y + h - 1, x, w, ROLE_NORMAL, u ? L'─' : L'-');
+	fb_putc(y, x, ROLE_NORMAL, u ? L'┌' : L'+');
+	fb_putc(y, x + w - 1, ROLE_NORMAL, u ? L'┐' : L'+');
+	fb_putc(y + h - 1, x, ROLE_NORMAL, u ? L'└' : L'+');
+	fb_putc(y + h - 1, x + w - 1, ROLE_NORMAL, u ? L'┘' : L'+');
 	putf(y, x + 2, w - 4, ROLE_TITLE, " %s ", title);
 }
 
@@ -695,9 +660,15 @@ static void help(const struct app *a)
 
 void render_screen(struct app *a)
 {
-	erase();
+	if (fb_begin() < 0) {
+		erase(); /* out of memory: say so the plain way */
+		mvaddstr(0, 0, "vramz top: out of memory");
+		refresh();
+		return;
+	}
 	if (LINES < 8 || COLS < 40) {
 		put(0, 0, COLS, ROLE_WARN, "vramz top: terminal too small (need 40x8)", 0);
+		fb_flush();
 		refresh();
 		return;
 	}
@@ -718,5 +689,6 @@ void render_screen(struct app *a)
 		help(a);
 	else if (a->v.mode == MODE_SIGNAL)
 		signal_menu(a);
+	fb_flush();
 	refresh();
 }

@@ -15,6 +15,13 @@
  * history window of skipped ticks is handed over, marked catch-up, so the
  * plots are right after a jump without the UI redrawing thousands of
  * times.
+ *
+ * The diagnosis engine (vramz/diagnose.h) lives on this thread too: it
+ * sees every tick read - the skipped ones of a seek included, so the
+ * findings at any point of a replay are those of the log up to there -
+ * and each tick handed over carries a copy of the findings after it.  The
+ * UI thread only shows them, and asks for an evaluation only of the ticks
+ * it will show, not of every tick a seek reads through.
  */
 #include "tui/sampler.h"
 
@@ -48,6 +55,9 @@ struct sampler {
 	double speed;
 	int64_t seek_ms;           /* pending relative seek, 0 none */
 	int64_t pos_ms, first_ms;
+	vramz_diag *diag;          /* NULL: findings off */
+	struct tui_snap *first;    /* replay: the first tick, read by sampler_start */
+	unsigned diag_gpus;        /* replay: GPUs whose facts it has */
 #ifdef VRAMZ_TUI_REPLAY
 	vramz_log_reader *log;
 #endif
@@ -95,9 +105,46 @@ void snap_free(struct tui_snap *list)
 {
 	while (list) {
 		struct tui_snap *n = list->next;
+		free(list->findings);
 		free(list);
 		list = n;
 	}
+}
+
+/* ---- findings ------------------------------------------------------------ */
+
+/* Feeds one tick.  A log whose time goes back (clock stepped while
+ * recording) starts the engine afresh rather than stopping the findings. */
+static void diag_feed(struct sampler *sp, const vramz_snapshot *v)
+{
+	if (!sp->diag || !v)
+		return;
+	if (vramz_diag_feed(sp->diag, v) == VRAMZ_EINVAL) {
+		vramz_diag *d = vramz_diag_new(sp->o.diag);
+		if (!d)
+			return;
+		vramz_diag_free(sp->diag);
+		sp->diag = d;
+		sp->diag_gpus = 0;
+#ifdef VRAMZ_TUI_REPLAY
+		if (!sp->log)
+#endif
+			for (unsigned i = 0; i < v->gpu_count; i++)
+				vramz_diag_set_gpu_info(d, vramz_gpu(sp->o.ctx, v->gpus[i].index), 1);
+		vramz_diag_feed(d, v);
+	}
+}
+
+/* Copies the current findings into s (the engine's are valid until the
+ * next feed only). */
+static void diag_attach(struct sampler *sp, struct tui_snap *s)
+{
+	const vramz_finding *f;
+	unsigned n = sp->diag && s ? vramz_diag_findings(sp->diag, &f) : 0;
+	if (!n || !(s->findings = malloc(n * sizeof *f)))
+		return;
+	memcpy(s->findings, f, n * sizeof *f);
+	s->nfindings = n;
 }
 
 /* Queues s (lock held) and wakes the UI thread. */
@@ -134,16 +181,25 @@ static void *live_main(void *arg)
 {
 	struct sampler *sp = arg;
 	vramz_ctx *ctx = sp->o.ctx;
-	/* the PCIe maximum tells a degraded link; read once, off the UI thread */
-	for (unsigned i = 0; i < vramz_selected_count(ctx); i++)
-		vramz_gpu_details(ctx, vramz_selected_index(ctx, i));
+	/* the PCIe maximum tells a degraded link (to the table and the
+	 * engine); read once, off the UI thread */
+	for (unsigned i = 0; i < vramz_selected_count(ctx); i++) {
+		unsigned idx = vramz_selected_index(ctx, i);
+		vramz_gpu_details(ctx, idx);
+		if (sp->diag)
+			vramz_diag_set_gpu_info(sp->diag, vramz_gpu(ctx, idx), 1);
+	}
 	pthread_mutex_lock(&sp->mu);
 	int64_t next = mono_ms();
 	while (!sp->quit) {
 		pthread_mutex_unlock(&sp->mu);
 		const vramz_snapshot *v = NULL;
 		int rc = vramz_sample(ctx, sp->o.flags, &v);
+		if (rc >= 0)
+			diag_feed(sp, v);
 		struct tui_snap *s = v ? snap_copy(v, live_info, ctx) : calloc(1, sizeof *s);
+		if (rc >= 0)
+			diag_attach(sp, s);
 		if (s && rc < 0) {
 			s->err = rc;
 			snprintf(s->errmsg, sizeof s->errmsg, "sampling failed: %s%s%s",
@@ -175,14 +231,28 @@ static const vramz_gpu_info *log_info(const void *src, unsigned index)
 	return vramz_log_gpu(src, index);
 }
 
-/* The next tick of the log, copied; NULL at the end or on an error (which
- * then comes as an error snapshot in *err_snap). */
-static struct tui_snap *replay_next(struct sampler *sp, struct tui_snap **err_snap)
+/* The next tick of the log, fed to the engine and copied (with the
+ * findings when findings); NULL at the end or on an error (which then
+ * comes as an error snapshot in *err_snap). */
+static struct tui_snap *replay_next(struct sampler *sp, struct tui_snap **err_snap,
+				    int findings)
 {
 	const vramz_snapshot *v;
 	int rc = vramz_log_next(sp->log, &v);
-	if (rc == 1)
-		return snap_copy(v, log_info, sp->log);
+	if (rc == 1) {
+		if (sp->diag)
+			for (unsigned n = vramz_log_gpu_count(sp->log); sp->diag_gpus < n;
+			     sp->diag_gpus++) {
+				const vramz_gpu_info *gi = vramz_log_gpu(sp->log, sp->diag_gpus);
+				if (gi)
+					vramz_diag_set_gpu_info(sp->diag, gi, 1);
+			}
+		diag_feed(sp, v);
+		struct tui_snap *s = snap_copy(v, log_info, sp->log);
+		if (findings)
+			diag_attach(sp, s);
+		return s;
+	}
 	if (rc < 0 && (*err_snap = calloc(1, sizeof **err_snap))) {
 		(*err_snap)->err = rc;
 		(*err_snap)->time_ms = sp->pos_ms;
@@ -199,7 +269,7 @@ static struct tui_snap *replay_seek(struct sampler *sp, struct tui_snap *pending
 	struct tui_snap *err = NULL, *batch = NULL, *btail = NULL, *last = NULL;
 	int reset = 0;
 	pthread_mutex_unlock(&sp->mu);
-	if (target_ms < sp->pos_ms) {
+	if (target_ms <= sp->pos_ms) { /* the shown tick or before: from the start */
 		snap_free(pending);
 		pending = NULL;
 		vramz_log_close(sp->log);
@@ -210,12 +280,20 @@ static struct tui_snap *replay_seek(struct sampler *sp, struct tui_snap *pending
 			return NULL;
 		}
 		reset = 1;
+		if (sp->diag) { /* the findings of the log up to the target */
+			vramz_diag *d = vramz_diag_new(sp->o.diag);
+			if (d) {
+				vramz_diag_free(sp->diag);
+				sp->diag = d;
+				sp->diag_gpus = 0;
+			}
+		}
 	}
 	if (!pending)
-		pending = replay_next(sp, &err);
+		pending = replay_next(sp, &err, 0);
 	/* read on to the target, keeping the last window of skipped ticks */
 	while (pending && pending->time_ms < target_ms) {
-		struct tui_snap *n = replay_next(sp, &err);
+		struct tui_snap *n = replay_next(sp, &err, 0);
 		if (!n)
 			break; /* the target is past the end: stop at the last tick */
 		if (pending->time_ms >= target_ms - SEEK_WINDOW_MS) {
@@ -230,6 +308,8 @@ static struct tui_snap *replay_seek(struct sampler *sp, struct tui_snap *pending
 		}
 		pending = n;
 	}
+	if (pending && !pending->findings)
+		diag_attach(sp, pending); /* the engine has read up to it */
 	pthread_mutex_lock(&sp->mu);
 	last = pending;
 	if (batch)
@@ -248,13 +328,13 @@ static struct tui_snap *replay_seek(struct sampler *sp, struct tui_snap *pending
 static void *replay_main(void *arg)
 {
 	struct sampler *sp = arg;
-	struct tui_snap *err = NULL;
-	struct tui_snap *cur = replay_next(sp, &err); /* the tick shown next */
+	struct tui_snap *cur = sp->first; /* the tick shown next */
+	sp->first = NULL;
 	pthread_mutex_lock(&sp->mu);
-	deliver(sp, err);
 	if (cur)
 		sp->first_ms = cur->time_ms;
 	int64_t due = mono_ms();
+	int show_now = 0; /* a seek's target: shown even while paused */
 	while (!sp->quit) {
 		if (sp->seek_ms) {
 			int64_t target = sp->pos_ms + sp->seek_ms;
@@ -264,6 +344,7 @@ static void *replay_main(void *arg)
 			sp->ended = 0;
 			cur = replay_seek(sp, cur, target);
 			due = mono_ms();
+			show_now = 1;
 			continue;
 		}
 		if (!cur) {
@@ -276,7 +357,7 @@ static void *replay_main(void *arg)
 				pthread_cond_wait(&sp->cv, &sp->mu);
 			continue;
 		}
-		if (sp->paused || mono_ms() < due) {
+		if (!show_now && (sp->paused || mono_ms() < due)) {
 			if (sp->paused)
 				pthread_cond_wait(&sp->cv, &sp->mu);
 			else
@@ -284,10 +365,11 @@ static void *replay_main(void *arg)
 			continue;
 		}
 		struct tui_snap *shown = cur;
+		show_now = 0;
 		deliver(sp, shown);
 		pthread_mutex_unlock(&sp->mu);
-		err = NULL;
-		cur = replay_next(sp, &err);
+		struct tui_snap *err = NULL;
+		cur = replay_next(sp, &err, 1);
 		pthread_mutex_lock(&sp->mu);
 		deliver(sp, err);
 		if (cur) {
@@ -323,16 +405,33 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 	pthread_cond_init(&sp->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	sp->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (o->diag && !(sp->diag = vramz_diag_new(o->diag))) {
+		snprintf(err, errlen, "invalid diagnosis thresholds (see vramz watch -h)");
+		sampler_stop(sp);
+		return VRAMZ_EINVAL;
+	}
 	void *(*fn)(void *) = live_main;
 	if (o->replay_path) {
 #ifdef VRAMZ_TUI_REPLAY
 		int rc = vramz_log_open(&sp->log, o->replay_path);
 		if (rc < 0) {
-			snprintf(err, errlen, "%s: %s", o->replay_path,
-				 sp->log && *vramz_log_error(sp->log) ? vramz_log_error(sp->log)
-								      : vramz_strerror(rc));
+			if (sp->log && *vramz_log_error(sp->log))
+				snprintf(err, errlen, "%s", vramz_log_error(sp->log));
+			else
+				snprintf(err, errlen, "%s: %s", o->replay_path, vramz_strerror(rc));
 			sampler_stop(sp);
 			return rc;
+		}
+		/* the first tick now, so a log that is not one fails before the
+		 * terminal is taken, with FILE:LINE */
+		struct tui_snap *bad = NULL;
+		if (!(sp->first = replay_next(sp, &bad, 1))) {
+			snprintf(err, errlen, "%s", bad ? bad->errmsg : "");
+			if (!bad)
+				snprintf(err, errlen, "%s: holds no samples", o->replay_path);
+			snap_free(bad);
+			sampler_stop(sp);
+			return VRAMZ_EINVAL;
 		}
 		fn = replay_main;
 #else
@@ -365,6 +464,8 @@ void sampler_stop(struct sampler *sp)
 #ifdef VRAMZ_TUI_REPLAY
 	vramz_log_close(sp->log);
 #endif
+	vramz_diag_free(sp->diag);
+	snap_free(sp->first);
 	snap_free(sp->head);
 	if (sp->efd >= 0)
 		close(sp->efd);

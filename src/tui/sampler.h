@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tui/model.h"
+#include "vramz/diagnose.h"
 #include "vramz/vramz.h"
 
 struct sampler;
@@ -18,6 +19,7 @@ struct sampler_opts {
 	int64_t interval_ms;       /* live cadence */
 	unsigned flags;            /* VRAMZ_SAMPLE_* */
 	double speed;              /* replay: 1 = recorded pace */
+	const vramz_diag_config *diag; /* thresholds of the findings; NULL none */
 };
 
 /* Starts the thread; on failure returns a negative VRAMZ_E* code and a

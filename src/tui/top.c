@@ -25,10 +25,14 @@
 
 #include "cli.h"
 #include "commands.h"
+#ifdef VRAMZ_HAVE_DIAGNOSE
+#include "diagconf.h"
+#endif
+#include "tui/fb.h"
 #include "tui/term.h"
 
 static int64_t interval_ms = 1000;
-static int64_t idle_after_ms = 10 * 60 * 1000;
+static int64_t idle_after_ms = -1; /* the engine's (or the config file's) */
 static double speed = 1;
 static int show_util, tree, no_mouse, ascii;
 static const char *sort_name = "vram";
@@ -44,7 +48,7 @@ static const struct opt opts[] = {
 	{'t', "tree", OPT_FLAG, &tree, NULL, "start in tree view"},
 	{'u', "util", OPT_FLAG, &show_util, NULL, "plot utilization beside memory"},
 	{0, "idle-after", OPT_DURATION, &idle_after_ms, "DURATION",
-	 "report processes idle this long that hold memory (default 10m)"},
+	 "report processes idle this long that hold memory (default: as vramz watch, 30m)"},
 	{0, "ascii", OPT_FLAG, &ascii, NULL, "ASCII glyphs only"},
 	{0, "no-mouse", OPT_FLAG, &no_mouse, NULL, "leave the mouse to the terminal"},
 	OPT_NOCOLOR,
@@ -72,10 +76,12 @@ static void take_snapshots(struct app *a)
 	struct tui_snap *list = sampler_take(a->sp);
 	if (!list)
 		return;
-	for (struct tui_snap *s = list; s; s = s->next)
+	for (struct tui_snap *s = list; s; s = s->next) {
 		model_feed(&a->m, s);
+		findings_take(&a->f, s);
+	}
 	snap_free(list);
-	findings_update(&a->f, &a->m, &a->fo);
+	findings_mark(&a->f, &a->m);
 	input_rearrange(a);
 	char msg[240];
 	if (kill_observe(&a->kw, &a->m, msg, sizeof msg))
@@ -164,8 +170,6 @@ int cmd_top(int argc, char **argv)
 	a->v.ar.tree = tree;
 	a->v.show_util = show_util;
 	a->v.sel = -1;
-	a->fo.idle_after_ms = idle_after_ms;
-	a->fo.min_bytes = 1ull << 30;
 	if (sort_col(sort_name, &a->v.ar.sort)) {
 		cli_err("--sort: unknown column '%s'", sort_name);
 		free(a);
@@ -176,6 +180,25 @@ int cmd_top(int argc, char **argv)
 		free(a);
 		return EXIT_FAIL;
 	}
+	/* the findings: the thresholds of vramz watch (its config file too) */
+	vramz_diag_config dc;
+	vramz_diag_config_defaults(&dc);
+#ifdef VRAMZ_HAVE_DIAGNOSE
+	struct diag_cmd_conf cc = {.min_severity = "info"};
+	if ((ex = diagconf_load(&dc, &cc))) {
+		free(a);
+		return ex;
+	}
+#endif
+	dc.keep_ended = 0; /* the panel shows what is wrong now */
+	if (idle_after_ms >= 0)
+		dc.idle_ms = idle_after_ms;
+	if (!g_opts.replay) {
+		if (dc.window_ms < 2 * interval_ms)
+			dc.window_ms = 2 * interval_ms; /* a window takes a maximum of samples */
+		if (dc.eval_interval_ms > interval_ms)
+			dc.eval_interval_ms = interval_ms;
+	}
 	vramz_ctx *ctx = NULL;
 	if (!g_opts.replay) {
 		ex = cli_open(&ctx);
@@ -185,9 +208,13 @@ int cmd_top(int argc, char **argv)
 		}
 	}
 	a->replay = g_opts.replay != NULL;
+	if (a->replay)
+		snprintf(a->source, sizeof a->source, "%s", g_opts.replay);
+	else if (vramz_system(ctx))
+		snprintf(a->source, sizeof a->source, "%s", vramz_system(ctx)->driver_version);
 	struct sampler_opts so = {
 		.ctx = ctx, .replay_path = g_opts.replay, .interval_ms = interval_ms,
-		.flags = VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_LINK, .speed = speed,
+		.flags = VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_LINK, .speed = speed, .diag = &dc,
 	};
 	char err[300];
 	struct term_opts to = {.no_color = g_opts.no_color, .no_mouse = no_mouse, .ascii = ascii};
@@ -217,9 +244,11 @@ int cmd_top(int argc, char **argv)
 	}
 	ex = loop(a);
 	term_close();
+	fb_free();
 	sampler_stop(a->sp);
 	vramz_close(ctx);
 	model_free(&a->m);
+	findings_free(&a->f);
 	free(a);
 	return ex;
 }

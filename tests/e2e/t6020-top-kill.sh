@@ -2,8 +2,9 @@
 # t6020-top-kill: killing from `vramz top` against real processes the test
 # starts and the fake NVML lists (`follow`: listed while they live, their
 # memory freed when they exit): the memory comes back and the status line
-# says how much; another user's process is refused; user filter and tree
-# view see the real owners and parents.
+# says how much; another user's process and vramz's own shell are refused
+# (the checks of `vramz kill`, src/safekill.c); user filter and tree view
+# see the real owners and parents.
 . "$TESTS_SRC/e2e/lib.sh"
 tm() { tmux -L "$SOCK" "$@"; }
 TM=tm
@@ -82,6 +83,19 @@ expect_success 'as nobody: killing root'"'"'s process is refused, it lives on' '
 	wait_for "refused: pid $VICTIM belongs to root, not you" &&
 	hasnt "signal for pid" screen &&
 	kill -0 $VICTIM
+'
+
+expect_success 'the shell that runs top is never signalled (vramz kill'"'"'s checks)' '
+	world && shell 100 30 &&
+	printf "proc gpu=0 pid=env:SHELL_PID used=1GiB sm=0\n" >>world.scn &&
+	keys "SHELL_PID=\$\$ $VRAMZ_BIN top" Enter &&
+	SH=$($TM display -p "#{pane_pid}") &&
+	wait_for "^ +$SH .* 1\.00 GiB" &&
+	keys / && keys $SH Enter && wait_for "filter: /$SH" &&
+	keys k &&
+	wait_for "refused: pid $SH: that is vramz.s parent or an ancestor \(your shell\)" &&
+	hasnt "signal for pid" screen &&
+	kill -0 $SH
 '
 
 expect_success 'u filters by user: only nobody'"'"'s process' '

@@ -1,0 +1,31 @@
+/* fb.h - the frame buffer `vramz top` draws into: one cell (a wide
+ * character and a colour role) per screen position.  render.c fills it
+ * every frame; fb_flush hands curses only the cells that differ from the
+ * frame before, so an unchanged row costs a compare, not a redraw. */
+#ifndef VRAMZ_TUI_FB_H
+#define VRAMZ_TUI_FB_H
+
+#include <stddef.h>
+#include <wchar.h>
+
+/* Sizes the buffer to the screen (LINES x COLS) and blanks it; a new
+ * size, or fb_invalidate, makes the next flush send every cell. */
+int fb_begin(void);
+/* Writes s (UTF-8 or the locale's bytes) at (y, x) in at most w columns;
+ * pads with blanks to w when pad.  Returns the columns written. */
+int fb_put(int y, int x, int w, int role, const char *s, int pad);
+/* One character of width 1 at (y, x). */
+void fb_putc(int y, int x, int role, wchar_t c);
+/* A column of h characters (width 1) from (y, x) down: a plot's. */
+void fb_column(int y, int x, int h, int role, const wchar_t *glyphs);
+/* n copies of c (width 1) from (y, x). */
+void fb_fill(int y, int x, int n, int role, wchar_t c);
+/* Sends the changed cells to curses' screen (refresh() follows). */
+void fb_flush(void);
+/* Rows y..y+h-1 were drawn over outside the buffer (a dialog): the next
+ * flush sends them whole. */
+void fb_dirty_rows(int y, int h);
+void fb_invalidate(void);
+void fb_free(void);
+
+#endif
