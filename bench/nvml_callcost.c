@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 		unsigned v, c;
 		unsigned long long r;
 		nvmlProcessInfo_t pi[64];
-		nvmlProcessUtilizationSample_t us[64];
+		nvmlProcessUtilizationSample_t us[8192];
 		nvmlPciInfo_t pci;
 		TIME("nvmlDeviceGetName", nvmlDeviceGetName(d, buf, sizeof buf));
 		TIME("nvmlDeviceGetUUID", nvmlDeviceGetUUID(d, buf, sizeof buf));
@@ -116,11 +116,11 @@ int main(int argc, char **argv)
 		TIME("nvmlDeviceGetComputeRunningProcesses_v3", (c = 64, nvmlDeviceGetComputeRunningProcesses_v3(d, &c, pi)));
 		TIME("nvmlDeviceGetGraphicsRunningProcesses_v3", (c = 64, nvmlDeviceGetGraphicsRunningProcesses_v3(d, &c, pi)));
 		TIME("nvmlDeviceGetMPSComputeRunningProcesses_v3", (c = 64, nvmlDeviceGetMPSComputeRunningProcesses_v3(d, &c, pi)));
-		TIME("nvmlDeviceGetProcessUtilization(since=0)", (c = 64, nvmlDeviceGetProcessUtilization(d, us, &c, 0)));
+		TIME("nvmlDeviceGetProcessUtilization(since=0)", (c = 8192, nvmlDeviceGetProcessUtilization(d, us, &c, 0)));
 		TIME_N("nvmlDeviceGetPcieThroughput(TX)", nvmlDeviceGetPcieThroughput(d, 0, &v), 10);
 		TIME_N("nvmlDeviceGetTotalEnergyConsumption", nvmlDeviceGetTotalEnergyConsumption(d, &r), 20);
 		TIME("nvmlDeviceGetProcessUtilization(since=now-1s)",
-		     (c = 64, nvmlDeviceGetProcessUtilization(d, us, &c, (unsigned long long)(time(NULL) - 1) * 1000000ull)));
+		     (c = 8192, nvmlDeviceGetProcessUtilization(d, us, &c, (unsigned long long)(time(NULL) - 1) * 1000000ull)));
 	}
 	return 0;
 }

@@ -273,6 +273,10 @@ typedef struct vramz_open_opts {
 	const char *nvml_path;
 	/* VRAMZ_OPEN_* bits */
 	unsigned flags;
+	/* Per-process SM utilization is read at most this often per GPU
+	 * (0: 5000).  Each read costs NVML 1.5 ms of CPU a GPU on H200; the
+	 * figure is the peak over the interval. */
+	unsigned proc_util_interval_ms;
 } vramz_open_opts;
 
 enum {

@@ -49,6 +49,7 @@ struct gpu {
 	unsigned long long util_since_us; /* last process-utilization timestamp */
 	int64_t util_read_ns;          /* CLOCK_MONOTONIC of the last read, 0 never */
 	int ucount;                    /* samples in ubuf from it; -1 unreadable */
+	int gpu_idle;                  /* the last tick's utilization was a valid 0 */
 	int64_t mps_read_ns;           /* last read of the MPS list */
 	unsigned mps_seen;             /* it listed processes then */
 };
@@ -63,6 +64,7 @@ struct backend {
 	struct gpu *g;
 	int inited;
 	int exiting;                   /* VRAMZ_OPEN_EXITING */
+	int64_t pu_interval_ns;        /* per-process utilization at most this often */
 };
 
 static int map_rc(nvmlReturn_t r)
@@ -205,6 +207,7 @@ static int nvml_open(struct backend **out, const vramz_open_opts *opts,
 	if (!b)
 		return VRAMZ_ENOMEM;
 	b->exiting = !!(opts->flags & VRAMZ_OPEN_EXITING);
+	b->pu_interval_ns = (int64_t)(opts->proc_util_interval_ms ? opts->proc_util_interval_ms : 5000) * 1000000;
 	if (opts->nvml_path) {
 		b->dl = dlopen(opts->nvml_path, RTLD_NOW | RTLD_LOCAL);
 	} else {
@@ -470,7 +473,9 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 	}
 	if (gp->lost)
 		return VRAMZ_ELOST;
+	gp->gpu_idle = 0;
 	if (CALL(b, gp, nvmlDeviceGetUtilizationRates, gp->h, &ut) == NVML_SUCCESS) {
+		gp->gpu_idle = ut.gpu == 0;
 		o->util_gpu_pct = ut.gpu;
 		o->util_mem_pct = ut.memory;
 		o->valid |= VRAMZ_F_UTIL;
@@ -600,15 +605,31 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Per-process SM utilization.  NVML keeps ~1 s samples; asking more often
- * returns the same window at a real cost, so a GPU is read at most once a
- * second and faster ticks reuse that reading.  NOT_FOUND means no process
- * ran in the window: a true 0 %, not an unknown. */
+static unsigned long long realtime_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000 + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+/* Per-process SM utilization.  On H200 one read costs 1.5 ms of CPU a GPU
+ * (measured; docs/performance.md), more than everything else in a tick,
+ * so a GPU is read at most every proc_util_interval (5 s by default;
+ * NVML returns every sample since the last read, and the peak per
+ * process is kept), and not at all while the GPU's own utilization says
+ * no kernel ran: then every process's share is 0 without asking.
+ * NOT_FOUND likewise means no process ran in the window: a true 0 %. */
 static void add_proc_util(struct backend *b, struct gpu *gp, struct proc_vec *out,
 			  unsigned first)
 {
 	int64_t now = mono_ns();
-	if (!gp->util_read_ns || now - gp->util_read_ns >= 1000000000) {
+	if (gp->util_read_ns && now - gp->util_read_ns < b->pu_interval_ns) {
+		/* reuse the last reading */
+	} else if (gp->gpu_idle) {
+		gp->ucount = 0;
+		gp->util_read_ns = now;
+		gp->util_since_us = realtime_us();
+	} else {
 		unsigned n = 0;
 		nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
 		for (int attempt = 0; attempt < 3 && r == NVML_ERROR_INSUFFICIENT_SIZE; attempt++) {

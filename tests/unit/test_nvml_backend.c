@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -486,6 +487,42 @@ static void test_tick_calls(void **state)
 	done(ctx);
 }
 
+/* Per-process utilization costs NVML 1.5 ms of CPU a GPU on H200: read at
+ * most once per interval, never on a GPU whose utilization is 0, and the
+ * figures stay valid between reads. */
+static void test_proc_util_budget(void **state)
+{
+	(void)state;
+	vramz_ctx *ctx = open_on("core-procutil.scn");
+	trace_reset();
+	const vramz_snapshot *s = NULL;
+	for (int i = 0; i < 20; i++)
+		s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", 0), 0);
+	assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", 1), 1);
+	const vramz_proc_sample *idle = proc_of(s, 0, 4700001), *busy = proc_of(s, 1, 4700002);
+	assert_true(idle->valid & VRAMZ_P_SM);
+	assert_int_equal(idle->sm_pct, 0);
+	assert_true(busy->valid & VRAMZ_P_SM);
+	assert_int_equal(busy->sm_pct, 40);
+	done(ctx);
+
+	/* a caller that wants fresher figures pays for them */
+	vramz_open_opts o = {.proc_util_interval_ms = 1};
+	use_scenario("core-procutil.scn");
+	assert_int_equal(vramz_open(&ctx, &o), 0);
+	open_ctx = ctx;
+	trace_reset();
+	for (int i = 0; i < 3; i++) {
+		struct timespec ts = {0, 3000000};
+		s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", 1), 3);
+	assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", 0), 0);
+	done(ctx);
+}
+
 /* ---- MIG ----------------------------------------------------------------- */
 
 static void test_mig_instances(void **state)
@@ -786,6 +823,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_no_proc_flags, teardown),
 		cmocka_unit_test_teardown(test_list_growth_200, teardown),
 		cmocka_unit_test_teardown(test_tick_calls, teardown),
+		cmocka_unit_test_teardown(test_proc_util_budget, teardown),
 		cmocka_unit_test_teardown(test_mig_instances, teardown),
 		cmocka_unit_test_teardown(test_lost_mid_run, teardown),
 		cmocka_unit_test_teardown(test_lost_at_open, teardown),
