@@ -632,12 +632,18 @@ static void add_proc_util(struct backend *b, struct gpu *gp, struct proc_vec *ou
 	} else {
 		unsigned n = 0;
 		nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
-		for (int attempt = 0; attempt < 3 && r == NVML_ERROR_INSUFFICIENT_SIZE; attempt++) {
+		/* the first read asks for the last second only: since 0, NVML
+		 * returns its whole sample history (thousands on a busy GPU) */
+		if (!gp->util_since_us)
+			gp->util_since_us = realtime_us() - 1000000;
+		for (int attempt = 0; attempt < 6 && r == NVML_ERROR_INSUFFICIENT_SIZE; attempt++) {
 			n = gp->ucap;
 			r = CALL(b, gp, nvmlDeviceGetProcessUtilization, gp->h, gp->ubuf, &n,
 				 gp->util_since_us);
 			if (r == NVML_ERROR_INSUFFICIENT_SIZE) {
-				unsigned ncap = (n > gp->ucap ? n : gp->ucap) * 2 + 16;
+				/* H200 answered INSUFFICIENT_SIZE without raising the count
+				 * (a 64-sample buffer was refused), so grow fourfold too */
+				unsigned ncap = n > gp->ucap ? n + n / 2 + 16 : gp->ucap * 4;
 				nvmlProcessUtilizationSample_t *nb = realloc(gp->ubuf, ncap * sizeof *nb);
 				if (!nb)
 					return;

@@ -143,16 +143,17 @@ static nvmlReturn_t proc_util(const struct fake_call *c,
 			      unsigned long long since_us)
 {
 	unsigned long long now = realtime_us();
-	unsigned need = 0, out = 0;
+	unsigned need = 0, out = 0, per = c->w->util_samples ? c->w->util_samples : 1;
 
 	if (!n)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	for (unsigned i = 0; i < c->w->nprocs; i++)
-		need += sampled(c, &c->w->procs[i]);
+		need += sampled(c, &c->w->procs[i]) * per;
 	if (!need || since_us >= now)
 		return NVML_ERROR_NOT_FOUND;
 	if (!s || *n < need) {
-		*n = need;
+		if (!c->w->util_quiet)
+			*n = need;
 		return NVML_ERROR_INSUFFICIENT_SIZE;
 	}
 	for (unsigned i = 0; i < c->w->nprocs && out < need; i++) {
@@ -160,11 +161,11 @@ static nvmlReturn_t proc_util(const struct fake_call *c,
 
 		if (!sampled(c, p))
 			continue;
-		s[out] = (nvmlProcessUtilizationSample_t){
-			.pid = p->pid, .timeStamp = now, .smUtil = p->sm,
-			.memUtil = p->mem, .encUtil = p->enc, .decUtil = p->dec,
-		};
-		out++;
+		for (unsigned k = 0; k < per; k++)
+			s[out++] = (nvmlProcessUtilizationSample_t){
+				.pid = p->pid, .timeStamp = now - (per - 1 - k) * 1000, .smUtil = p->sm,
+				.memUtil = p->mem, .encUtil = p->enc, .decUtil = p->dec,
+			};
 	}
 	*n = out;
 	return NVML_SUCCESS;

@@ -152,6 +152,11 @@ struct fake_world {
 	struct fake_error_rule rules[FAKE_MAX_RULES];
 	unsigned nrules;
 	unsigned latency_us[FN_COUNT];
+	/* procutil samples=N quiet: samples per process a utilization read
+	 * returns, and whether INSUFFICIENT_SIZE leaves the count unraised
+	 * (as an H200 did for a 64-sample buffer) */
+	unsigned util_samples;
+	int util_quiet;
 	nvmlGpuTopologyLevel_t topo_default;
 	unsigned char topo_set[FAKE_MAX_GPUS][FAKE_MAX_GPUS];
 	nvmlGpuTopologyLevel_t topo[FAKE_MAX_GPUS][FAKE_MAX_GPUS];

@@ -515,6 +515,25 @@ static int kw_latency(struct parser *p, char **tok, int n)
 	return 0;
 }
 
+/* procutil samples=N [quiet] */
+static int kw_procutil(struct parser *p, char **tok, int n)
+{
+	for (int i = 1; i < n; i++) {
+		char *end;
+		if (!strcmp(tok[i], "quiet")) {
+			p->w->util_quiet = 1;
+		} else if (!strncmp(tok[i], "samples=", 8)) {
+			unsigned long v = strtoul(tok[i] + 8, &end, 10);
+			if (*end || !v || v > 100000)
+				return fail(p, "procutil: bad samples=%s", tok[i] + 8);
+			p->w->util_samples = (unsigned)v;
+		} else {
+			return fail(p, "procutil: unknown '%s' (samples=N, quiet)", tok[i]);
+		}
+	}
+	return 0;
+}
+
 /* topo A B LEVEL | topo default LEVEL */
 static int kw_topo(struct parser *p, char **tok, int n)
 {
@@ -625,6 +644,8 @@ static int parse_line(struct parser *p, char *line, struct grow **grows,
 		return kw_lost(p, tok, n);
 	if (!strcmp(tok[0], "latency"))
 		return kw_latency(p, tok, n);
+	if (!strcmp(tok[0], "procutil"))
+		return kw_procutil(p, tok, n);
 	if (!strcmp(tok[0], "topo"))
 		return kw_topo(p, tok, n);
 	if (!strcmp(tok[0], "nvlink"))

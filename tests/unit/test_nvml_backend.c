@@ -525,6 +525,20 @@ static void test_proc_util_budget(void **state)
 
 /* ---- MIG ----------------------------------------------------------------- */
 
+/* A driver that refuses a small buffer without saying how much it needs,
+ * on a GPU with 800 samples waiting: the first read still gets them. */
+static void test_proc_util_quiet_growth(void **state)
+{
+	(void)state;
+	vramz_ctx *ctx = open_on("core-procutil-quiet.scn");
+	const vramz_snapshot *s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	const vramz_proc_sample *p = proc_of(s, 0, 4700011);
+	assert_true(p->valid & VRAMZ_P_SM);
+	assert_int_equal(p->sm_pct, 73);
+	assert_int_equal(p->mem_util_pct, 12);
+	done(ctx);
+}
+
 static void test_mig_instances(void **state)
 {
 	(void)state;
@@ -824,6 +838,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_list_growth_200, teardown),
 		cmocka_unit_test_teardown(test_tick_calls, teardown),
 		cmocka_unit_test_teardown(test_proc_util_budget, teardown),
+		cmocka_unit_test_teardown(test_proc_util_quiet_growth, teardown),
 		cmocka_unit_test_teardown(test_mig_instances, teardown),
 		cmocka_unit_test_teardown(test_lost_mid_run, teardown),
 		cmocka_unit_test_teardown(test_lost_at_open, teardown),
