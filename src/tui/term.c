@@ -34,7 +34,7 @@ static attr_t attrs[ROLE_COUNT];
 static void on_signal(int sig)
 {
 	int saved = errno;
-	char c = sig == SIGWINCH ? 'W' : 'Q';
+	char c = sig == SIGWINCH ? 'W' : sig == SIGHUP ? 'H' : 'Q';
 	if (write(sig_pipe[1], &c, 1) < 0) {
 		/* the pipe is full: the loop has enough to wake on */
 	}
@@ -166,7 +166,7 @@ unsigned term_signals(void)
 	ssize_t n;
 	while ((n = read(sig_pipe[0], buf, sizeof buf)) > 0)
 		for (ssize_t i = 0; i < n; i++)
-			bits |= buf[i] == 'W' ? TERM_SIG_RESIZE : TERM_SIG_QUIT;
+			bits |= buf[i] == 'W' ? TERM_SIG_RESIZE : buf[i] == 'H' ? TERM_SIG_HANGUP : TERM_SIG_QUIT;
 	return bits;
 }
 

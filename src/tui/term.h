@@ -13,7 +13,8 @@ enum role {
 	ROLE_COUNT
 };
 
-enum { TERM_SIG_RESIZE = 1, TERM_SIG_QUIT = 2 };
+/* TERM_SIG_HANGUP: the terminal is gone (SIGHUP); nothing is left to restore */
+enum { TERM_SIG_RESIZE = 1, TERM_SIG_QUIT = 2, TERM_SIG_HANGUP = 4 };
 
 struct term_opts {
 	int no_color;   /* --no-color (NO_COLOR is read here too) */

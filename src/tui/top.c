@@ -108,6 +108,14 @@ static int loop(struct app *a)
 		}
 		if (fds[2].revents) {
 			unsigned sig = term_signals();
+			/* a hangup: restore the terminal if it is still there, then
+			 * leave at once with the status the default action gives;
+			 * the full exit path (threads, atexit) was seen to hang
+			 * under LeakSanitizer after a hangup, spinning a core */
+			if (sig & TERM_SIG_HANGUP) {
+				term_close();
+				_exit(128 + SIGHUP);
+			}
 			if (sig & TERM_SIG_QUIT)
 				break;
 			if (sig & TERM_SIG_RESIZE) {
