@@ -8,9 +8,21 @@
  * JSON reports (`--compare A.json B.json`), e.g. FP32 against mixed
  * precision.  The command's exit status passes through: its code, or
  * 128+N when signal N ended it, 127/126 when it could not be executed.
+ *
+ * With -o LOG every tick is also appended to LOG in the standard CSV log
+ * format (lib/log, docs/csv.md), GPU rows in LOG and process rows in its
+ * .procs sibling, so `vramz analyze` and `vramz replay` read a run like any
+ * recording.  The process rows are every process on the selected GPUs,
+ * not only the command's: a log holding some of them would show the rest
+ * of the GPU's used memory as held by no process, which `analyze` reports
+ * as orphaned.  The log is opened before the command starts, so a file
+ * that cannot be written (other columns, /dev/full) refuses the run at
+ * once; a write that fails later stops the log only: the command runs on
+ * untouched and its status passes through, or 1 when it succeeded.
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +33,7 @@
 #include "format/jsonw.h"
 #include "jobrun.h"
 #include "jsonr.h"
+#include "log/logfile.h"
 
 struct run_opts {
 	int64_t interval_ms;
@@ -144,6 +157,62 @@ static void run_table(FILE *f, vramz_ctx *ctx, const struct run_opts *o,
 	if (r->ticks < 3)
 		fprintf(f, "note: only %u samples: a short peak may have been missed (try -i 10ms)\n",
 			r->ticks);
+}
+
+/* ---- -o LOG -------------------------------------------------------------- */
+
+struct run_log {
+	struct log_writer *w;
+	vramz_ctx *ctx;
+	struct logbuf gb, pb;
+	unsigned ticks;
+	int failed;          /* a write failed: no more ticks, err says why */
+	char err[600];
+};
+
+static const vramz_gpu_info *run_log_info(void *ctx, unsigned idx)
+{
+	return vramz_gpu(ctx, idx);
+}
+
+/* jobrun's on_tick: one tick to the log.  After a failure it stays quiet -
+ * the command is never stopped for the log's sake - and the tool reports
+ * the first error once the command has ended. */
+static void run_log_tick(void *arg, const vramz_snapshot *snap, const unsigned char *member)
+{
+	struct run_log *l = arg;
+	(void)member; /* every process is logged, see the top of the file */
+	if (l->failed)
+		return;
+	l->gb.len = l->pb.len = 0;
+	if (log_format_tick(&l->gb, &l->pb, snap, run_log_info, l->ctx)) {
+		snprintf(l->err, sizeof l->err, "out of memory formatting a tick");
+		l->failed = 1;
+		return;
+	}
+	if (log_writer_tick(l->w, &l->gb, &l->pb, l->err, sizeof l->err) < 0) {
+		l->failed = 1;
+		return;
+	}
+	l->ticks++;
+}
+
+/* Closes the log; 0, or -1 after saying in one line why it is incomplete. */
+static int run_log_close(struct run_log *l)
+{
+	char err[600];
+	int rc = 0;
+	if (l->failed) {
+		cli_err("run: log stopped after %u samples: %s", l->ticks, l->err);
+		rc = -1;
+	}
+	if (log_writer_close(l->w, err, sizeof err) < 0 && !rc) {
+		cli_err("run: %s", err);
+		rc = -1;
+	}
+	logbuf_free(&l->gb);
+	logbuf_free(&l->pb);
+	return rc;
 }
 
 /* ---- --compare ---------------------------------------------------------- */
@@ -318,7 +387,8 @@ int cmd_run(int argc, char **argv)
 		 "budget per GPU: exit 3 when a GPU's peak exceeds it"},
 		{0, "max-vram-total", OPT_SIZE, &o.max_vram_total, NULL,
 		 "budget for the sum over GPUs at any one time: exit 3 above it"},
-		{'o', "output", OPT_STR, &o.log_path, "LOG", "write the timeline as a CSV log"},
+		{'o', "output", OPT_STR, &o.log_path, "LOG",
+		 "append every sample to LOG as a CSV log (processes: LOG's .procs sibling)"},
 		{0, "report", OPT_STR, &o.report_path, "FILE",
 		 "write the report to FILE instead of stderr"},
 		{0, "compare", OPT_FLAG, &o.compare, NULL,
@@ -352,8 +422,8 @@ int cmd_run(int argc, char **argv)
 		cli_err("run: -i must be at least 1ms");
 		return EXIT_USAGE;
 	}
-	if (o.log_path) {
-		cli_err("run: -o is not available yet: the log writer has not landed in this build");
+	if (o.log_path && !strcmp(o.log_path, "-")) {
+		cli_err("run: -o - would mix the log into the command's stdout; give a file");
 		return EXIT_USAGE;
 	}
 	FILE *rep = stderr;
@@ -377,15 +447,40 @@ int cmd_run(int argc, char **argv)
 	}
 	memcpy(cmd, argv, (size_t)nargs * sizeof *cmd);
 	struct jobrun_opts jo = {.interval_ms = o.interval_ms};
+	struct run_log lg = {.ctx = ctx};
+	char err[600];
+	if (o.log_path) {
+		/* before the command starts: a log that cannot be written is
+		 * refused while nothing has run yet */
+		struct log_writer_opts wo = {.path = o.log_path, .procs = 1};
+		if (log_writer_open(&lg.w, &wo, err, sizeof err) < 0) {
+			cli_err("run: %s", err);
+			log_writer_close(lg.w, err, sizeof err);
+			if (rep != stderr)
+				fclose(rep);
+			free(cmd);
+			vramz_close(ctx);
+			return EXIT_FAIL;
+		}
+		jo.on_tick = run_log_tick;
+		jo.arg = &lg;
+		/* a file-size limit is a failed write to report, not a death
+		 * that would leave the command unwatched */
+		signal(SIGXFSZ, SIG_IGN);
+	}
 	struct jobrun_result *r = calloc(1, sizeof *r);
-	char err[256];
 	if (!r || jobrun(ctx, cmd, &jo, r, err, sizeof err) < 0) {
 		cli_err("run: %s", r ? err : "out of memory");
+		if (lg.w)
+			run_log_close(&lg);
+		if (rep != stderr)
+			fclose(rep);
 		free(r);
 		free(cmd);
 		vramz_close(ctx);
 		return EXIT_FAIL;
 	}
+	int log_failed = lg.w && run_log_close(&lg) < 0;
 	if (!r->started)
 		cli_err("run: cannot run '%s': %s", cmd[0], strerror(r->exec_errno));
 	int over_gpu = -1, over_total = 0;
@@ -411,8 +506,12 @@ int cmd_run(int argc, char **argv)
 		cli_err("run: total peak %s exceeds --max-vram-total %s",
 			fmt_bytes(b1, sizeof b1, r->peak_total_bytes),
 			fmt_bytes(b2, sizeof b2, o.max_vram_total));
+	/* the command's failure is the bigger news; then a broken log (vramz
+	 * itself failed), then a budget */
 	int status = jobrun_status(r);
-	if (status == 0 && over)
+	if (status == 0 && log_failed)
+		status = EXIT_FAIL;
+	else if (status == 0 && over)
 		status = EXIT_FINDING;
 	if (rep != stderr)
 		fclose(rep);

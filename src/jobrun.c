@@ -227,6 +227,7 @@ static void jr_exec(char **argv, int errfd, int outfd, int take_tty)
 		signal(jr_signals[i], SIG_DFL);
 	signal(SIGTTOU, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL); /* `run -o` ignores it for itself only */
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);

@@ -74,6 +74,51 @@ expect_success '--compare prints the change per GPU and in total' '
 	json c.json "d[\"gpus\"][0][\"change_bytes\"]" >ch && has "^-2147483648$" ch
 '
 
+expect_success '-o LOG: a standard log whose replay shows the run'"'"'s peak' '
+	vramz run -i 10ms -o run.csv -- holdmem 1 3GiB 0.4 2>err &&
+	has "^total \(at once\) +3.00 GiB" err &&
+	head -1 run.csv >h && has "^time,gpu,uuid,name" h &&
+	vramz replay --json run.csv >j &&
+	python3 - <<PY
+import json
+t = [json.loads(l) for l in open("j")]
+assert len(t) >= 3, len(t)
+assert max(d["gpus"][1]["mem_used_bytes"] for d in t) == 3 << 30
+assert max(d["gpus"][0]["mem_used_bytes"] for d in t) == 0
+assert any(p["used_bytes"] == 3 << 30 and p["comm"] == "holdmem" for d in t for p in d["processes"])
+PY
+	vramz replay run.csv >out && has "^ +1 (NVIDIA )?H200 +3.00 GiB / 80.0 GiB" out
+'
+
+expect_success '-o LOG: analyze reads it; a second run appends to it' '
+	vramz run -i 10ms -o run.csv -- holdmem 0 1GiB 0.3 2>/dev/null &&
+	n1=$(wc -l <run.csv) &&
+	vramz analyze run.csv >out && has "^run.csv: [0-9]+ ticks .*2 GPUs" out &&
+	vramz run -i 10ms -o run.csv -- holdmem 0 1GiB 0.3 2>/dev/null &&
+	test "$(grep -c "^time," run.csv)" = 1 && test "$(wc -l <run.csv)" -gt "$n1"
+'
+
+expect_success '-o to /dev/full or a foreign file: one line, exit 1, nothing run' '
+	test "$(rc vramz run -o /dev/full -- touch ran)" = 1 && test ! -e ran &&
+	{ vramz run -o /dev/full -- touch ran 2>err; true; } &&
+	test "$(wc -l <err)" = 1 && has "^vramz: run: /dev/full: write failed: No space left on device$" err &&
+	echo "a,b" >other.csv &&
+	{ vramz run -o other.csv -- touch ran 2>err; test $? = 1; } && test ! -e ran &&
+	has "other.csv: exists with other columns" err && test "$(cat other.csv)" = "a,b" &&
+	test "$(rc vramz run -o - -- true)" = 2
+'
+
+expect_success 'a log write failing mid-run stops the log, not the command' '
+	( ulimit -f 2
+	  vramz run -i 10ms -o small.csv -- sh -c "sleep 0.8; echo done >ran; exit 5" 2>err5; echo $? >rc5
+	  vramz run -i 10ms -o small0.csv -- sleep 0.8 2>err0; echo $? >rc0 ) &&
+	test "$(cat rc5)" = 5 && test "$(cat ran)" = done &&
+	has "^vramz: run: log stopped after [0-9]+ samples: small.csv: write failed: File too large$" err5 &&
+	has "^vramz run: exit 5 after" err5 &&
+	test "$(cat rc0)" = 1 && has "small0.csv: write failed" err0 &&
+	vramz replay --json small.csv >j && test "$(wc -l <j)" -ge 1
+'
+
 expect_success 'usage errors name the problem' '
 	test "$(rc vramz run)" = 2 &&
 	vramz run 2>err; has "no command given" err &&
