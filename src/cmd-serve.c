@@ -24,7 +24,9 @@
 #include "cli.h"
 #include "clock.h"
 #include "commands.h"
+#include "diagconf.h"
 #include "format/prom.h"
+#include "vramz/diagnose.h"
 #include "serve_http.h"
 
 /* Not claimed in Prometheus's default port allocations as far as we could
@@ -47,6 +49,9 @@ struct sampler {
 	int64_t next_slow_ns;
 	struct prom_buf body;
 	struct prom_exporter st;
+	vramz_diag *diag;        /* findings as series; NULL with --no-diagnose */
+	struct prom_finding_row *rows;
+	unsigned rows_cap;
 	int was_up;
 	/* stop request from the main thread */
 	pthread_mutex_t lock;
@@ -82,6 +87,49 @@ static const vramz_snapshot *merge_slow(struct sampler *s, const vramz_snapshot 
 	}
 	out->gpus = s->merged;
 	return out;
+}
+
+/* Feeds the diagnosis engine and renders its current findings' figures
+ * (leak rate, time to OOM, idle holder and orphaned bytes) as series, so
+ * alert rules act on the same diagnosis `vramz watch` prints. */
+static int findings_render(struct sampler *s, const struct prom_input *in,
+			   const vramz_snapshot *snap)
+{
+	const vramz_finding *f;
+	if (vramz_diag_feed(s->diag, snap) < 0)
+		return 0; /* a tick out of order: keep the last findings */
+	unsigned n = vramz_diag_findings(s->diag, &f), k = 0;
+	if (n > s->rows_cap) {
+		struct prom_finding_row *r = realloc(s->rows, n * sizeof *r);
+		if (!r)
+			return -1;
+		s->rows = r;
+		s->rows_cap = n;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct prom_finding_row *r = &s->rows[k];
+		memset(r, 0, sizeof *r);
+		if (f[i].gpu < 0)
+			continue;
+		r->gpu_index = (unsigned)f[i].gpu;
+		r->pid = f[i].pid;
+		if (f[i].kind == VRAMZ_FK_LEAK && (f[i].figures & VRAMZ_FG_RATE)) {
+			r->leak_rate_bytes_per_s = f[i].rate_bytes_per_s;
+			r->has |= PROM_FIG_LEAK_RATE;
+			if ((f[i].figures & VRAMZ_FG_TTO) && f[i].time_to_oom_s >= 0) {
+				r->time_to_oom_s = f[i].time_to_oom_s;
+				r->has |= PROM_FIG_TIME_TO_OOM;
+			}
+		} else if (f[i].kind == VRAMZ_FK_IDLE_HOLDER && (f[i].figures & VRAMZ_FG_BYTES)) {
+			r->idle_holder_bytes = f[i].bytes;
+			r->has |= PROM_FIG_IDLE_HOLDER;
+		} else if (f[i].kind == VRAMZ_FK_ORPHANED && (f[i].figures & VRAMZ_FG_BYTES)) {
+			r->orphan_bytes = f[i].bytes;
+			r->has |= PROM_FIG_ORPHAN;
+		}
+		k += r->has != 0;
+	}
+	return prom_render_findings(&s->body, in, s->rows, k);
 }
 
 /* One tick: sample, render, publish.  Returns 0, or -1 when out of memory. */
@@ -131,8 +179,8 @@ static int tick(struct sampler *s)
 	prom_buf_reset(&s->body);
 	if (prom_render(&s->body, &in) < 0)
 		return -1;
-	/* Diagnosis findings (leak rate, time to OOM, idle holders) go here
-	 * through prom_render_findings() once the diagnosis engine lands. */
+	if (s->diag && snap && findings_render(s, &in, snap) < 0)
+		return -1;
 	if (s->http &&
 	    serve_http_publish(s->http, s->body.p, s->body.len, s->st.up,
 			       rc < 0 ? vramz_last_error(s->ctx) : NULL) < 0)
@@ -202,6 +250,8 @@ static void sampler_free(struct sampler *s)
 	free(s->sel);
 	free(s->merged);
 	free(s->slow);
+	free(s->rows);
+	vramz_diag_free(s->diag);
 	prom_buf_free(&s->body);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
@@ -211,6 +261,7 @@ int cmd_serve(int argc, char **argv)
 {
 	const char *listen = SERVE_DEFAULT_LISTEN;
 	int64_t interval_ms = 1000, slow_ms = 10000;
+	int no_diag = 0;
 	int procs = 0, once = 0;
 	unsigned max_conn = 128, max_per_ip = 32, timeout_s = 10, threads = 2;
 	const struct opt opts[] = {
@@ -226,6 +277,7 @@ int cmd_serve(int argc, char **argv)
 		{0, "timeout", OPT_UINT, &timeout_s, "SECONDS", "close idle connections after (default 10)"},
 		{0, "threads", OPT_UINT, &threads, "N", "HTTP worker threads (default 2)"},
 		{0, "once", OPT_FLAG, &once, NULL, "print one /metrics body to stdout and exit"},
+		{0, "no-diagnose", OPT_FLAG, &no_diag, NULL, "no leak / idle / orphan series (no diagnosis engine)"},
 		OPT_GPUS,
 		OPT_END,
 	};
@@ -264,8 +316,26 @@ int cmd_serve(int argc, char **argv)
 	}
 	/* the PCIe link state costs ~30 us a GPU: cheap at 1 s, and a link that
 	 * trained down is worth an alert */
+	/* per-process utilization feeds the idle-holder diagnosis too; it is
+	 * read at most every 5 s a GPU, and not on idle GPUs */
 	s.flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_LINK |
-		  (procs ? VRAMZ_SAMPLE_PROC_UTIL : 0);
+		  (procs || !no_diag ? VRAMZ_SAMPLE_PROC_UTIL : 0);
+	if (!no_diag) {
+		vramz_diag_config cfg;
+		struct diag_cmd_conf cc = {0};
+		vramz_diag_config_defaults(&cfg);
+		ex = diagconf_load(&cfg, &cc); /* the thresholds of watch and analyze */
+		cfg.proc_root = "/proc";
+		if (ex || !(s.diag = vramz_diag_new(&cfg))) {
+			if (!ex)
+				cli_err("serve: out of memory");
+			sampler_free(&s);
+			vramz_close(ctx);
+			return ex ? ex : EXIT_FAIL;
+		}
+		for (unsigned i = 0; i < s.nsel; i++)
+			vramz_diag_set_gpu_info(s.diag, vramz_gpu(ctx, s.sel[i]), 1);
+	}
 	s.prom_flags = procs ? PROM_PROCS : 0;
 	s.interval_ms = interval_ms;
 	s.slow_interval_ms = slow_ms;
