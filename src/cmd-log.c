@@ -59,8 +59,7 @@ static void *slow_main(void *arg)
 {
 	struct slow *s = arg;
 	const uint32_t bits = SLOW_BITS;
-	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
+	int64_t next_ns = clock_mono_ns();
 	for (;;) {
 		const vramz_snapshot *snap;
 		if (s->quit)
@@ -80,20 +79,15 @@ static void *slow_main(void *arg)
 			l->pcie_width = g->pcie_width;
 		}
 		pthread_mutex_unlock(&s->lock);
-		int64_t ns = next.tv_nsec + s->period_ns % 1000000000;
-		next.tv_sec += s->period_ns / 1000000000 + ns / 1000000000;
-		next.tv_nsec = ns % 1000000000;
+		next_ns += s->period_ns;
 		/* short naps so quitting never waits a whole period */
 		while (!s->quit) {
-			struct timespec now, nap;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			int64_t left = (next.tv_sec - now.tv_sec) * 1000000000 + next.tv_nsec - now.tv_nsec;
+			int64_t left = next_ns - clock_mono_ns();
 			if (left <= 0)
 				break;
 			if (left > 50000000)
 				left = 50000000;
-			nap.tv_sec = 0;
-			nap.tv_nsec = (long)left;
+			struct timespec nap = {.tv_sec = 0, .tv_nsec = (long)left};
 			nanosleep(&nap, NULL);
 		}
 	}
