@@ -7,6 +7,7 @@
  * allocates nothing after its first few ticks.
  */
 #include "ctx_internal.h"
+#include "clock.h"
 #include "par.h"
 
 #include <errno.h>
@@ -176,13 +177,6 @@ unsigned vramz_selected_index(const vramz_ctx *ctx, unsigned i)
 	return i < ctx->nsel ? ctx->sel[i] : 0;
 }
 
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Memory no listed process accounts for: driver allocations, processes in
  * other namespaces that NVML does not list, or leaks of dead contexts. */
 static void derive_unattributed(vramz_gpu_sample *g, const vramz_proc_sample *p)
@@ -232,8 +226,8 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 		if (rc < 0)
 			return rc;
 	} else {
-		ctx->snap.time_ms = clock_ns(CLOCK_REALTIME) / 1000000;
-		ctx->snap.mono_ns = clock_ns(CLOCK_MONOTONIC);
+		ctx->snap.time_ms = clock_real_ms();
+		ctx->snap.mono_ns = clock_mono_ns();
 	}
 	struct sample_job job = {ctx, flags, ctx->rcs};
 	/* A GPU's first reads cost milliseconds inside the driver (3.7 ms for

@@ -25,13 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Fresh on every call, from /proc/PID/stat. */
-struct proc_stat {
-	char comm[16];
-	uint32_t ppid, pgid;
-	unsigned long long start; /* clock ticks since boot */
-};
-
 /* What is cached per pid: the fields that cost more than the stat read. */
 struct proc_attr {
 	uint32_t uid, ns_pid;
@@ -45,7 +38,7 @@ struct proc_attr {
 struct proc_entry {
 	uint32_t pid;         /* 0: empty slot (no process has pid 0) */
 	uint32_t gen;         /* sweep generation of the last use */
-	struct proc_stat st;  /* start and comm tell reuse and exec apart */
+	struct proc_stat_fields st; /* fresh every call; start and comm tell reuse and exec apart */
 	struct proc_attr a;
 };
 
@@ -108,27 +101,31 @@ static void proc_copy(char *dst, size_t cap, const char *src, size_t n)
 	dst[n] = '\0';
 }
 
-/* "pid (comm) S ppid pgrp ... starttime(22)": comm may hold spaces and
- * parentheses, so the fields are counted from the LAST ')'. */
-static int proc_read_stat(int dirfd, const char *name, struct proc_stat *st)
+int proc_parse_stat(const char *text, struct proc_stat_fields *st)
 {
-	char buf[1024], state;
-	ssize_t n = proc_read(dirfd, name, buf, sizeof buf - 1);
-	const char *open, *close;
+	const char *open = strchr(text, '('), *close = strrchr(text, ')');
+	char state;
 
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	open = strchr(buf, '(');
-	close = strrchr(buf, ')');
+	/* comm may hold spaces and parentheses: fields resume after the LAST ')' */
 	if (!open || !close || close < open ||
-	    sscanf(close + 1, " %c %" SCNu32 " %" SCNu32 " %*s %*s %*s %*s %*s %*s"
-		   " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", &state,
-		   &st->ppid, &st->pgid, &st->start) != 4)
+	    sscanf(close + 1, " %c %" SCNu32 " %" SCNu32 " %" SCNu32 " %*s %*s %*s"
+		   " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", &state,
+		   &st->ppid, &st->pgid, &st->session, &st->start_ticks) != 5)
 		return -1;
 	proc_copy(st->comm, sizeof st->comm, open + 1, (size_t)(close - open - 1));
 	proc_sanitize(st->comm);
 	return 0;
+}
+
+static int proc_read_stat(int dirfd, const char *name, struct proc_stat_fields *st)
+{
+	char buf[1024];
+	ssize_t n = proc_read(dirfd, name, buf, sizeof buf - 1);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return proc_parse_stat(buf, st);
 }
 
 static void proc_status_line(const char *line, struct proc_attr *a, int *have_uid)
@@ -448,7 +445,7 @@ void proc_cache_sweep(struct proc_cache *pc)
 
 /* Everything, through the pid's directory fd: files of a process that died
  * meanwhile fail to open instead of showing its successor's. */
-static int proc_load(struct proc_cache *pc, uint32_t pid, struct proc_stat *st,
+static int proc_load(struct proc_cache *pc, uint32_t pid, struct proc_stat_fields *st,
 		     struct proc_attr *a)
 {
 	char name[16], cg[8192];
@@ -482,7 +479,7 @@ static int proc_load(struct proc_cache *pc, uint32_t pid, struct proc_stat *st,
 int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 {
 	char name[24];
-	struct proc_stat st = { .start = 0 };
+	struct proc_stat_fields st = { .start_ticks = 0 };
 	struct proc_entry *e;
 	struct proc_attr fresh;
 	const struct proc_attr *a;
@@ -499,7 +496,7 @@ int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 		return VRAMZ_ENOTFOUND;
 
 	e = proc_slot(pc, p->pid);
-	if (e->pid && e->st.start == st.start && !strcmp(e->st.comm, st.comm)) {
+	if (e->pid && e->st.start_ticks == st.start_ticks && !strcmp(e->st.comm, st.comm)) {
 		a = &e->a;
 	} else {
 		/* New pid, reused pid (start time) or exec (comm): read it all. */
@@ -522,7 +519,7 @@ int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 	p->ns_pid = a->ns_pid;
 	p->ppid = st.ppid;
 	p->pgid = st.pgid;
-	p->start_time_ticks = st.start;
+	p->start_time_ticks = st.start_ticks;
 	memcpy(p->comm, st.comm, sizeof p->comm);
 	memcpy(p->user, a->user, sizeof p->user);
 	memcpy(p->cmdline, a->cmdline, sizeof p->cmdline);
@@ -533,13 +530,19 @@ int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 	return 0;
 }
 
-unsigned long long proc_start_time(const char *root, unsigned pid)
+int proc_stat_read(const char *root, unsigned pid, struct proc_stat_fields *st)
 {
 	char path[4096];
-	struct proc_stat st = { .start = 0 };
 
 	if (!root || pid == 0 ||
 	    (size_t)snprintf(path, sizeof path, "%s/%u/stat", root, pid) >= sizeof path)
-		return 0;
-	return proc_read_stat(AT_FDCWD, path, &st) ? 0 : st.start;
+		return -1;
+	return proc_read_stat(AT_FDCWD, path, st);
+}
+
+unsigned long long proc_start_time(const char *root, unsigned pid)
+{
+	struct proc_stat_fields st = { .start_ticks = 0 };
+
+	return proc_stat_read(root, pid, &st) ? 0 : st.start_ticks;
 }

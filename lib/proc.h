@@ -12,6 +12,7 @@
 #define VRAMZ_PROC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "vramz/vramz.h"
 
 struct proc_cache;
@@ -37,5 +38,20 @@ void proc_parse_cgroup(const char *text, char *container, size_t clen,
 /* Start time (clock ticks since boot, /proc/PID/stat field 22) of pid, or 0
  * when it cannot be read.  kill and the TUI use it to refuse a reused pid. */
 unsigned long long proc_start_time(const char *root, unsigned pid);
+
+/* The fields of /proc/PID/stat that vramz reads. */
+struct proc_stat_fields {
+	char comm[16];                  /* field 2; control bytes shown as '?' */
+	uint32_t ppid, pgid, session;   /* fields 4, 5, 6 */
+	unsigned long long start_ticks; /* field 22: clock ticks since boot */
+};
+
+/* Parses /proc/PID/stat text (comm may hold spaces and ')': the fields
+ * after it are counted from the last ')').  0, or -1 on malformed text. */
+int proc_parse_stat(const char *text, struct proc_stat_fields *st);
+
+/* Reads and parses ROOT/PID/stat.  0, or -1 when it cannot be read or
+ * parsed. */
+int proc_stat_read(const char *root, unsigned pid, struct proc_stat_fields *st);
 
 #endif

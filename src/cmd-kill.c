@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "fmt.h"
 #include "format/jsonw.h"
@@ -66,13 +67,6 @@ struct kill_plan {
 	int before_ok[KILL_MAX_GPUS], after_ok[KILL_MAX_GPUS];
 	unsigned ngpus;
 };
-
-static int64_t kill_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void kill_sleep_ms(int64_t ms)
 {
@@ -172,7 +166,7 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 	int64_t step = o->interval_ms;
 	if (step > o->idle_ms / 5)
 		step = o->idle_ms / 5 > 10 ? o->idle_ms / 5 : 10;
-	int64_t t0 = kill_now_ms(), deadline = t0 + o->idle_ms;
+	int64_t t0 = clock_mono_ms(), deadline = t0 + o->idle_ms;
 	const vramz_snapshot *s = NULL;
 	for (int tick = 0;; tick++) {
 		if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL, &s)) {
@@ -211,7 +205,7 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 		for (unsigned i = 0; i < nw; i++)
 			if (!w[i].last_seen)
 				w[i].busy = 1; /* gone, even for a moment: not one process */
-		int64_t now = kill_now_ms();
+		int64_t now = clock_mono_ms();
 		if (now >= deadline && tick > 0)
 			break;
 		kill_sleep_ms(deadline - now < step ? (deadline - now > 0 ? deadline - now : 0) : step);
@@ -229,7 +223,7 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 			return -1;
 		}
 		kill_fill(nt, s);
-		nt->idle_ms = kill_now_ms() - t0;
+		nt->idle_ms = clock_mono_ms() - t0;
 	}
 	free(w);
 	return 0;
@@ -374,12 +368,12 @@ static unsigned kill_act(struct kill_plan *pl, const struct kill_opts *o, uid_t 
 		else if (t->verdict != SK_OK)
 			t->state = KS_REFUSED;
 	}
-	int64_t deadline = kill_now_ms() + o->timeout_ms;
+	int64_t deadline = clock_mono_ms() + o->timeout_ms;
 	for (unsigned i = 0; i < pl->n; i++) {
 		struct kill_target *t = &pl->t[i];
 		if (t->pidfd < 0)
 			continue;
-		int64_t left = deadline - kill_now_ms();
+		int64_t left = deadline - clock_mono_ms();
 		if (safekill_wait(t->pidfd, left > 0 ? (long)left : 0)) {
 			t->state = KS_ENDED;
 		} else if (o->force) {
@@ -532,7 +526,7 @@ int cmd_kill(int argc, char **argv)
 	for (unsigned i = 0; i < pl->n; i++)
 		refused += pl->t[i].state == KS_REFUSED;
 	/* the driver frees a context shortly after its process ends */
-	int64_t settle_end = kill_now_ms() + o.settle_ms;
+	int64_t settle_end = clock_mono_ms() + o.settle_ms;
 	for (;;) {
 		if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS, &s))
 			goto out;
@@ -542,7 +536,7 @@ int cmd_kill(int argc, char **argv)
 			if (t && (t->state == KS_ENDED || t->state == KS_KILLED || t->state == KS_GONE))
 				listed = 1;
 		}
-		if (!listed || kill_now_ms() >= settle_end)
+		if (!listed || clock_mono_ms() >= settle_end)
 			break;
 		kill_sleep_ms(50);
 	}

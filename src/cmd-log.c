@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "fmt.h"
 #include "log/logfile.h"
@@ -30,13 +31,6 @@ static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static const vramz_gpu_info *info_of(void *ctx, unsigned idx)
@@ -65,8 +59,7 @@ static void *slow_main(void *arg)
 {
 	struct slow *s = arg;
 	const uint32_t bits = SLOW_BITS;
-	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
+	int64_t next_ns = clock_mono_ns();
 	for (;;) {
 		const vramz_snapshot *snap;
 		if (s->quit)
@@ -86,20 +79,15 @@ static void *slow_main(void *arg)
 			l->pcie_width = g->pcie_width;
 		}
 		pthread_mutex_unlock(&s->lock);
-		int64_t ns = next.tv_nsec + s->period_ns % 1000000000;
-		next.tv_sec += s->period_ns / 1000000000 + ns / 1000000000;
-		next.tv_nsec = ns % 1000000000;
+		next_ns += s->period_ns;
 		/* short naps so quitting never waits a whole period */
 		while (!s->quit) {
-			struct timespec now, nap;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			int64_t left = (next.tv_sec - now.tv_sec) * 1000000000 + next.tv_nsec - now.tv_nsec;
+			int64_t left = next_ns - clock_mono_ns();
 			if (left <= 0)
 				break;
 			if (left > 50000000)
 				left = 50000000;
-			nap.tv_sec = 0;
-			nap.tv_nsec = (long)left;
+			struct timespec nap = {.tv_sec = 0, .tv_nsec = (long)left};
 			nanosleep(&nap, NULL);
 		}
 	}
@@ -246,7 +234,7 @@ int cmd_log(int argc, char **argv)
 	uint64_t rows = 0, ticks = 0, max_ticks = 0;
 	if (duration_ms)
 		max_ticks = (uint64_t)((duration_ms + interval_ms - 1) / interval_ms);
-	const int64_t step = interval_ms * 1000000, start = mono_ns();
+	const int64_t step = interval_ms * 1000000, start = clock_mono_ns();
 	int64_t next = start, last_sync = start;
 	ex = gpus ? EXIT_OK : EXIT_FAIL;
 	while (ex == EXIT_OK && !stop_signal && (!max_ticks || ticks < max_ticks)) {
@@ -276,7 +264,7 @@ int cmd_log(int argc, char **argv)
 		}
 		rows += snap->gpu_count;
 		ticks++;
-		int64_t now = mono_ns();
+		int64_t now = clock_mono_ns();
 		if (fsync_ms && now - last_sync >= fsync_ms * 1000000) {
 			if (log_writer_sync(w, err, sizeof err) < 0) {
 				cli_err("%s", err);
@@ -300,7 +288,7 @@ int cmd_log(int argc, char **argv)
 		ex = EXIT_FAIL;
 	}
 	char took[32];
-	int64_t took_ms = (mono_ns() - start) / 1000000;
+	int64_t took_ms = (clock_mono_ns() - start) / 1000000;
 	if (took_ms < 60000)
 		snprintf(took, sizeof took, "%.1fs", (double)took_ms / 1000);
 	else

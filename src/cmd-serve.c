@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "diagconf.h"
 #include "format/prom.h"
@@ -57,13 +58,6 @@ struct sampler {
 	pthread_cond_t cond;
 	int stop;
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 enum { SLOW_BITS = VRAMZ_F_PCIE_TPUT | VRAMZ_F_ENERGY };
 
@@ -141,7 +135,7 @@ static int findings_render(struct sampler *s, const struct prom_input *in,
 /* One tick: sample, render, publish.  Returns 0, or -1 when out of memory. */
 static int tick(struct sampler *s)
 {
-	int64_t t0 = mono_ns();
+	int64_t t0 = clock_mono_ns();
 	int read_slow = s->slow_interval_ms > 0 && t0 >= s->next_slow_ns;
 	unsigned flags = s->flags | (read_slow ? VRAMZ_SAMPLE_SLOW : 0);
 	const vramz_snapshot *snap = NULL;
@@ -191,14 +185,14 @@ static int tick(struct sampler *s)
 	    serve_http_publish(s->http, s->body.p, s->body.len, s->st.up,
 			       rc < 0 ? vramz_last_error(s->ctx) : NULL) < 0)
 		return -1;
-	s->st.sample_duration_s = (double)(mono_ns() - t0) / 1e9;
+	s->st.sample_duration_s = (double)(clock_mono_ns() - t0) / 1e9;
 	return 0;
 }
 
 static void *sampler_main(void *arg)
 {
 	struct sampler *s = arg;
-	int64_t next = mono_ns() + s->interval_ms * 1000000;
+	int64_t next = clock_mono_ns() + s->interval_ms * 1000000;
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		struct timespec ts = {.tv_sec = next / 1000000000, .tv_nsec = next % 1000000000};
@@ -210,7 +204,7 @@ static void *sampler_main(void *arg)
 		pthread_mutex_unlock(&s->lock);
 		if (tick(s) < 0)
 			cli_err("serve: out of memory rendering metrics; keeping the last body");
-		int64_t now = mono_ns();
+		int64_t now = clock_mono_ns();
 		next += s->interval_ms * 1000000;
 		if (next < now) /* a tick overran: skip, do not burst */
 			next = now + s->interval_ms * 1000000;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "diagconf.h"
 #include "fmt.h"
@@ -33,13 +34,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_flag = 1;
-}
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 struct child {
@@ -151,7 +145,7 @@ static void run_exec(struct watch *w, const char *event, const vramz_finding *f)
 	if (pid < 0)
 		cli_err("watch: fork: %s", strerror(errno));
 	else
-		w->kids[w->nkids++] = (struct child){pid, mono_ms(), 0};
+		w->kids[w->nkids++] = (struct child){pid, clock_mono_ms(), 0};
 	for (unsigned i = own; i < ne; i++)
 		free(env[i]);
 	free(env);
@@ -295,7 +289,7 @@ int cmd_watch(int argc, char **argv)
 
 	vramz_finding *prev = NULL;
 	unsigned nprev = 0;
-	int64_t start = mono_ms(), next = start;
+	int64_t start = clock_mono_ms(), next = start;
 	ex = EXIT_OK;
 	while (!stop_flag) {
 		const vramz_snapshot *snap;
@@ -322,7 +316,7 @@ int cmd_watch(int argc, char **argv)
 			prev = np;
 			nprev = n;
 		}
-		int64_t now = mono_ms();
+		int64_t now = clock_mono_ms();
 		if (w.exec_argv)
 			reap(&w, now, 0);
 		if (duration_ms && now - start >= duration_ms)
@@ -339,14 +333,14 @@ int cmd_watch(int argc, char **argv)
 	}
 	if (w.exec_argv) {
 		/* give running commands their timeout, then kill */
-		int64_t end = mono_ms() + w.exec_timeout_ms;
-		while (w.nkids && mono_ms() < end) {
-			reap(&w, mono_ms(), 0);
+		int64_t end = clock_mono_ms() + w.exec_timeout_ms;
+		while (w.nkids && clock_mono_ms() < end) {
+			reap(&w, clock_mono_ms(), 0);
 			struct timespec ts = {0, 20000000};
 			nanosleep(&ts, NULL);
 		}
 		reap(&w, end + 1 + w.exec_timeout_ms, 0);
-		reap(&w, mono_ms(), 1);
+		reap(&w, clock_mono_ms(), 1);
 	}
 	free(prev);
 	vramz_close(ctx);

@@ -16,6 +16,7 @@
  * SIGTERM, SIGHUP and SIGQUIT sent to vramz are forwarded to the group.
  */
 #include "jobrun.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,13 +51,6 @@ static void jr_forward(int sig)
 
 static const int jr_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define JR_NSIG (sizeof jr_signals / sizeof jr_signals[0])
-
-static int64_t jr_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 int jobrun_is_oom_text(const char *text)
 {
@@ -282,7 +276,7 @@ int jobrun(vramz_ctx *ctx, char **argv, const struct jobrun_opts *o,
 	for (size_t i = 0; i < JR_NSIG; i++)
 		sigaction(jr_signals[i], &sa, &old[i]);
 
-	int64_t t0 = jr_now_ns();
+	int64_t t0 = clock_mono_ns();
 	pid_t child = fork();
 	if (child == 0)
 		jr_exec(argv, errpipe[1], outpipe[1], take_tty);
@@ -312,7 +306,7 @@ int jobrun(vramz_ctx *ctx, char **argv, const struct jobrun_opts *o,
 		fcntl(outpipe[0], F_SETFL, O_NONBLOCK);
 
 	int64_t period_ns = (o->interval_ms > 0 ? o->interval_ms : 20) * 1000000;
-	int64_t next = jr_now_ns();
+	int64_t next = clock_mono_ns();
 	struct jr_seen seen = {.n = 0};
 	int status = 0, done = 0;
 	while (!done) {
@@ -332,7 +326,7 @@ int jobrun(vramz_ctx *ctx, char **argv, const struct jobrun_opts *o,
 				done = 1;
 				break;
 			}
-			int64_t now = jr_now_ns();
+			int64_t now = clock_mono_ns();
 			if (now >= next) {
 				if (now - next > period_ns) {
 					r->late_ticks++;
@@ -363,7 +357,7 @@ int jobrun(vramz_ctx *ctx, char **argv, const struct jobrun_opts *o,
 			}
 		}
 	}
-	r->duration_ms = (jr_now_ns() - t0) / 1000000;
+	r->duration_ms = (clock_mono_ns() - t0) / 1000000;
 	if (outpipe[0] >= 0)
 		jr_drain(outpipe[0], r, o->echo);
 	if (pidfd >= 0)

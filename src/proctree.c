@@ -17,6 +17,7 @@
  * process that does not descend from vramz can never be re-parented to it.
  */
 #include "proctree.h"
+#include "proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -70,34 +71,11 @@ unsigned long proctree_reads(const struct proctree *t)
 int proctree_parse_stat(const char *text, unsigned *ppid,
 			unsigned long long *start_ticks)
 {
-	/* comm (field 2) may hold spaces and ')': fields resume after the last ')' */
-	const char *p = strrchr(text, ')');
-	if (!p || p[1] != ' ')
+	struct proc_stat_fields st;
+	if (proc_parse_stat(text, &st))
 		return -1;
-	p += 2;
-	/* p is at field 3 (state); ppid is field 4, starttime field 22 */
-	unsigned long long v = 0;
-	for (int field = 3; field <= 22; field++) {
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			return -1;
-		if (field == 4 || field == 22) {
-			char *end;
-			errno = 0;
-			v = strtoull(p, &end, 10);
-			if (end == p || errno)
-				return -1;
-			if (field == 4)
-				*ppid = (unsigned)v;
-			else
-				*start_ticks = v;
-			p = end;
-			continue;
-		}
-		while (*p && *p != ' ')
-			p++;
-	}
+	*ppid = st.ppid;
+	*start_ticks = st.start_ticks;
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "proc.h"
 
 #ifndef SYS_pidfd_open
@@ -157,11 +158,9 @@ int safekill_wait(int pidfd, long timeout_ms)
 	if (pidfd < 0)
 		return 0;
 	struct pollfd p = {.fd = pidfd, .events = POLLIN};
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int64_t t0_ms = clock_mono_ms();
 	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		long spent = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		long spent = (long)(clock_mono_ms() - t0_ms);
 		long left = timeout_ms - spent;
 		if (left < 0)
 			left = 0;

@@ -15,6 +15,7 @@
  */
 #include "backend.h"
 #include "backend/nvml_abi.h"
+#include "clock.h"
 #include "memtypes.h"
 #include "par.h"
 
@@ -598,20 +599,6 @@ static vramz_proc_sample *find_proc(struct proc_vec *out, unsigned first,
 	return NULL;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static unsigned long long realtime_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000 + (unsigned long long)ts.tv_nsec / 1000;
-}
-
 /* Per-process SM utilization.  On H200 one read costs 1.5 ms of CPU a GPU
  * (measured; docs/performance.md), more than everything else in a tick,
  * so a GPU is read at most every proc_util_interval (5 s by default;
@@ -622,20 +609,20 @@ static unsigned long long realtime_us(void)
 static void add_proc_util(struct backend *b, struct gpu *gp, struct proc_vec *out,
 			  unsigned first)
 {
-	int64_t now = mono_ns();
+	int64_t now = clock_mono_ns();
 	if (gp->util_read_ns && now - gp->util_read_ns < b->pu_interval_ns) {
 		/* reuse the last reading */
 	} else if (gp->gpu_idle) {
 		gp->ucount = 0;
 		gp->util_read_ns = now;
-		gp->util_since_us = realtime_us();
+		gp->util_since_us = (unsigned long long)clock_real_us();
 	} else {
 		unsigned n = 0;
 		nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
 		/* the first read asks for the last second only: since 0, NVML
 		 * returns its whole sample history (thousands on a busy GPU) */
 		if (!gp->util_since_us)
-			gp->util_since_us = realtime_us() - 1000000;
+			gp->util_since_us = (unsigned long long)clock_real_us() - 1000000;
 		for (int attempt = 0; attempt < 6 && r == NVML_ERROR_INSUFFICIENT_SIZE; attempt++) {
 			n = gp->ucap;
 			r = CALL(b, gp, nvmlDeviceGetProcessUtilization, gp->h, gp->ubuf, &n,
@@ -697,7 +684,7 @@ static int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 		/* MPS clients are rare and the list costs 12 us a GPU: while it
 		 * is empty, look again once a second rather than every tick */
 		if (which == 2) {
-			int64_t now = mono_ns();
+			int64_t now = clock_mono_ns();
 			if (!gp->mps_seen && gp->mps_read_ns && now - gp->mps_read_ns < 1000000000)
 				continue;
 			gp->mps_read_ns = now;

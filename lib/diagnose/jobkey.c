@@ -32,6 +32,7 @@
  * for a few ticks are dropped, so memory follows the live processes.
  */
 #include "diag_internal.h"
+#include "proc.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -163,36 +164,6 @@ int jobkey_parent_kind(const char *comm)
 
 /* ---- reading /proc ---- */
 
-/* comm and session of pid from ROOT/PID/stat; 0 or -1 */
-static int read_stat(const char *root, uint32_t pid, char *comm, size_t clen, uint32_t *sid)
-{
-	char path[4096], buf[1024];
-	if ((size_t)snprintf(path, sizeof path, "%s/%u/stat", root, (unsigned)pid) >= sizeof path)
-		return -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	/* "pid (comm) S ppid pgrp session ...": comm may hold ')' - count from the last */
-	char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
-	unsigned ppid, pgrp, session;
-	char state;
-	if (!open_p || !close_p || close_p < open_p ||
-	    sscanf(close_p + 1, " %c %u %u %u", &state, &ppid, &pgrp, &session) != 4)
-		return -1;
-	size_t cl = (size_t)(close_p - open_p - 1);
-	if (cl >= clen)
-		cl = clen - 1;
-	memcpy(comm, open_p + 1, cl);
-	comm[cl] = 0;
-	*sid = session;
-	return 0;
-}
-
 /* Reads ROOT/PID/environ into c->envbuf; its length, or -1 (other user's
  * process without root, gone, or no /proc). */
 static ssize_t read_environ(struct jobkey_cache *c, uint32_t pid)
@@ -225,11 +196,12 @@ static void parent_key(const struct jobkey_cache *c, const vramz_snapshot *snap,
 	if (s->ppid <= 1)
 		return; /* init, or adopted by it: its children are everyone */
 	if (c->root) {
-		uint32_t sid;
-		if (read_stat(c->root, s->ppid, comm, sizeof comm, &sid))
+		struct proc_stat_fields st;
+		if (proc_stat_read(c->root, s->ppid, &st))
 			return;
+		memcpy(comm, st.comm, sizeof comm);
 		int kind = jobkey_parent_kind(comm);
-		if (kind < 0 || (kind == 0 && sid == s->ppid))
+		if (kind < 0 || (kind == 0 && st.session == s->ppid))
 			return; /* a shell, or a session leader: a terminal, a daemon */
 	} else {
 		/* a log: the parent's name is known only when it is listed too */

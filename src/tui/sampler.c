@@ -24,6 +24,7 @@
  * it will show, not of every tick a seek reads through.
  */
 #include "tui/sampler.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -62,13 +63,6 @@ struct sampler {
 	vramz_log_reader *log;
 #endif
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 typedef const vramz_gpu_info *(*info_fn)(const void *src, unsigned index);
 
@@ -190,7 +184,7 @@ static void *live_main(void *arg)
 			vramz_diag_set_gpu_info(sp->diag, vramz_gpu(ctx, idx), 1);
 	}
 	pthread_mutex_lock(&sp->mu);
-	int64_t next = mono_ms();
+	int64_t next = clock_mono_ms();
 	while (!sp->quit) {
 		pthread_mutex_unlock(&sp->mu);
 		const vramz_snapshot *v = NULL;
@@ -208,15 +202,15 @@ static void *live_main(void *arg)
 		}
 		pthread_mutex_lock(&sp->mu);
 		deliver(sp, s);
-		int64_t now = mono_ms();
+		int64_t now = clock_mono_ms();
 		next += sp->o.interval_ms;
 		if (next <= now) /* a slow tick: keep the cadence, skip the backlog */
 			next = now + sp->o.interval_ms;
-		while (!sp->quit && !sp->poke && mono_ms() < next)
+		while (!sp->quit && !sp->poke && clock_mono_ms() < next)
 			wait_until(sp, next);
 		if (sp->poke) {
 			sp->poke = 0;
-			next = mono_ms();
+			next = clock_mono_ms();
 		}
 	}
 	pthread_mutex_unlock(&sp->mu);
@@ -333,7 +327,7 @@ static void *replay_main(void *arg)
 	pthread_mutex_lock(&sp->mu);
 	if (cur)
 		sp->first_ms = cur->time_ms;
-	int64_t due = mono_ms();
+	int64_t due = clock_mono_ms();
 	int show_now = 0; /* a seek's target: shown even while paused */
 	while (!sp->quit) {
 		if (sp->seek_ms) {
@@ -343,7 +337,7 @@ static void *replay_main(void *arg)
 				target = sp->first_ms;
 			sp->ended = 0;
 			cur = replay_seek(sp, cur, target);
-			due = mono_ms();
+			due = clock_mono_ms();
 			show_now = 1;
 			continue;
 		}
@@ -357,7 +351,7 @@ static void *replay_main(void *arg)
 				pthread_cond_wait(&sp->cv, &sp->mu);
 			continue;
 		}
-		if (!show_now && (sp->paused || mono_ms() < due)) {
+		if (!show_now && (sp->paused || clock_mono_ms() < due)) {
 			if (sp->paused)
 				pthread_cond_wait(&sp->cv, &sp->mu);
 			else
@@ -378,7 +372,7 @@ static void *replay_main(void *arg)
 				gap = 0;
 			if (gap > MAX_GAP_MS * sp->speed)
 				gap = (int64_t)(MAX_GAP_MS * sp->speed);
-			due = mono_ms() + (int64_t)(gap / sp->speed);
+			due = clock_mono_ms() + (int64_t)(gap / sp->speed);
 		}
 	}
 	pthread_mutex_unlock(&sp->mu);

@@ -3,34 +3,9 @@
 # 8 GPUs at 80x24 and 200x60: every GPU and its numbers are on screen, the
 # process table shows the processes, and quitting gives the shell back.
 . "$TESTS_SRC/e2e/lib.sh"
-# LeakSanitizer's exit-time check was seen to hang, spinning a core, when
-# the pty closes under it (tmux killed right after vramz top quits), leaving
-# processes behind in sanitizer runs; the dashboard's memory errors are still
-# caught by ASan, its leaks by the library's own tests.
-export ASAN_OPTIONS=detect_leaks=0
-# Each step (a subshell) gets its own tmux server, killed when it ends.
-tm() { tmux -L "vramz-test-$$-$BASHPID" "$@"; }
-TM=tm
-
+. "$TESTS_SRC/e2e/top-lib.sh"
 # top W H ARGS...: a fresh tmux session running vramz top
-top() {
-	local w=$1 h=$2
-	shift 2
-	trap 'tm kill-server 2>/dev/null' EXIT
-	$TM new-session -d -x "$w" -y "$h" \
-		"LANG=${TOP_LANG:-C.UTF-8} $VRAMZ_BIN top $*; echo vramz-exited rc=\$?; sleep 30"
-}
-# wait_for PATTERN: until the screen shows it (10 s at most); screen in $T/screen
-wait_for() {
-	for _ in $(seq 100); do
-		$TM capture-pane -p >"$T/screen" 2>/dev/null
-		grep -qE -- "$1" "$T/screen" && return 0
-		sleep 0.1
-	done
-	echo "screen never showed /$1/:"
-	cat "$T/screen"
-	return 1
-}
+top() { top_session "$@"; }
 
 scenario 1gpu.scn
 expect_success '1 GPU at 80x24: memory split used / reserved / free, sensors, process' '

@@ -3,35 +3,11 @@
 # filter by text / user / GPU, tree view, help; and that quitting - by q
 # or by a signal, even a crash - always gives back a sane terminal.
 . "$TESTS_SRC/e2e/lib.sh"
-# LeakSanitizer's exit-time check was seen to hang, spinning a core, when
-# the pty closes under it (tmux killed right after vramz top quits), leaving
-# processes behind in sanitizer runs; the dashboard's memory errors are still
-# caught by ASan, its leaks by the library's own tests.
-export ASAN_OPTIONS=detect_leaks=0
-# Each step (a subshell) gets its own tmux server, killed when it ends.
-tm() { tmux -L "$SOCK" "$@"; }
-TM=tm
-# shell W H: a fresh tmux session running a plain shell
-shell() {
-	SOCK="vramz-test-$$-$BASHPID"
-	trap 'tm kill-server 2>/dev/null' EXIT
-	$TM new-session -d -x "$1" -y "$2" "env PS1='prompt\$ ' LANG=C.UTF-8 bash --norc --noprofile -i"
-}
-top() { # W H ARGS...: vramz top in that shell
+. "$TESTS_SRC/e2e/top-lib.sh"
+top() { # W H ARGS...: vramz top in a fresh shell
 	local w=$1 h=$2
 	shift 2
 	shell "$w" "$h" && $TM send-keys "$VRAMZ_BIN top $*; echo vramz-exited rc=\$?" Enter
-}
-keys() { $TM send-keys "$@"; }
-wait_for() {
-	for _ in $(seq 100); do
-		$TM capture-pane -p >"$T/screen" 2>/dev/null
-		grep -qE -- "$1" "$T/screen" && return 0
-		sleep 0.1
-	done
-	echo "screen never showed /$1/:"
-	cat "$T/screen"
-	return 1
 }
 # the vramz process in the pane: the shell's only child
 vramz_pid() { pgrep -P "$($TM display -p "#{pane_pid}")"; }

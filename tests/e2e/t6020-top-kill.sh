@@ -6,29 +6,7 @@
 # (the checks of `vramz kill`, src/safekill.c); user filter and tree view
 # see the real owners and parents.
 . "$TESTS_SRC/e2e/lib.sh"
-# LeakSanitizer's exit-time check was seen to hang, spinning a core, when
-# the pty closes under it (tmux killed right after vramz top quits), leaving
-# processes behind in sanitizer runs; the dashboard's memory errors are still
-# caught by ASan, its leaks by the library's own tests.
-export ASAN_OPTIONS=detect_leaks=0
-tm() { tmux -L "$SOCK" "$@"; }
-TM=tm
-shell() {
-	SOCK="vramz-test-$$-$BASHPID"
-	trap 'tm kill-server 2>/dev/null; kill $KIDS 2>/dev/null' EXIT
-	$TM new-session -d -x "$1" -y "$2" "env PS1='prompt\$ ' LANG=C.UTF-8 bash --norc --noprofile -i"
-}
-keys() { $TM send-keys "$@"; }
-wait_for() {
-	for _ in $(seq 100); do
-		$TM capture-pane -p >"$T/screen" 2>/dev/null
-		grep -qE -- "$1" "$T/screen" && return 0
-		sleep 0.1
-	done
-	echo "screen never showed /$1/:"
-	cat "$T/screen"
-	return 1
-}
+. "$TESTS_SRC/e2e/top-lib.sh"
 # world: two GPUs; VICTIM (root) holds 8 GiB on GPU 0; OTHER (nobody)
 # holds 2 GiB on GPU 1; SIB1 and SIB2 are two children of one shell.
 world() {

@@ -7,32 +7,9 @@
 # the last one, + and - change the speed.  Bad logs fail before the
 # terminal is taken.
 . "$TESTS_SRC/e2e/lib.sh"
-# LeakSanitizer's exit-time check was seen to hang, spinning a core, when
-# the pty closes under it (tmux killed right after vramz top quits), leaving
-# processes behind in sanitizer runs; the dashboard's memory errors are still
-# caught by ASan, its leaks by the library's own tests.
-export ASAN_OPTIONS=detect_leaks=0
-# one tmux server per step, named in top(): $(...) subshells reach it too
-tm() { tmux -L "$SOCK" "$@"; }
-TM=tm
-top() {
-	SOCK="vramz-test-$$-$BASHPID"
-	trap 'tm kill-server 2>/dev/null' EXIT
-	$TM new-session -d -x "$1" -y "$2" \
-		"LANG=C.UTF-8 TZ=UTC $VRAMZ_BIN top ${*:3}; echo vramz-exited rc=\$?; sleep 30"
-}
-keys() { $TM send-keys "$@"; }
-# wait_for PATTERN: until the screen shows it (10 s at most); screen in $T/screen
-wait_for() {
-	for _ in $(seq 100); do
-		$TM capture-pane -p >"$T/screen" 2>/dev/null
-		grep -qE -- "$1" "$T/screen" && return 0
-		sleep 0.1
-	done
-	echo "screen never showed /$1/:"
-	cat "$T/screen"
-	return 1
-}
+. "$TESTS_SRC/e2e/top-lib.sh"
+TOP_ENV="TZ=UTC"
+top() { top_session "$@"; }
 # the GPU's used memory and the process's VRAM on screen: "USED|VRAM"
 shown() {
 	$TM capture-pane -p >"$T/screen"

@@ -7,30 +7,9 @@
 # log growing 64 MiB/s is named with its rate, its row and GPU marked '!'.
 # Live, the engine's leak finding shows up the same way.
 . "$TESTS_SRC/e2e/lib.sh"
-# LeakSanitizer's exit-time check was seen to hang, spinning a core, when
-# the pty closes under it (tmux killed right after vramz top quits), leaving
-# processes behind in sanitizer runs; the dashboard's memory errors are still
-# caught by ASan, its leaks by the library's own tests.
-export ASAN_OPTIONS=detect_leaks=0
-tm() { tmux -L "$SOCK" "$@"; }
-TM=tm
-top() {
-	SOCK="vramz-test-$$-$BASHPID"
-	trap 'tm kill-server 2>/dev/null' EXIT
-	$TM new-session -d -x "$1" -y "$2" \
-		"LANG=C.UTF-8 $VRAMZ_BIN top ${*:3}; echo vramz-exited rc=\$?; sleep 30"
-}
-keys() { $TM send-keys "$@"; }
-wait_for() {
-	for _ in $(seq 150); do
-		$TM capture-pane -p >"$T/screen" 2>/dev/null
-		grep -qE -- "$1" "$T/screen" && return 0
-		sleep 0.1
-	done
-	echo "screen never showed /$1/:"
-	cat "$T/screen"
-	return 1
-}
+. "$TESTS_SRC/e2e/top-lib.sh"
+WAIT_FOR_TENTHS=150
+top() { top_session "$@"; }
 export XDG_CONFIG_HOME=$T/cfg # no thresholds from the machine's config
 
 # A 150 s log at 1 Hz, written from the rows `vramz log` records for two

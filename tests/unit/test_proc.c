@@ -612,6 +612,24 @@ static void test_fake_long_status(void **state)
 
 /* ---- the live /proc ------------------------------------------------------ */
 
+/* The one /proc/PID/stat parser (proc, proctree and the job key use it):
+ * a name with ') ' and control bytes, the session, and truncated text. */
+static void test_parse_stat(void **state)
+{
+	(void)state;
+	struct proc_stat_fields st;
+	assert_int_equal(proc_parse_stat("42 (a) b\x1b) S 7 40 39 0 -1 4194560 0 0 0 0 0 0 0 0"
+					 " 20 0 1 0 987 0 0", &st), 0);
+	assert_string_equal(st.comm, "a) b?");
+	assert_int_equal(st.ppid, 7);
+	assert_int_equal(st.pgid, 40);
+	assert_int_equal(st.session, 39);
+	assert_int_equal(st.start_ticks, 987);
+	assert_int_equal(proc_parse_stat("42 (a) S 7 40 39 0 -1 4194560 0", &st), -1);
+	assert_int_equal(proc_parse_stat("42 (trunc", &st), -1);
+	assert_int_equal(proc_parse_stat("", &st), -1);
+}
+
 static void test_real_self(void **state)
 {
 	struct proc_cache *pc = proc_cache_new("/proc");
@@ -711,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_fake_bounded),
 		cmocka_unit_test(test_fake_permissions),
 		cmocka_unit_test(test_fake_long_status),
+		cmocka_unit_test(test_parse_stat),
 		cmocka_unit_test(test_real_self),
 		cmocka_unit_test(test_real_child),
 	};
