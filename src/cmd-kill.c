@@ -525,21 +525,40 @@ int cmd_kill(int argc, char **argv)
 	refused = 0;
 	for (unsigned i = 0; i < pl->n; i++)
 		refused += pl->t[i].state == KS_REFUSED;
-	/* the driver frees a context shortly after its process ends */
+	/* The driver frees a context shortly after its process ends, and the
+	 * process list and the memory figures are separate reads: a sample can
+	 * show the process gone and its memory still used.  So wait until no
+	 * ended target is listed and every GPU's used memory read the same
+	 * twice running (or --settle passes). */
 	int64_t settle_end = clock_mono_ms() + o.settle_ms;
+	uint64_t *prev_used = calloc(vramz_selected_count(ctx) + 1, sizeof *prev_used);
+	int have_prev = 0;
+	if (!prev_used) {
+		cli_err("kill: out of memory");
+		ex = EXIT_FAIL;
+		goto out;
+	}
 	for (;;) {
-		if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS, &s))
+		if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS, &s)) {
+			free(prev_used);
 			goto out;
-		int listed = 0;
+		}
+		int listed = 0, stable = have_prev;
 		for (unsigned k = 0; k < s->proc_count; k++) {
 			const struct kill_target *t = kill_find(pl, s->procs[k].pid);
 			if (t && (t->state == KS_ENDED || t->state == KS_KILLED || t->state == KS_GONE))
 				listed = 1;
 		}
-		if (!listed || clock_mono_ms() >= settle_end)
+		for (unsigned g = 0; g < s->gpu_count && g <= vramz_selected_count(ctx); g++) {
+			stable &= prev_used[g] == s->gpus[g].mem_used_bytes;
+			prev_used[g] = s->gpus[g].mem_used_bytes;
+		}
+		have_prev = !listed;
+		if ((!listed && stable) || clock_mono_ms() >= settle_end)
 			break;
 		kill_sleep_ms(50);
 	}
+	free(prev_used);
 	kill_memory(pl, s, 1);
 	if (g_opts.json) {
 		kill_json(ctx, pl, 1, s);

@@ -12,7 +12,7 @@ tidy_holders
 
 expect_success 'dry run lists the holder and signals nothing' '
 	holdmem 0 3GiB forever & H=$!
-	sleep 0.3 &&
+	wait_listed $H &&
 	vramz kill $H >out &&
 	has "^$H +root +3.00 GiB .*would terminate" out &&
 	has "dry run: nothing was signalled" out &&
@@ -23,7 +23,7 @@ tidy_holders
 expect_success '--yes terminates it and the memory comes back' '
 	holdmem 0 3GiB forever & H=$!
 	holdmem 1 1GiB forever & K=$!
-	sleep 0.3 &&
+	wait_listed $H $K &&
 	vramz kill --yes $H >out &&
 	has "^$H .*terminated \(SIGTERM\)" out &&
 	has "^0 +3.00 GiB +0 B +3.00 GiB" out &&
@@ -35,7 +35,7 @@ tidy_holders
 expect_success '--idle picks only processes idle the whole time, above --min' '
 	holdmem 0 2GiB forever & IDLE=$!
 	holdmem 0 100MiB forever & SMALL=$!
-	sleep 0.3 &&
+	wait_listed $IDLE $SMALL &&
 	scn-set busy "proc gpu=1 pid=$BASHPID used=5GiB sm=50" &&
 	vramz kill --idle 400ms -i 50ms --min 1GiB >out &&
 	has "^$IDLE .*would terminate" out &&
@@ -46,7 +46,7 @@ tidy_holders
 
 expect_success '--idle --yes --json: terminated, with the memory returned' '
 	holdmem 1 6GiB forever & IDLE=$!
-	sleep 0.3 &&
+	wait_listed $IDLE &&
 	vramz kill --idle 300ms -i 50ms --yes --json >k.json &&
 	json k.json "[(t[\"pid\"], t[\"state\"]) for t in d[\"targets\"]]" >st &&
 	has "\($IDLE, .terminated.\)" st &&
@@ -56,7 +56,7 @@ tidy_holders
 
 expect_success '--force: SIGKILL after --timeout for a process ignoring SIGTERM' '
 	bash -c "trap \"\" TERM; exec holdmem 0 1GiB forever" & H=$!
-	sleep 0.3 &&
+	wait_listed $H &&
 	vramz kill --yes --timeout 300ms $H >out; test $? = 1 &&
 	has "^$H .*still running" out && kill -0 $H &&
 	vramz kill --yes --force --timeout 300ms $H >out &&
@@ -107,7 +107,7 @@ tidy_holders
 
 expect_success 'refused: a non-root invoker and another user'"'"'s process' '
 	holdmem 0 2GiB forever & H=$!
-	sleep 0.3 && chmod -R a+rX "$T" &&
+	wait_listed $H && chmod -R a+rX "$T" &&
 	setpriv --reuid nobody --regid nogroup --clear-groups "$VRAMZ_BIN" kill --yes $H >out; test $? = 1 &&
 	has "refused: another user.s process" out &&
 	kill -0 $H && kill $H
@@ -116,7 +116,7 @@ tidy_holders
 
 expect_success 'refused: a pid reused between listing and signalling' '
 	holdmem 0 2GiB forever & H=$!
-	sleep 0.3 && mkfifo reuse.fifo || exit 1
+	wait_listed $H && mkfifo reuse.fifo || exit 1
 	{ vramz kill --ask $H <reuse.fifo >reuse.out 2>reuse.ask; echo $? >reuse.rc; } &
 	exec 7>reuse.fifo &&
 	wait_for reuse.ask && sleep 0.2 && has "send SIGTERM to 1 process" reuse.ask &&

@@ -30,5 +30,18 @@ tidy_holders() {
 	rm -rf "$FAKE_NVML_SCENARIO.d"
 	cp "$FAKE_NVML_SCENARIO.base" "$FAKE_NVML_SCENARIO"
 }
+# waits (bounded) until each PID is in the scenario: holdmem records its pid
+# after its lines are in place, so the fake lists it from the next call on
+# (a fixed sleep was too short on a loaded machine)
+wait_listed() {
+	local p
+	for p in "$@"; do
+		for _ in $(seq 200); do
+			grep -qx "$p" "$FAKE_NVML_SCENARIO.pids" 2>/dev/null && break
+			sleep 0.05
+		done
+		grep -qx "$p" "$FAKE_NVML_SCENARIO.pids" || { echo "holder $p never listed"; return 1; }
+	done
+}
 # true while pid runs (a zombie has ended: it only waits to be reaped)
 alive() { [ -r "/proc/$1/stat" ] && ! awk '{ sub(/.*\) /, ""); exit ($1 == "Z") ? 0 : 1 }' "/proc/$1/stat"; }
