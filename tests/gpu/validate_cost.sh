@@ -25,17 +25,7 @@ python3 "$H/cpu_of.py" watch_1s 40 "$VZ" watch -i 1s > "$OUT/c6.txt" 2>&1 & pids
 tmux -L vzcost new-session -d -x 200 -y 60 "sh -c 'echo \$\$ > /tmp/top.pid; exec env LANG=C.UTF-8 $VZ top'"
 # not a bare `wait`: the holder runs until killed
 wait $pids
-python3 - "$(cat /tmp/top.pid)" <<'PY' > "$OUT/c7.txt"
-import os, sys
-pid = sys.argv[1]
-f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-hz = os.sysconf("SC_CLK_TCK")
-cpu = (int(f[11]) + int(f[12])) / hz
-start = int(f[19]) / hz
-up = float(open("/proc/uptime").read().split()[0])
-rss = [l for l in open(f"/proc/{pid}/status") if l.startswith("VmRSS")][0].split()[1]
-print(f"top_1s_200x60: cpu_s={cpu:.3f} wall_s={up - start:.1f} core_pct={100 * cpu / (up - start):.3f} rss_kib={rss}")
-PY
+python3 "$H/proc_cpu.py" top_1s_200x60 "$(cat /tmp/top.pid)" > "$OUT/c7.txt"
 tmux -L vzcost capture-pane -p > "$OUT/top-200x60.txt"
 tmux -L vzcost kill-server
 kill $HOLD; wait $HOLD 2>/dev/null

@@ -37,17 +37,7 @@ echo "== [$(since)s] dashboard in tmux at 200x60, 60 s"
 tmux -L vzlive new-session -d -x 200 -y 60 "sh -c 'echo \$\$ > /tmp/top.pid; exec env LANG=C.UTF-8 $VZ top'"
 sleep 60
 TOPPID=$(cat /tmp/top.pid)
-python3 - "$TOPPID" <<'PY' > "$OUT/cpu-top.txt"
-import os, sys
-pid = sys.argv[1]
-f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-hz = os.sysconf("SC_CLK_TCK")
-cpu = (int(f[11]) + int(f[12])) / hz
-start = int(f[19]) / hz
-up = float(open("/proc/uptime").read().split()[0])
-rss = [l for l in open(f"/proc/{pid}/status") if l.startswith("VmRSS")][0].split()[1]
-print(f"top_1s: cpu_s={cpu:.3f} wall_s={up - start:.1f} core_pct={100 * cpu / (up - start):.3f} rss_kib={rss}")
-PY
+python3 "$H/proc_cpu.py" top_1s "$(cat /tmp/top.pid)" > "$OUT/cpu-top.txt"
 tmux -L vzlive capture-pane -p > "$OUT/top-200x60.txt"
 nvidia-smi --query-gpu=index,memory.used --format=csv,noheader > "$OUT/top-nvidia-smi.txt"
 tmux -L vzlive kill-server
