@@ -36,7 +36,6 @@ CPUSERVE=$!
 echo "== [$(since)s] dashboard in tmux at 200x60, 60 s"
 tmux -L vzlive new-session -d -x 200 -y 60 "sh -c 'echo \$\$ > /tmp/top.pid; exec env LANG=C.UTF-8 $VZ top'"
 sleep 60
-TOPPID=$(cat /tmp/top.pid)
 python3 "$H/proc_cpu.py" top_1s "$(cat /tmp/top.pid)" > "$OUT/cpu-top.txt"
 tmux -L vzlive capture-pane -p > "$OUT/top-200x60.txt"
 nvidia-smi --query-gpu=index,memory.used --format=csv,noheader > "$OUT/top-nvidia-smi.txt"
