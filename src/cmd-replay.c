@@ -35,23 +35,6 @@ static void pause_ms(double ms)
 		;
 }
 
-static void print_json_line(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
-{
-	struct jsonw w;
-	jw_init(&w, f, 0);
-	json_begin(&w, ctx, snap);
-	jw_arr(&w, "gpus");
-	for (unsigned i = 0; i < snap->gpu_count; i++)
-		json_gpu(&w, ctx, snap, &snap->gpus[i]);
-	jw_end_arr(&w);
-	jw_arr(&w, "processes");
-	for (unsigned i = 0; i < snap->proc_count; i++)
-		json_proc(&w, ctx, &snap->procs[i]);
-	jw_end_arr(&w);
-	jw_end_obj(&w);
-	jw_finish(&w);
-}
-
 int cmd_replay(int argc, char **argv)
 {
 	double speed = -1; /* not given */
@@ -108,7 +91,7 @@ int cmd_replay(int argc, char **argv)
 			pause_ms((double)(snap->time_ms - prev_ms) / speed);
 		prev_ms = snap->time_ms;
 		if (g_opts.json) {
-			print_json_line(stdout, ctx, snap);
+			json_snapshot(stdout, ctx, snap, 1, 0); /* one line per tick */
 		} else {
 			if (tty && isfinite(speed))
 				fputs("\033[H\033[2J", stdout); /* redraw in place, like watch */

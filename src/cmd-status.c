@@ -149,7 +149,7 @@ int cmd_status(int argc, char **argv)
 	if (ex)
 		return ex;
 	if (g_opts.json)
-		json_snapshot(stdout, ctx, snap, !no_procs);
+		json_snapshot(stdout, ctx, snap, !no_procs, 1);
 	else
 		status_print(stdout, ctx, snap, !no_procs);
 	ex = status_exit_code(snap);

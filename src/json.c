@@ -120,10 +120,11 @@ void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
 	jw_end_obj(w);
 }
 
-void json_snapshot(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int with_procs)
+void json_snapshot(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int with_procs,
+		   int pretty)
 {
 	struct jsonw w;
-	jw_init(&w, f, 1);
+	jw_init(&w, f, pretty);
 	json_begin(&w, ctx, snap);
 	jw_arr(&w, "gpus");
 	for (unsigned i = 0; i < snap->gpu_count; i++)

@@ -13,8 +13,10 @@ void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
 	      const vramz_gpu_sample *g);
 /* One process object. */
 void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p);
-/* The whole snapshot: begin, "gpus": [...], "processes": [...], end. */
-void json_snapshot(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int with_procs);
+/* The whole snapshot: begin, "gpus": [...], "processes": [...], end;
+ * pretty 0 writes it on one line (JSON lines). */
+void json_snapshot(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int with_procs,
+		   int pretty);
 /* Process kind names for p->type ("compute", "graphics", "mps"). */
 void json_proc_types(struct jsonw *w, const char *key, unsigned type);
 
