@@ -153,9 +153,20 @@ static void kill_memory(struct kill_plan *pl, const vramz_snapshot *s, int after
 	}
 }
 
+static int pid_in(const unsigned *pids, int n, unsigned pid)
+{
+	for (int i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return 1;
+	return 0;
+}
+
 /* Watches for o->idle_ms; adds every process that was listed from the first
- * sample to the last, reported 0 % SM each time, and holds >= min bytes. */
-static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kill_plan *pl)
+ * sample to the last, reported 0 % SM each time, and holds >= min bytes.
+ * With pids (npids > 0) only those are candidates, and each one that was
+ * not idle is listed as refused, with the reason. */
+static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kill_plan *pl,
+			   const unsigned *pids, int npids)
 {
 	struct watch {
 		unsigned pid;
@@ -185,6 +196,8 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 			if (i == nw) {
 				if (tick > 0)
 					continue; /* arrived during the watch: not idle for DURATION */
+				if (npids > 0 && !pid_in(pids, npids, p->pid))
+					continue;
 				if (nw == cw) {
 					cw = cw ? cw * 2 : 32;
 					void *nv = realloc(w, cw * sizeof *w);
@@ -226,6 +239,19 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 		nt->idle_ms = clock_mono_ms() - t0;
 	}
 	free(w);
+	for (int i = 0; i < npids; i++) {
+		if (kill_find(pl, pids[i]))
+			continue;
+		struct kill_target *nt = kill_add(pl, pids[i]);
+		if (!nt) {
+			cli_err("kill: out of memory");
+			return -1;
+		}
+		int listed = kill_fill(nt, s);
+		nt->why_not = !listed ? "holds no memory on the selected GPUs (not listed by the driver)"
+			      : nt->used_bytes < o->min_bytes ? "holds less than --min"
+			      : "not idle for the whole --idle time (used the GPU, or SM % unknown)";
+	}
 	return 0;
 }
 
@@ -426,15 +452,16 @@ int cmd_kill(int argc, char **argv)
 		OPT_END,
 	};
 	int nargs = 0;
-	int rc = cli_parse("kill", "[OPTIONS] PID... | --idle DURATION [--min SIZE] [--gpu LIST]",
+	int rc = cli_parse("kill", "[OPTIONS] PID... | --idle DURATION [--min SIZE] [--gpu LIST] [PID...]",
 			   "Terminates processes holding GPU memory, safely.  A dry run unless --yes:\n"
 			   "never a reused pid, another user's process (unless root), vramz itself,\n"
-			   "pid 1 or the shell that ran it.  Reports the memory that came back.",
+			   "pid 1 or the shell that ran it.  Reports the memory that came back.\n"
+			   "PIDs with --idle: only those, and only if they were idle.",
 			   opts, argc, argv, &nargs);
 	if ((rc = cli_parse_exit(rc)) >= 0)
 		return rc;
-	if ((nargs > 0) == (o.idle_ms > 0)) {
-		cli_err("kill: give PIDs or --idle DURATION (one of them)");
+	if (nargs == 0 && o.idle_ms <= 0) {
+		cli_err("kill: give PIDs, --idle DURATION, or both (those PIDs, if idle)");
 		return EXIT_USAGE;
 	}
 	if (gpu)
@@ -468,7 +495,7 @@ int cmd_kill(int argc, char **argv)
 	if (!pl)
 		goto out;
 	if (o.idle_ms > 0) {
-		if (kill_watch_idle(ctx, &o, pl))
+		if (kill_watch_idle(ctx, &o, pl, pids, nargs))
 			goto out;
 	} else {
 		if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS, &s))

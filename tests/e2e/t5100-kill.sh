@@ -54,6 +54,21 @@ expect_success '--idle --yes --json: terminated, with the memory returned' '
 '
 tidy_holders
 
+expect_success 'PIDs with --idle: only those, and only if idle; the others untouched' '
+	holdmem 0 2GiB forever & IDLE=$!
+	holdmem 0 2GiB forever & OTHER=$!
+	wait_listed $IDLE $OTHER &&
+	scn-set busy "proc gpu=1 pid=$BASHPID used=5GiB sm=50" &&
+	vramz kill --idle 300ms -i 50ms --yes $IDLE $BASHPID >out; test $? = 1 &&
+	has "^$IDLE .*terminated \(SIGTERM\)" out &&
+	has "^$BASHPID .*refused" out &&
+	has "^ +refused: not idle for the whole --idle time" out &&
+	hasnt "^$OTHER " out &&
+	! kill -0 $IDLE 2>/dev/null && kill -0 $OTHER &&
+	scn-set busy && kill $OTHER
+'
+tidy_holders
+
 expect_success '--force: SIGKILL after --timeout for a process ignoring SIGTERM' '
 	bash -c "trap \"\" TERM; exec holdmem 0 1GiB forever" & H=$!
 	wait_listed $H &&
@@ -139,7 +154,7 @@ tidy_holders
 
 expect_success 'usage: PIDs or --idle, and valid pids' '
 	test "$(rc vramz kill)" = 2 &&
-	test "$(rc vramz kill --idle 1s 123)" = 2 &&
+	test "$(rc vramz kill --idle 0s)" = 2 &&
 	test "$(rc vramz kill abc)" = 2
 '
 tidy_holders
