@@ -27,14 +27,15 @@ scenario_fleet() {
 
 # serve_start LOG [serve options]: starts vramz serve on $SERVE_LISTEN
 # (127.0.0.1:0, a free port) in the background; sets SERVE_PID and PORT
-# once it listens.
+# once it listens.  SERVE_WRAP, when set, is a command prefix (a sandbox).
 serve_start() {
 	local log=$1 i
 	shift
 	# an old log of the same name would be read before the new process
 	# truncates it: the port of a server that is gone
 	rm -f "$log"
-	"$VRAMZ_BIN" serve --listen "${SERVE_LISTEN:-127.0.0.1:0}" "$@" 2>"$log" &
+	# shellcheck disable=SC2086 # SERVE_WRAP is a word list
+	${SERVE_WRAP:-} "$VRAMZ_BIN" serve --listen "${SERVE_LISTEN:-127.0.0.1:0}" "$@" 2>"$log" &
 	SERVE_PID=$!
 	echo "$SERVE_PID" >>"$T/.serve-pids"
 	for i in $(seq 1 100); do
