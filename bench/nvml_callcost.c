@@ -116,6 +116,15 @@ int main(int argc, char **argv)
 		TIME("nvmlDeviceGetComputeRunningProcesses_v3", (c = 64, nvmlDeviceGetComputeRunningProcesses_v3(d, &c, pi)));
 		TIME("nvmlDeviceGetGraphicsRunningProcesses_v3", (c = 64, nvmlDeviceGetGraphicsRunningProcesses_v3(d, &c, pi)));
 		TIME("nvmlDeviceGetMPSComputeRunningProcesses_v3", (c = 64, nvmlDeviceGetMPSComputeRunningProcesses_v3(d, &c, pi)));
+		{
+			/* how many each list holds: the cost above depends on it */
+			unsigned nc = 64, ng = 64, nm = 64;
+			int rc_ = nvmlDeviceGetComputeRunningProcesses_v3(d, &nc, pi);
+			int rg_ = nvmlDeviceGetGraphicsRunningProcesses_v3(d, &ng, pi);
+			int rm_ = nvmlDeviceGetMPSComputeRunningProcesses_v3(d, &nm, pi);
+			printf("gpu%u process lists: compute %u (rc=%d), graphics %u (rc=%d), mps %u (rc=%d)\n",
+			       i, rc_ ? 0 : nc, rc_, rg_ ? 0 : ng, rg_, rm_ ? 0 : nm, rm_);
+		}
 		TIME("nvmlDeviceGetProcessUtilization(since=0)", (c = 8192, nvmlDeviceGetProcessUtilization(d, us, &c, 0)));
 		TIME_N("nvmlDeviceGetPcieThroughput(TX)", nvmlDeviceGetPcieThroughput(d, 0, &v), 10);
 		TIME_N("nvmlDeviceGetTotalEnergyConsumption", nvmlDeviceGetTotalEnergyConsumption(d, &r), 20);

@@ -90,6 +90,9 @@ int vramz_open(vramz_ctx **out, const vramz_open_opts *opts)
 	ctx->gpus = calloc(ctx->ngpus, sizeof *ctx->gpus);
 	ctx->rcs = calloc(ctx->ngpus, sizeof *ctx->rcs);
 	ctx->pcache = proc_cache_new("/proc");
+	/* a stat read per process per tick is most of what attribution costs at
+	 * 10 Hz: once a second per pid is enough (proc.h says what it risks) */
+	proc_cache_set_recheck(ctx->pcache, 1000000000);
 	if (!ctx->info || !ctx->sel || !ctx->gpus || !ctx->rcs || !ctx->pcache)
 		return VRAMZ_ENOMEM;
 	ctx->nsel = 0;

@@ -13,6 +13,7 @@
  * reused meanwhile.  See docs/attribution.md.
  */
 #include "proc.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@ struct proc_entry {
 	uint32_t gen;         /* sweep generation of the last use */
 	struct proc_stat_fields st; /* fresh every call; start and comm tell reuse and exec apart */
 	struct proc_attr a;
+	int64_t checked_ns;   /* CLOCK_MONOTONIC of the last stat read */
 };
 
 /* Slots double from MIN to MAX; the table is kept at most 3/4 full.  Beyond
@@ -62,6 +64,7 @@ struct proc_cache {
 	/* getpwuid_r may ask LDAP/sssd: at most once per uid. */
 	struct proc_user users[PROC_USERS];
 	unsigned nusers, next_user;
+	int64_t recheck_ns;   /* proc_cache_set_recheck */
 };
 
 /* ---- reading files ------------------------------------------------------ */
@@ -476,6 +479,12 @@ static int proc_load(struct proc_cache *pc, uint32_t pid, struct proc_stat_field
 	return 0;
 }
 
+void proc_cache_set_recheck(struct proc_cache *pc, int64_t ns)
+{
+	if (pc)
+		pc->recheck_ns = ns > 0 ? ns : 0;
+}
+
 int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 {
 	char name[24];
@@ -491,12 +500,23 @@ int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 	p->start_time_ticks = 0;
 	p->user[0] = p->comm[0] = p->cmdline[0] = '\0';
 	p->container[0] = p->pod_uid[0] = p->slurm_job[0] = '\0';
+	int64_t now = pc->recheck_ns ? clock_mono_ns() : 0;
+	if (pc->recheck_ns && p->pid) {
+		e = proc_slot(pc, p->pid);
+		if (e->pid == p->pid &&
+		    (e->gen == pc->gen || now - e->checked_ns < pc->recheck_ns)) {
+			st = e->st;
+			a = &e->a;
+			goto fill;
+		}
+	}
 	snprintf(name, sizeof name, "%" PRIu32 "/stat", p->pid);
 	if (pc->rootfd < 0 || p->pid == 0 || proc_read_stat(pc->rootfd, name, &st))
 		return VRAMZ_ENOTFOUND;
 
 	e = proc_slot(pc, p->pid);
 	if (e->pid && e->st.start_ticks == st.start_ticks && !strcmp(e->st.comm, st.comm)) {
+		e->st = st; /* ppid / pgid as read now */
 		a = &e->a;
 	} else {
 		/* New pid, reused pid (start time) or exec (comm): read it all. */
@@ -512,6 +532,9 @@ int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 		}
 		a = e ? &e->a : &fresh;
 	}
+	if (e)
+		e->checked_ns = now;
+fill:
 	if (e)
 		e->gen = pc->gen;
 

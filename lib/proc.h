@@ -21,6 +21,14 @@ struct proc_cache;
 struct proc_cache *proc_cache_new(const char *root);
 void proc_cache_free(struct proc_cache *pc);
 
+/* How long an attributed pid is trusted without reading its stat again
+ * (0, the default: every call reads it).  A pid seen again within that
+ * time, or a second time in one tick (one process on several GPUs), is
+ * served from the cache: its ppid / pgid may then be up to that old, and a
+ * pid reused within it keeps the old identity - which safekill's start-time
+ * check at the signal refuses, never the wrong way round. */
+void proc_cache_set_recheck(struct proc_cache *pc, int64_t ns);
+
 /* Fills p's /proc fields (uid, user, comm, cmdline, start_time_ticks, ppid,
  * pgid, ns_pid, container, pod_uid, slurm_job) for p->pid and sets
  * VRAMZ_P_VISIBLE; clears it when the pid is not visible.  Returns 0 or

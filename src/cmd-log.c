@@ -48,6 +48,7 @@ static const vramz_gpu_info *info_of(void *ctx, unsigned idx)
 struct slow {
 	pthread_t thread;
 	pthread_mutex_t lock;
+	pthread_cond_t wake;       /* on CLOCK_MONOTONIC, like next_ns */
 	vramz_ctx *ctx;            /* the thread's own context */
 	int64_t period_ns;
 	_Atomic int quit;
@@ -64,7 +65,7 @@ static void *slow_main(void *arg)
 		const vramz_snapshot *snap;
 		if (s->quit)
 			break;
-		int rc = vramz_sample(s->ctx, VRAMZ_SAMPLE_SLOW | VRAMZ_SAMPLE_LINK, &snap);
+		int rc = vramz_sample(s->ctx, VRAMZ_SAMPLE_SLOW | VRAMZ_SAMPLE_LINK | VRAMZ_SAMPLE_SLOW_ONLY, &snap);
 		pthread_mutex_lock(&s->lock);
 		for (unsigned i = 0; rc >= 0 || rc == VRAMZ_ELOST ? i < snap->gpu_count : 0; i++) {
 			const vramz_gpu_sample *g = &snap->gpus[i];
@@ -80,16 +81,14 @@ static void *slow_main(void *arg)
 		}
 		pthread_mutex_unlock(&s->lock);
 		next_ns += s->period_ns;
-		/* short naps so quitting never waits a whole period */
-		while (!s->quit) {
-			int64_t left = next_ns - clock_mono_ns();
-			if (left <= 0)
-				break;
-			if (left > 50000000)
-				left = 50000000;
-			struct timespec nap = {.tv_sec = 0, .tv_nsec = (long)left};
-			nanosleep(&nap, NULL);
-		}
+		/* one wake-up a period; slow_stop signals to end it early */
+		struct timespec until = {.tv_sec = (time_t)(next_ns / 1000000000),
+					 .tv_nsec = (long)(next_ns % 1000000000)};
+		pthread_mutex_lock(&s->lock);
+		while (!s->quit && clock_mono_ns() < next_ns &&
+		       pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT)
+			;
+		pthread_mutex_unlock(&s->lock);
 	}
 	return NULL;
 }
@@ -103,7 +102,14 @@ static int slow_start(struct slow *s, vramz_ctx *main_ctx, int64_t period_ns)
 	s->latest = calloc(s->n ? s->n : 1, sizeof *s->latest);
 	s->period_ns = period_ns;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	if (!s->latest || pthread_create(&s->thread, NULL, slow_main, s)) {
+		pthread_cond_destroy(&s->wake);
+		pthread_mutex_destroy(&s->lock);
 		vramz_close(s->ctx);
 		free(s->latest);
 		s->ctx = NULL;
@@ -136,8 +142,12 @@ static void slow_stop(struct slow *s)
 {
 	if (!s->ctx)
 		return;
+	pthread_mutex_lock(&s->lock);
 	s->quit = 1;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->thread, NULL);
+	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	vramz_close(s->ctx);
 	free(s->latest);

@@ -262,6 +262,11 @@ enum {
 	VRAMZ_SAMPLE_MIG = 1u << 3,     /* MIG instances' memory */
 	VRAMZ_SAMPLE_LINK = 1u << 4,    /* current PCIe link gen / width (~30 us a GPU) */
 	VRAMZ_SAMPLE_NO_ATTRIB = 1u << 5, /* process lists without /proc attribution */
+	/* only what VRAMZ_SAMPLE_SLOW / _LINK add, none of the per-tick
+	 * fields: for a second context reading the slow fields on its own
+	 * thread (NVML's utilization read alone costs 1.5 ms when it is
+	 * asked only every few seconds) */
+	VRAMZ_SAMPLE_SLOW_ONLY = 1u << 6,
 	VRAMZ_SAMPLE_DEFAULT = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL |
 			       VRAMZ_SAMPLE_MIG,
 };

@@ -22,10 +22,12 @@
 #include <stdint.h>
 
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
 
 struct nvml_fns {
@@ -53,6 +55,15 @@ struct gpu {
 	int gpu_idle;                  /* the last tick's utilization was a valid 0 */
 	int64_t mps_read_ns;           /* last read of the MPS list */
 	unsigned mps_seen;             /* it listed processes then */
+	struct nvml_prof *prof;        /* VRAMZ_PROFILE_NVML only, else NULL */
+	uint64_t tick_used;            /* this tick's used memory ... */
+	int tick_used_ok;              /* ... when it was read */
+	/* the process lists as last read from the driver (see nvml_procs) */
+	vramz_proc_sample *lcache;
+	unsigned lcount, lcap;
+	int lcache_ok;
+	uint64_t lcache_used;          /* used memory when they were read */
+	int64_t lcache_ns;             /* and when (CLOCK_MONOTONIC) */
 };
 
 struct backend {
@@ -100,6 +111,42 @@ enum nvml_id {
 	ID_COUNT
 };
 
+/* VRAMZ_PROFILE_NVML=1 in the environment: every NVML call a GPU makes is
+ * counted and timed (wall and the calling thread's CPU), and the table is
+ * printed on stderr when the context closes, next to the process's own
+ * CPU time: where a command's CPU goes, on a real driver, without a
+ * profiler (the lent GPU machines have no perf).  Off, it costs one
+ * branch a call. */
+struct nvml_prof {
+	int64_t t0_wall, t0_cpu;       /* of the call in flight */
+	uint64_t calls[ID_COUNT + 1];
+	int64_t wall_ns[ID_COUNT + 1], cpu_ns[ID_COUNT + 1];
+};
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void prof_begin(struct gpu *gp)
+{
+	if (gp && gp->prof) {
+		gp->prof->t0_cpu = thread_cpu_ns();
+		gp->prof->t0_wall = clock_mono_ns();
+	}
+}
+
+static void prof_end(struct gpu *gp, unsigned id)
+{
+	struct nvml_prof *p = gp->prof;
+	int64_t wall = clock_mono_ns(), cpu = thread_cpu_ns();
+	p->calls[id]++;
+	p->wall_ns[id] += wall - p->t0_wall;
+	p->cpu_ns[id] += cpu - p->t0_cpu;
+}
+
 /* Calls an optional NVML function; NOT_SUPPORTED when this driver lacks it.
  * A call that once answered NOT_SUPPORTED on a GPU is not asked again:
  * on H200 a refused nvmlDeviceGetFanSpeed still costs 90-170 us, more
@@ -108,7 +155,7 @@ enum nvml_id {
 #define CALL(b, gp, name, ...)                                                  \
 	(!(b)->f.name || unsupported((gp), ID_##name)                           \
 		 ? NVML_ERROR_NOT_SUPPORTED                                     \
-		 : note((gp), ID_##name, (b)->f.name(__VA_ARGS__)))
+		 : note((gp), ID_##name, 1, (prof_begin(gp), (b)->f.name(__VA_ARGS__))))
 
 /* The same without that memory, for calls whose answer depends on an
  * argument (a link index, a clock or threshold type, a peer GPU) or that
@@ -118,20 +165,22 @@ enum nvml_id {
  * links or thresholds. */
 #define CALL_ARG(b, gp, name, ...)                                              \
 	(!(b)->f.name ? NVML_ERROR_NOT_SUPPORTED                                \
-		      : note((gp), ID_COUNT, (b)->f.name(__VA_ARGS__)))
+		      : note((gp), ID_##name, 0, (prof_begin(gp), (b)->f.name(__VA_ARGS__))))
 
 static int unsupported(const struct gpu *gp, unsigned id)
 {
 	return gp && (gp->unsup[id / 64] >> (id % 64) & 1);
 }
 
-static nvmlReturn_t note(struct gpu *gp, unsigned id, nvmlReturn_t r)
+static nvmlReturn_t note(struct gpu *gp, unsigned id, int remember, nvmlReturn_t r)
 {
 	if (!gp)
 		return r;
+	if (gp->prof)
+		prof_end(gp, id);
 	if (r == NVML_ERROR_GPU_IS_LOST)
 		gp->lost = 1;
-	else if (id < ID_COUNT &&
+	else if (remember &&
 		 (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND))
 		gp->unsup[id / 64] |= 1ull << (id % 64);
 	return r;
@@ -161,15 +210,57 @@ static const char *missing_required(struct backend *b)
 	return NULL;
 }
 
+static const char *const nvml_names[ID_COUNT] = {
+#define NVML_FN_NAME(req, name, args) #name,
+	NVML_FUNCS(NVML_FN_NAME)
+#undef NVML_FN_NAME
+};
+
+/* The VRAMZ_PROFILE_NVML table: per call, over all GPUs, then the process */
+static void prof_print(const struct backend *b)
+{
+	struct rusage ru;
+	int64_t total_cpu = 0;
+	fprintf(stderr, "vramz: NVML calls (VRAMZ_PROFILE_NVML), all GPUs:\n"
+			"  %-48s %10s %12s %12s %12s\n", "call", "calls", "wall us/call",
+		"cpu us/call", "cpu ms");
+	for (unsigned id = 0; id < ID_COUNT; id++) {
+		uint64_t n = 0;
+		int64_t wall = 0, cpu = 0;
+		for (unsigned i = 0; i < b->n; i++) {
+			const struct nvml_prof *p = b->g[i].prof;
+			if (p) {
+				n += p->calls[id];
+				wall += p->wall_ns[id];
+				cpu += p->cpu_ns[id];
+			}
+		}
+		total_cpu += cpu;
+		if (n)
+			fprintf(stderr, "  %-48s %10" PRIu64 " %12.2f %12.2f %12.3f\n", nvml_names[id], n,
+				(double)wall / 1e3 / (double)n, (double)cpu / 1e3 / (double)n,
+				(double)cpu / 1e6);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	double proc_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	fprintf(stderr, "  NVML calls %.3f ms of CPU; the whole process %.3f ms so far\n",
+		(double)total_cpu / 1e6, proc_ms);
+}
+
 static void nvml_close(struct backend *b)
 {
 	if (!b)
 		return;
+	if (b->n && b->g && b->g[0].prof)
+		prof_print(b);
 	if (b->inited && b->f.nvmlShutdown && !b->exiting)
 		b->f.nvmlShutdown();
 	for (unsigned i = 0; i < b->n; i++) {
 		free(b->g[i].pbuf);
 		free(b->g[i].ubuf);
+		free(b->g[i].prof);
+		free(b->g[i].lcache);
 	}
 	free(b->g);
 	/* after a skipped shutdown the library must stay mapped: its threads
@@ -242,7 +333,11 @@ static int nvml_open(struct backend **out, const vramz_open_opts *opts,
 	b->g = calloc(b->n ? b->n : 1, sizeof *b->g);
 	if (!b->g)
 		return VRAMZ_ENOMEM;
+	const char *prof = getenv("VRAMZ_PROFILE_NVML");
 	for (unsigned i = 0; i < b->n; i++) {
+		if (prof && *prof && strcmp(prof, "0") &&
+		    !(b->g[i].prof = calloc(1, sizeof *b->g[i].prof)))
+			return VRAMZ_ENOMEM;
 		/* sized for a busy GPU so a steady tick never needs a sizing call */
 		b->g[i].pcap = 64;
 		b->g[i].pbuf = malloc(b->g[i].pcap * sizeof *b->g[i].pbuf);
@@ -442,16 +537,14 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 	return gp->lost ? VRAMZ_ELOST : 0;
 }
 
-static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
-		       vramz_gpu_sample *o)
+/* The per-tick fields: memory, utilization, temperature, power, clocks,
+ * throttle reasons, fan. */
+static void sample_base(struct backend *b, struct gpu *gp, vramz_gpu_sample *o)
 {
-	struct gpu *gp = &b->g[idx];
-	unsigned u, v;
+	unsigned u;
 	unsigned long long r;
 	nvmlUtilization_t ut;
 
-	if (gp->lost)
-		return VRAMZ_ELOST;
 	if (b->mem_v == V2) {
 		nvmlMemory_v2_t m = {.version = nvmlMemory_v2};
 		nvmlReturn_t rc = CALL(b, gp, nvmlDeviceGetMemoryInfo_v2, gp->h, &m);
@@ -461,6 +554,8 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 			o->mem_used_bytes = m.used;
 			o->mem_free_bytes = m.free;
 			o->valid |= VRAMZ_F_MEM | VRAMZ_F_MEM_RESERVED;
+			gp->tick_used = m.used;
+			gp->tick_used_ok = 1;
 		}
 	} else if (b->mem_v == V1) {
 		/* v1 "used" includes the reserved memory; it stays unseparated */
@@ -470,10 +565,12 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 			o->mem_used_bytes = m.used;
 			o->mem_free_bytes = m.free;
 			o->valid |= VRAMZ_F_MEM;
+			gp->tick_used = m.used;
+			gp->tick_used_ok = 1;
 		}
 	}
 	if (gp->lost)
-		return VRAMZ_ELOST;
+		return;
 	gp->gpu_idle = 0;
 	if (CALL(b, gp, nvmlDeviceGetUtilizationRates, gp->h, &ut) == NVML_SUCCESS) {
 		gp->gpu_idle = ut.gpu == 0;
@@ -508,6 +605,26 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 		o->throttle_reasons = r;
 		o->valid |= VRAMZ_F_THROTTLE;
 	}
+	if (CALL(b, gp, nvmlDeviceGetFanSpeed, gp->h, &u) == NVML_SUCCESS) {
+		o->fan_pct = u;
+		o->valid |= VRAMZ_F_FAN;
+	}
+}
+
+static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
+		       vramz_gpu_sample *o)
+{
+	struct gpu *gp = &b->g[idx];
+	unsigned u, v;
+	unsigned long long r;
+
+	if (gp->lost)
+		return VRAMZ_ELOST;
+	gp->tick_used_ok = 0;
+	if (!(flags & VRAMZ_SAMPLE_SLOW_ONLY))
+		sample_base(b, gp, o);
+	if (gp->lost)
+		return VRAMZ_ELOST;
 	/* 30 us a GPU on H200: more than the rest of the tick together */
 	if ((flags & VRAMZ_SAMPLE_LINK) &&
 	    CALL(b, gp, nvmlDeviceGetCurrPcieLinkGeneration, gp->h, &u) == NVML_SUCCESS &&
@@ -515,10 +632,6 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 		o->pcie_gen = u;
 		o->pcie_width = v;
 		o->valid |= VRAMZ_F_PCIE_LINK;
-	}
-	if (CALL(b, gp, nvmlDeviceGetFanSpeed, gp->h, &u) == NVML_SUCCESS) {
-		o->fan_pct = u;
-		o->valid |= VRAMZ_F_FAN;
 	}
 	if (flags & VRAMZ_SAMPLE_SLOW) {
 		if (CALL_ARG(b, gp, nvmlDeviceGetPcieThroughput, gp->h, NVML_PCIE_UTIL_TX_BYTES, &u) == NVML_SUCCESS &&
@@ -670,6 +783,11 @@ static void add_proc_util(struct backend *b, struct gpu *gp, struct proc_vec *ou
 	}
 }
 
+/* the longest a process list is reused while used memory stays the same */
+#define LIST_REUSE_NS 1000000000
+/* how often an empty MPS client list is asked again */
+#define MPS_RECHECK_NS 5000000000LL
+
 static int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 		      struct proc_vec *out)
 {
@@ -680,12 +798,31 @@ static int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 
 	if (gp->lost)
 		return VRAMZ_ELOST;
+	/* On H200, with a process listed, the compute list costs 80 us of CPU
+	 * a GPU and the graphics list 30 us when asked ten times a second:
+	 * more than every other field of the tick together.  Whatever a list
+	 * can show changing - a context created or destroyed, a process's
+	 * memory growing or shrinking - changes the GPU's used memory, read
+	 * this tick.  So while used memory reads the same to the byte, the
+	 * lists last read are reused, for at most LIST_REUSE_NS; MIG GPUs are
+	 * always read. */
+	int64_t now = clock_mono_ns();
+	if (gp->lcache_ok && gp->tick_used_ok && gp->tick_used == gp->lcache_used &&
+	    now - gp->lcache_ns < LIST_REUSE_NS && !(gp->mig_known && gp->mig_cur)) {
+		for (unsigned k = 0; k < gp->lcount; k++) {
+			vramz_proc_sample *p = proc_vec_push(out);
+			if (!p)
+				return VRAMZ_ENOMEM;
+			*p = gp->lcache[k];
+		}
+		goto util;
+	}
+	gp->lcache_ok = 0;
 	for (int which = 0; which < 3; which++) {
-		/* MPS clients are rare and the list costs 12 us a GPU: while it
-		 * is empty, look again once a second rather than every tick */
+		/* MPS clients are rare and the list costs 12-80 us a GPU: while
+		 * it is empty, look again every 5 s rather than at each read */
 		if (which == 2) {
-			int64_t now = clock_mono_ns();
-			if (!gp->mps_seen && gp->mps_read_ns && now - gp->mps_read_ns < 1000000000)
+			if (!gp->mps_seen && gp->mps_read_ns && now - gp->mps_read_ns < MPS_RECHECK_NS)
 				continue;
 			gp->mps_read_ns = now;
 		}
@@ -723,6 +860,25 @@ static int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 	}
 	if (!got)
 		return VRAMZ_EUNSUPPORTED;
+	if (gp->tick_used_ok) {
+		unsigned n = out->n - first;
+		if (n > gp->lcap) {
+			vramz_proc_sample *nc = realloc(gp->lcache, (size_t)n * 2 * sizeof *nc);
+			if (nc) {
+				gp->lcache = nc;
+				gp->lcap = n * 2;
+			}
+		}
+		if (n <= gp->lcap) {
+			if (n)
+				memcpy(gp->lcache, out->v + first, (size_t)n * sizeof *gp->lcache);
+			gp->lcount = n;
+			gp->lcache_ok = 1;
+			gp->lcache_used = gp->tick_used;
+			gp->lcache_ns = now;
+		}
+	}
+util:
 	if ((flags & VRAMZ_SAMPLE_PROC_UTIL) && out->n > first)
 		add_proc_util(b, gp, out, first);
 	return 0;

@@ -432,22 +432,94 @@ static void test_list_growth_200(void **state)
 	assert_int_equal(g->unattributed_bytes, 0);
 	/* the first tick had to grow the buffers... */
 	assert_true(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0) >= 2);
-	/* ...the next one, with nothing changed, needs at most one call per
-	 * list (the MPS list and process utilization may be skipped: they
-	 * are read at most once a second) */
+	/* ...the next one, with nothing changed (used memory the same),
+	 * reuses the lists: no list call, the same 200 processes */
 	trace_reset();
 	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
 	assert_int_equal(s->proc_count, 200);
-	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 1);
-	assert_int_equal(trace_count("nvmlDeviceGetGraphicsRunningProcesses_v3", 0), 1);
-	assert_in_range(trace_count("nvmlDeviceGetMPSComputeRunningProcesses_v3", 0), 0, 1);
+	assert_int_equal(proc_of(s, 0, 4700200)->used_bytes, 100 * MiB);
+	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 0);
+	assert_int_equal(trace_count("nvmlDeviceGetGraphicsRunningProcesses_v3", 0), 0);
+	assert_int_equal(trace_count("nvmlDeviceGetMPSComputeRunningProcesses_v3", 0), 0);
 	assert_in_range(trace_count("nvmlDeviceGetProcessUtilization", 0), 0, 1);
 	done(ctx);
 }
 
+/* writes a scenario file whole (by rename: the fake reloads on change) */
+static void write_scn(const char *path, const char *text)
+{
+	char tmp[300];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
+#define REUSE_HEAD "driver 580.159.04\nnvml 13.580.159.04\ncuda 13000\n" \
+	"gpu 0 name=\"NVIDIA H200\" uuid=GPU-8f3a61c2-5be4-4d0e-9a71-2c6f0e4b7d19 " \
+	"pci=00000000:19:00.0 mem_total=143771MiB mem_reserved=616MiB util=50 "
+
+/* Process lists are re-read when the GPU's used memory changes, and at
+ * least once a second while it does not; in between the last lists are
+ * reused (nvml_procs: they cost more than the rest of a tick on H200). */
+static void test_list_reuse(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/vramz-reuse-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	write_scn(path, REUSE_HEAD "mem_used=auto\n"
+		  "proc gpu=0 pid=4800001 used=1GiB type=compute sm=10\n");
+	vramz_ctx *ctx = open_on(path);
+	trace_reset();
+	const vramz_snapshot *s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 1);
+	assert_int_equal(s->proc_count, 1);
+	/* unchanged: reused, with the same figures */
+	trace_reset();
+	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 0);
+	assert_int_equal(trace_count("nvmlDeviceGetGraphicsRunningProcesses_v3", 0), 0);
+	assert_int_equal(s->proc_count, 1);
+	assert_int_equal(proc_of(s, 0, 4800001)->used_bytes, GiB);
+	assert_true(proc_of(s, 0, 4800001)->type & VRAMZ_PT_COMPUTE);
+	/* a new process changes used memory: read at once */
+	write_scn(path, REUSE_HEAD "mem_used=auto\n"
+		  "proc gpu=0 pid=4800001 used=1GiB type=compute sm=10\n"
+		  "proc gpu=0 pid=4800002 used=2GiB type=compute sm=0\n");
+	trace_reset();
+	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 1);
+	assert_int_equal(s->proc_count, 2);
+	assert_int_equal(proc_of(s, 0, 4800002)->used_bytes, 2 * GiB);
+	/* a process's memory moving changes it too */
+	write_scn(path, REUSE_HEAD "mem_used=auto\n"
+		  "proc gpu=0 pid=4800001 used=3GiB type=compute sm=10\n"
+		  "proc gpu=0 pid=4800002 used=2GiB type=compute sm=0\n");
+	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	assert_int_equal(proc_of(s, 0, 4800001)->used_bytes, 3 * GiB);
+	/* a change that leaves used memory the same to the byte (only a
+	 * scenario can do that) shows within a second */
+	write_scn(path, REUSE_HEAD "mem_used=5GiB\n"
+		  "proc gpu=0 pid=4800001 used=3GiB type=compute sm=10\n");
+	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	assert_int_equal(gpu_of(s, 0)->mem_used_bytes, 5 * GiB);
+	struct timespec nap = {.tv_sec = 1, .tv_nsec = 50000000};
+	nanosleep(&nap, NULL);
+	trace_reset();
+	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 1);
+	assert_int_equal(s->proc_count, 1);
+	done(ctx);
+	unlink(path);
+}
+
 /* The hot path: a default tick reads no slow call, a second tick of an
- * unchanged machine makes no sizing retry, and the slow calls come only
- * when asked for. */
+ * unchanged machine reads no process list (test_list_reuse), and the slow
+ * calls come only when asked for. */
 static void test_tick_calls(void **state)
 {
 	(void)state;
@@ -465,10 +537,10 @@ static void test_tick_calls(void **state)
 	assert_int_equal(proc_of(s2, 1, 4200301)->sm_pct, 58);
 	for (int gpu = 0; gpu < 2; gpu++) {
 		assert_int_equal(trace_count("nvmlDeviceGetMemoryInfo_v2", gpu), 1);
-		assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", gpu), 1);
-		assert_int_equal(trace_count("nvmlDeviceGetGraphicsRunningProcesses_v3", gpu), 1);
+		assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", gpu), 0);
+		assert_int_equal(trace_count("nvmlDeviceGetGraphicsRunningProcesses_v3", gpu), 0);
 		assert_in_range(trace_count("nvmlDeviceGetProcessUtilization", gpu), 0, 1);
-		assert_in_range(trace_count("nvmlDeviceGetMPSComputeRunningProcesses_v3", gpu), 0, 1);
+		assert_int_equal(trace_count("nvmlDeviceGetMPSComputeRunningProcesses_v3", gpu), 0);
 		/* static facts are not re-read per tick */
 		assert_int_equal(trace_count("nvmlDeviceGetName", gpu), 0);
 		assert_int_equal(trace_count("nvmlDeviceGetUUID", gpu), 0);
@@ -840,6 +912,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_proc_util_budget, teardown),
 		cmocka_unit_test_teardown(test_proc_util_quiet_growth, teardown),
 		cmocka_unit_test_teardown(test_mig_instances, teardown),
+		cmocka_unit_test_teardown(test_list_reuse, teardown),
 		cmocka_unit_test_teardown(test_lost_mid_run, teardown),
 		cmocka_unit_test_teardown(test_lost_at_open, teardown),
 		cmocka_unit_test_teardown(test_errors_stay_unknown, teardown),

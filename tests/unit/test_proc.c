@@ -396,6 +396,43 @@ static void test_fake_vanished(void **state)
 	proc_cache_sweep(NULL);
 }
 
+/* With a recheck interval (what the sampler uses: 1 s), a pid is read at
+ * most once per interval: again within it (or twice in one tick) it comes
+ * from the cache; after it, the stat is read and changes show. */
+static void test_recheck_interval(void **state)
+{
+	struct proc_cache *pc = proc_cache_new(root);
+	vramz_proc_sample p;
+	const char *st77 = "4410 (python3) S 77 4410 4410 0 -1 0 0 0 0 0 0 0 "
+			   "0 0 20 0 1 0 3000 0 0\n";
+
+	(void)state;
+	proc_cache_set_recheck(pc, 300 * 1000000LL);
+	put_proc(4410, "python3", 3000, 1000, "python3\0a.py\0", 13, "0::/\n");
+	assert_int_equal(attr(pc, 4410, &p), 0);
+	assert_int_equal(p.ppid, 1);
+	/* reparented: within the interval the cached ppid still shows */
+	put(4410, "stat", st77, strlen(st77));
+	assert_int_equal(attr(pc, 4410, &p), 0);
+	assert_int_equal(p.ppid, 1);
+	assert_string_equal(p.cmdline, "python3 a.py");
+	assert_true(p.valid & VRAMZ_P_VISIBLE);
+	struct timespec nap = {.tv_sec = 0, .tv_nsec = 350 * 1000000L};
+	nanosleep(&nap, NULL);
+	proc_cache_sweep(pc);
+	assert_int_equal(attr(pc, 4410, &p), 0);
+	assert_int_equal(p.ppid, 77);
+	assert_int_equal(p.start_time_ticks, 3000);
+	/* and a reused pid shows as the new process once the interval passed */
+	put_proc(4410, "bash", 3100, 1000, "bash\0", 5, "0::/\n");
+	nanosleep(&nap, NULL);
+	proc_cache_sweep(pc);
+	assert_int_equal(attr(pc, 4410, &p), 0);
+	assert_int_equal(p.start_time_ticks, 3100);
+	assert_string_equal(p.comm, "bash");
+	proc_cache_free(pc);
+}
+
 static void test_fake_reuse_and_exec(void **state)
 {
 	struct proc_cache *pc = proc_cache_new(root);
@@ -725,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_fake_cmdline_edges),
 		cmocka_unit_test(test_fake_vanished),
 		cmocka_unit_test(test_fake_reuse_and_exec),
+		cmocka_unit_test(test_recheck_interval),
 		cmocka_unit_test(test_fake_sweep),
 		cmocka_unit_test(test_fake_bounded),
 		cmocka_unit_test(test_fake_permissions),
