@@ -9,7 +9,11 @@ C=$1 OUT=$2
 H=$(dirname "$0")
 export NCCL_NVLS_ENABLE=0 LD_LIBRARY_PATH=$C${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 VZ=$C/vramz
-mkdir -p "$OUT/imb" "$OUT/cost" "$OUT/jobs"
+mkdir -p "$OUT/imb" "$OUT/cost" "$OUT/jobs" "$OUT/units"
+# issue 5: vramz top and nvtop (when carried) side by side for 150 s at
+# 1 Hz, through whatever runs below
+PATH=$C:$PATH BENCH_REAL=1 timeout 200 bash "$H/../../bench/bench_top.sh" "$C" 150 > "$OUT/bench_top.txt" 2>&1 &
+BTOP=$!
 echo "== imbalance: rank 0 60 GiB on GPU 0, rank 1 12 GiB on GPU 1 and a stray context on GPU 0"
 timeout 90 python3 "$H/two_ranks_imbalance.py" --duration 60 --heavy 60 --light 12 --stray > "$OUT/imb/ranks.out" 2>&1 &
 RANKS=$!
@@ -22,6 +26,11 @@ for l in open(sys.argv[1]):
     print(e["event"], e["time"][11:19], f["kind"], f["severity"], "gpu", f.get("gpu"), "pid", f.get("pid"), "job", f.get("job"))
 PY
 echo "== CPU cost breakdown"
-timeout 120 bash "$H/validate_cost.sh" "$C" "$OUT/cost" 2>&1 | tail -20
+timeout 150 bash "$H/validate_cost.sh" "$C" "$OUT/cost" 2>&1 | tail -20
+echo "== systemd units in their sandboxes"
+timeout 60 bash "$H/validate_units.sh" "$C" "$OUT/units" 2>&1 | tail -20
 echo "== job tools"
 timeout 300 bash "$H/validate_jobs.sh" "$VZ" "$OUT/jobs" 2>&1 | tail -40
+wait $BTOP
+echo "== top vs nvtop (bench/bench_top.sh, real NVML)"
+cat "$OUT/bench_top.txt"

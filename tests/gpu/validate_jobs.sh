@@ -47,7 +47,8 @@ for _ in $(seq 120); do grep -q ready /tmp/idle.out && break; sleep 0.5; done
 sleep 2
 timeout 60 "$VZ" kill --idle 5s -i 500ms --min 1GiB -g 0 | tee "$OUT/kill-dry.txt"
 grep -q "^$IDLE .*would terminate" "$OUT/kill-dry.txt" && echo "idle holder $IDLE found idle" || echo "FAIL: $IDLE not listed idle"
-# act only on the process this script started
-timeout 60 "$VZ" kill --yes -g 0 $IDLE | tee "$OUT/kill.txt"
+# act, with --idle, only on the process this script started (PIDs + --idle)
+timeout 60 "$VZ" kill --idle 5s -i 500ms --min 1GiB -g 0 --yes $IDLE | tee "$OUT/kill.txt"
+echo "kill exit ${PIPESTATUS[0]}"
 sleep 0.5
 kill -0 $IDLE 2>/dev/null && { echo "FAIL: idle holder $IDLE still alive"; kill $IDLE; } || echo "idle holder $IDLE ended"
