@@ -54,6 +54,8 @@ struct backend_ops {
 	int (*migs)(struct backend *b, unsigned idx, struct mig_vec *out);
 	int (*topology)(struct backend *b, unsigned a, unsigned c,
 			vramz_link *out);
+	/* vramz_call_stats; NULL when the backend keeps none */
+	unsigned (*call_stats)(const struct backend *b, vramz_call_stat *out, unsigned cap);
 	/* Recorded sources only (NULL for live ones): moves to the next tick
 	 * and gives its time; VRAMZ_EEOF after the last.  Such a backend's
 	 * processes arrive already attributed, so /proc is not consulted.

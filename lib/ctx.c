@@ -122,6 +122,13 @@ void vramz_close(vramz_ctx *ctx)
 	free(ctx);
 }
 
+unsigned vramz_call_stats(const vramz_ctx *ctx, vramz_call_stat *out, unsigned cap)
+{
+	if (!ctx || !ctx->be || !ctx->ops->call_stats || (cap && !out))
+		return 0;
+	return ctx->ops->call_stats(ctx->be, out, cap);
+}
+
 const char *vramz_last_error(const vramz_ctx *ctx)
 {
 	return ctx ? ctx->err : "out of memory";

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 struct gopts g_opts;
@@ -282,6 +283,9 @@ int cli_open(vramz_ctx **ctx)
 {
 	/* every command's process ends soon after its context */
 	vramz_open_opts o = {.replay_path = g_opts.replay, .flags = VRAMZ_OPEN_EXITING};
+	const char *prof = getenv("VRAMZ_PROFILE_NVML");
+	if (prof && *prof && strcmp(prof, "0"))
+		o.flags |= VRAMZ_OPEN_PROFILE;
 	int rc = vramz_open(ctx, &o);
 	if (rc < 0) {
 		const char *detail = *ctx ? vramz_last_error(*ctx) : "";
@@ -325,4 +329,31 @@ int cli_open_sample(vramz_ctx **ctx, unsigned flags, const vramz_snapshot **snap
 		return EXIT_FAIL;
 	}
 	return 0;
+}
+
+void cli_close(vramz_ctx *ctx)
+{
+	unsigned n = vramz_call_stats(ctx, NULL, 0);
+	vramz_call_stat *st = n ? calloc(n, sizeof *st) : NULL;
+	if (st) {
+		n = vramz_call_stats(ctx, st, n);
+		double total_ms = 0;
+		fprintf(stderr, "vramz: NVML calls (VRAMZ_PROFILE_NVML), all GPUs of one context:\n"
+				"  %-48s %10s %12s %12s %10s\n",
+			"call", "calls", "wall us/call", "cpu us/call", "cpu ms");
+		for (unsigned i = 0; i < n; i++) {
+			double c = (double)st[i].calls;
+			total_ms += (double)st[i].cpu_ns / 1e6;
+			fprintf(stderr, "  %-48s %10llu %12.2f %12.2f %10.3f\n", st[i].name,
+				(unsigned long long)st[i].calls, (double)st[i].wall_ns / 1e3 / c,
+				(double)st[i].cpu_ns / 1e3 / c, (double)st[i].cpu_ns / 1e6);
+		}
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "  NVML calls %.3f ms of CPU; the whole process %.3f ms so far\n",
+			total_ms, (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+				(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3);
+		free(st);
+	}
+	vramz_close(ctx);
 }

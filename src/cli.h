@@ -89,5 +89,9 @@ int cli_color(FILE *f);
 int cli_open(vramz_ctx **ctx);
 /* The same with sample flags, then one sample. */
 int cli_open_sample(vramz_ctx **ctx, unsigned flags, const vramz_snapshot **snap);
+/* Closes a context.  With VRAMZ_PROFILE_NVML set in the environment (cli_open
+ * then opened it with VRAMZ_OPEN_PROFILE), first prints on stderr the table of
+ * the driver calls it made and the process's CPU time so far. */
+void cli_close(vramz_ctx *ctx);
 
 #endif

@@ -76,7 +76,7 @@ int cmd_demo(int argc, char **argv)
 	unsigned ticks = 0;
 	while (vramz_sample(ctx, VRAMZ_SAMPLE_PROCS, &snap) == 0)
 		ticks++;
-	vramz_close(ctx);
+	cli_close(ctx);
 	if (cli_open(&ctx))
 		return EXIT_FAIL;
 	for (unsigned t = 0; t < ticks; t++) {
@@ -87,7 +87,7 @@ int cmd_demo(int argc, char **argv)
 			putchar('\n');
 		}
 	}
-	vramz_close(ctx);
+	cli_close(ctx);
 	printf("$ vramz analyze %s\n", path);
 	fflush(stdout);
 	char *aargv[] = {"analyze", path, NULL};

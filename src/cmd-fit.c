@@ -563,7 +563,7 @@ int cmd_fit(int argc, char **argv)
 	fit_print(f, answer, predicted);
 	ex = EXIT_OK;
 out:
-	vramz_close(f->ctx);
+	cli_close(f->ctx);
 	free(f);
 	return ex;
 }

@@ -224,6 +224,6 @@ int cmd_info(int argc, char **argv)
 		jw_end_obj(&w);
 		jw_finish(&w);
 	}
-	vramz_close(ctx);
+	cli_close(ctx);
 	return EXIT_OK;
 }

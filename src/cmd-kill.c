@@ -599,6 +599,6 @@ out:
 		free(pl->t);
 	free(pl);
 	free(pids);
-	vramz_close(ctx);
+	cli_close(ctx);
 	return ex;
 }

@@ -110,7 +110,7 @@ static int slow_start(struct slow *s, vramz_ctx *main_ctx, int64_t period_ns)
 	if (!s->latest || pthread_create(&s->thread, NULL, slow_main, s)) {
 		pthread_cond_destroy(&s->wake);
 		pthread_mutex_destroy(&s->lock);
-		vramz_close(s->ctx);
+		cli_close(s->ctx);
 		free(s->latest);
 		s->ctx = NULL;
 		return -1;
@@ -149,7 +149,7 @@ static void slow_stop(struct slow *s)
 	pthread_join(s->thread, NULL);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
-	vramz_close(s->ctx);
+	cli_close(s->ctx);
 	free(s->latest);
 }
 
@@ -225,7 +225,7 @@ int cmd_log(int argc, char **argv)
 	if (log_writer_open(&w, &wo, err, sizeof err) < 0) {
 		cli_err("%s", err);
 		log_writer_close(w, err, sizeof err);
-		vramz_close(ctx);
+		cli_close(ctx);
 		return EXIT_FAIL;
 	}
 	struct sigaction sa;
@@ -312,6 +312,6 @@ int cmd_log(int argc, char **argv)
 	logbuf_free(&gb);
 	logbuf_free(&pb);
 	free(gpus);
-	vramz_close(ctx);
+	cli_close(ctx);
 	return ex;
 }

@@ -130,7 +130,7 @@ int cmd_pick(int argc, char **argv)
 	struct pick_state *ps = calloc(1, sizeof *ps);
 	if (!ps) {
 		cli_err("pick: out of memory");
-		vramz_close(ctx);
+		cli_close(ctx);
 		return EXIT_FAIL;
 	}
 	ps->want = want;
@@ -154,7 +154,7 @@ int cmd_pick(int argc, char **argv)
 			want == 1 ? "" : "s", fmt_bytes(b2, sizeof b2, min_free), ps->n,
 			considered, ps->n == 1 ? "ies" : "y");
 		free(ps);
-		vramz_close(ctx);
+		cli_close(ctx);
 		return EXIT_FAIL;
 	}
 	if (want > 1 && pick_choose(ps->n, want) <= PICK_ENUM_LIMIT) {
@@ -231,6 +231,6 @@ int cmd_pick(int argc, char **argv)
 			ps->best_nvl == 0 ? ", no NVLink-joined set qualified" : "");
 	}
 	free(ps);
-	vramz_close(ctx);
+	cli_close(ctx);
 	return EXIT_OK;
 }

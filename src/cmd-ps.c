@@ -50,7 +50,7 @@ int cmd_ps(int argc, char **argv)
 	if (g_opts.json) {
 		unsigned *idx = malloc((snap->proc_count ? snap->proc_count : 1) * sizeof *idx);
 		if (!idx) {
-			vramz_close(ctx);
+			cli_close(ctx);
 			return EXIT_FAIL;
 		}
 		unsigned n = proctab_select(snap, &po, idx);
@@ -69,6 +69,6 @@ int cmd_ps(int argc, char **argv)
 		       user || min_bytes ? " that matches the filters" : "");
 	}
 	ex = status_exit_code(snap);
-	vramz_close(ctx);
+	cli_close(ctx);
 	return ex;
 }

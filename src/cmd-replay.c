@@ -84,7 +84,7 @@ int cmd_replay(int argc, char **argv)
 		if (rc < 0 && rc != VRAMZ_ELOST) {
 			fflush(stdout);
 			cli_err("%s", *vramz_last_error(ctx) ? vramz_last_error(ctx) : vramz_strerror(rc));
-			vramz_close(ctx);
+			cli_close(ctx);
 			return EXIT_FAIL;
 		}
 		if (ticks++ && isfinite(speed))
@@ -102,7 +102,7 @@ int cmd_replay(int argc, char **argv)
 		if (isfinite(speed))
 			fflush(stdout);
 	}
-	vramz_close(ctx);
+	cli_close(ctx);
 	if (ticks == 0) {
 		cli_err("%s: the log holds no samples", argv[0]);
 		return EXIT_FAIL;

@@ -442,7 +442,7 @@ int cmd_run(int argc, char **argv)
 	char **cmd = calloc((size_t)nargs + 1, sizeof *cmd);
 	if (!cmd) {
 		cli_err("run: out of memory");
-		vramz_close(ctx);
+		cli_close(ctx);
 		return EXIT_FAIL;
 	}
 	memcpy(cmd, argv, (size_t)nargs * sizeof *cmd);
@@ -459,7 +459,7 @@ int cmd_run(int argc, char **argv)
 			if (rep != stderr)
 				fclose(rep);
 			free(cmd);
-			vramz_close(ctx);
+			cli_close(ctx);
 			return EXIT_FAIL;
 		}
 		jo.on_tick = run_log_tick;
@@ -477,7 +477,7 @@ int cmd_run(int argc, char **argv)
 			fclose(rep);
 		free(r);
 		free(cmd);
-		vramz_close(ctx);
+		cli_close(ctx);
 		return EXIT_FAIL;
 	}
 	int log_failed = lg.w && run_log_close(&lg) < 0;
@@ -517,6 +517,6 @@ int cmd_run(int argc, char **argv)
 		fclose(rep);
 	free(r);
 	free(cmd);
-	vramz_close(ctx);
+	cli_close(ctx);
 	return status;
 }

@@ -311,7 +311,7 @@ int cmd_serve(int argc, char **argv)
 	if (sampler_init(&s, ctx) < 0) {
 		cli_err("serve: out of memory");
 		sampler_free(&s);
-		vramz_close(ctx);
+		cli_close(ctx);
 		return EXIT_FAIL;
 	}
 	/* the PCIe link state costs ~30 us a GPU: cheap at 1 s, and a link that
@@ -330,7 +330,7 @@ int cmd_serve(int argc, char **argv)
 			if (!ex)
 				cli_err("serve: out of memory");
 			sampler_free(&s);
-			vramz_close(ctx);
+			cli_close(ctx);
 			return ex ? ex : EXIT_FAIL;
 		}
 		for (unsigned i = 0; i < s.nsel; i++)
@@ -346,7 +346,7 @@ int cmd_serve(int argc, char **argv)
 		if (!ex)
 			fwrite(s.body.p, 1, s.body.len, stdout);
 		sampler_free(&s);
-		vramz_close(ctx);
+		cli_close(ctx);
 		return ex;
 	}
 
@@ -367,13 +367,13 @@ int cmd_serve(int argc, char **argv)
 	if (tick(&s) < 0) {
 		cli_err("serve: out of memory");
 		sampler_free(&s);
-		vramz_close(ctx);
+		cli_close(ctx);
 		return EXIT_FAIL;
 	}
 	if (serve_http_start(&s.http, &ho, err, sizeof err) < 0) {
 		cli_err("serve: %s", err);
 		sampler_free(&s);
-		vramz_close(ctx);
+		cli_close(ctx);
 		return strstr(err, "expected ADDR") ? EXIT_USAGE : EXIT_FAIL;
 	}
 	serve_http_publish(s.http, s.body.p, s.body.len, s.st.up,
@@ -388,7 +388,7 @@ int cmd_serve(int argc, char **argv)
 		cli_err("serve: cannot start the sampler thread");
 		serve_http_stop(s.http);
 		sampler_free(&s);
-		vramz_close(ctx);
+		cli_close(ctx);
 		return EXIT_FAIL;
 	}
 	int sig = 0;
@@ -400,6 +400,6 @@ int cmd_serve(int argc, char **argv)
 	pthread_join(th, NULL);
 	serve_http_stop(s.http);
 	sampler_free(&s);
-	vramz_close(ctx);
+	cli_close(ctx);
 	return EXIT_OK;
 }

@@ -153,6 +153,6 @@ int cmd_status(int argc, char **argv)
 	else
 		status_print(stdout, ctx, snap, !no_procs);
 	ex = status_exit_code(snap);
-	vramz_close(ctx);
+	cli_close(ctx);
 	return ex;
 }

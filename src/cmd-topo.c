@@ -58,7 +58,7 @@ int cmd_topo(int argc, char **argv)
 		jw_end_arr(&w);
 		jw_end_obj(&w);
 		jw_finish(&w);
-		vramz_close(ctx);
+		cli_close(ctx);
 		return EXIT_OK;
 	}
 	const struct colors *c = colors_for(stdout);
@@ -90,6 +90,6 @@ int cmd_topo(int argc, char **argv)
 	       "  NODE = host bridges within one NUMA node\n"
 	       "  SYS  = across NUMA nodes (the SMP interconnect)\n"
 	       "  ?    = not reported\n");
-	vramz_close(ctx);
+	cli_close(ctx);
 	return EXIT_OK;
 }

@@ -343,7 +343,7 @@ int cmd_watch(int argc, char **argv)
 		reap(&w, clock_mono_ms(), 1);
 	}
 	free(prev);
-	vramz_close(ctx);
+	cli_close(ctx);
 	vramz_diag_free(d);
 	return ex;
 }

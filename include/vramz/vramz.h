@@ -289,6 +289,9 @@ enum {
 	 * on H200) and let exit release the driver, as it does for a killed
 	 * process.  For one-shot tools; memory is still freed. */
 	VRAMZ_OPEN_EXITING = 1u << 0,
+	/* Count and time every driver call (vramz_call_stats); off, it costs
+	 * one branch a call. */
+	VRAMZ_OPEN_PROFILE = 1u << 1,
 };
 
 /* Opens the backend and reads every GPU's static facts.  On failure *out is
@@ -326,6 +329,22 @@ VRAMZ_EXPORT unsigned vramz_selected_index(const vramz_ctx *ctx, unsigned i);
  * selected GPU could be read. */
 VRAMZ_EXPORT int vramz_sample(vramz_ctx *ctx, unsigned flags,
 			      const vramz_snapshot **out);
+
+/* One driver call's totals over every GPU of a context opened with
+ * VRAMZ_OPEN_PROFILE: where a command's CPU goes, on a real driver, without
+ * a profiler. */
+typedef struct vramz_call_stat {
+	const char *name;   /* the driver function, "nvmlDeviceGetMemoryInfo_v2" */
+	uint64_t calls;
+	uint64_t wall_ns;   /* summed over the calls */
+	uint64_t cpu_ns;    /* the calling thread's CPU time, summed */
+} vramz_call_stat;
+
+/* Fills up to cap entries, one per call made at least once, in a fixed
+ * order; returns how many there are (0 without VRAMZ_OPEN_PROFILE, or for
+ * a replayed log). */
+VRAMZ_EXPORT unsigned vramz_call_stats(const vramz_ctx *ctx, vramz_call_stat *out,
+				       unsigned cap);
 
 /* Interconnect between two GPUs (backend indices), like nvidia-smi topo -m.
  * Reads the backend on each call (slow): call it for a topology view only. */

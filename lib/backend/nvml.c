@@ -22,12 +22,10 @@
 #include <stdint.h>
 
 #include <dlfcn.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
 #include <time.h>
 
 struct nvml_fns {
@@ -111,12 +109,9 @@ enum nvml_id {
 	ID_COUNT
 };
 
-/* VRAMZ_PROFILE_NVML=1 in the environment: every NVML call a GPU makes is
- * counted and timed (wall and the calling thread's CPU), and the table is
- * printed on stderr when the context closes, next to the process's own
- * CPU time: where a command's CPU goes, on a real driver, without a
- * profiler (the lent GPU machines have no perf).  Off, it costs one
- * branch a call. */
+/* VRAMZ_OPEN_PROFILE: every NVML call a GPU makes is counted and timed
+ * (wall, and the calling thread's CPU) for vramz_call_stats.  The lent GPU
+ * machines have no perf; this is how a command's CPU was split there. */
 struct nvml_prof {
 	int64_t t0_wall, t0_cpu;       /* of the call in flight */
 	uint64_t calls[ID_COUNT + 1];
@@ -216,44 +211,32 @@ static const char *const nvml_names[ID_COUNT] = {
 #undef NVML_FN_NAME
 };
 
-/* The VRAMZ_PROFILE_NVML table: per call, over all GPUs, then the process */
-static void prof_print(const struct backend *b)
+static unsigned nvml_call_stats(const struct backend *b, vramz_call_stat *out, unsigned cap)
 {
-	struct rusage ru;
-	int64_t total_cpu = 0;
-	fprintf(stderr, "vramz: NVML calls (VRAMZ_PROFILE_NVML), all GPUs:\n"
-			"  %-48s %10s %12s %12s %12s\n", "call", "calls", "wall us/call",
-		"cpu us/call", "cpu ms");
+	unsigned k = 0;
 	for (unsigned id = 0; id < ID_COUNT; id++) {
-		uint64_t n = 0;
-		int64_t wall = 0, cpu = 0;
+		vramz_call_stat st = {.name = nvml_names[id]};
 		for (unsigned i = 0; i < b->n; i++) {
 			const struct nvml_prof *p = b->g[i].prof;
 			if (p) {
-				n += p->calls[id];
-				wall += p->wall_ns[id];
-				cpu += p->cpu_ns[id];
+				st.calls += p->calls[id];
+				st.wall_ns += (uint64_t)p->wall_ns[id];
+				st.cpu_ns += (uint64_t)p->cpu_ns[id];
 			}
 		}
-		total_cpu += cpu;
-		if (n)
-			fprintf(stderr, "  %-48s %10" PRIu64 " %12.2f %12.2f %12.3f\n", nvml_names[id], n,
-				(double)wall / 1e3 / (double)n, (double)cpu / 1e3 / (double)n,
-				(double)cpu / 1e6);
+		if (!st.calls)
+			continue;
+		if (k < cap)
+			out[k] = st;
+		k++;
 	}
-	getrusage(RUSAGE_SELF, &ru);
-	double proc_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-	fprintf(stderr, "  NVML calls %.3f ms of CPU; the whole process %.3f ms so far\n",
-		(double)total_cpu / 1e6, proc_ms);
+	return k;
 }
 
 static void nvml_close(struct backend *b)
 {
 	if (!b)
 		return;
-	if (b->n && b->g && b->g[0].prof)
-		prof_print(b);
 	if (b->inited && b->f.nvmlShutdown && !b->exiting)
 		b->f.nvmlShutdown();
 	for (unsigned i = 0; i < b->n; i++) {
@@ -333,9 +316,8 @@ static int nvml_open(struct backend **out, const vramz_open_opts *opts,
 	b->g = calloc(b->n ? b->n : 1, sizeof *b->g);
 	if (!b->g)
 		return VRAMZ_ENOMEM;
-	const char *prof = getenv("VRAMZ_PROFILE_NVML");
 	for (unsigned i = 0; i < b->n; i++) {
-		if (prof && *prof && strcmp(prof, "0") &&
+		if ((opts->flags & VRAMZ_OPEN_PROFILE) &&
 		    !(b->g[i].prof = calloc(1, sizeof *b->g[i].prof)))
 			return VRAMZ_ENOMEM;
 		/* sized for a busy GPU so a steady tick never needs a sizing call */
@@ -987,4 +969,5 @@ const struct backend_ops backend_nvml = {
 	.procs = nvml_procs,
 	.migs = nvml_migs,
 	.topology = nvml_topology,
+	.call_stats = nvml_call_stats,
 };

@@ -239,13 +239,13 @@ int cmd_top(int argc, char **argv)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc < 0) {
 		cli_err("%s", err);
-		vramz_close(ctx);
+		cli_close(ctx);
 		free(a);
 		return EXIT_FAIL;
 	}
 	if (term_open(&to, err, sizeof err)) {
 		sampler_stop(a->sp);
-		vramz_close(ctx);
+		cli_close(ctx);
 		cli_err("%s", err);
 		free(a);
 		return EXIT_FAIL;
@@ -254,7 +254,7 @@ int cmd_top(int argc, char **argv)
 	term_close();
 	fb_free();
 	sampler_stop(a->sp);
-	vramz_close(ctx);
+	cli_close(ctx);
 	model_free(&a->m);
 	findings_free(&a->f);
 	free(a);

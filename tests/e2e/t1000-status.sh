@@ -103,6 +103,16 @@ expect_success 'no colour: NO_COLOR, --no-color, or not a terminal' '
 	NO_COLOR= vramz --no-color >c && ! grep -q "$(printf "\033")" c
 '
 
+expect_success 'VRAMZ_PROFILE_NVML: the driver calls on stderr, stdout unchanged; off by default' '
+	vramz status >plain 2>plain.err && test ! -s plain.err &&
+	VRAMZ_PROFILE_NVML=1 vramz status >prof 2>prof.err &&
+	tail -n +2 plain >p1 && tail -n +2 prof >p2 && cmp p1 p2 && # line 1 holds the time
+	has "^vramz: NVML calls \(VRAMZ_PROFILE_NVML\)" prof.err &&
+	has "^  nvmlDeviceGetMemoryInfo_v2 +2 " prof.err &&
+	has "^  NVML calls [0-9.]+ ms of CPU; the whole process [0-9.]+ ms" prof.err &&
+	VRAMZ_PROFILE_NVML=0 vramz status >z 2>z.err && test ! -s z.err
+'
+
 expect_success 'status -h and a stray argument' '
 	vramz status -h >out && has "^usage: vramz status" out && has "--gpus LIST" out &&
 	has "--json" out && has "--no-procs" out &&

@@ -445,6 +445,41 @@ static void test_list_growth_200(void **state)
 	done(ctx);
 }
 
+/* VRAMZ_OPEN_PROFILE counts every call a tick makes, by name; without it
+ * nothing is kept. */
+static void test_call_stats(void **state)
+{
+	(void)state;
+	vramz_ctx *ctx = open_on("2gpu-h200.scn");
+	assert_int_equal(vramz_call_stats(ctx, NULL, 0), 0);
+	done(ctx);
+	use_scenario("2gpu-h200.scn");
+	vramz_open_opts o = {.flags = VRAMZ_OPEN_PROFILE};
+	assert_int_equal(vramz_open(&ctx, &o), 0);
+	open_ctx = ctx;
+	trace_reset();
+	sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	vramz_call_stat st[128];
+	unsigned n = vramz_call_stats(ctx, st, 128);
+	assert_true(n > 5 && n <= 128);
+	assert_int_equal(vramz_call_stats(ctx, st, 2), n); /* the count, whatever the room */
+	n = vramz_call_stats(ctx, st, 128);
+	int seen = 0;
+	for (unsigned i = 0; i < n; i++) {
+		assert_true(st[i].calls > 0);
+		assert_true(st[i].wall_ns > 0);
+		if (!strcmp(st[i].name, "nvmlDeviceGetMemoryInfo_v2")) {
+			/* two ticks of two GPUs, as the fake's own trace says */
+			assert_int_equal(st[i].calls, 4);
+			assert_int_equal(trace_count("nvmlDeviceGetMemoryInfo_v2", -1), 4);
+			seen = 1;
+		}
+	}
+	assert_true(seen);
+	done(ctx);
+}
+
 /* writes a scenario file whole (by rename: the fake reloads on change) */
 static void write_scn(const char *path, const char *text)
 {
@@ -913,6 +948,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_proc_util_quiet_growth, teardown),
 		cmocka_unit_test_teardown(test_mig_instances, teardown),
 		cmocka_unit_test_teardown(test_list_reuse, teardown),
+		cmocka_unit_test_teardown(test_call_stats, teardown),
 		cmocka_unit_test_teardown(test_lost_mid_run, teardown),
 		cmocka_unit_test_teardown(test_lost_at_open, teardown),
 		cmocka_unit_test_teardown(test_errors_stay_unknown, teardown),
