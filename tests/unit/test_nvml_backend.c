@@ -630,8 +630,6 @@ static void test_proc_util_budget(void **state)
 	done(ctx);
 }
 
-/* ---- MIG ----------------------------------------------------------------- */
-
 /* A driver that refuses a small buffer without saying how much it needs,
  * on a GPU with 800 samples waiting: the first read still gets them. */
 static void test_proc_util_quiet_growth(void **state)
@@ -645,6 +643,8 @@ static void test_proc_util_quiet_growth(void **state)
 	assert_int_equal(p->mem_util_pct, 12);
 	done(ctx);
 }
+
+/* ---- MIG ----------------------------------------------------------------- */
 
 static void test_mig_instances(void **state)
 {
