@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
 	F(nvmlDeviceGetName, nvmlDevice_t, char *, unsigned);
 	F(nvmlDeviceGetPcieThroughput, nvmlDevice_t, int, unsigned *);
 	F(nvmlDeviceGetTotalEnergyConsumption, nvmlDevice_t, unsigned long long *);
+	F(nvmlDeviceGetFieldValues, nvmlDevice_t, int, nvmlFieldValue_t *);
 	F(nvmlDeviceGetUUID, nvmlDevice_t, char *, unsigned);
 	F(nvmlDeviceGetPciInfo_v3, nvmlDevice_t, nvmlPciInfo_t *);
 	F(nvmlDeviceGetMigMode, nvmlDevice_t, unsigned *, unsigned *);
@@ -128,6 +130,15 @@ int main(int argc, char **argv)
 		TIME("nvmlDeviceGetProcessUtilization(since=0)", (c = 8192, nvmlDeviceGetProcessUtilization(d, us, &c, 0)));
 		TIME_N("nvmlDeviceGetPcieThroughput(TX)", nvmlDeviceGetPcieThroughput(d, 0, &v), 10);
 		TIME_N("nvmlDeviceGetTotalEnergyConsumption", nvmlDeviceGetTotalEnergyConsumption(d, &r), 20);
+		if (nvmlDeviceGetFieldValues) {
+			nvmlFieldValue_t fv;
+			TIME_N("nvmlDeviceGetFieldValues(MEMORY_TEMP)",
+			       (memset(&fv, 0, sizeof fv), fv.fieldId = NVML_FI_DEV_MEMORY_TEMP,
+				nvmlDeviceGetFieldValues(d, 1, &fv)), 20);
+			printf("gpu%u memory temperature: field rc=%d type=%d value(ui)=%u value(ll)=%lld latency_us=%lld\n",
+			       i, (int)fv.nvmlReturn, (int)fv.valueType, fv.value.uiVal, fv.value.sllVal,
+			       fv.latencyUsec);
+		}
 		TIME("nvmlDeviceGetProcessUtilization(since=now-1s)",
 		     (c = 8192, nvmlDeviceGetProcessUtilization(d, us, &c, (unsigned long long)(time(NULL) - 1) * 1000000ull)));
 	}

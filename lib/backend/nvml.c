@@ -372,8 +372,28 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 	return gp->lost ? VRAMZ_ELOST : 0;
 }
 
-/* The per-tick fields: memory, utilization, temperature, power, clocks,
- * throttle reasons, fan. */
+/* A field value as an int; 0 when its type is not a number that fits. */
+static int field_int(const nvmlFieldValue_t *fv, int *out)
+{
+	long long v;
+	switch (fv->valueType) {
+	case NVML_VALUE_TYPE_UNSIGNED_INT: v = fv->value.uiVal; break;
+	case NVML_VALUE_TYPE_SIGNED_INT: v = fv->value.siVal; break;
+	case NVML_VALUE_TYPE_UNSIGNED_SHORT: v = fv->value.usVal; break;
+	case NVML_VALUE_TYPE_SIGNED_LONG_LONG: v = fv->value.sllVal; break;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG: v = fv->value.ulVal > 0x7fffffffUL ? -1 : (long long)fv->value.ulVal; break;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: v = fv->value.ullVal > 0x7fffffffULL ? -1 : (long long)fv->value.ullVal; break;
+	case NVML_VALUE_TYPE_DOUBLE: v = (long long)fv->value.dVal; break;
+	default: return 0;
+	}
+	if (v < -1000 || v > 1000) /* no temperature */
+		return 0;
+	*out = (int)v;
+	return 1;
+}
+
+/* The per-tick fields: memory, utilization, temperature (core and
+ * memory), power, clocks, throttle reasons, fan. */
 static void sample_base(struct backend *b, struct gpu *gp, vramz_gpu_sample *o)
 {
 	unsigned u;
@@ -416,6 +436,21 @@ static void sample_base(struct backend *b, struct gpu *gp, vramz_gpu_sample *o)
 	if (CALL(b, gp, nvmlDeviceGetTemperature, gp->h, NVML_TEMPERATURE_GPU, &u) == NVML_SUCCESS) {
 		o->temp_c = (int)u;
 		o->valid |= VRAMZ_F_TEMP;
+	}
+	/* Memory (HBM) temperature, as nvidia-smi's "Memory Current Temp": a
+	 * field value, 2-15 us of CPU after a first 2 ms on H200.  A GPU that
+	 * refuses the field (its own return, inside a successful call) is not
+	 * asked again. */
+	if (!gp->memtemp_unsup) {
+		nvmlFieldValue_t fv;
+		memset(&fv, 0, sizeof fv);
+		fv.fieldId = NVML_FI_DEV_MEMORY_TEMP;
+		if (CALL(b, gp, nvmlDeviceGetFieldValues, gp->h, 1, &fv) != NVML_SUCCESS)
+			; /* the call itself refused: CALL remembers */
+		else if (fv.nvmlReturn == NVML_SUCCESS && field_int(&fv, &o->temp_mem_c))
+			o->valid |= VRAMZ_F_TEMP_MEM;
+		else if (fv.nvmlReturn == NVML_ERROR_NOT_SUPPORTED)
+			gp->memtemp_unsup = 1;
 	}
 	if (CALL(b, gp, nvmlDeviceGetPowerUsage, gp->h, &u) == NVML_SUCCESS) {
 		o->power_mw = u;

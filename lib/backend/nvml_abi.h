@@ -149,6 +149,36 @@ typedef enum {
 } nvmlGpuTopologyLevel_t;
 typedef enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 } nvmlEnableState_t;
 
+/* nvmlDeviceGetFieldValues: one field per entry, each with its own return */
+typedef enum {
+	NVML_VALUE_TYPE_DOUBLE = 0,
+	NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+	NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+	NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+	NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+	NVML_VALUE_TYPE_SIGNED_INT = 5,
+	NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
+} nvmlValueType_t;
+typedef union nvmlValue_st {
+	double dVal;
+	int siVal;
+	unsigned int uiVal;
+	unsigned long ulVal;
+	unsigned long long ullVal;
+	signed long long sllVal;
+	unsigned short usVal;
+} nvmlValue_t;
+typedef struct nvmlFieldValue_st {
+	unsigned int fieldId;
+	unsigned int scopeId;
+	long long timestamp;   /* us since 1970 */
+	long long latencyUsec;
+	nvmlValueType_t valueType;
+	nvmlReturn_t nvmlReturn; /* this field's; value is undefined unless SUCCESS */
+	nvmlValue_t value;
+} nvmlFieldValue_t;
+#define NVML_FI_DEV_MEMORY_TEMP 82 /* HBM / GDDR temperature, C */
+
 /* nvmlDeviceGetArchitecture */
 #define NVML_DEVICE_ARCH_KEPLER 2
 #define NVML_DEVICE_ARCH_MAXWELL 3
@@ -213,6 +243,7 @@ typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t r);
 	X(OPT, nvmlDeviceGetCurrentClocksThrottleReasons, (nvmlDevice_t d, unsigned long long *r)) \
 	X(OPT, nvmlDeviceGetFanSpeed, (nvmlDevice_t d, unsigned int *pct))     \
 	X(OPT, nvmlDeviceGetTotalEnergyConsumption, (nvmlDevice_t d, unsigned long long *mj)) \
+	X(OPT, nvmlDeviceGetFieldValues, (nvmlDevice_t d, int n, nvmlFieldValue_t *v)) \
 	X(OPT, nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_t *p)) \
 	X(OPT, nvmlDeviceGetComputeRunningProcesses_v2, (nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_t *p)) \
 	X(OPT, nvmlDeviceGetComputeRunningProcesses, (nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p)) \
@@ -228,6 +259,8 @@ _Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t layout");
 _Static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t layout");
 _Static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t layout");
 _Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t layout");
+_Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t layout");
+_Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t layout");
 _Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32,
 	       "nvmlProcessUtilizationSample_t layout");
 

@@ -42,6 +42,7 @@ struct gpu {
 	int64_t mps_read_ns;           /* last read of the MPS list */
 	unsigned mps_seen;             /* it listed processes then */
 	struct nvml_prof *prof;        /* VRAMZ_PROFILE_NVML only, else NULL */
+	int memtemp_unsup;             /* the memory-temperature field was refused */
 	uint64_t tick_used;            /* this tick's used memory ... */
 	int tick_used_ok;              /* ... when it was read */
 	/* the process lists as last read from the driver (see nvml_procs) */

@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 nvmlReturn_t fake_copy_str(char *buf, unsigned len, const char *s)
 {
@@ -459,6 +460,32 @@ FAKE_API nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t d, unsigned int *pct)
 }
 
 /* A counter: energy= at nvmlInit, then power= integrated over time. */
+/* Field values: the memory temperature (scenario key temp_mem) is the one
+ * field the fake knows; any other, or temp_mem absent, answers that
+ * field NOT_SUPPORTED while the call itself succeeds, as NVML does. */
+FAKE_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldValue_t *v)
+{
+	struct fake_call c;
+	nvmlReturn_t r = fake_enter_dev(&c, FN_nvmlDeviceGetFieldValues, d, 0);
+
+	if (r == NVML_SUCCESS && (n < 0 || (n > 0 && !v)))
+		r = NVML_ERROR_INVALID_ARGUMENT;
+	for (int i = 0; r == NVML_SUCCESS && i < n; i++) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v[i].timestamp = (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+		v[i].latencyUsec = 0;
+		if (v[i].fieldId == NVML_FI_DEV_MEMORY_TEMP && c.gpu->has[GF_TEMP_MEM]) {
+			v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+			v[i].value.uiVal = (unsigned)c.gpu->v[GF_TEMP_MEM];
+			v[i].nvmlReturn = NVML_SUCCESS;
+		} else {
+			v[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+		}
+	}
+	return fake_leave(&c, r);
+}
+
 FAKE_API nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
 {
 	struct fake_call c;

@@ -445,6 +445,53 @@ static void test_list_growth_200(void **state)
 	done(ctx);
 }
 
+/* writes a scenario file whole (by rename: the fake reloads on change) */
+static void write_scn(const char *path, const char *text)
+{
+	char tmp[300];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
+#define REUSE_HEAD "driver 580.159.04\nnvml 13.580.159.04\ncuda 13000\n" \
+	"gpu 0 name=\"NVIDIA H200\" uuid=GPU-8f3a61c2-5be4-4d0e-9a71-2c6f0e4b7d19 " \
+	"pci=00000000:19:00.0 mem_total=143771MiB mem_reserved=616MiB util=50 "
+
+/* Memory temperature comes from a field value; a GPU that refuses the field
+ * (inside a successful call, as NVML does) is not asked again. */
+static void test_memory_temperature(void **state)
+{
+	(void)state;
+	vramz_ctx *ctx = open_on("2gpu-h200.scn");
+	const vramz_snapshot *s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	assert_true(gpu_of(s, 0)->valid & VRAMZ_F_TEMP_MEM);
+	assert_int_equal(gpu_of(s, 0)->temp_mem_c, 45);
+	assert_int_equal(gpu_of(s, 1)->temp_mem_c, 52);
+	done(ctx);
+
+	char path[] = "/tmp/vramz-memtemp-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	write_scn(path, REUSE_HEAD "temp=40\n"); /* no temp_mem */
+	ctx = open_on(path);
+	trace_reset();
+	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	assert_false(gpu_of(s, 0)->valid & VRAMZ_F_TEMP_MEM);
+	assert_true(gpu_of(s, 0)->valid & VRAMZ_F_TEMP);
+	assert_int_equal(trace_count("nvmlDeviceGetFieldValues", 0), 1);
+	trace_reset();
+	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
+	assert_false(gpu_of(s, 0)->valid & VRAMZ_F_TEMP_MEM);
+	assert_int_equal(trace_count("nvmlDeviceGetFieldValues", 0), 0);
+	done(ctx);
+	unlink(path);
+}
+
 /* VRAMZ_OPEN_PROFILE counts every call a tick makes, by name; without it
  * nothing is kept. */
 static void test_call_stats(void **state)
@@ -479,22 +526,6 @@ static void test_call_stats(void **state)
 	assert_true(seen);
 	done(ctx);
 }
-
-/* writes a scenario file whole (by rename: the fake reloads on change) */
-static void write_scn(const char *path, const char *text)
-{
-	char tmp[300];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(rename(tmp, path), 0);
-}
-
-#define REUSE_HEAD "driver 580.159.04\nnvml 13.580.159.04\ncuda 13000\n" \
-	"gpu 0 name=\"NVIDIA H200\" uuid=GPU-8f3a61c2-5be4-4d0e-9a71-2c6f0e4b7d19 " \
-	"pci=00000000:19:00.0 mem_total=143771MiB mem_reserved=616MiB util=50 "
 
 /* Process lists are re-read when the GPU's used memory changes, and at
  * least once a second while it does not; in between the last lists are
@@ -949,6 +980,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_mig_instances, teardown),
 		cmocka_unit_test_teardown(test_list_reuse, teardown),
 		cmocka_unit_test_teardown(test_call_stats, teardown),
+		cmocka_unit_test_teardown(test_memory_temperature, teardown),
 		cmocka_unit_test_teardown(test_lost_mid_run, teardown),
 		cmocka_unit_test_teardown(test_lost_at_open, teardown),
 		cmocka_unit_test_teardown(test_errors_stay_unknown, teardown),
