@@ -180,7 +180,11 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 	int64_t t0 = clock_mono_ms(), deadline = t0 + o->idle_ms;
 	const vramz_snapshot *s = NULL;
 	for (int tick = 0;; tick++) {
-		if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL, &s)) {
+		/* every tick reads utilization for real (every sample since the
+		 * last read): the views' shortcuts - a reading reused for 5 s, 0 %
+		 * inferred from an idle GPU - could call a process idle that ran
+		 * in between */
+		if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL_NOW, &s)) {
 			free(w);
 			return -1;
 		}

@@ -267,6 +267,10 @@ enum {
 	 * thread (NVML's utilization read alone costs 1.5 ms when it is
 	 * asked only every few seconds) */
 	VRAMZ_SAMPLE_SLOW_ONLY = 1u << 6,
+	/* per-process utilization read now, whatever the interval and the
+	 * GPU's own utilization say: every sample since the last read (what
+	 * kill --idle needs to call a process idle; 1.5 ms a GPU on H200) */
+	VRAMZ_SAMPLE_PROC_UTIL_NOW = 1u << 7,
 	VRAMZ_SAMPLE_DEFAULT = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL |
 			       VRAMZ_SAMPLE_MIG,
 };

@@ -26,7 +26,7 @@ static int read_list(struct backend *b, struct gpu *gp, int which)
 		else if (which == 2 && b->mps_v == V2)
 			r = CALL(b, gp, nvmlDeviceGetMPSComputeRunningProcesses_v2, gp->h, &n, gp->pbuf);
 		else if (which == 2)
-			return 0;
+			return VRAMZ_EUNSUPPORTED; /* no MPS call in this library */
 		else if (b->proc_v == V3)
 			r = which ? CALL(b, gp, nvmlDeviceGetGraphicsRunningProcesses_v3, gp->h, &n, gp->pbuf)
 				  : CALL(b, gp, nvmlDeviceGetComputeRunningProcesses_v3, gp->h, &n, gp->pbuf);
@@ -83,14 +83,16 @@ static vramz_proc_sample *find_proc(struct proc_vec *out, unsigned first,
  * NVML returns every sample since the last read, and the peak per
  * process is kept), and not at all while the GPU's own utilization says
  * no kernel ran: then every process's share is 0 without asking.
- * NOT_FOUND likewise means no process ran in the window: a true 0 %. */
+ * NOT_FOUND likewise means no process ran in the window: a true 0 %.
+ * VRAMZ_SAMPLE_PROC_UTIL_NOW skips both shortcuts. */
 static void add_proc_util(struct backend *b, struct gpu *gp, struct proc_vec *out,
-			  unsigned first)
+			  unsigned first, unsigned flags)
 {
 	int64_t now = clock_mono_ns();
-	if (gp->util_read_ns && now - gp->util_read_ns < b->pu_interval_ns) {
+	int now_asked = !!(flags & VRAMZ_SAMPLE_PROC_UTIL_NOW);
+	if (!now_asked && gp->util_read_ns && now - gp->util_read_ns < b->pu_interval_ns) {
 		/* reuse the last reading */
-	} else if (gp->gpu_idle) {
+	} else if (!now_asked && gp->gpu_idle) {
 		gp->ucount = 0;
 		gp->util_read_ns = now;
 		gp->util_since_us = (unsigned long long)clock_real_us();
@@ -183,6 +185,7 @@ int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 		goto util;
 	}
 	gp->lcache_ok = 0;
+	int all_ok = 1; /* only a complete reading is reused */
 	for (int which = 0; which < 3; which++) {
 		/* MPS clients are rare and the list costs 12-80 us a GPU: while
 		 * it is empty, look again every 5 s rather than at each read */
@@ -196,8 +199,11 @@ int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 			gp->mps_seen = n > 0;
 		if (n == VRAMZ_ENOMEM || n == VRAMZ_ELOST)
 			return n;
-		if (n < 0)
+		if (n < 0) {
+			/* a list this GPU never answers is no gap; a failed one is */
+			all_ok &= n == VRAMZ_EUNSUPPORTED;
 			continue;
+		}
 		got = 1;
 		for (int k = 0; k < n; k++) {
 			const nvmlProcessInfo_t *e = &gp->pbuf[k];
@@ -225,7 +231,7 @@ int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 	}
 	if (!got)
 		return VRAMZ_EUNSUPPORTED;
-	if (gp->tick_used_ok) {
+	if (gp->tick_used_ok && all_ok) {
 		unsigned n = out->n - first;
 		if (n > gp->lcap) {
 			vramz_proc_sample *nc = realloc(gp->lcache, (size_t)n * 2 * sizeof *nc);
@@ -244,7 +250,7 @@ int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 		}
 	}
 util:
-	if ((flags & VRAMZ_SAMPLE_PROC_UTIL) && out->n > first)
-		add_proc_util(b, gp, out, first);
+	if ((flags & (VRAMZ_SAMPLE_PROC_UTIL | VRAMZ_SAMPLE_PROC_UTIL_NOW)) && out->n > first)
+		add_proc_util(b, gp, out, first, flags);
 	return 0;
 }

@@ -69,6 +69,16 @@ expect_success 'PIDs with --idle: only those, and only if idle; the others untou
 '
 tidy_holders
 
+expect_success '--idle: a process that starts computing during the watch is not idle' '
+	holdmem 0 2GiB forever & H=$!
+	wait_listed $H &&
+	{ { sleep 0.6; scn-set p$H "proc gpu=0 pid=$H used=2GiB follow sm=90"; } & } &&
+	vramz kill --idle 2s -i 100ms --yes $H >out; test $? = 1 &&
+	has "^ +refused: not idle for the whole --idle time" out &&
+	kill -0 $H && kill $H
+'
+tidy_holders
+
 expect_success '--force: SIGKILL after --timeout for a process ignoring SIGTERM' '
 	bash -c "trap \"\" TERM; exec holdmem 0 1GiB forever" & H=$!
 	wait_listed $H &&
