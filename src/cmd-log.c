@@ -48,7 +48,8 @@ static const vramz_gpu_info *info_of(void *ctx, unsigned idx)
 struct slow {
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t wake;       /* on CLOCK_MONOTONIC, like next_ns */
+	pthread_cond_t wake;       /* timed on wake_clock */
+	clockid_t wake_clock;
 	vramz_ctx *ctx;            /* the thread's own context */
 	int64_t period_ns;
 	_Atomic int quit;
@@ -81,9 +82,17 @@ static void *slow_main(void *arg)
 		}
 		pthread_mutex_unlock(&s->lock);
 		next_ns += s->period_ns;
-		/* one wake-up a period; slow_stop signals to end it early */
-		struct timespec until = {.tv_sec = (time_t)(next_ns / 1000000000),
-					 .tv_nsec = (long)(next_ns % 1000000000)};
+		int64_t now = clock_mono_ns();
+		if (next_ns < now) /* a slow reading overran: keep the cadence, no burst */
+			next_ns = now + s->period_ns;
+		/* one wake-up a period; slow_stop signals to end it early.  The
+		 * deadline is on the condition variable's clock (monotonic, unless
+		 * this libc refused that: then real time). */
+		struct timespec until;
+		clock_gettime(s->wake_clock, &until);
+		int64_t at = (int64_t)until.tv_sec * 1000000000 + until.tv_nsec + (next_ns - now);
+		until.tv_sec = (time_t)(at / 1000000000);
+		until.tv_nsec = (long)(at % 1000000000);
 		pthread_mutex_lock(&s->lock);
 		while (!s->quit && clock_mono_ns() < next_ns &&
 		       pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT)
@@ -104,7 +113,8 @@ static int slow_start(struct slow *s, vramz_ctx *main_ctx, int64_t period_ns)
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	s->wake_clock = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ? CLOCK_REALTIME
+									: CLOCK_MONOTONIC;
 	pthread_cond_init(&s->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	if (!s->latest || pthread_create(&s->thread, NULL, slow_main, s)) {

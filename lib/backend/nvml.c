@@ -67,6 +67,8 @@ static const char *const nvml_names[ID_COUNT] = {
 static unsigned nvml_call_stats(const struct backend *b, vramz_call_stat *out, unsigned cap)
 {
 	unsigned k = 0;
+	if (!b->g) /* an open that failed before the GPUs were set up */
+		return 0;
 	for (unsigned id = 0; id < ID_COUNT; id++) {
 		vramz_call_stat st = {.name = nvml_names[id]};
 		for (unsigned i = 0; i < b->n; i++) {

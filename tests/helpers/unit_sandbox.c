@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/shm.h>
@@ -96,14 +97,14 @@ static int family(const char *name)
 	return -1;
 }
 
-/* "AF_UNIX AF_INET" or "AF_UNIX,AF_INET" */
-static unsigned parse_families(char *list, int *fam)
+/* "AF_UNIX AF_INET" or "AF_UNIX,AF_INET", into at most room entries */
+static unsigned parse_families(char *list, int *fam, unsigned room)
 {
 	unsigned n = 0;
 	for (char *save = NULL, *tok = strtok_r(list, " ,\t\n", &save); tok;
 	     tok = strtok_r(NULL, " ,\t\n", &save)) {
 		int v = family(tok);
-		if (v < 0 || n == SB_MAX_FAMILIES) {
+		if (v < 0 || n == room) {
 			fprintf(stderr, "unit_sandbox: unknown or too many address families at '%s'\n", tok);
 			exit(2);
 		}
@@ -112,7 +113,20 @@ static unsigned parse_families(char *list, int *fam)
 	return n;
 }
 
-/* reads MemoryDenyWriteExecute= and RestrictAddressFamilies= from a unit */
+/* systemd's booleans */
+static int yes(const char *v)
+{
+	static const char *const t[] = {"yes", "true", "on", "1", "y", "t"};
+	size_t n = strcspn(v, " \t\r\n");
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (n == strlen(t[i]) && !strncasecmp(v, t[i], n))
+			return 1;
+	return 0;
+}
+
+/* reads MemoryDenyWriteExecute= and RestrictAddressFamilies= from a unit:
+ * allow lists only (a "~" deny list is refused: no unit here uses one);
+ * an empty value resets, "none" allows no family, lines add up */
 static void read_unit(const char *path, int *mdwe, int *restrict_fam, int *fam, unsigned *nfam)
 {
 	FILE *f = fopen(path, "r");
@@ -122,11 +136,25 @@ static void read_unit(const char *path, int *mdwe, int *restrict_fam, int *fam, 
 	}
 	char line[1024];
 	while (fgets(line, sizeof line, f)) {
-		if (!strncmp(line, "MemoryDenyWriteExecute=", 23))
-			*mdwe = !strncmp(line + 23, "yes", 3) || !strncmp(line + 23, "true", 4);
-		else if (!strncmp(line, "RestrictAddressFamilies=", 24)) {
-			*restrict_fam = 1;
-			*nfam = parse_families(line + 24, fam);
+		if (!strncmp(line, "MemoryDenyWriteExecute=", 23)) {
+			*mdwe = yes(line + 23);
+		} else if (!strncmp(line, "RestrictAddressFamilies=", 24)) {
+			char *v = line + 24;
+			v += strspn(v, " \t");
+			if (*v == '~') {
+				fprintf(stderr, "unit_sandbox: %s: deny lists (~) are not emulated\n", path);
+				exit(2);
+			}
+			if (!*v || *v == '\n') { /* empty: no restriction */
+				*restrict_fam = 0;
+				*nfam = 0;
+			} else if (!strncmp(v, "none", 4)) {
+				*restrict_fam = 1;
+				*nfam = 0;
+			} else {
+				*restrict_fam = 1;
+				*nfam += parse_families(v, fam + *nfam, SB_MAX_FAMILIES - *nfam);
+			}
 		}
 	}
 	fclose(f);
@@ -142,7 +170,7 @@ int main(int argc, char **argv)
 			mdwe = 1;
 		else if (!strcmp(argv[i], "--families") && i + 1 < argc) {
 			restrict_fam = 1;
-			nfam = parse_families(argv[++i], fam);
+			nfam = parse_families(argv[++i], fam, SB_MAX_FAMILIES);
 		} else if (!strcmp(argv[i], "--unit") && i + 1 < argc)
 			read_unit(argv[++i], &mdwe, &restrict_fam, fam, &nfam);
 		else {
@@ -162,6 +190,13 @@ int main(int argc, char **argv)
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
 	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SB_ARCH, 1, 0));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+#ifdef __x86_64__
+	/* x32 system calls (nr | 0x40000000) would pass the checks below
+	 * unseen; systemd filters them too.  Refuse them. */
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS));
+#endif
 	if (mdwe) {
 		deny_masked(&p, SYS_mmap, 2, PROT_WRITE | PROT_EXEC, EPERM);
 		deny_masked(&p, SYS_mprotect, 2, PROT_EXEC, EPERM);
