@@ -175,7 +175,9 @@ static void sensors(char *buf, size_t len, const vramz_gpu_sample *s, int wide)
 		snprintf(p, sizeof p, "%uW", s->power_mw / 1000);
 	else
 		snprintf(p, sizeof p, "-");
-	if (wide)
+	if (wide && (s->valid & VRAMZ_F_TEMP_MEM)) /* HBM runs hotter than the core */
+		snprintf(buf, len, "util %4s  temp %4s mem %dC  power %s", u, t, s->temp_mem_c, p);
+	else if (wide)
 		snprintf(buf, len, "util %4s  temp %4s  power %s", u, t, p);
 	else
 		snprintf(buf, len, "%4s %4s %9s", u, t, p);

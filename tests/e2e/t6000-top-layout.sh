@@ -13,7 +13,7 @@ expect_success '1 GPU at 80x24: memory split used / reserved / free, sensors, pr
 	wait_for "4200001" &&
 	has "GPU 0 H200" screen &&
 	has "used +4\.00 GiB +rsv +616 MiB +free +135\.8 GiB / 140\.4 GiB" screen &&
-	has "util +0% +temp +31C +power 76/700W +PCIe 5x16" screen &&
+	has "util +0% +temp +31C mem 36C +power 76/700W +PCIe 5x16" screen &&
 	has "4200001 .* 0 +4\.00 GiB +0 " screen &&
 	has "\(other ns\)" screen &&
 	has "qQuit" screen
