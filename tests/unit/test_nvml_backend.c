@@ -8,157 +8,9 @@
  * number, a broken driver giving a vague error, and a 10 Hz sampler made
  * late by calls that cost milliseconds.  FAKE_NVML_TRACE (one line per NVML
  * call) lets the last be checked by what was called, not by timing.
+ * The process lists and per-process utilization: test_nvml_procs.c.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <cmocka.h>
-
-#include "vramz/vramz.h"
-
-#define MiB (1ull << 20)
-#define GiB (1ull << 30)
-
-static char trace_path[256];
-/* The context a test has open: closed by the teardown if an assertion
- * jumped out first, so one failure does not leave the fake initialised
- * (and its scenario loaded) under the next test. */
-static vramz_ctx *open_ctx;
-
-static void use_scenario(const char *scn)
-{
-	char path[4096];
-	const char *dir = getenv("SCENARIOS");
-	assert_non_null(dir);
-	if (scn[0] == '/')
-		snprintf(path, sizeof path, "%s", scn);
-	else
-		snprintf(path, sizeof path, "%s/%s", dir, scn);
-	setenv("FAKE_NVML_SCENARIO", path, 1);
-}
-
-/* The library of one fake build: "full", "legacy" or "broken". */
-static const char *variant(const char *name)
-{
-	static char path[4096];
-	const char *root = getenv("FAKE_NVML_ROOT");
-	assert_non_null(root);
-	snprintf(path, sizeof path, "%s/%s/libnvidia-ml.so.1", root, name);
-	return path;
-}
-
-static vramz_ctx *open_variant(const char *scn, const char *var)
-{
-	vramz_open_opts o = {.nvml_path = var ? variant(var) : NULL};
-	vramz_ctx *ctx = NULL;
-	use_scenario(scn);
-	int rc = vramz_open(&ctx, &o);
-	open_ctx = ctx;
-	if (rc)
-		fail_msg("vramz_open(%s): %s: %s", scn, vramz_strerror(rc), vramz_last_error(ctx));
-	return ctx;
-}
-
-static void done(vramz_ctx *ctx)
-{
-	vramz_close(ctx);
-	open_ctx = NULL;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	vramz_close(open_ctx);
-	open_ctx = NULL;
-	return 0;
-}
-
-static vramz_ctx *open_on(const char *scn)
-{
-	return open_variant(scn, NULL);
-}
-
-static const vramz_snapshot *sample(vramz_ctx *ctx, unsigned flags)
-{
-	const vramz_snapshot *snap = NULL;
-	int rc = vramz_sample(ctx, flags, &snap);
-	if (rc)
-		fail_msg("vramz_sample: %s: %s", vramz_strerror(rc), vramz_last_error(ctx));
-	return snap;
-}
-
-static const vramz_gpu_sample *gpu_of(const vramz_snapshot *s, unsigned index)
-{
-	for (unsigned i = 0; i < s->gpu_count; i++)
-		if (s->gpus[i].index == index)
-			return &s->gpus[i];
-	fail_msg("GPU %u not in the snapshot", index);
-	return NULL;
-}
-
-static const vramz_proc_sample *proc_of(const vramz_snapshot *s, unsigned gpu, uint32_t pid)
-{
-	const vramz_proc_sample *hit = NULL;
-	for (unsigned i = 0; i < s->proc_count; i++) {
-		if (s->procs[i].gpu_index != gpu || s->procs[i].pid != pid)
-			continue;
-		if (hit)
-			fail_msg("pid %u listed twice on GPU %u", pid, gpu);
-		hit = &s->procs[i];
-	}
-	if (!hit)
-		fail_msg("pid %u not listed on GPU %u", pid, gpu);
-	return hit;
-}
-
-/* ---- tracing ------------------------------------------------------------- */
-
-static void trace_reset(void)
-{
-	FILE *f = fopen(trace_path, "w");
-	assert_non_null(f);
-	fclose(f);
-}
-
-/* How many calls of fn (on GPU index gpu, or any with -1) the trace holds. */
-static int trace_count(const char *fn, int gpu)
-{
-	FILE *f = fopen(trace_path, "r");
-	char line[256], name[200];
-	int n = 0, idx;
-	assert_non_null(f);
-	while (fgets(line, sizeof line, f)) {
-		char where[16];
-		if (sscanf(line, "%199s %15s", name, where) != 2 || strcmp(name, fn))
-			continue;
-		idx = where[0] == '-' ? -1 : atoi(where);
-		n += gpu < 0 || idx == gpu;
-	}
-	fclose(f);
-	return n;
-}
-
-static const char *const slow_calls[] = {
-	"nvmlDeviceGetPcieThroughput",
-	"nvmlDeviceGetTotalEnergyConsumption",
-	"nvmlDeviceGetMaxClockInfo",
-	"nvmlDeviceGetMemoryBusWidth",
-};
-
-static void expect_no_slow_calls(const char *when)
-{
-	for (size_t i = 0; i < sizeof slow_calls / sizeof slow_calls[0]; i++)
-		if (trace_count(slow_calls[i], -1))
-			fail_msg("%s called %s (%d times)", when, slow_calls[i],
-				 trace_count(slow_calls[i], -1));
-}
+#include "nvml_fixture.h"
 
 /* ---- memory -------------------------------------------------------------- */
 
@@ -349,117 +201,7 @@ static void test_legacy_uses_old_names(void **state)
 	done(ctx);
 }
 
-/* ---- process lists ------------------------------------------------------- */
-
-static void test_merge_and_dedupe(void **state)
-{
-	(void)state;
-	vramz_ctx *ctx = open_on("core-merge.scn");
-	const vramz_snapshot *s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	const vramz_gpu_sample *g0 = gpu_of(s, 0), *g1 = gpu_of(s, 1);
-	assert_int_equal(g0->proc_count, 3);
-	const vramz_proc_sample *p = proc_of(s, 0, 4600001);
-	assert_int_equal(p->type, VRAMZ_PT_COMPUTE | VRAMZ_PT_GRAPHICS);
-	assert_int_equal(p->used_bytes, 3 * GiB); /* once, not 6 */
-	assert_int_equal(p->sm_pct, 30);
-	assert_int_equal(p->mem_util_pct, 7);
-	p = proc_of(s, 0, 4600002);
-	assert_int_equal(p->type, VRAMZ_PT_COMPUTE | VRAMZ_PT_GRAPHICS);
-	assert_true(p->valid & VRAMZ_P_USED);      /* graphics had a figure */
-	assert_int_equal(p->used_bytes, 2 * GiB);
-	p = proc_of(s, 0, 4600003);
-	assert_int_equal(p->type, VRAMZ_PT_MPS);
-	assert_int_equal(p->used_bytes, 1 * GiB);
-	/* 6 GiB listed + 100 MiB no process owns */
-	assert_int_equal(g0->mem_used_bytes, 6 * GiB + 100 * MiB);
-	assert_true(g0->valid & VRAMZ_F_UNATTRIBUTED);
-	assert_int_equal(g0->unattributed_bytes, 100 * MiB);
-
-	/* used=na stays unknown, and so does what no process accounts for */
-	assert_int_equal(g1->proc_count, 2);
-	p = proc_of(s, 1, 4600012);
-	assert_false(p->valid & VRAMZ_P_USED);
-	assert_int_equal(p->used_bytes, 0);
-	assert_false(g1->valid & VRAMZ_F_UNATTRIBUTED);
-	assert_true(g1->valid & VRAMZ_F_PROCS);
-	/* no process has an SM sample: NVML says NOT_FOUND, a true 0 % */
-	for (unsigned i = g1->proc_first; i < g1->proc_first + g1->proc_count; i++) {
-		assert_true(s->procs[i].valid & VRAMZ_P_SM);
-		assert_int_equal(s->procs[i].sm_pct, 0);
-	}
-	/* the slice of each GPU holds that GPU's processes only */
-	for (unsigned i = g0->proc_first; i < g0->proc_first + g0->proc_count; i++)
-		assert_int_equal(s->procs[i].gpu_index, 0);
-	done(ctx);
-}
-
-static void test_no_proc_flags(void **state)
-{
-	(void)state;
-	vramz_ctx *ctx = open_on("core-merge.scn");
-	trace_reset();
-	const vramz_snapshot *s = sample(ctx, 0);
-	assert_int_equal(s->proc_count, 0);
-	assert_false(gpu_of(s, 0)->valid & VRAMZ_F_PROCS);
-	assert_false(gpu_of(s, 0)->valid & VRAMZ_F_UNATTRIBUTED); /* not read: unknown */
-	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", -1), 0);
-	/* lists without per-process utilization */
-	trace_reset();
-	s = sample(ctx, VRAMZ_SAMPLE_PROCS);
-	assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", -1), 0);
-	assert_false(proc_of(s, 0, 4600001)->valid & VRAMZ_P_SM);
-	done(ctx);
-}
-
-static void test_list_growth_200(void **state)
-{
-	(void)state;
-	vramz_ctx *ctx = open_on("core-200procs.scn");
-	trace_reset();
-	const vramz_snapshot *s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	const vramz_gpu_sample *g = gpu_of(s, 0);
-	assert_int_equal(g->proc_count, 200);
-	assert_int_equal(s->proc_count, 200);
-	uint64_t sum = 0;
-	for (uint32_t pid = 4700001; pid <= 4700200; pid++) {
-		const vramz_proc_sample *p = proc_of(s, 0, pid);
-		assert_int_equal(p->used_bytes, 100 * MiB);
-		assert_true(p->valid & VRAMZ_P_SM);
-		assert_int_equal(p->sm_pct, (pid - 4700000) % 100);
-		sum += p->used_bytes;
-	}
-	assert_int_equal(g->mem_used_bytes, sum);
-	assert_int_equal(g->unattributed_bytes, 0);
-	/* the first tick had to grow the buffers... */
-	assert_true(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0) >= 2);
-	/* ...the next one, with nothing changed (used memory the same),
-	 * reuses the lists: no list call, the same 200 processes */
-	trace_reset();
-	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	assert_int_equal(s->proc_count, 200);
-	assert_int_equal(proc_of(s, 0, 4700200)->used_bytes, 100 * MiB);
-	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 0);
-	assert_int_equal(trace_count("nvmlDeviceGetGraphicsRunningProcesses_v3", 0), 0);
-	assert_int_equal(trace_count("nvmlDeviceGetMPSComputeRunningProcesses_v3", 0), 0);
-	assert_in_range(trace_count("nvmlDeviceGetProcessUtilization", 0), 0, 1);
-	done(ctx);
-}
-
-/* writes a scenario file whole (by rename: the fake reloads on change) */
-static void write_scn(const char *path, const char *text)
-{
-	char tmp[300];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(rename(tmp, path), 0);
-}
-
-#define REUSE_HEAD "driver 580.159.04\nnvml 13.580.159.04\ncuda 13000\n" \
-	"gpu 0 name=\"NVIDIA H200\" uuid=GPU-8f3a61c2-5be4-4d0e-9a71-2c6f0e4b7d19 " \
-	"pci=00000000:19:00.0 mem_total=143771MiB mem_reserved=616MiB util=50 "
+/* ---- memory temperature, call counts -------------------------------------- */
 
 /* Memory temperature comes from a field value; a GPU that refuses the field
  * (inside a successful call, as NVML does) is not asked again. */
@@ -524,154 +266,6 @@ static void test_call_stats(void **state)
 		}
 	}
 	assert_true(seen);
-	done(ctx);
-}
-
-/* Process lists are re-read when the GPU's used memory changes, and at
- * least once a second while it does not; in between the last lists are
- * reused (nvml_procs: they cost more than the rest of a tick on H200). */
-static void test_list_reuse(void **state)
-{
-	(void)state;
-	char path[] = "/tmp/vramz-reuse-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	write_scn(path, REUSE_HEAD "mem_used=auto\n"
-		  "proc gpu=0 pid=4800001 used=1GiB type=compute sm=10\n");
-	vramz_ctx *ctx = open_on(path);
-	trace_reset();
-	const vramz_snapshot *s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 1);
-	assert_int_equal(s->proc_count, 1);
-	/* unchanged: reused, with the same figures */
-	trace_reset();
-	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 0);
-	assert_int_equal(trace_count("nvmlDeviceGetGraphicsRunningProcesses_v3", 0), 0);
-	assert_int_equal(s->proc_count, 1);
-	assert_int_equal(proc_of(s, 0, 4800001)->used_bytes, GiB);
-	assert_true(proc_of(s, 0, 4800001)->type & VRAMZ_PT_COMPUTE);
-	/* a new process changes used memory: read at once */
-	write_scn(path, REUSE_HEAD "mem_used=auto\n"
-		  "proc gpu=0 pid=4800001 used=1GiB type=compute sm=10\n"
-		  "proc gpu=0 pid=4800002 used=2GiB type=compute sm=0\n");
-	trace_reset();
-	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 1);
-	assert_int_equal(s->proc_count, 2);
-	assert_int_equal(proc_of(s, 0, 4800002)->used_bytes, 2 * GiB);
-	/* a process's memory moving changes it too */
-	write_scn(path, REUSE_HEAD "mem_used=auto\n"
-		  "proc gpu=0 pid=4800001 used=3GiB type=compute sm=10\n"
-		  "proc gpu=0 pid=4800002 used=2GiB type=compute sm=0\n");
-	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	assert_int_equal(proc_of(s, 0, 4800001)->used_bytes, 3 * GiB);
-	/* a change that leaves used memory the same to the byte (only a
-	 * scenario can do that) shows within a second */
-	write_scn(path, REUSE_HEAD "mem_used=5GiB\n"
-		  "proc gpu=0 pid=4800001 used=3GiB type=compute sm=10\n");
-	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	assert_int_equal(gpu_of(s, 0)->mem_used_bytes, 5 * GiB);
-	struct timespec nap = {.tv_sec = 1, .tv_nsec = 50000000};
-	nanosleep(&nap, NULL);
-	trace_reset();
-	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", 0), 1);
-	assert_int_equal(s->proc_count, 1);
-	done(ctx);
-	unlink(path);
-}
-
-/* The hot path: a default tick reads no slow call, a second tick of an
- * unchanged machine reads no process list (test_list_reuse), and the slow
- * calls come only when asked for. */
-static void test_tick_calls(void **state)
-{
-	(void)state;
-	trace_reset();
-	vramz_ctx *ctx = open_on("2gpu-h200.scn");
-	expect_no_slow_calls("vramz_open");
-	sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	expect_no_slow_calls("the first default tick");
-	trace_reset();
-	const vramz_snapshot *s2 = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	expect_no_slow_calls("the second default tick");
-	/* a tick that skips the utilization read keeps the last figures */
-	assert_true(proc_of(s2, 0, 4200101)->valid & VRAMZ_P_SM);
-	assert_int_equal(proc_of(s2, 0, 4200101)->sm_pct, 12);
-	assert_int_equal(proc_of(s2, 1, 4200301)->sm_pct, 58);
-	for (int gpu = 0; gpu < 2; gpu++) {
-		assert_int_equal(trace_count("nvmlDeviceGetMemoryInfo_v2", gpu), 1);
-		assert_int_equal(trace_count("nvmlDeviceGetComputeRunningProcesses_v3", gpu), 0);
-		assert_int_equal(trace_count("nvmlDeviceGetGraphicsRunningProcesses_v3", gpu), 0);
-		assert_in_range(trace_count("nvmlDeviceGetProcessUtilization", gpu), 0, 1);
-		assert_int_equal(trace_count("nvmlDeviceGetMPSComputeRunningProcesses_v3", gpu), 0);
-		/* static facts are not re-read per tick */
-		assert_int_equal(trace_count("nvmlDeviceGetName", gpu), 0);
-		assert_int_equal(trace_count("nvmlDeviceGetUUID", gpu), 0);
-		assert_int_equal(trace_count("nvmlDeviceGetPciInfo_v3", gpu), 0);
-	}
-	trace_reset();
-	const vramz_snapshot *s = sample(ctx, VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_SLOW);
-	assert_int_equal(trace_count("nvmlDeviceGetPcieThroughput", 0), 2);
-	assert_int_equal(trace_count("nvmlDeviceGetTotalEnergyConsumption", 1), 1);
-	const vramz_gpu_sample *g = gpu_of(s, 1);
-	assert_true(g->valid & VRAMZ_F_ENERGY);
-	assert_true(g->energy_mj >= 223456789); /* the counter runs on with power */
-	assert_true(g->valid & VRAMZ_F_PCIE_TPUT);
-	assert_int_equal(g->pcie_tx_bytes_per_s, 3000 * 1024);
-	assert_int_equal(g->pcie_rx_bytes_per_s, 4500 * 1024);
-	done(ctx);
-}
-
-/* Per-process utilization costs NVML 1.5 ms of CPU a GPU on H200: read at
- * most once per interval, never on a GPU whose utilization is 0, and the
- * figures stay valid between reads. */
-static void test_proc_util_budget(void **state)
-{
-	(void)state;
-	vramz_ctx *ctx = open_on("core-procutil.scn");
-	trace_reset();
-	const vramz_snapshot *s = NULL;
-	for (int i = 0; i < 20; i++)
-		s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", 0), 0);
-	assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", 1), 1);
-	const vramz_proc_sample *idle = proc_of(s, 0, 4700001), *busy = proc_of(s, 1, 4700002);
-	assert_true(idle->valid & VRAMZ_P_SM);
-	assert_int_equal(idle->sm_pct, 0);
-	assert_true(busy->valid & VRAMZ_P_SM);
-	assert_int_equal(busy->sm_pct, 40);
-	done(ctx);
-
-	/* a caller that wants fresher figures pays for them */
-	vramz_open_opts o = {.proc_util_interval_ms = 1};
-	use_scenario("core-procutil.scn");
-	assert_int_equal(vramz_open(&ctx, &o), 0);
-	open_ctx = ctx;
-	trace_reset();
-	for (int i = 0; i < 3; i++) {
-		struct timespec ts = {0, 3000000};
-		s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-		nanosleep(&ts, NULL);
-	}
-	assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", 1), 3);
-	assert_int_equal(trace_count("nvmlDeviceGetProcessUtilization", 0), 0);
-	done(ctx);
-}
-
-/* A driver that refuses a small buffer without saying how much it needs,
- * on a GPU with 800 samples waiting: the first read still gets them. */
-static void test_proc_util_quiet_growth(void **state)
-{
-	(void)state;
-	vramz_ctx *ctx = open_on("core-procutil-quiet.scn");
-	const vramz_snapshot *s = sample(ctx, VRAMZ_SAMPLE_DEFAULT);
-	const vramz_proc_sample *p = proc_of(s, 0, 4700011);
-	assert_true(p->valid & VRAMZ_P_SM);
-	assert_int_equal(p->sm_pct, 73);
-	assert_int_equal(p->mem_util_pct, 12);
 	done(ctx);
 }
 
@@ -961,24 +555,14 @@ static void test_strerror_table(void **state)
 
 int main(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	snprintf(trace_path, sizeof trace_path, "%s/vramz-trace-%d.txt",
-		 tmp && *tmp ? tmp : "/tmp", (int)getpid());
-	setenv("FAKE_NVML_TRACE", trace_path, 1);
+	fixture_begin();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_memory_v2, teardown),
 		cmocka_unit_test_teardown(test_info_and_details, teardown),
 		cmocka_unit_test_teardown(test_topology_levels, teardown),
 		cmocka_unit_test_teardown(test_legacy_driver, teardown),
 		cmocka_unit_test_teardown(test_legacy_uses_old_names, teardown),
-		cmocka_unit_test_teardown(test_merge_and_dedupe, teardown),
-		cmocka_unit_test_teardown(test_no_proc_flags, teardown),
-		cmocka_unit_test_teardown(test_list_growth_200, teardown),
-		cmocka_unit_test_teardown(test_tick_calls, teardown),
-		cmocka_unit_test_teardown(test_proc_util_budget, teardown),
-		cmocka_unit_test_teardown(test_proc_util_quiet_growth, teardown),
 		cmocka_unit_test_teardown(test_mig_instances, teardown),
-		cmocka_unit_test_teardown(test_list_reuse, teardown),
 		cmocka_unit_test_teardown(test_call_stats, teardown),
 		cmocka_unit_test_teardown(test_memory_temperature, teardown),
 		cmocka_unit_test_teardown(test_lost_mid_run, teardown),
@@ -990,6 +574,6 @@ int main(void)
 		cmocka_unit_test_teardown(test_strerror_table, teardown),
 	};
 	int fails = cmocka_run_group_tests(tests, NULL, NULL);
-	unlink(trace_path);
+	fixture_end();
 	return fails;
 }
