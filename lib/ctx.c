@@ -8,6 +8,7 @@
  */
 #include "ctx_internal.h"
 #include "clock.h"
+#include "grow.h"
 #include "par.h"
 
 #include <errno.h>
@@ -26,19 +27,10 @@ int ctx_fail(vramz_ctx *ctx, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static void *grow(void *v, unsigned *cap, size_t elem)
-{
-	unsigned ncap = *cap ? *cap * 2 : 16;
-	void *nv = realloc(v, (size_t)ncap * elem);
-	if (nv)
-		*cap = ncap;
-	return nv;
-}
-
 vramz_proc_sample *proc_vec_push(struct proc_vec *pv)
 {
 	if (pv->n == pv->cap) {
-		vramz_proc_sample *nv = grow(pv->v, &pv->cap, sizeof *nv);
+		vramz_proc_sample *nv = grow_array(pv->v, &pv->cap, 16, sizeof *nv);
 		if (!nv)
 			return NULL;
 		pv->v = nv;
@@ -51,7 +43,7 @@ vramz_proc_sample *proc_vec_push(struct proc_vec *pv)
 vramz_mig_sample *mig_vec_push(struct mig_vec *mv)
 {
 	if (mv->n == mv->cap) {
-		vramz_mig_sample *nv = grow(mv->v, &mv->cap, sizeof *nv);
+		vramz_mig_sample *nv = grow_array(mv->v, &mv->cap, 16, sizeof *nv);
 		if (!nv)
 			return NULL;
 		mv->v = nv;

@@ -30,6 +30,7 @@
 #include "commands.h"
 #include "fmt.h"
 #include "format/jsonw.h"
+#include "grow.h"
 #include "jobrun.h"
 #include "proc.h"
 #include "safekill.h"
@@ -89,12 +90,10 @@ static struct kill_target *kill_add(struct kill_plan *pl, unsigned pid)
 	if (t)
 		return t;
 	if (pl->n == pl->cap) {
-		unsigned nc = pl->cap ? pl->cap * 2 : 16;
-		struct kill_target *nt = realloc(pl->t, nc * sizeof *nt);
+		struct kill_target *nt = grow_array(pl->t, &pl->cap, 16, sizeof *nt);
 		if (!nt)
 			return NULL;
 		pl->t = nt;
-		pl->cap = nc;
 	}
 	t = &pl->t[pl->n++];
 	memset(t, 0, sizeof *t);
@@ -203,8 +202,7 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 				if (npids > 0 && !pid_in(pids, npids, p->pid))
 					continue;
 				if (nw == cw) {
-					cw = cw ? cw * 2 : 32;
-					void *nv = realloc(w, cw * sizeof *w);
+					void *nv = grow_array(w, &cw, 32, sizeof *w);
 					if (!nv) {
 						free(w);
 						cli_err("kill: out of memory");

@@ -11,6 +11,7 @@
  * leaked until it died" is the answer wanted.
  */
 #include "diag_internal.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,12 +176,10 @@ static struct proc_state *proc_get(vramz_diag *d, const vramz_proc_sample *s, in
 		}
 	}
 	if (d->nprocs == d->cap_procs) {
-		unsigned ncap = d->cap_procs ? d->cap_procs * 2 : 32;
-		struct proc_state *np = realloc(d->procs, ncap * sizeof *np);
+		struct proc_state *np = grow_array(d->procs, &d->cap_procs, 32, sizeof *np);
 		if (!np)
 			return NULL;
 		d->procs = np;
-		d->cap_procs = ncap;
 	}
 	struct proc_state *p = &d->procs[d->nprocs];
 	memset(p, 0, sizeof *p);
@@ -409,12 +408,10 @@ vramz_finding *diag_emit(vramz_diag *d, enum vramz_finding_kind kind,
 			 enum vramz_severity sev, double headline)
 {
 	if (d->nnext == d->cap_next) {
-		unsigned ncap = d->cap_next ? d->cap_next * 2 : 16;
-		struct finding_slot *nn = realloc(d->next, ncap * sizeof *nn);
+		struct finding_slot *nn = grow_array(d->next, &d->cap_next, 16, sizeof *nn);
 		if (!nn)
 			return NULL;
 		d->next = nn;
-		d->cap_next = ncap;
 	}
 	struct finding_slot *s = &d->next[d->nnext++];
 	memset(s, 0, sizeof *s);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "fields.h"
+#include "grow.h"
 #include "log/logfile.h"
 
 #define BUF_BYTES (1u << 20)      /* per file; also the longest line */
@@ -669,12 +670,10 @@ static int ensure_gpus(vramz_log_reader *r, unsigned n)
 {
 	if (n < r->gcap)
 		return 0;
-	unsigned ncap = r->gcap ? r->gcap * 2 : 16;
-	vramz_gpu_sample *ng = realloc(r->gpus, ncap * sizeof *ng);
+	vramz_gpu_sample *ng = grow_array(r->gpus, &r->gcap, 16, sizeof *ng);
 	if (!ng)
 		return VRAMZ_ENOMEM;
 	r->gpus = ng;
-	r->gcap = ncap;
 	return 0;
 }
 
