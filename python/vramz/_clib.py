@@ -1,0 +1,224 @@
+"""A snapshot through libvramz with ctypes: the structs of
+include/vramz/vramz.h laid out here, and the dict `vramz status --json`
+prints built from them (src/json.c is the model; a ctest compares the two).
+
+Only the leading fields of each record are declared; the library hands
+its arrays out at strides it states (0.2+: vramz_snapshot.gpu_size etc.,
+with vramz_open_abi and no caller sizes), so records that grew in a newer
+library still read right.  A 0.1 library has neither: its records are
+these exact structs.
+"""
+import ctypes
+import ctypes.util
+import os
+import time
+
+from ._fields import GPU_FIELDS
+
+c_uint, c_int, u32, u64, i64 = ctypes.c_uint, ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int64
+
+
+class GpuInfo(ctypes.Structure):
+    _fields_ = [("index", c_uint), ("valid", u32), ("name", ctypes.c_char * 96),
+                ("uuid", ctypes.c_char * 96), ("pci_bus_id", ctypes.c_char * 32)]
+
+
+class SystemInfo(ctypes.Structure):
+    # 0.2 nests nvml_version and cuda_driver_version in a struct at the
+    # same offsets
+    _fields_ = [("driver_version", ctypes.c_char * 80), ("nvml_version", ctypes.c_char * 80),
+                ("cuda_driver_version", c_int), ("backend", ctypes.c_char * 16)]
+
+
+class GpuSample(ctypes.Structure):
+    _fields_ = [("index", c_uint), ("valid", u32), ("lost", c_int),
+                ("mem_total_bytes", u64), ("mem_reserved_bytes", u64), ("mem_used_bytes", u64),
+                ("mem_free_bytes", u64), ("unattributed_bytes", u64),
+                ("util_gpu_pct", c_uint), ("util_mem_pct", c_uint), ("temp_c", c_int),
+                ("temp_mem_c", c_int), ("power_mw", c_uint), ("power_limit_mw", c_uint),
+                ("clock_sm_mhz", c_uint), ("clock_mem_mhz", c_uint), ("throttle_reasons", u64),
+                ("pcie_gen", c_uint), ("pcie_width", c_uint), ("pcie_tx_bytes_per_s", u64),
+                ("pcie_rx_bytes_per_s", u64), ("energy_mj", u64), ("fan_pct", c_uint),
+                ("proc_first", c_uint), ("proc_count", c_uint)]
+
+
+class ProcSample(ctypes.Structure):
+    _fields_ = [("gpu_index", c_uint), ("pid", u32), ("valid", u32), ("type", c_uint),
+                ("used_bytes", u64), ("sm_pct", c_uint), ("mem_util_pct", c_uint),
+                ("gi_id", c_uint), ("ci_id", c_uint), ("uid", u32), ("ppid", u32), ("pgid", u32),
+                ("ns_pid", u32), ("start_time_ticks", u64), ("user", ctypes.c_char * 33),
+                ("comm", ctypes.c_char * 16), ("cmdline", ctypes.c_char * 256),
+                ("container", ctypes.c_char * 72), ("pod_uid", ctypes.c_char * 40),
+                ("slurm_job", ctypes.c_char * 24)]
+
+
+class MigSample(ctypes.Structure):
+    _fields_ = [("parent_index", c_uint), ("mig_index", c_uint), ("gi_id", c_uint),
+                ("ci_id", c_uint), ("valid", u32), ("uuid", ctypes.c_char * 96),
+                ("mem_total_bytes", u64), ("mem_used_bytes", u64), ("mem_free_bytes", u64)]
+
+
+class Snapshot(ctypes.Structure):
+    _fields_ = [("time_ms", i64), ("mono_ns", i64), ("gpu_count", c_uint), ("gpus", ctypes.c_void_p),
+                ("proc_count", c_uint), ("procs", ctypes.c_void_p), ("mig_count", c_uint),
+                ("migs", ctypes.c_void_p)]
+
+
+class Snapshot02(ctypes.Structure):
+    _fields_ = Snapshot._fields_ + [("gpu_size", ctypes.c_size_t), ("proc_size", ctypes.c_size_t),
+                                    ("mig_size", ctypes.c_size_t)]
+
+
+F_MEM, F_PROCS = 1 << 0, 1 << 13
+P_USED, P_SM, P_MEMUTIL, P_VISIBLE, P_MIG = 1, 2, 4, 8, 16
+SAMPLE_DEFAULT = 1 | 2 | 8  # processes, their utilization, MIG
+
+
+class LibError(RuntimeError):
+    pass
+
+
+def load(path=None):
+    """The library: VRAMZ_LIBRARY, else libvramz.so.0 on the loader's path.
+    Raises LibError saying what was tried."""
+    path = path or os.environ.get("VRAMZ_LIBRARY")
+    names = [path] if path else ["libvramz.so.0", ctypes.util.find_library("vramz")]
+    why = []
+    for n in names:
+        if not n:
+            continue
+        try:
+            return ctypes.CDLL(n)
+        except OSError as e:
+            why.append(str(e))
+    raise LibError("libvramz could not be loaded (" + ("; ".join(why) or "libvramz.so.0 not found")
+                   + "): install vramz or set VRAMZ_LIBRARY")
+
+
+def _s(b):
+    return b.decode("utf-8", "replace")
+
+
+def _iso(ms):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+def _array(base, i, size, cls):
+    return cls.from_address(base + i * size)
+
+
+def snapshot(procs=True, lib=None):
+    """One sample of every GPU through the library, as a dict shaped like
+    `vramz status --json`."""
+    lib = lib or load()
+    vp = ctypes.c_void_p
+    lib.vramz_strerror.restype = ctypes.c_char_p
+    lib.vramz_last_error.restype = ctypes.c_char_p
+    lib.vramz_last_error.argtypes = [vp]
+    lib.vramz_version.restype = ctypes.c_char_p
+    lib.vramz_system.restype = ctypes.POINTER(SystemInfo)
+    lib.vramz_system.argtypes = [vp]
+    lib.vramz_gpu.restype = ctypes.POINTER(GpuInfo)
+    lib.vramz_gpu.argtypes = [vp, c_uint]
+    lib.vramz_sample.argtypes = [vp, c_uint, ctypes.POINTER(vp)]
+    lib.vramz_close.argtypes = [vp]
+    ctx = vp()
+    strided = hasattr(lib, "vramz_open_abi")
+    if strided:  # 0.2+: no caller sizes, so the library's own, which the snapshot states
+        lib.vramz_open_abi.argtypes = [ctypes.POINTER(vp), vp, vp]
+        rc = lib.vramz_open_abi(ctypes.byref(ctx), None, None)
+    else:
+        lib.vramz_open.argtypes = [ctypes.POINTER(vp), vp]
+        rc = lib.vramz_open(ctypes.byref(ctx), None)
+    try:
+        if rc < 0:
+            detail = lib.vramz_last_error(ctx) if ctx else b""
+            raise LibError(_s(lib.vramz_strerror(rc)) + (": " + _s(detail) if detail else ""))
+        out = vp()
+        flags = SAMPLE_DEFAULT if procs else 0
+        rc = lib.vramz_sample(ctx, flags, ctypes.byref(out))
+        if rc < 0 and not out:
+            raise LibError("sampling failed: " + _s(lib.vramz_strerror(rc)))
+        snap = (Snapshot02 if strided else Snapshot).from_address(out.value)
+        sizes = ((snap.gpu_size or ctypes.sizeof(GpuSample), snap.proc_size or ctypes.sizeof(ProcSample),
+                  snap.mig_size or ctypes.sizeof(MigSample)) if strided else
+                 (ctypes.sizeof(GpuSample), ctypes.sizeof(ProcSample), ctypes.sizeof(MigSample)))
+        return _document(lib, ctx, snap, sizes, procs)
+    finally:
+        if ctx:
+            lib.vramz_close(ctx)
+
+
+def _document(lib, ctx, snap, sizes, procs):
+    si = lib.vramz_system(ctx).contents
+    cuda = si.cuda_driver_version
+    doc = {
+        "schema": 1,
+        "vramz_version": _s(lib.vramz_version()),
+        "time": _iso(snap.time_ms),
+        "time_ms": snap.time_ms,
+        "system": {
+            "backend": _s(si.backend),
+            "driver_version": _s(si.driver_version) or None,
+            "nvml_version": _s(si.nvml_version) or None,
+            "cuda_driver_version": f"{cuda // 1000}.{cuda % 1000 // 10}" if cuda else None,
+        },
+    }
+    migs = [_array(snap.migs, i, sizes[2], MigSample) for i in range(snap.mig_count)]
+    doc["gpus"] = [_gpu(lib, ctx, _array(snap.gpus, i, sizes[0], GpuSample), migs)
+                   for i in range(snap.gpu_count)]
+    if procs:
+        doc["processes"] = [_proc(lib, ctx, _array(snap.procs, i, sizes[1], ProcSample))
+                            for i in range(snap.proc_count)]
+    return doc
+
+
+def _gpu(lib, ctx, g, migs):
+    gi = lib.vramz_gpu(ctx, g.index)
+    gi = gi.contents if gi else None
+    d = {"index": g.index,
+         "uuid": (_s(gi.uuid) or None) if gi else None,
+         "name": (_s(gi.name) or None) if gi else None,
+         "pci_bus_id": (_s(gi.pci_bus_id) or None) if gi else None,
+         "lost": bool(g.lost)}
+    for name, bit, member in GPU_FIELDS:
+        ok = not g.lost and (g.valid & bit) == bit
+        d[name] = getattr(g, member) if ok else None
+    memok = not g.lost and (g.valid & F_MEM) and g.mem_total_bytes
+    d["mem_used_pct"] = float("%.1f" % (100.0 * g.mem_used_bytes / g.mem_total_bytes)) if memok else None
+    d["process_count"] = g.proc_count if not g.lost and (g.valid & F_PROCS) else None
+    if migs:
+        d["mig"] = [{"mig_index": m.mig_index, "gpu_instance_id": m.gi_id,
+                     "compute_instance_id": m.ci_id, "uuid": _s(m.uuid) or None,
+                     "mem_total_bytes": m.mem_total_bytes if m.valid & F_MEM else None,
+                     "mem_used_bytes": m.mem_used_bytes if m.valid & F_MEM else None,
+                     "mem_free_bytes": m.mem_free_bytes if m.valid & F_MEM else None}
+                    for m in migs if m.parent_index == g.index]
+    return d
+
+
+def _proc(lib, ctx, p):
+    gi = lib.vramz_gpu(ctx, p.gpu_index)
+    vis = bool(p.valid & P_VISIBLE)
+    d = {"gpu": p.gpu_index,
+         "gpu_uuid": (_s(gi.contents.uuid) or None) if gi else None,
+         "pid": p.pid, "visible": vis,
+         "type": [n for bit, n in ((1, "compute"), (2, "graphics"), (4, "mps")) if p.type & bit],
+         "used_bytes": p.used_bytes if p.valid & P_USED else None,
+         "sm_pct": p.sm_pct if p.valid & P_SM else None,
+         "mem_util_pct": p.mem_util_pct if p.valid & P_MEMUTIL else None}
+    if p.valid & P_MIG:
+        d["gpu_instance_id"] = p.gi_id
+        d["compute_instance_id"] = p.ci_id
+    d.update({"user": _s(p.user) if vis else None,
+              "uid": p.uid if vis else None,
+              "command": _s(p.cmdline) if vis else None,
+              "comm": _s(p.comm) if vis else None,
+              "ppid": p.ppid if vis else None,
+              "pgid": p.pgid if vis else None,
+              "ns_pid": p.ns_pid if vis else None,
+              "start_time_ticks": p.start_time_ticks if vis else None,
+              "container": (_s(p.container) or None) if vis else None,
+              "pod_uid": (_s(p.pod_uid) or None) if vis else None,
+              "slurm_job": (_s(p.slurm_job) or None) if vis else None})
+    return d

@@ -1,0 +1,32 @@
+"""The per-GPU sample fields in the order and with the names of
+lib/fields.c's table (JSON key, validity bit, struct member): what
+`vramz status --json` prints for each GPU.  A ctest compares this
+package's snapshot with the tool's JSON, so the two cannot drift apart
+unnoticed."""
+
+F_MEM, F_MEM_RESERVED, F_UTIL, F_TEMP, F_POWER, F_POWER_LIMIT = 1, 2, 4, 8, 16, 32
+F_CLK_SM, F_CLK_MEM, F_THROTTLE, F_PCIE_LINK, F_PCIE_TPUT = 64, 128, 256, 512, 1024
+F_ENERGY, F_FAN, F_PROCS, F_TEMP_MEM, F_UNATTRIBUTED = 2048, 4096, 8192, 16384, 32768
+
+GPU_FIELDS = (
+    ("mem_total_bytes", F_MEM, "mem_total_bytes"),
+    ("mem_reserved_bytes", F_MEM_RESERVED, "mem_reserved_bytes"),
+    ("mem_used_bytes", F_MEM, "mem_used_bytes"),
+    ("mem_free_bytes", F_MEM, "mem_free_bytes"),
+    ("unattributed_bytes", F_UNATTRIBUTED, "unattributed_bytes"),
+    ("util_gpu_pct", F_UTIL, "util_gpu_pct"),
+    ("util_mem_pct", F_UTIL, "util_mem_pct"),
+    ("temp_c", F_TEMP, "temp_c"),
+    ("temp_mem_c", F_TEMP_MEM, "temp_mem_c"),
+    ("power_mw", F_POWER, "power_mw"),
+    ("power_limit_mw", F_POWER_LIMIT, "power_limit_mw"),
+    ("clock_sm_mhz", F_CLK_SM, "clock_sm_mhz"),
+    ("clock_mem_mhz", F_CLK_MEM, "clock_mem_mhz"),
+    ("throttle_reasons", F_THROTTLE, "throttle_reasons"),
+    ("pcie_gen", F_PCIE_LINK, "pcie_gen"),
+    ("pcie_width", F_PCIE_LINK, "pcie_width"),
+    ("pcie_tx_bytes_per_s", F_PCIE_TPUT, "pcie_tx_bytes_per_s"),
+    ("pcie_rx_bytes_per_s", F_PCIE_TPUT, "pcie_rx_bytes_per_s"),
+    ("energy_mj", F_ENERGY, "energy_mj"),
+    ("fan_pct", F_FAN, "fan_pct"),
+)
