@@ -1,0 +1,132 @@
+"""The agent's files: what a process running vramz.torch publishes for the
+vramz tool to join to NVML's view (format in docs/python.md, read in C by
+lib/agent.c).
+
+One directory (the runtime directory, see _rundir.py), three files per
+process, named by pid and start time so a reused pid never matches:
+
+    torch-PID-START          the figures, rewritten every interval
+    torch-PID-START.req      a request for leak sites (written by vramz)
+    torch-PID-START.sites    the answer (written by the agent)
+
+Text, ASCII, one record a line: a record type, then blank-separated
+key=value pairs with integer values except where noted.  Readers ignore
+record types and keys they do not know (the format only grows within a
+major version); a key left out is unknown, never zero.  Files are written
+to a dot-file beside and renamed, so a reader sees the old or the new
+content, never a mix.
+"""
+import os
+
+MAGIC = "vramz-torch"
+SITES_MAGIC = "vramz-torch-sites"
+VERSION = 1
+
+# (key in the file, key in torch.cuda.memory_stats())
+DEVICE_STATS = (
+    ("allocated_bytes", "allocated_bytes.all.current"),
+    ("reserved_bytes", "reserved_bytes.all.current"),
+    ("active_bytes", "active_bytes.all.current"),
+    ("inactive_split_bytes", "inactive_split_bytes.all.current"),
+    ("peak_allocated_bytes", "allocated_bytes.all.peak"),
+    ("peak_reserved_bytes", "reserved_bytes.all.peak"),
+    ("alloc_retries", "num_alloc_retries"),
+    ("ooms", "num_ooms"),
+    ("allocations", "allocation.all.current"),
+    ("allocations_total", "allocation.all.allocated"),
+    ("device_mallocs", "num_device_alloc"),
+)
+
+
+def base_name(pid, start_ticks):
+    return f"torch-{pid}-{start_ticks}"
+
+
+def _clean(value):
+    """A value as one token: no blanks, no newlines, no '='."""
+    s = str(value)
+    return "".join(c if c.isprintable() and c not in " \t=" else "_" for c in s) or "_"
+
+
+def _record(kind, pairs, tail=None):
+    parts = [kind]
+    for key, value in pairs:
+        if value is not None:
+            parts.append(f"{key}={_clean(value)}")
+    if tail is not None:
+        # a free-text value (a file name may hold blanks): last on the line
+        key, value = tail
+        parts.append(f"{key}=" + "".join(c if c.isprintable() else "?" for c in str(value)))
+    return " ".join(parts)
+
+
+def format_figures(process, devices, oom=None):
+    """process: dict of the process record; devices: list of dicts, each
+    with 'cuda', 'uuid' and the DEVICE_STATS keys; oom: the last OOM seen,
+    or None."""
+    lines = [f"{MAGIC} {VERSION}", _record("process", process.items())]
+    for d in devices:
+        lines.append(_record("device", d.items()))
+    if oom:
+        lines.append(_record("oom", oom.items()))
+    return "\n".join(lines) + "\n"
+
+
+def format_sites(process, sites, error=None):
+    """sites: dicts with cuda, uuid, bytes, blocks, growth_bytes (or None),
+    line, func and file (free text, last)."""
+    lines = [f"{SITES_MAGIC} {VERSION}", _record("process", process.items())]
+    if error:
+        lines.append(_record("error", [], ("why", error)))
+    for s in sites:
+        pairs = [(k, s.get(k)) for k in ("cuda", "uuid", "bytes", "blocks", "growth_bytes",
+                                          "line", "func")]
+        lines.append(_record("site", pairs, ("file", s.get("file", "?"))))
+    return "\n".join(lines) + "\n"
+
+
+def parse(text):
+    """The records of a figures or sites file: {'magic', 'version',
+    'process': {...}, 'device': [...], 'site': [...], ...}.  Values that are
+    integers come back as int.  Raises ValueError on a wrong magic or major
+    version."""
+    lines = text.splitlines()
+    if not lines:
+        raise ValueError("empty file")
+    head = lines[0].split()
+    if len(head) != 2 or head[0] not in (MAGIC, SITES_MAGIC):
+        raise ValueError("not a vramz agent file")
+    if head[1] != str(VERSION):
+        raise ValueError(f"unknown agent file version {head[1]}")
+    out = {"magic": head[0], "version": VERSION}
+    for line in lines[1:]:
+        kind, _, rest = line.partition(" ")
+        rec = {}
+        while rest:
+            key, eq, value = rest.partition("=")
+            if not eq:
+                break
+            if key in ("file", "why"):
+                rec[key] = value
+                break
+            value, _, rest = value.partition(" ")
+            rec[key] = int(value) if value.lstrip("-").isdigit() else value
+        if kind == "process":
+            out["process"] = rec
+        else:
+            out.setdefault(kind, []).append(rec)
+    return out
+
+
+def write_atomic(directory, name, text, mode=0o644):
+    """Writes directory/name through a dot-file and a rename."""
+    tmp = os.path.join(directory, f".{name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode)
+    try:
+        os.fchmod(fd, mode)  # whatever the umask: readers refuse group-writable files
+        data = text.encode("ascii", "replace")
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
+    os.replace(tmp, os.path.join(directory, name))
