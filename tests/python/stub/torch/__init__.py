@@ -1,0 +1,25 @@
+"""A stub of the parts of PyTorch the vramz agent touches, so the agent's
+tests run in CI with no GPU and no torch installed.
+
+It models what matters to the agent's rules: CUDA is initialised only by
+an allocation or torch.cuda.init(); memory_stats() of a device on an
+uninitialised CUDA creates a context (counted in cuda._stub.contexts, as
+the real call would cost ~500 MiB); the caching allocator's figures
+(allocated, reserved, active, inactive split, peaks, retries, OOMs,
+allocation counts); _record_memory_history and memory._snapshot() with
+the Python stack of each live block, innermost frame first, captured at
+allocation as torch does.
+
+Tests drive it through torch.cuda._stub (see cuda/__init__.py).
+VRAMZ_STUB_CPU_ONLY=1 makes it a CPU-only build (version.cuda None).
+"""
+import os
+import types
+
+__version__ = "2.11.0+stub"
+
+version = types.SimpleNamespace(
+    cuda=None if os.environ.get("VRAMZ_STUB_CPU_ONLY") == "1" else "12.8", hip=None)
+
+from . import cuda  # noqa: E402
+from . import _C  # noqa: E402,F401

@@ -1,0 +1,119 @@
+"""torch.cuda of the stub: state in _stub, a Stub (see the package doc)."""
+import threading
+import traceback
+import types
+
+from . import memory  # noqa: F401
+
+
+class Stub:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self, devices=2):
+        self.devices = devices
+        self.initialized = False
+        self.contexts = 0          # contexts the agent would have created
+        self.stats_calls = 0
+        self.history = None        # the kwargs of _record_memory_history
+        self.snapshot_calls = 0
+        self.oom_observers = []
+        self.next_handle = 1
+        self.live = {}             # handle -> (device, size, frames)
+        self.dev = [dict(reserved=0, inactive_split=0, peak_alloc=0, peak_reserved=0,
+                         retries=0, ooms=0, allocs_total=0, device_mallocs=0)
+                    for _ in range(devices)]
+
+    # ---- what tests call -------------------------------------------------
+    def alloc(self, size, device=0, reserve=None, skip=1):
+        """Allocates size bytes on device (initialising CUDA), reserving
+        `reserve` more bytes from the driver (default: all of size).  The
+        stack of the caller is recorded when history is on."""
+        with self.lock:
+            self.initialized = True
+            frames = None
+            if self.history and self.history.get("enabled") not in (None, False):
+                st = traceback.extract_stack()[:-skip]
+                frames = [{"filename": f.filename, "line": f.lineno, "name": f.name}
+                          for f in reversed(st)]
+            h = self.next_handle
+            self.next_handle += 1
+            self.live[h] = (device, size, frames)
+            d = self.dev[device]
+            d["reserved"] += size if reserve is None else reserve
+            d["allocs_total"] += 1
+            d["device_mallocs"] += 1
+            d["peak_reserved"] = max(d["peak_reserved"], d["reserved"])
+            d["peak_alloc"] = max(d["peak_alloc"], self.allocated(device))
+            return h
+
+    def free(self, handle):
+        with self.lock:
+            del self.live[handle]
+
+    def allocated(self, device):
+        return sum(s for d, s, _ in self.live.values() if d == device)
+
+    def oom(self, device, requested):
+        """An allocation that failed: counts it and calls the observers."""
+        self.dev[device]["ooms"] += 1
+        for fn in list(self.oom_observers):
+            fn(device, requested, self.allocated(device), 0)
+
+
+_stub = Stub()
+
+
+def is_initialized():
+    return _stub.initialized
+
+
+def init():
+    _stub.initialized = True
+
+
+def is_available():
+    return _stub.devices > 0
+
+
+def device_count():
+    return _stub.devices
+
+
+def get_device_properties(i):
+    return types.SimpleNamespace(name="NVIDIA H200 (stub)", uuid=f"0000000{i}-0000-4000-8000-00000000000{i}",
+                                 total_memory=150754820096)
+
+
+def memory_stats(device=None):
+    i = 0 if device is None else int(device)
+    with _stub.lock:
+        _stub.stats_calls += 1
+        if not _stub.initialized:
+            _stub.contexts += 1  # the real call would initialise CUDA here
+            _stub.initialized = True
+        d = _stub.dev[i]
+        alloc = _stub.allocated(i)
+        n = sum(1 for dv, _, _ in _stub.live.values() if dv == i)
+        return {
+            "allocated_bytes.all.current": alloc,
+            "allocated_bytes.all.peak": d["peak_alloc"],
+            "reserved_bytes.all.current": d["reserved"],
+            "reserved_bytes.all.peak": d["peak_reserved"],
+            "active_bytes.all.current": alloc,
+            "inactive_split_bytes.all.current": d["inactive_split"],
+            "num_alloc_retries": d["retries"],
+            "num_ooms": d["ooms"],
+            "allocation.all.current": n,
+            "allocation.all.allocated": d["allocs_total"],
+            "num_device_alloc": d["device_mallocs"],
+        }
+
+
+def memory_allocated(device=None):
+    return memory_stats(device)["allocated_bytes.all.current"]
+
+
+def memory_reserved(device=None):
+    return memory_stats(device)["reserved_bytes.all.current"]
