@@ -10,9 +10,9 @@ is one, else samples through libvramz (ctypes), else raises VramzError
 naming what is missing.  Standard library only.  The PyTorch agent is
 vramz.torch.  See docs/python.md.
 """
-from ._rundir import runtime_dir
+from ._rundir import runtime_dir, runtime_dirs
 
-__all__ = ["snapshot", "gpus", "processes", "runtime_dir", "VramzError", "__version__"]
+__all__ = ["snapshot", "gpus", "processes", "runtime_dir", "runtime_dirs", "VramzError", "__version__"]
 __version__ = "0.1.0"
 
 
@@ -25,14 +25,14 @@ def snapshot(procs=True):
     --json` (docs/json.md), plus "source": "daemon" or "library"."""
     from . import _segment, _clib
     why = []
-    d = runtime_dir()
-    if d is not None:
+    dirs = runtime_dirs()
+    for d in dirs:
         doc, reason = _segment.read(d)
         if doc is not None:
             doc["source"] = "daemon"
             return doc
         why.append(f"no live vramz daemon segment in {d} ({reason})")
-    else:
+    if not dirs:
         why.append("no runtime directory for a vramz daemon segment")
     try:
         doc = _clib.snapshot(procs=procs)

@@ -174,6 +174,8 @@ class AgentTest(unittest.TestCase):
                          (line_of("LEAK-LINE"), "leaky_step", 640 * MiB))
         self.assertEqual(len(second["site"]), 1, "a site that did not grow is not listed")
         self.assertEqual(torch.cuda._stub.snapshot_calls, 2)
+        a.stop()
+        self.assertIsNone(torch.cuda._stub.history, "recording stops with the agent")
 
     def test_sites_requests_are_rate_limited(self):
         _agent.MIN_SITES_INTERVAL_S = 3600

@@ -30,13 +30,18 @@ class EnvCase(unittest.TestCase):
 
 
 class RuntimeDirTest(EnvCase):
-    def test_rule(self):
+    def test_rule_of_lib_rundir(self):
         self.setenv(VRAMZ_RUNTIME_DIR=None, XDG_RUNTIME_DIR="/run/user/1000")
         self.assertEqual(_rundir.runtime_dir(euid=0), "/run/vramz")
         self.assertEqual(_rundir.runtime_dir(euid=1000), "/run/user/1000/vramz")
+        self.assertEqual(_rundir.runtime_dirs(euid=1000), ["/run/user/1000/vramz", "/run/vramz"])
+        self.assertEqual(_rundir.runtime_dirs(euid=0), ["/run/vramz"])
+        self.setenv(XDG_RUNTIME_DIR="relative/dir")
+        self.assertIsNone(_rundir.runtime_dir(euid=1000), "a relative XDG_RUNTIME_DIR is no rule")
+        self.assertEqual(_rundir.runtime_dirs(euid=1000), ["/run/vramz"])
         self.setenv(VRAMZ_RUNTIME_DIR="/tmp/x")
         self.assertEqual(_rundir.runtime_dir(euid=0), "/tmp/x")
-        self.assertEqual(_rundir.runtime_dir(euid=1000), "/tmp/x")
+        self.assertEqual(_rundir.runtime_dirs(euid=1000), ["/tmp/x"])
 
 
 class SnapshotErrorsTest(EnvCase):

@@ -20,7 +20,7 @@ docs/python.md.
 import os
 import sys
 
-from .._rundir import runtime_dir as _runtime_dir
+from .._rundir import agent_dir as _agent_dir
 from ._agent import Agent, _say
 
 __all__ = ["attach", "detach", "agent", "Agent"]
@@ -51,7 +51,7 @@ def _start(interval, history, runtime_dir, quiet):
         if not quiet:
             _say("torch is not installed; publishing nothing")
         return None
-    d = runtime_dir or _runtime_dir()
+    d = runtime_dir or _agent_dir()
     if d is None:
         if not quiet:
             _say("no runtime directory (set XDG_RUNTIME_DIR or VRAMZ_RUNTIME_DIR); publishing nothing")

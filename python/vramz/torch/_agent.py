@@ -81,6 +81,13 @@ class Agent:
         t = self._thread
         if t is not None and t is not threading.current_thread() and os.getpid() == self.pid:
             t.join(timeout=2 * self.interval + 1)
+        if os.getpid() == self.pid and self._history_on:
+            self._history_on = False
+            torch = sys.modules.get("torch")
+            try:  # recording costs per allocation: stop it with the agent
+                torch.cuda.memory._record_memory_history(enabled=None)
+            except Exception:
+                pass
         if os.getpid() == self.pid:
             for p in (self.path, self.sites_path, self.req_path):
                 try:
