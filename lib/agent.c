@@ -1,0 +1,424 @@
+/* agent.c - reads the files the PyTorch agent publishes (python/vramz/torch,
+ * format in docs/python.md) and decides whether to believe them.
+ *
+ * The tool joins a process row to its agent by pid and start time, so a
+ * reused pid never inherits another process's figures.  Because any user
+ * can write a file into their own runtime directory, and root's readers
+ * look into every user's, a file is believed only when its owner could
+ * have written it about itself: owned by the process's uid or by root,
+ * not writable by group or others, a regular file opened without
+ * following links, and naming the same pid and start time inside.  A
+ * directory is listed once a tick (agent_scan_list), so a process without
+ * an agent costs no system call at all.
+ */
+#include "agent.h"
+#include "grow.h"
+#include "vramz/daemon.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *const agent_stat_keys[AS_COUNT] = {
+	"allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes",
+	"peak_allocated_bytes", "peak_reserved_bytes", "alloc_retries", "ooms",
+	"allocations", "allocations_total",
+};
+
+/* ---- parsing ------------------------------------------------------------ */
+
+struct line {
+	const char *p, *end;
+};
+
+static int next_line(const char **cur, const char *end, struct line *l)
+{
+	if (*cur >= end)
+		return 0;
+	l->p = *cur;
+	const char *nl = memchr(*cur, '\n', (size_t)(end - *cur));
+	l->end = nl ? nl : end;
+	*cur = nl ? nl + 1 : end;
+	return 1;
+}
+
+/* The next key=value token of a line: key and value bounds.  A key in
+ * `tails` takes the rest of the line as its value. */
+static int next_pair(struct line *l, const char **k, size_t *kl, const char **v, size_t *vl)
+{
+	while (l->p < l->end && *l->p == ' ')
+		l->p++;
+	if (l->p >= l->end)
+		return 0;
+	const char *eq = memchr(l->p, '=', (size_t)(l->end - l->p));
+	const char *sp = memchr(l->p, ' ', (size_t)(l->end - l->p));
+	if (!eq || (sp && sp < eq)) { /* a token without '=': skip it */
+		l->p = sp ? sp + 1 : l->end;
+		return next_pair(l, k, kl, v, vl);
+	}
+	*k = l->p;
+	*kl = (size_t)(eq - l->p);
+	*v = eq + 1;
+	if ((*kl == 4 && !memcmp(*k, "file", 4)) || (*kl == 3 && !memcmp(*k, "why", 3))) {
+		*vl = (size_t)(l->end - *v);
+		l->p = l->end;
+		return 1;
+	}
+	const char *e = memchr(*v, ' ', (size_t)(l->end - *v));
+	if (!e)
+		e = l->end;
+	*vl = (size_t)(e - *v);
+	l->p = e;
+	return 1;
+}
+
+static int keyis(const char *k, size_t kl, const char *want)
+{
+	return strlen(want) == kl && !memcmp(k, want, kl);
+}
+
+/* Decimal into *out; 0, or -1 when not all digits (or overflow). */
+static int to_u64(const char *v, size_t vl, uint64_t *out)
+{
+	uint64_t x = 0;
+	if (!vl || vl > 20)
+		return -1;
+	for (size_t i = 0; i < vl; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		uint64_t d = (uint64_t)(v[i] - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	*out = x;
+	return 0;
+}
+
+static void to_str(char *dst, size_t cap, const char *v, size_t vl)
+{
+	size_t n = vl < cap - 1 ? vl : cap - 1;
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (v[i] >= 0x20 && v[i] < 0x7f) ? v[i] : '?';
+	dst[n] = 0;
+}
+
+/* The record type of a line (before the first blank). */
+static int rectype(struct line *l, const char *want)
+{
+	size_t n = strlen(want);
+	if ((size_t)(l->end - l->p) < n || memcmp(l->p, want, n))
+		return 0;
+	if (l->p + n < l->end && l->p[n] != ' ')
+		return 0;
+	l->p += n;
+	return 1;
+}
+
+static int check_magic(const char **cur, const char *end, const char *magic)
+{
+	struct line l;
+	if (!next_line(cur, end, &l))
+		return VRAMZ_EPARSE;
+	size_t n = strlen(magic);
+	/* the major version must be exactly 1 */
+	if ((size_t)(l.end - l.p) != n + 2 || memcmp(l.p, magic, n) || l.p[n] != ' ' || l.p[n + 1] != '1')
+		return VRAMZ_EPARSE;
+	return 0;
+}
+
+int agent_parse(const char *text, size_t len, struct agent_figures *out)
+{
+	memset(out, 0, sizeof *out);
+	const char *cur = text, *end = text + len;
+	int rc = check_magic(&cur, end, "vramz-torch");
+	if (rc)
+		return rc;
+	int have_pid = 0, have_start = 0;
+	struct line l;
+	while (next_line(&cur, end, &l)) {
+		const char *k, *v;
+		size_t kl, vl;
+		uint64_t x;
+		if (rectype(&l, "process")) {
+			while (next_pair(&l, &k, &kl, &v, &vl)) {
+				if (to_u64(v, vl, &x))
+					continue;
+				if (keyis(k, kl, "pid") && x <= UINT32_MAX)
+					out->pid = (uint32_t)x, have_pid = 1;
+				else if (keyis(k, kl, "start_time_ticks"))
+					out->start_time_ticks = x, have_start = 1;
+				else if (keyis(k, kl, "time_ms") && x <= INT64_MAX)
+					out->time_ms = (int64_t)x;
+				else if (keyis(k, kl, "interval_ms") && x <= UINT32_MAX)
+					out->interval_ms = (unsigned)x;
+				else if (keyis(k, kl, "history"))
+					out->history = x != 0;
+			}
+		} else if (rectype(&l, "device")) {
+			if (out->ndev == AGENT_MAX_DEVICES)
+				continue;
+			struct agent_device *d = &out->dev[out->ndev++];
+			d->cuda = -1;
+			while (next_pair(&l, &k, &kl, &v, &vl)) {
+				if (keyis(k, kl, "uuid")) {
+					to_str(d->uuid, sizeof d->uuid, v, vl);
+					continue;
+				}
+				if (to_u64(v, vl, &x))
+					continue;
+				if (keyis(k, kl, "cuda") && x < 1024) {
+					d->cuda = (int)x;
+					continue;
+				}
+				for (int s = 0; s < AS_COUNT; s++)
+					if (keyis(k, kl, agent_stat_keys[s])) {
+						d->v[s] = x;
+						d->valid |= 1u << s;
+					}
+			}
+		} else if (rectype(&l, "oom")) {
+			out->oom_valid = 1;
+			out->oom_cuda = -1;
+			while (next_pair(&l, &k, &kl, &v, &vl)) {
+				if (to_u64(v, vl, &x))
+					continue;
+				if (keyis(k, kl, "time_ms") && x <= INT64_MAX)
+					out->oom_time_ms = (int64_t)x;
+				else if (keyis(k, kl, "cuda") && x < 1024)
+					out->oom_cuda = (int)x;
+				else if (keyis(k, kl, "requested_bytes"))
+					out->oom_requested_bytes = x;
+			}
+		}
+	}
+	return have_pid && have_start ? 0 : VRAMZ_EPARSE;
+}
+
+int agent_parse_sites(const char *text, size_t len, struct agent_sites *out)
+{
+	memset(out, 0, sizeof *out);
+	const char *cur = text, *end = text + len;
+	int rc = check_magic(&cur, end, "vramz-torch-sites");
+	if (rc)
+		return rc;
+	struct line l;
+	while (next_line(&cur, end, &l)) {
+		const char *k, *v;
+		size_t kl, vl;
+		uint64_t x;
+		if (rectype(&l, "process")) {
+			while (next_pair(&l, &k, &kl, &v, &vl)) {
+				if (to_u64(v, vl, &x) || x > INT64_MAX)
+					continue;
+				if (keyis(k, kl, "time_ms"))
+					out->time_ms = (int64_t)x;
+				else if (keyis(k, kl, "since_ms"))
+					out->since_ms = (int64_t)x;
+				else if (keyis(k, kl, "growth_bytes"))
+					out->growth_bytes = x, out->has_growth = 1;
+			}
+		} else if (rectype(&l, "error")) {
+			while (next_pair(&l, &k, &kl, &v, &vl))
+				if (keyis(k, kl, "why"))
+					to_str(out->error, sizeof out->error, v, vl);
+		} else if (rectype(&l, "site")) {
+			if (out->n == AGENT_MAX_SITES)
+				continue;
+			struct agent_site *s = &out->site[out->n++];
+			while (next_pair(&l, &k, &kl, &v, &vl)) {
+				if (keyis(k, kl, "file"))
+					to_str(s->file, sizeof s->file, v, vl);
+				else if (keyis(k, kl, "func"))
+					to_str(s->func, sizeof s->func, v, vl);
+				else if (keyis(k, kl, "uuid"))
+					to_str(s->uuid, sizeof s->uuid, v, vl);
+				else if (to_u64(v, vl, &x))
+					continue;
+				else if (keyis(k, kl, "bytes"))
+					s->bytes = x;
+				else if (keyis(k, kl, "growth_bytes"))
+					s->growth_bytes = x, s->has_growth = 1;
+				else if (keyis(k, kl, "line") && x <= UINT32_MAX)
+					s->line = (unsigned)x;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- trust ---------------------------------------------------------------- */
+
+static int read_trusted(const char *path, uint32_t uid, char *buf, size_t cap, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? VRAMZ_ENOTFOUND : errno == ELOOP ? VRAMZ_EPERM : VRAMZ_EIO;
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_uid != uid && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return VRAMZ_EPERM;
+	}
+	size_t n = 0;
+	while (n < cap - 1) {
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return 0;
+}
+
+int agent_read_path(const char *path, uint32_t uid, char *buf, size_t cap, size_t *len)
+{
+	return read_trusted(path, uid, buf, cap, len);
+}
+
+/* ---- directories ------------------------------------------------------------ */
+
+void agent_scan_reset(struct agent_scan *s)
+{
+	s->ndirs = 0;
+	s->n = 0;
+}
+
+void agent_scan_add_dir(struct agent_scan *s, const char *dir)
+{
+	if (!dir || !*dir || s->ndirs == AGENT_MAX_DIRS || strlen(dir) >= sizeof s->dirs[0])
+		return;
+	for (unsigned i = 0; i < s->ndirs; i++)
+		if (!strcmp(s->dirs[i], dir))
+			return;
+	strcpy(s->dirs[s->ndirs++], dir);
+}
+
+void agent_scan_add_default(struct agent_scan *s)
+{
+	char d[256];
+	for (unsigned n = 0; vramz_runtime_dir_nth(n, d, sizeof d) == 0; n++)
+		agent_scan_add_dir(s, d);
+}
+
+/* "torch-PID-START", nothing after it */
+static int parse_name(const char *name, uint32_t *pid, uint64_t *start)
+{
+	unsigned long long p, st;
+	int used = 0;
+	if (strncmp(name, "torch-", 6) || sscanf(name + 6, "%llu-%llu%n", &p, &st, &used) != 2 ||
+	    name[6 + used] || p == 0 || p > UINT32_MAX || name[6] == '-' || name[6] == '+')
+		return -1;
+	*pid = (uint32_t)p;
+	*start = st;
+	return 0;
+}
+
+int agent_scan_list(struct agent_scan *s)
+{
+	s->n = 0;
+	for (unsigned d = 0; d < s->ndirs; d++) {
+		DIR *dp = opendir(s->dirs[d]);
+		if (!dp)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(dp))) {
+			uint32_t pid;
+			uint64_t start;
+			if (e->d_name[0] != 't' || parse_name(e->d_name, &pid, &start))
+				continue;
+			if (s->n == s->cap) {
+				void *nv = grow_array(s->names, &s->cap, 16, sizeof *s->names);
+				if (!nv) {
+					closedir(dp);
+					return VRAMZ_ENOMEM;
+				}
+				s->names = nv;
+			}
+			s->names[s->n++] = (struct agent_name){pid, start, d};
+		}
+		closedir(dp);
+	}
+	return 0;
+}
+
+void agent_scan_free(struct agent_scan *s)
+{
+	free(s->names);
+	s->names = NULL;
+	s->n = s->cap = 0;
+}
+
+int agent_lookup(const struct agent_scan *s, uint32_t pid, uint64_t start, uint32_t uid,
+		 struct agent_figures *out)
+{
+	int rc = VRAMZ_ENOTFOUND;
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->names[i].pid != pid || s->names[i].start != start)
+			continue;
+		char path[320], buf[AGENT_FILE_MAX];
+		size_t len;
+		snprintf(path, sizeof path, "%s/torch-%" PRIu32 "-%" PRIu64, s->dirs[s->names[i].dir],
+			 pid, start);
+		rc = read_trusted(path, uid, buf, sizeof buf, &len);
+		if (rc == VRAMZ_ENOTFOUND) /* removed since the listing */
+			continue;
+		if (rc)
+			continue;
+		rc = agent_parse(buf, len, out);
+		if (rc)
+			continue;
+		if (out->pid != pid || out->start_time_ticks != start) {
+			rc = VRAMZ_EPERM; /* a file claiming another process */
+			continue;
+		}
+		out->dir = (int)s->names[i].dir;
+		return 0;
+	}
+	return rc;
+}
+
+const struct agent_device *agent_device(const struct agent_figures *f, const char *uuid)
+{
+	if (!uuid || !*uuid)
+		return NULL;
+	for (unsigned i = 0; i < f->ndev; i++)
+		if (!strcmp(f->dev[i].uuid, uuid))
+			return &f->dev[i];
+	return NULL;
+}
+
+/* ---- leak sites ----------------------------------------------------------- */
+
+int agent_request_sites(const char *dir, uint32_t pid, uint64_t start)
+{
+	char path[320];
+	snprintf(path, sizeof path, "%s/torch-%" PRIu32 "-%" PRIu64 ".req", dir, pid, start);
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+	if (fd < 0)
+		return errno == EACCES || errno == EPERM ? VRAMZ_EPERM : VRAMZ_EIO;
+	close(fd);
+	return 0;
+}
+
+int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid,
+		     struct agent_sites *out)
+{
+	char path[320], buf[AGENT_FILE_MAX];
+	size_t len;
+	snprintf(path, sizeof path, "%s/torch-%" PRIu32 "-%" PRIu64 ".sites", dir, pid, start);
+	int rc = read_trusted(path, uid, buf, sizeof buf, &len);
+	if (rc)
+		return rc;
+	return agent_parse_sites(buf, len, out);
+}

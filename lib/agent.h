@@ -1,0 +1,119 @@
+/* agent.h - the files the PyTorch agent (python/vramz/torch) publishes per
+ * process in the runtime directory, read and trusted or not (format in
+ * docs/python.md).
+ *
+ * A process row of a snapshot is joined to its agent's figures by pid AND
+ * start time (the file name carries both, the file's own process record
+ * must repeat them), and only a file its owner could have written about
+ * itself is believed: owned by the process's uid or by root, not writable
+ * by group or others, a regular file reached without following a link.
+ */
+#ifndef VRAMZ_AGENT_H
+#define VRAMZ_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vramz/vramz.h"
+
+#define AGENT_MAX_DEVICES 16
+#define AGENT_MAX_SITES 20
+#define AGENT_MAX_DIRS 16
+#define AGENT_FILE_MAX 16384
+
+/* The per-device figures, in file key order (agent_stat_keys). */
+enum agent_stat {
+	AS_ALLOCATED, AS_RESERVED, AS_ACTIVE, AS_INACTIVE_SPLIT, AS_PEAK_ALLOCATED,
+	AS_PEAK_RESERVED, AS_RETRIES, AS_OOMS, AS_ALLOCATIONS, AS_ALLOCATIONS_TOTAL,
+	AS_COUNT
+};
+extern const char *const agent_stat_keys[AS_COUNT];
+
+struct agent_device {
+	int cuda;                     /* CUDA index inside the process; -1 unknown */
+	char uuid[VRAMZ_UUID_LEN];    /* "GPU-..."; "" unknown */
+	uint32_t valid;               /* bit 1u << enum agent_stat per figure read */
+	uint64_t v[AS_COUNT];
+};
+
+struct agent_figures {
+	uint32_t pid;
+	uint64_t start_time_ticks;
+	int64_t time_ms;              /* when written; 0 unknown */
+	unsigned interval_ms;         /* 0 unknown */
+	int history;                  /* allocation stacks recorded */
+	unsigned ndev;
+	struct agent_device dev[AGENT_MAX_DEVICES];
+	int oom_valid;                /* the last OOM the agent's observer saw */
+	int64_t oom_time_ms;
+	int oom_cuda;
+	uint64_t oom_requested_bytes;
+	int dir;                      /* which of the scan's directories */
+};
+
+struct agent_site {
+	char uuid[VRAMZ_UUID_LEN];
+	uint64_t bytes;
+	uint64_t growth_bytes;
+	int has_growth;
+	unsigned line;
+	char func[64];
+	char file[256];
+};
+
+struct agent_sites {
+	int64_t time_ms, since_ms;    /* since_ms 0: a first answer */
+	uint64_t growth_bytes;        /* all sites' growth (has_growth) */
+	int has_growth;
+	char error[160];              /* the agent's why, "" none */
+	unsigned n;
+	struct agent_site site[AGENT_MAX_SITES];
+};
+
+/* Parsers of a file's text (exposed for tests).  0, or VRAMZ_EPARSE for a
+ * wrong magic or major version or a malformed process record. */
+int agent_parse(const char *text, size_t len, struct agent_figures *out);
+int agent_parse_sites(const char *text, size_t len, struct agent_sites *out);
+
+/* The agents present in a set of directories, listed once a tick so a
+ * process without an agent costs no system call. */
+struct agent_scan {
+	unsigned ndirs;
+	char dirs[AGENT_MAX_DIRS][256];
+	unsigned n, cap;
+	struct agent_name { uint32_t pid; uint64_t start; unsigned dir; } *names;
+};
+
+/* Directories the reader looks in: the reader's runtime directories (the
+ * rule of lib/rundir.c) and, for a process of another user, that user's
+ * /run/user/UID/vramz.  agent_scan_reset empties the set. */
+void agent_scan_reset(struct agent_scan *s);
+void agent_scan_add_dir(struct agent_scan *s, const char *dir);
+/* Adds the reader's own runtime directories. */
+void agent_scan_add_default(struct agent_scan *s);
+/* Lists the directories' torch-PID-START files.  0 or VRAMZ_ENOMEM. */
+int agent_scan_list(struct agent_scan *s);
+void agent_scan_free(struct agent_scan *s);
+
+/* The figures of process (pid, start) owned by uid, if a trusted file
+ * exists.  0, VRAMZ_ENOTFOUND (no agent), VRAMZ_EPERM (a file there but
+ * not trusted: owner, mode, link, or it names another process),
+ * VRAMZ_EPARSE. */
+int agent_lookup(const struct agent_scan *s, uint32_t pid, uint64_t start, uint32_t uid,
+		 struct agent_figures *out);
+
+/* Reads one file with the trust rules (exposed for tests). */
+int agent_read_path(const char *path, uint32_t uid, char *buf, size_t cap, size_t *len);
+
+/* Device of the figures on the GPU with this UUID, or NULL. */
+const struct agent_device *agent_device(const struct agent_figures *f, const char *uuid);
+
+/* Leak sites: asks the agent of (pid, start) in directory dir for its live
+ * allocations by Python line (it answers at its next tick), and reads the
+ * answer.  0, VRAMZ_ENOTFOUND (no answer yet), VRAMZ_EPERM, VRAMZ_EPARSE,
+ * VRAMZ_EIO. */
+int agent_request_sites(const char *dir, uint32_t pid, uint64_t start);
+int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid,
+		     struct agent_sites *out);
+
+#endif

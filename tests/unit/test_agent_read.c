@@ -1,0 +1,238 @@
+/* test_agent_read.c - the reader of the PyTorch agent's files: the format
+ * (docs/python.md) as the Python agent writes it, and the trust rules that
+ * keep a stale or forged file out of a process row (dead pid, reused pid,
+ * a file another user wrote claiming your process, a group-writable file,
+ * a link).
+ */
+#include "agent.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#define GiB (1ull << 30)
+
+static const char FIG[] =
+	"vramz-torch 1\n"
+	"process pid=4242 start_time_ticks=1893455 uid=1000 time_ms=1796002980307 interval_ms=1000 "
+	"seq=17 history=1 torch=2.11.0 future_key=x\n"
+	"device cuda=1 uuid=GPU-8f3a allocated_bytes=10737418240 reserved_bytes=11811160064 "
+	"active_bytes=10737418240 inactive_split_bytes=20971520 peak_allocated_bytes=12884901888 "
+	"alloc_retries=3 ooms=1 allocations=212 allocations_total=90211 device_mallocs=31\n"
+	"future_record a=1\n"
+	"oom time_ms=1796002979100 cuda=1 requested_bytes=21474836480\n";
+
+static void parses_what_the_agent_writes(void **state)
+{
+	struct agent_figures f;
+	assert_int_equal(agent_parse(FIG, strlen(FIG), &f), 0);
+	assert_int_equal(f.pid, 4242);
+	assert_int_equal(f.start_time_ticks, 1893455);
+	assert_int_equal(f.interval_ms, 1000);
+	assert_int_equal(f.history, 1);
+	assert_int_equal(f.ndev, 1);
+	const struct agent_device *d = agent_device(&f, "GPU-8f3a");
+	assert_non_null(d);
+	assert_int_equal(d->cuda, 1);
+	assert_int_equal(d->v[AS_ALLOCATED], 10 * GiB);
+	assert_int_equal(d->v[AS_RESERVED], 11811160064ull);
+	assert_int_equal(d->v[AS_INACTIVE_SPLIT], 20 << 20);
+	assert_int_equal(d->v[AS_RETRIES], 3);
+	assert_int_equal(d->v[AS_OOMS], 1);
+	assert_true(d->valid & (1u << AS_ALLOCATIONS));
+	assert_false(d->valid & (1u << AS_PEAK_RESERVED)); /* not in the file: unknown */
+	assert_null(agent_device(&f, "GPU-other"));
+	assert_true(f.oom_valid);
+	assert_int_equal(f.oom_requested_bytes, 20 * GiB);
+}
+
+static void rejects_other_formats(void **state)
+{
+	struct agent_figures f;
+	const char *bad[] = {
+		"",
+		"vramz-torch 2\nprocess pid=1 start_time_ticks=2\n",
+		"vramz-torch 10\nprocess pid=1 start_time_ticks=2\n",
+		"vramz-torch-sites 1\nprocess pid=1 start_time_ticks=2\n",
+		"vramz-torch 1\nprocess start_time_ticks=2\n",       /* no pid */
+		"vramz-torch 1\nprocess pid=x start_time_ticks=2\n",
+		"vramz-torch 1\nprocess pid=99999999999 start_time_ticks=2\n",
+		"\x01\x02\x03",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_int_equal(agent_parse(bad[i], strlen(bad[i]), &f), VRAMZ_EPARSE);
+	/* a value that does not fit is unknown, not wrapped */
+	const char *big = "vramz-torch 1\nprocess pid=1 start_time_ticks=2\n"
+			  "device uuid=G reserved_bytes=99999999999999999999999 allocated_bytes=-5\n";
+	assert_int_equal(agent_parse(big, strlen(big), &f), 0);
+	assert_int_equal(f.dev[0].valid, 0);
+}
+
+static void parses_sites(void **state)
+{
+	const char *t = "vramz-torch-sites 1\n"
+			"process pid=1 start_time_ticks=2 time_ms=2000 since_ms=1000 growth_bytes=1000\n"
+			"site cuda=0 uuid=GPU-a bytes=5000 blocks=3 growth_bytes=940 line=57 func=step file=/my dir/train.py\n"
+			"site cuda=0 uuid=GPU-a bytes=100 blocks=1 growth_bytes=60 line=9 func=<module> file=x.py\n";
+	struct agent_sites s;
+	assert_int_equal(agent_parse_sites(t, strlen(t), &s), 0);
+	assert_int_equal(s.since_ms, 1000);
+	assert_true(s.has_growth);
+	assert_int_equal(s.growth_bytes, 1000);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.site[0].file, "/my dir/train.py");
+	assert_string_equal(s.site[0].func, "step");
+	assert_int_equal(s.site[0].line, 57);
+	assert_int_equal(s.site[0].growth_bytes, 940);
+	const char *e = "vramz-torch-sites 1\nprocess pid=1\nerror why=attach(history=True) to record\n";
+	assert_int_equal(agent_parse_sites(e, strlen(e), &s), 0);
+	assert_string_equal(s.error, "attach(history=True) to record");
+	assert_int_equal(s.n, 0);
+}
+
+/* ---- files and trust ------------------------------------------------------ */
+
+static char dir[64];
+
+static int setup_dir(void **state)
+{
+	strcpy(dir, "/tmp/vramz-agent-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown_dir(void **state)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void put(const char *name, const char *text, mode_t mode)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static const char *fig(unsigned pid, unsigned long long start)
+{
+	static char buf[512];
+	snprintf(buf, sizeof buf, "vramz-torch 1\nprocess pid=%u start_time_ticks=%llu\n"
+				  "device cuda=0 uuid=GPU-a allocated_bytes=7 reserved_bytes=9\n", pid, start);
+	return buf;
+}
+
+static int lookup(unsigned pid, unsigned long long start, unsigned uid, struct agent_figures *f)
+{
+	struct agent_scan s = {0};
+	agent_scan_add_dir(&s, dir);
+	agent_scan_add_dir(&s, "/nonexistent/vramz"); /* a missing directory is no error */
+	assert_int_equal(agent_scan_list(&s), 0);
+	int rc = agent_lookup(&s, pid, start, uid, f);
+	agent_scan_free(&s);
+	return rc;
+}
+
+static void joins_by_pid_and_start_time(void **state)
+{
+	struct agent_figures f;
+	unsigned me = (unsigned)geteuid();
+	put("torch-4242-100", fig(4242, 100), 0644);
+	assert_int_equal(lookup(4242, 100, me, &f), 0);
+	assert_int_equal(f.dev[0].v[AS_RESERVED], 9);
+	/* the pid was reused: the new process started later */
+	assert_int_equal(lookup(4242, 555, me, &f), VRAMZ_ENOTFOUND);
+	/* no agent */
+	assert_int_equal(lookup(4343, 100, me, &f), VRAMZ_ENOTFOUND);
+}
+
+static void ignores_forged_and_loose_files(void **state)
+{
+	struct agent_figures f;
+	unsigned me = (unsigned)geteuid();
+	/* named for 5000/1 but written about another process */
+	put("torch-5000-1", fig(6000, 1), 0644);
+	assert_int_equal(lookup(5000, 1, me, &f), VRAMZ_EPERM);
+	/* group- or world-writable: anyone could have written it */
+	put("torch-5001-1", fig(5001, 1), 0664);
+	assert_int_equal(lookup(5001, 1, me, &f), VRAMZ_EPERM);
+	put("torch-5002-1", fig(5002, 1), 0646);
+	assert_int_equal(lookup(5002, 1, me, &f), VRAMZ_EPERM);
+	/* a link, even to a good file */
+	put("good", fig(5003, 1), 0644);
+	char l[256], t[256];
+	snprintf(l, sizeof l, "%s/torch-5003-1", dir);
+	snprintf(t, sizeof t, "%s/good", dir);
+	assert_int_equal(symlink(t, l), 0);
+	assert_int_equal(lookup(5003, 1, me, &f), VRAMZ_EPERM);
+	/* a directory by that name */
+	snprintf(l, sizeof l, "%s/torch-5004-1", dir);
+	assert_int_equal(mkdir(l, 0755), 0);
+	assert_int_equal(lookup(5004, 1, me, &f), VRAMZ_EPERM);
+	/* names that only look like agents' are not listed */
+	put("torch-5005-1.tmp", fig(5005, 1), 0644);
+	put(".torch-5005-1.tmp", fig(5005, 1), 0644);
+	assert_int_equal(lookup(5005, 1, me, &f), VRAMZ_ENOTFOUND);
+}
+
+static void only_the_owner_or_root_is_believed(void **state)
+{
+	struct agent_figures f;
+	if (geteuid() != 0)
+		skip(); /* chown needs root; CI runs as root */
+	char path[256];
+	put("torch-7000-1", fig(7000, 1), 0644);
+	snprintf(path, sizeof path, "%s/torch-7000-1", dir);
+	/* user 2001's file claiming user 1000's process */
+	assert_int_equal(chown(path, 2001, 2001), 0);
+	assert_int_equal(lookup(7000, 1, 1000, &f), VRAMZ_EPERM);
+	/* user 1000's own file */
+	assert_int_equal(chown(path, 1000, 1000), 0);
+	assert_int_equal(lookup(7000, 1, 1000, &f), 0);
+	/* root's file is believed for anyone */
+	assert_int_equal(chown(path, 0, 0), 0);
+	assert_int_equal(lookup(7000, 1, 1000, &f), 0);
+}
+
+static void requests_and_reads_sites(void **state)
+{
+	struct agent_sites s;
+	unsigned me = (unsigned)geteuid();
+	assert_int_equal(agent_read_sites(dir, 8000, 1, me, &s), VRAMZ_ENOTFOUND);
+	assert_int_equal(agent_request_sites(dir, 8000, 1), 0);
+	char path[256];
+	snprintf(path, sizeof path, "%s/torch-8000-1.req", dir);
+	assert_int_equal(access(path, F_OK), 0);
+	put("torch-8000-1.sites", "vramz-torch-sites 1\nprocess pid=8000 start_time_ticks=1\n"
+				  "site bytes=10 growth_bytes=10 line=3 func=f file=a.py\n", 0600);
+	assert_int_equal(agent_read_sites(dir, 8000, 1, me, &s), 0);
+	assert_int_equal(s.n, 1);
+	put("torch-8001-1.sites", "vramz-torch-sites 1\n", 0666);
+	assert_int_equal(agent_read_sites(dir, 8001, 1, me, &s), VRAMZ_EPERM);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parses_what_the_agent_writes),
+		cmocka_unit_test(rejects_other_formats),
+		cmocka_unit_test(parses_sites),
+		cmocka_unit_test_setup_teardown(joins_by_pid_and_start_time, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(ignores_forged_and_loose_files, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(only_the_owner_or_root_is_believed, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(requests_and_reads_sites, setup_dir, teardown_dir),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
