@@ -13,9 +13,12 @@
  * its parent, or memory no listed process owns.
  *
  * "Idle" is measured, not guessed: vramz watches the GPUs for DURATION and
- * a process is idle only if the driver reported its SM utilization at
- * every sample and it was 0 every time.  A process whose utilization is
- * unknown is never called idle.
+ * applies the library's idle rule (vramz_idle_verdict, the one the
+ * idle_holder finding uses): the driver reported its SM utilization at
+ * every sample and it was 0 every time, and its memory did not move beyond
+ * noise.  A process whose utilization is unknown is never called idle; a
+ * process that was not taken is listed with the reason ("its memory grew
+ * 1.2 GiB in the window").
  */
 #include <errno.h>
 #include <signal.h>
@@ -34,6 +37,7 @@
 #include "jobrun.h"
 #include "proc.h"
 #include "safekill.h"
+#include "vramz/diagnose.h"
 
 #define KILL_MAX_GPUS 64
 
@@ -50,6 +54,8 @@ struct kill_target {
 	int64_t idle_ms;                     /* -1: not measured */
 	enum safekill_verdict verdict;
 	const char *why_not;                 /* refusal other than a verdict */
+	char why_buf[112];                   /* set: the reason, in place of why_not's
+					        constant (the array may move) */
 	enum kill_state state;
 	int pidfd;
 };
@@ -170,7 +176,8 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 	struct watch {
 		unsigned pid;
 		unsigned long long start;
-		int busy, last_seen;
+		int gone, last_seen;
+		vramz_idle_track idle;       /* the library's idle rule */
 	} *w = NULL;
 	unsigned nw = 0, cw = 0;
 	int64_t step = o->interval_ms;
@@ -211,25 +218,33 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 					w = nv;
 				}
 				w[nw++] = (struct watch){.pid = p->pid, .start = p->start_time_ticks};
+				vramz_idle_reset(&w[nw - 1].idle);
 			}
 			w[i].last_seen = 1;
-			if (!(p->valid & VRAMZ_P_SM) || p->sm_pct > 0 ||
-			    p->start_time_ticks != w[i].start)
-				w[i].busy = 1;
+			if (p->start_time_ticks != w[i].start)
+				w[i].gone = 1; /* the pid went to another process */
+			/* a process on several GPUs: each GPU's row is one more sample */
+			vramz_idle_feed(&w[i].idle, s->time_ms, p);
 		}
 		for (unsigned i = 0; i < nw; i++)
 			if (!w[i].last_seen)
-				w[i].busy = 1; /* gone, even for a moment: not one process */
+				w[i].gone = 1; /* gone, even for a moment: not one process */
 		int64_t now = clock_mono_ms();
 		if (now >= deadline && tick > 0)
 			break;
 		kill_sleep_ms(deadline - now < step ? (deadline - now > 0 ? deadline - now : 0) : step);
 	}
 	for (unsigned i = 0; i < nw; i++) {
-		if (w[i].busy)
-			continue;
+		char why[96];
+		int idle = !w[i].gone && vramz_idle_verdict(&w[i].idle, why, sizeof why);
 		struct kill_target t = {.pid = w[i].pid};
 		if (!kill_fill(&t, s) || t.used_bytes < o->min_bytes)
+			continue;
+		/* not idle: listed (as refused, with why) when named, or when only
+		 * its memory moving kept it from being taken - what would have been
+		 * called idle before the rule looked at memory */
+		if (!idle && npids == 0 && (w[i].gone || w[i].idle.sm_max_pct > 0 ||
+					    w[i].idle.sm_unknown == w[i].idle.samples))
 			continue;
 		struct kill_target *nt = kill_add(pl, w[i].pid);
 		if (!nt) {
@@ -238,7 +253,13 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 			return -1;
 		}
 		kill_fill(nt, s);
-		nt->idle_ms = clock_mono_ms() - t0;
+		if (idle) {
+			nt->idle_ms = clock_mono_ms() - t0;
+		} else {
+			snprintf(nt->why_buf, sizeof nt->why_buf, "not idle: %s",
+				 w[i].gone ? "it ended or its pid was reused during the window" : why);
+			nt->why_not = "not idle";
+		}
 	}
 	free(w);
 	for (int i = 0; i < npids; i++) {
@@ -252,7 +273,7 @@ static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kil
 		int listed = kill_fill(nt, s);
 		nt->why_not = !listed ? "holds no memory on the selected GPUs (not listed by the driver)"
 			      : nt->used_bytes < o->min_bytes ? "holds less than --min"
-			      : "not idle for the whole --idle time (used the GPU, or SM % unknown)";
+			      : "not idle: it arrived after the watch began";
 	}
 	return 0;
 }
@@ -272,6 +293,8 @@ static const char *kill_state_str(const struct kill_target *t, int acted)
 
 static const char *kill_reason(const struct kill_target *t)
 {
+	if (t->why_buf[0])
+		return t->why_buf;
 	return t->why_not ? t->why_not : safekill_reason(t->verdict);
 }
 

@@ -169,6 +169,35 @@ VRAMZ_EXPORT int vramz_severity_parse(const char *s, enum vramz_severity *out);
  * hot hour.  Valid until the next feed or free. */
 VRAMZ_EXPORT unsigned vramz_diag_cleared(vramz_diag *d, const vramz_finding **out);
 
+/* ---- the idle rule (one for the engine's idle_holder and kill --idle) ----
+ *
+ * A process is idle only while its SM share reads 0 and its memory stays
+ * within noise of where the stretch began (vramz_idle_noise_bytes): an
+ * allocating data loader at 0 % SM is not idle.  An unknown SM reading
+ * neither starts nor breaks a stretch; vramz_idle_verdict, which judges a
+ * whole observation (kill --idle's window), calls unknown "not idle". */
+typedef struct vramz_idle_track {
+	int64_t since_ms;             /* start of the current idle stretch; -1 none */
+	uint64_t ref_bytes;           /* memory when the stretch began */
+	/* over everything fed since vramz_idle_reset */
+	int64_t first_ms, last_ms;
+	uint64_t first_bytes, last_bytes, lo_bytes, hi_bytes;
+	unsigned samples, sm_unknown; /* samples, and those without an SM reading */
+	unsigned sm_max_pct;          /* highest SM reading */
+	int64_t idle_from_ms;         /* first stretch start; -1 never idle */
+} vramz_idle_track;
+
+VRAMZ_EXPORT void vramz_idle_reset(vramz_idle_track *t);
+/* One sample of the process (its used_bytes and sm_pct, per p->valid). */
+VRAMZ_EXPORT void vramz_idle_feed(vramz_idle_track *t, int64_t t_ms, const vramz_proc_sample *p);
+/* How far memory may move and still be "unchanged": max(64 MiB, 1 %). */
+VRAMZ_EXPORT uint64_t vramz_idle_noise_bytes(uint64_t level_bytes);
+/* Whether everything fed was idle: every sample's SM known and 0, memory
+ * within noise throughout.  1 idle; 0 not, with the reason in why ("its
+ * memory grew 1.2 GiB in the window", "it used the GPU (SM up to 12 %)",
+ * "its SM share was not reported at every sample"). */
+VRAMZ_EXPORT int vramz_idle_verdict(const vramz_idle_track *t, char *why, size_t len);
+
 /* One sentence of what was seen, with its numbers, e.g. "pid 4242 (python)
  * on GPU 0 grows 64.0 MiB/min (95 % CI 63.1-64.9) for 12m; out of memory
  * in about 1h10m".  Returns buf. */

@@ -50,7 +50,7 @@ int vramz_severity_parse(const char *s, enum vramz_severity *out)
 	return VRAMZ_EINVAL;
 }
 
-static const char *bytes_str(char *b, size_t n, double v)
+const char *diag_bytes_str(char *b, size_t n, double v)
 {
 	static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	int i = 0;
@@ -106,35 +106,35 @@ const char *vramz_finding_summary(const vramz_finding *f, char *buf, size_t len)
 			 s, f->ended ? "grew" : "grows", f->rate_bytes_per_s * 60 / mib,
 			 f->rate_ci_low_bytes_per_s * 60 / mib, f->rate_ci_high_bytes_per_s * 60 / mib,
 			 f->tau, dur_str(a, sizeof a, (double)f->duration_ms),
-			 bytes_str(b, sizeof b, (double)f->bytes),
+			 diag_bytes_str(b, sizeof b, (double)f->bytes),
 			 (f->figures & VRAMZ_FG_TTO) ? "; out of memory in about " :
 			 f->ended ? " when it exited" : "",
 			 (f->figures & VRAMZ_FG_TTO) ? dur_str(c, sizeof c, f->time_to_oom_s * 1000) : "");
 		break;
 	case VRAMZ_FK_IMBALANCE:
 		snprintf(buf, len, "%s: GPU %d holds %s, %.1fx the median %s of its %u GPUs", s,
-			 f->gpu, bytes_str(a, sizeof a, (double)f->bytes), f->share,
-			 bytes_str(b, sizeof b, (double)f->ref_bytes), f->count);
+			 f->gpu, diag_bytes_str(a, sizeof a, (double)f->bytes), f->share,
+			 diag_bytes_str(b, sizeof b, (double)f->ref_bytes), f->count);
 		break;
 	case VRAMZ_FK_STRAY_CONTEXT:
 		snprintf(buf, len, "%s: %u process%s hold%s %s in small contexts on GPU %d besides their own GPU",
 			 s, f->count, f->count == 1 ? "" : "es", f->count == 1 ? "s" : "",
-			 bytes_str(a, sizeof a, (double)f->bytes), f->gpu);
+			 diag_bytes_str(a, sizeof a, (double)f->bytes), f->gpu);
 		break;
 	case VRAMZ_FK_IDLE_HOLDER:
 		snprintf(buf, len, "%s %s %s at 0%% SM for %s", s, f->ended ? "held" : "holds",
-			 bytes_str(a, sizeof a, (double)f->bytes),
+			 diag_bytes_str(a, sizeof a, (double)f->bytes),
 			 dur_str(b, sizeof b, (double)f->duration_ms));
 		break;
 	case VRAMZ_FK_ORPHANED:
 		if (f->pid)
 			snprintf(buf, len, "%s holds %s but is not visible from here (other namespace, or gone) for %s",
-				 s, bytes_str(a, sizeof a, (double)f->bytes),
+				 s, diag_bytes_str(a, sizeof a, (double)f->bytes),
 				 dur_str(b, sizeof b, (double)f->duration_ms));
 		else
 			snprintf(buf, len, "%s: %s of %s used is held by no listed process, for %s", s,
-				 bytes_str(a, sizeof a, (double)f->bytes),
-				 bytes_str(b, sizeof b, (double)f->ref_bytes),
+				 diag_bytes_str(a, sizeof a, (double)f->bytes),
+				 diag_bytes_str(b, sizeof b, (double)f->ref_bytes),
 				 dur_str(c, sizeof c, (double)f->duration_ms));
 		break;
 	case VRAMZ_FK_THROTTLE:
@@ -151,8 +151,8 @@ const char *vramz_finding_summary(const vramz_finding *f, char *buf, size_t len)
 		break;
 	case VRAMZ_FK_FRAGMENTATION:
 		snprintf(buf, len, "%s still holds %s (peak %s) while its SM use fell from %.0f%% to %.0f%% over the last %s",
-			 s, bytes_str(a, sizeof a, (double)f->bytes),
-			 bytes_str(b, sizeof b, (double)f->ref_bytes), f->ref_value, f->value,
+			 s, diag_bytes_str(a, sizeof a, (double)f->bytes),
+			 diag_bytes_str(b, sizeof b, (double)f->ref_bytes), f->ref_value, f->value,
 			 dur_str(e, sizeof e, (double)f->duration_ms));
 		break;
 	case VRAMZ_FK_GPU_LOST:

@@ -146,7 +146,9 @@ static int detect_procs(vramz_diag *d)
 		if (!proc_active(d, p))
 			continue;
 		int64_t until = p->last_ms;
-		if (p->idle_since_ms >= 0 && until - p->idle_since_ms >= d->cfg.idle_ms) {
+		int64_t idle_since = p->idle.since_ms;
+		if (idle_since >= 0 && p->last_bytes >= d->cfg.idle_min_bytes &&
+		    until - idle_since >= d->cfg.idle_ms) {
 			vramz_finding *f = diag_emit(d, VRAMZ_FK_IDLE_HOLDER,
 						     p->ended ? VRAMZ_SEV_INFO : VRAMZ_SEV_WARNING,
 						     (double)p->last_bytes);
@@ -154,7 +156,7 @@ static int detect_procs(vramz_diag *d)
 				return VRAMZ_ENOMEM;
 			diag_subject_proc(f, p);
 			f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
-			f->duration_ms = until - p->idle_since_ms;
+			f->duration_ms = until - idle_since;
 			f->bytes = p->last_bytes;
 			p->idle_raised = 1;
 		}

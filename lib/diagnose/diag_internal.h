@@ -132,7 +132,7 @@ struct proc_state {
 	uint64_t last_bytes, peak_bytes;
 	struct ring mem;
 	struct leak_cache leak;
-	int64_t idle_since_ms;         /* -1: not idle */
+	vramz_idle_track idle;         /* idle.c: the idle rule's state */
 	int64_t hidden_since_ms;       /* invisible and holding >= orphan_min: since */
 	uint64_t seen_tick;
 	int idle_raised;               /* set by the idle detector this evaluation */
@@ -168,6 +168,9 @@ struct vramz_diag {
 	struct diag_scratch scratch;
 	struct jobkey_cache *jobs;
 };
+
+/* advice.c: "880 MiB", "78.6 GiB" */
+const char *diag_bytes_str(char *b, size_t n, double v);
 
 #define DIAG_PAST_MAX 256
 #define DIAG_ENDED_MAX 512

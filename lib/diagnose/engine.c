@@ -190,7 +190,7 @@ static struct proc_state *proc_get(vramz_diag *d, const vramz_proc_sample *s, in
 	p->pid = s->pid;
 	p->start_ticks = start;
 	p->first_ms = t_ms;
-	p->idle_since_ms = -1;
+	vramz_idle_reset(&p->idle);
 	p->hidden_since_ms = -1;
 	d->nprocs++;
 	if (d->nprocs * 2 > d->hash_cap) {
@@ -329,15 +329,7 @@ static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *
 	p->last_bytes = s->used_bytes;
 	if (s->used_bytes > p->peak_bytes)
 		p->peak_bytes = s->used_bytes;
-	/* an unknown SM reading neither starts nor breaks an idle stretch */
-	if (has_sm) {
-		if (s->sm_pct == 0 && s->used_bytes >= d->cfg.idle_min_bytes) {
-			if (p->idle_since_ms < 0)
-				p->idle_since_ms = t;
-		} else {
-			p->idle_since_ms = -1;
-		}
-	}
+	vramz_idle_feed(&p->idle, t, s); /* idle.c: SM 0 and memory unchanged */
 	if (!p->visible && s->used_bytes >= d->cfg.orphan_min_bytes) {
 		if (p->hidden_since_ms < 0)
 			p->hidden_since_ms = t;

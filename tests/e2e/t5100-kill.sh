@@ -62,7 +62,7 @@ expect_success 'PIDs with --idle: only those, and only if idle; the others untou
 	vramz kill --idle 300ms -i 50ms --yes $IDLE $BASHPID >out; test $? = 1 &&
 	has "^$IDLE .*terminated \(SIGTERM\)" out &&
 	has "^$BASHPID .*refused" out &&
-	has "^ +refused: not idle for the whole --idle time" out &&
+	has "^ +refused: not idle: it used the GPU \(SM up to 50 %\)" out &&
 	hasnt "^$OTHER " out &&
 	! kill -0 $IDLE 2>/dev/null && kill -0 $OTHER &&
 	scn-set busy && kill $OTHER
@@ -74,8 +74,21 @@ expect_success '--idle: a process that starts computing during the watch is not 
 	wait_listed $H &&
 	{ { sleep 0.6; scn-set p$H "proc gpu=0 pid=$H used=2GiB follow sm=90"; } & } &&
 	vramz kill --idle 2s -i 100ms --yes $H >out; test $? = 1 &&
-	has "^ +refused: not idle for the whole --idle time" out &&
+	has "^ +refused: not idle: it used the GPU \(SM up to 90 %\)" out &&
 	kill -0 $H && kill $H
+'
+tidy_holders
+
+expect_success '--idle: memory growing at 0 % SM is not idle, and says so' '
+	holdmem 0 2GiB forever & H=$!
+	holdmem 0 2GiB forever & Q=$!
+	wait_listed $H $Q &&
+	scn-set g "grow gpu=0 pid=$H rate=+1GiB/s" &&
+	vramz kill --idle 1s -i 100ms --yes >out; test $? = 1 &&
+	has "^$Q .*terminated \(SIGTERM\)" out &&
+	has "^$H .*refused" out &&
+	has "^ +refused: not idle: its memory grew [0-9.]+ (MiB|GiB) in the window" out &&
+	kill -0 $H && ! kill -0 $Q 2>/dev/null && scn-set g && kill $H
 '
 tidy_holders
 
