@@ -58,6 +58,7 @@ struct proc_user {
 
 struct proc_cache {
 	int rootfd;           /* -1: root unreadable, every pid not visible */
+	int host_pids;        /* 1: this /proc numbers pids as NVML does */
 	uint32_t gen;
 	unsigned bits, count; /* 1 << bits slots */
 	struct proc_entry *tab;
@@ -85,13 +86,54 @@ static ssize_t proc_read(int dirfd, const char *name, char *buf, size_t cap)
 	return n < 0 ? -1 : (ssize_t)have;
 }
 
-/* Terminal escapes in a process's name or argv must not reach a table or the
- * TUI: control bytes become '?'. */
-static void proc_sanitize(char *s)
+/* Length of the UTF-8 sequence at s (1-4), or 0 when s does not start a
+ * valid, shortest-form one. */
+static size_t proc_utf8_len(const unsigned char *s, uint32_t *cp)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	uint32_t c = n == 4 ? s[0] & 0x07u : n == 3 ? s[0] & 0x0fu : s[0] & 0x1fu;
+
+	if (s[0] < 0x80 || s[0] > 0xf4)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3fu);
+	}
+	if (n == 0 || (n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/* Terminal escapes in a process's name, argv or user name must not reach a
+ * table, the TUI or a log: C0 controls, DEL, the C1 controls U+0080-U+009F
+ * (U+009B is a one-character CSI on terminals that honour C1) and bytes that
+ * are not UTF-8 (a raw 0x9B is CSI on an 8-bit terminal) each become one
+ * '?'.  In place: the text can only shrink. */
+void proc_sanitize(char *str)
+{
+	unsigned char *r = (unsigned char *)str, *w = r;
+	uint32_t cp = 0;
+	size_t n;
+
+	while (*r) {
+		if (*r < 0x20 || *r == 0x7f) {
+			*w++ = '?';
+			r++;
+		} else if (*r < 0x80) {
+			*w++ = *r++;
+		} else if ((n = proc_utf8_len(r, &cp)) == 0 || cp < 0xa0) {
+			*w++ = '?';
+			r += n ? n : 1;
+		} else {
+			memmove(w, r, n);
+			w += n;
+			r += n;
+		}
+	}
+	*w = '\0';
 }
 
 static void proc_copy(char *dst, size_t cap, const char *src, size_t n)
@@ -111,9 +153,9 @@ int proc_parse_stat(const char *text, struct proc_stat_fields *st)
 
 	/* comm may hold spaces and parentheses: fields resume after the LAST ')' */
 	if (!open || !close || close < open ||
-	    sscanf(close + 1, " %c %" SCNu32 " %" SCNu32 " %" SCNu32 " %*s %*s %*s"
+	    sscanf(close + 1, " %c %" SCNu32 " %" SCNu32 " %" SCNu32 " %*s %*s %u"
 		   " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", &state,
-		   &st->ppid, &st->pgid, &st->session, &st->start_ticks) != 5)
+		   &st->ppid, &st->pgid, &st->session, &st->flags, &st->start_ticks) != 6)
 		return -1;
 	proc_copy(st->comm, sizeof st->comm, open + 1, (size_t)(close - open - 1));
 	proc_sanitize(st->comm);
@@ -354,6 +396,56 @@ void proc_parse_cgroup(const char *text, char *container, size_t clen,
 	}
 }
 
+/* ---- whose pids ------------------------------------------------------------ */
+
+/* The initial PID namespace's inode is fixed by the kernel
+ * (PROC_PID_INIT_INO); NVML reports pids as that namespace numbers them. */
+#define PROC_INIT_PIDNS "pid:[4026531836]"
+
+static int proc_ns_is_init(int dirfd, const char *path)
+{
+	char link[64];
+	ssize_t n = readlinkat(dirfd, path, link, sizeof link - 1);
+
+	if (n < 0)
+		return -1;
+	link[n] = '\0';
+	return strcmp(link, PROC_INIT_PIDNS) == 0;
+}
+
+/* Does the /proc behind rootfd number pids as the driver does?  Pid 1 of a
+ * procfs belongs to the namespace that procfs shows, so its ns/pid link
+ * answers directly (readable by root).  Else: if vramz itself is in the
+ * initial namespace and this procfs shows it (self resolves), the procfs
+ * is the initial namespace's too, for that namespace has no ancestor.
+ * Anything unproven is "no": a pid NVML names is then never matched to a
+ * local process that merely wears the same number. */
+static int proc_root_host_pids(int rootfd)
+{
+	int r;
+
+	if (rootfd < 0)
+		return 0;
+	if ((r = proc_ns_is_init(rootfd, "1/ns/pid")) >= 0)
+		return r;
+	return proc_ns_is_init(rootfd, "self/ns/pid") == 1;
+}
+
+int proc_root_is_host(const char *root)
+{
+	int fd = open(root ? root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = proc_root_host_pids(fd);
+
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+int proc_self_is_host(void)
+{
+	return proc_ns_is_init(AT_FDCWD, "/proc/self/ns/pid") == 1;
+}
+
 /* ---- the cache ------------------------------------------------------------- */
 
 struct proc_cache *proc_cache_new(const char *root)
@@ -368,7 +460,13 @@ struct proc_cache *proc_cache_new(const char *root)
 	/* Unopenable root is not an allocation failure: every pid is then
 	 * reported not visible, which is the truth from here. */
 	pc->rootfd = open(root ? root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pc->host_pids = proc_root_host_pids(pc->rootfd);
 	return pc;
+}
+
+int proc_cache_host_pids(const struct proc_cache *pc)
+{
+	return pc && pc->host_pids;
 }
 
 void proc_cache_free(struct proc_cache *pc)
@@ -511,7 +609,7 @@ int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 		}
 	}
 	snprintf(name, sizeof name, "%" PRIu32 "/stat", p->pid);
-	if (pc->rootfd < 0 || p->pid == 0 || proc_read_stat(pc->rootfd, name, &st))
+	if (!pc->host_pids || p->pid == 0 || proc_read_stat(pc->rootfd, name, &st))
 		return VRAMZ_ENOTFOUND;
 
 	e = proc_slot(pc, p->pid);

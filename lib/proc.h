@@ -21,6 +21,17 @@ struct proc_cache;
 struct proc_cache *proc_cache_new(const char *root);
 void proc_cache_free(struct proc_cache *pc);
 
+/* 1 when the cache's /proc numbers pids as the driver does (the initial
+ * PID namespace's); 0 when vramz cannot prove it (it runs in a container
+ * or `unshare --pid` without the host's /proc): every pid is then not
+ * visible, never matched to a local process of the same number. */
+int proc_cache_host_pids(const struct proc_cache *pc);
+/* The same question of a /proc directory ("/proc" when NULL). */
+int proc_root_is_host(const char *root);
+/* 1 when vramz itself runs in the initial PID namespace, so kill(2) and
+ * pidfd_open(2) name the pids NVML reports. */
+int proc_self_is_host(void);
+
 /* How long an attributed pid is trusted without reading its stat again
  * (0, the default: every call reads it).  A pid seen again within that
  * time, or a second time in one tick (one process on several GPUs), is
@@ -47,12 +58,20 @@ void proc_parse_cgroup(const char *text, char *container, size_t clen,
  * when it cannot be read.  kill and the TUI use it to refuse a reused pid. */
 unsigned long long proc_start_time(const char *root, unsigned pid);
 
+/* Makes text from a process safe to print: C0 controls, DEL, C1 controls
+ * (U+0080-U+009F) and bytes that are not UTF-8 each become '?', in place. */
+void proc_sanitize(char *s);
+
 /* The fields of /proc/PID/stat that vramz reads. */
 struct proc_stat_fields {
 	char comm[16];                  /* field 2; control bytes shown as '?' */
 	uint32_t ppid, pgid, session;   /* fields 4, 5, 6 */
+	unsigned flags;                 /* field 9: PF_* (PROC_PF_KTHREAD) */
 	unsigned long long start_ticks; /* field 22: clock ticks since boot */
 };
+
+/* Field 9's bit for a kernel thread (the kernel's PF_KTHREAD). */
+#define PROC_PF_KTHREAD 0x00200000u
 
 /* Parses /proc/PID/stat text (comm may hold spaces and ')': the fields
  * after it are counted from the last ')').  0, or -1 on malformed text. */

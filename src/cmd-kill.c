@@ -500,8 +500,9 @@ int cmd_kill(int argc, char **argv)
 		char *end;
 		errno = 0;
 		unsigned long v = strtoul(argv[i], &end, 10);
-		if (!*argv[i] || *end || errno || v > 0x7fffffffUL || argv[i][0] == '-') {
-			cli_err("kill: bad pid '%s'", argv[i]);
+		if (!*argv[i] || *end || errno || v == 0 || v > 0x7fffffffUL || argv[i][0] == '-') {
+			cli_err("kill: bad pid '%s'%s", argv[i],
+				v == 0 && !*end && *argv[i] ? ": 0 names a process group, not a process" : "");
 			free(pids);
 			return EXIT_USAGE;
 		}
@@ -541,7 +542,9 @@ int cmd_kill(int argc, char **argv)
 					t->state = KS_REFUSED;
 			}
 			else if (!t->start_ticks)
-				t->why_not = "not visible from here (another PID namespace?): cannot be checked";
+				t->why_not = proc_self_is_host() && proc_root_is_host("/proc") ?
+					"not visible from here (exited, or hidden by hidepid): cannot be checked" :
+					safekill_reason(SK_NAMESPACE);
 		}
 	}
 	/* the checks a person sees in the listing; repeated at the signal */

@@ -50,6 +50,11 @@ const char *safekill_reason(enum safekill_verdict v)
 	case SK_INIT: return "pid 1 (init) is never signalled";
 	case SK_ANCESTOR: return "that is vramz's parent or an ancestor (your shell)";
 	case SK_OTHER_USER: return "another user's process (only root may signal it)";
+	case SK_NAMESPACE:
+		return "not visible here: vramz runs in another PID namespace than the driver "
+		       "(run it in the host's, e.g. docker run --pid=host)";
+	case SK_KTHREAD: return "a kernel thread is never signalled";
+	case SK_BADPID: return "not a process id (0 and negative pids name process groups)";
 	}
 	return "?";
 }
@@ -101,19 +106,28 @@ enum safekill_verdict safekill_check(const char *root,
 				     uid_t invoker_uid)
 {
 	pid_t pid = target->pid;
-	if (pid <= 1)
+	if (pid <= 0)
+		return SK_BADPID;
+	if (pid == 1)
 		return SK_INIT;
+	/* NVML names pids as the initial PID namespace numbers them: a pid
+	 * read or signalled from any other namespace is another process */
+	if (!proc_self_is_host() || !proc_root_is_host(root))
+		return SK_NAMESPACE;
 	if (pid == getpid())
 		return SK_SELF;
 	if (sk_is_ancestor(root, pid))
 		return SK_ANCESTOR;
 	uid_t uid;
 	pid_t ppid;
-	unsigned long long start = proc_start_time(root, (unsigned)pid);
-	if (!start || sk_status(root, pid, &uid, &ppid))
+	struct proc_stat_fields stf = { .start_ticks = 0 };
+	if (proc_stat_read(root, (unsigned)pid, &stf) || !stf.start_ticks ||
+	    sk_status(root, pid, &uid, &ppid))
 		return SK_GONE;
-	if (start != target->start_ticks)
+	if (stf.start_ticks != target->start_ticks)
 		return SK_REUSED;
+	if (stf.flags & PROC_PF_KTHREAD)
+		return SK_KTHREAD;
 	if (invoker_uid != 0 && uid != invoker_uid)
 		return SK_OTHER_USER;
 	return SK_OK;

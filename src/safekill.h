@@ -11,9 +11,12 @@ enum safekill_verdict {
 	SK_GONE,        /* no such process (any more) */
 	SK_REUSED,      /* the pid now names another process (start time) */
 	SK_SELF,        /* vramz itself */
-	SK_INIT,        /* pid 1 (or 0) */
+	SK_INIT,        /* pid 1 */
 	SK_ANCESTOR,    /* vramz's parent (the shell) or one of its ancestors */
 	SK_OTHER_USER,  /* another user's process, and the invoker is not root */
+	SK_NAMESPACE,   /* vramz or its /proc is not in the driver's PID namespace */
+	SK_KTHREAD,     /* a kernel thread */
+	SK_BADPID,      /* 0 or negative: a process group, never one process */
 };
 
 /* A short reason for a verdict: "another user's process (uid 65534)". */

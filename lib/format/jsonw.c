@@ -79,6 +79,11 @@ void jw_escape(FILE *f, const char *str)
 			if (!n) {
 				fputs("\xef\xbf\xbd", f);
 				s++;
+			} else if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) {
+				/* C1 controls (U+009B is a CSI): escaped, so a
+				 * document printed raw cannot drive a terminal */
+				fprintf(f, "\\u%04x", s[1]);
+				s += 2;
 			} else {
 				fwrite(s, 1, (size_t)n, f);
 				s += n;

@@ -219,6 +219,20 @@ static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW 
 	return remove(path);
 }
 
+/* Pid 1's ns/pid link of a fake tree: which PID namespace it shows. */
+static int fake_pidns(const char *dir, const char *link)
+{
+	char path[128];
+
+	snprintf(path, sizeof path, "%s/1", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/1/ns", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/1/ns/pid", dir);
+	unlink(path);
+	return symlink(link, path);
+}
+
 static int fake_setup(void **state)
 {
 	(void)state;
@@ -229,7 +243,9 @@ static int fake_setup(void **state)
 		if (!mkdtemp(root))
 			return -1;
 	}
-	return chmod(root, 0755); /* the unprivileged child below reads it */
+	if (chmod(root, 0755)) /* the unprivileged child below reads it */
+		return -1;
+	return fake_pidns(root, "pid:[4026531836]"); /* the host's namespace */
 }
 
 static int fake_teardown(void **state)
@@ -662,9 +678,80 @@ static void test_parse_stat(void **state)
 	assert_int_equal(st.pgid, 40);
 	assert_int_equal(st.session, 39);
 	assert_int_equal(st.start_ticks, 987);
+	assert_int_equal(st.flags, 4194560u); /* field 9, PF_* bits */
 	assert_int_equal(proc_parse_stat("42 (a) S 7 40 39 0 -1 4194560 0", &st), -1);
 	assert_int_equal(proc_parse_stat("42 (trunc", &st), -1);
 	assert_int_equal(proc_parse_stat("", &st), -1);
+}
+
+/* Issue 12: a /proc of another PID namespace numbers other processes with
+ * the same pids NVML reports.  Nothing in it may be taken for a GPU
+ * process: every pid is "not visible", however well its files read. */
+static void test_other_pidns(void **state)
+{
+	static const char cmd[] = "sleep\0" "300\0";
+	char other[96], path[160];
+	vramz_proc_sample p;
+	struct proc_cache *pc;
+
+	(void)state;
+	put_proc(4242, "sleep", 777, 0, cmd, sizeof cmd - 1, "0::/\n");
+	pc = proc_cache_new(root);
+	assert_int_equal(proc_cache_host_pids(pc), 1);
+	assert_int_equal(attr(pc, 4242, &p), 0);
+	assert_true(p.valid & VRAMZ_P_VISIBLE);
+	proc_cache_free(pc);
+	assert_int_equal(proc_root_is_host(root), 1);
+
+	/* the same tree, but pid 1 is a container's init */
+	snprintf(other, sizeof other, "%s/other", root);
+	assert_int_equal(mkdir(other, 0755), 0);
+	snprintf(path, sizeof path, "%s/4242", other);
+	assert_int_equal(symlink("../4242", path), 0);
+	assert_int_equal(fake_pidns(other, "pid:[4026532999]"), 0);
+	pc = proc_cache_new(other);
+	assert_int_equal(proc_cache_host_pids(pc), 0);
+	assert_int_equal(attr(pc, 4242, &p), VRAMZ_ENOTFOUND);
+	assert_false(p.valid & VRAMZ_P_VISIBLE);
+	assert_string_equal(p.cmdline, "");
+	assert_int_equal(p.start_time_ticks, 0);
+	proc_cache_free(pc);
+	assert_int_equal(proc_root_is_host(other), 0);
+
+	/* nothing says which namespace: unproven is not the host's */
+	snprintf(path, sizeof path, "%s/1/ns/pid", other);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(proc_root_is_host(other), 0);
+	pc = proc_cache_new(other);
+	assert_int_equal(attr(pc, 4242, &p), VRAMZ_ENOTFOUND);
+	proc_cache_free(pc);
+}
+
+/* Issue 12: C1 controls (U+009B is a one-character CSI), raw bytes that
+ * are not UTF-8 (0x9B is CSI on an 8-bit terminal), C0 and DEL never reach
+ * a terminal; real UTF-8 text is kept. */
+static void test_sanitize(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{"plain ascii", "plain ascii"},
+		{"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x90\x8d", "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x90\x8d"},
+		{"a\xc2\x9b" "31mred", "a?31mred"},        /* U+009B CSI */
+		{"\xc2\x80\xc2\x9f\xc2\xa0", "??\xc2\xa0"}, /* C1 bounds; NBSP kept */
+		{"raw\x9b" "2J", "raw?2J"},                  /* 8-bit CSI byte */
+		{"\x1b[2Jbell\x07" "del\x7f", "?[2Jbell?del?"},
+		{"over\xc0\xaf" "long", "over??long"},           /* overlong '/' */
+		{"sur\xed\xa0\x80" "gate", "sur???gate"},       /* UTF-16 surrogate */
+		{"cut\xe6\x97", "cut??"},                    /* truncated sequence */
+		{"big\xf4\x90\x80\x80", "big????"},          /* above U+10FFFF */
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(buf, sizeof buf, "%s", cases[i].in);
+		proc_sanitize(buf);
+		assert_string_equal(buf, cases[i].out);
+	}
 }
 
 static void test_real_self(void **state)
@@ -768,6 +855,8 @@ int main(void)
 		cmocka_unit_test(test_fake_permissions),
 		cmocka_unit_test(test_fake_long_status),
 		cmocka_unit_test(test_parse_stat),
+		cmocka_unit_test(test_other_pidns),
+		cmocka_unit_test(test_sanitize),
 		cmocka_unit_test(test_real_self),
 		cmocka_unit_test(test_real_child),
 	};
