@@ -4,10 +4,11 @@
  * /metrics body once (lib/format/prom.c) and publishes it to the HTTP
  * side (serve_http.c); scrapes only ever hand out the latest body, so any
  * number of scrapers cost no NVML calls and a slow client cannot delay a
- * sample.  The slow readings (PCIe throughput samples for 20 ms per GPU,
- * the energy counter takes milliseconds) are read every --slow-interval
- * and their last values are carried into the ticks between, so their
- * series do not flicker in and out.
+ * sample.  The loop, the slow readings (PCIe throughput samples for 20 ms
+ * per GPU, the energy counter takes milliseconds: read every
+ * --slow-interval off the tick's path, their last values carried into the
+ * ticks between so their series do not flicker) and the choice between a
+ * live `vramz daemon` and sampling NVML here are src/ticker.c's.
  *
  * The main thread only waits for SIGINT/SIGTERM and then shuts down in
  * order: the sampler first (it publishes into the HTTP side), then HTTP,
@@ -28,25 +29,21 @@
 #include "format/prom.h"
 #include "vramz/diagnose.h"
 #include "serve_http.h"
+#include "ticker.h"
 
 /* Not claimed in Prometheus's default port allocations as far as we could
  * check (9400 is dcgm-exporter, 9835 nvidia_gpu_exporter); docs/exporter.md. */
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9963"
 
 struct sampler {
-	vramz_ctx *ctx;
-	unsigned flags;          /* VRAMZ_SAMPLE_* */
+	vramz_ctx *ctx;          /* static facts (ticker_ctx) */
+	struct ticker *tk;
 	unsigned prom_flags;     /* PROM_* */
-	int64_t interval_ms;
-	int64_t slow_interval_ms; /* 0: never read the slow fields */
 	struct serve_http *http;
 	vramz_gpu_info *info;    /* static facts, by backend index */
 	unsigned ngpus;
 	unsigned *sel;           /* the selection, for a body without a sample */
 	unsigned nsel;
-	vramz_gpu_sample *merged; /* the tick's GPUs with slow fields carried over */
-	vramz_gpu_sample *slow;   /* last slow readings, by selection slot */
-	int64_t next_slow_ns;
 	struct prom_buf body;
 	struct prom_exporter st;
 	vramz_diag *diag;        /* findings as series; NULL with --no-diagnose */
@@ -58,36 +55,6 @@ struct sampler {
 	pthread_cond_t cond;
 	int stop;
 };
-
-enum { SLOW_BITS = VRAMZ_F_PCIE_TPUT | VRAMZ_F_ENERGY };
-
-/* Carries the last slow readings into a tick that did not read them. */
-static const vramz_snapshot *merge_slow(struct sampler *s, const vramz_snapshot *snap,
-					int read_slow, vramz_snapshot *out)
-{
-	*out = *snap;
-	for (unsigned i = 0; i < snap->gpu_count && i < s->nsel; i++) {
-		vramz_gpu_sample *m = &s->merged[i], *sl = &s->slow[i];
-		*m = snap->gpus[i];
-		if (m->lost) {
-			sl->valid = 0; /* a GPU that comes back starts afresh */
-			continue;
-		}
-		if (read_slow) {
-			*sl = *m;
-			continue;
-		}
-		if (sl->valid & VRAMZ_F_PCIE_TPUT) {
-			m->pcie_tx_bytes_per_s = sl->pcie_tx_bytes_per_s;
-			m->pcie_rx_bytes_per_s = sl->pcie_rx_bytes_per_s;
-		}
-		if (sl->valid & VRAMZ_F_ENERGY)
-			m->energy_mj = sl->energy_mj;
-		m->valid |= sl->valid & SLOW_BITS;
-	}
-	out->gpus = s->merged;
-	return out;
-}
 
 /* Feeds the diagnosis engine and renders its current findings' figures
  * (leak rate, time to OOM, idle holder and orphaned bytes) as series, so
@@ -136,29 +103,23 @@ static int findings_render(struct sampler *s, const struct prom_input *in,
 static int tick(struct sampler *s)
 {
 	int64_t t0 = clock_mono_ns();
-	int read_slow = s->slow_interval_ms > 0 && t0 >= s->next_slow_ns;
-	unsigned flags = s->flags | (read_slow ? VRAMZ_SAMPLE_SLOW : 0);
 	const vramz_snapshot *snap = NULL;
-	vramz_snapshot merged;
-	int rc = vramz_sample(s->ctx, flags, &snap);
+	vramz_ctx *src = s->ctx;
+	int rc = ticker_sample(s->tk, &snap, &src);
 	if (rc == VRAMZ_ENOMEM)
 		return -1;
-	if (read_slow)
-		s->next_slow_ns = t0 + s->slow_interval_ms * 1000000;
 	s->st.samples_total++;
 	s->st.up = rc == 0;
 	if (rc < 0)
 		s->st.sample_errors_total++;
 	/* every GPU lost still has a body that says so */
-	if (rc == 0 || rc == VRAMZ_ELOST)
-		snap = merge_slow(s, snap, read_slow, &merged);
-	else
+	if (rc != 0 && rc != VRAMZ_ELOST)
 		snap = NULL;
 	s->st.last_sample_unix_s = snap ? (double)snap->time_ms / 1000 : s->st.last_sample_unix_s;
 	if (s->was_up != s->st.up) {
 		if (!s->st.up)
 			cli_err("serve: sampling failed: %s%s%s", vramz_strerror(rc),
-				*vramz_last_error(s->ctx) ? ": " : "", vramz_last_error(s->ctx));
+				*vramz_last_error(src) ? ": " : "", vramz_last_error(src));
 		else if (s->st.samples_total > 1)
 			cli_err("serve: sampling works again");
 		s->was_up = s->st.up;
@@ -183,7 +144,7 @@ static int tick(struct sampler *s)
 		return -1;
 	if (s->http &&
 	    serve_http_publish(s->http, s->body.p, s->body.len, s->st.up,
-			       rc < 0 ? vramz_last_error(s->ctx) : NULL) < 0)
+			       rc < 0 ? vramz_last_error(src) : NULL) < 0)
 		return -1;
 	s->st.sample_duration_s = (double)(clock_mono_ns() - t0) / 1e9;
 	return 0;
@@ -192,7 +153,7 @@ static int tick(struct sampler *s)
 static void *sampler_main(void *arg)
 {
 	struct sampler *s = arg;
-	int64_t next = clock_mono_ns() + s->interval_ms * 1000000;
+	int64_t next = ticker_advance(s->tk);
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		struct timespec ts = {.tv_sec = next / 1000000000, .tv_nsec = next % 1000000000};
@@ -204,26 +165,23 @@ static void *sampler_main(void *arg)
 		pthread_mutex_unlock(&s->lock);
 		if (tick(s) < 0)
 			cli_err("serve: out of memory rendering metrics; keeping the last body");
-		int64_t now = clock_mono_ns();
-		next += s->interval_ms * 1000000;
-		if (next < now) /* a tick overran: skip, do not burst */
-			next = now + s->interval_ms * 1000000;
+		next = ticker_advance(s->tk);
 		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
 
-static int sampler_init(struct sampler *s, vramz_ctx *ctx)
+static int sampler_init(struct sampler *s, struct ticker *tk)
 {
+	vramz_ctx *ctx = ticker_ctx(tk);
+	s->tk = tk;
 	s->ctx = ctx;
 	s->ngpus = vramz_gpu_count(ctx);
 	s->nsel = vramz_selected_count(ctx);
 	s->info = calloc(s->ngpus ? s->ngpus : 1, sizeof *s->info);
 	s->sel = calloc(s->nsel ? s->nsel : 1, sizeof *s->sel);
-	s->merged = calloc(s->nsel ? s->nsel : 1, sizeof *s->merged);
-	s->slow = calloc(s->nsel ? s->nsel : 1, sizeof *s->slow);
-	if (!s->info || !s->sel || !s->merged || !s->slow)
+	if (!s->info || !s->sel)
 		return -1;
 	for (unsigned i = 0; i < s->nsel; i++) {
 		s->sel[i] = vramz_selected_index(ctx, i);
@@ -248,8 +206,6 @@ static void sampler_free(struct sampler *s)
 {
 	free(s->info);
 	free(s->sel);
-	free(s->merged);
-	free(s->slow);
 	free(s->rows);
 	vramz_diag_free(s->diag);
 	prom_buf_free(&s->body);
@@ -303,23 +259,27 @@ int cmd_serve(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	vramz_ctx *ctx;
-	int ex = cli_open(&ctx);
-	if (ex)
-		return ex;
-	struct sampler s = {0};
-	if (sampler_init(&s, ctx) < 0) {
-		cli_err("serve: out of memory");
-		sampler_free(&s);
-		cli_close(ctx);
-		return EXIT_FAIL;
-	}
 	/* the PCIe link state costs ~30 us a GPU: cheap at 1 s, and a link that
 	 * trained down is worth an alert */
 	/* per-process utilization feeds the idle-holder diagnosis too; it is
 	 * read at most every 5 s a GPU, and not on idle GPUs */
-	s.flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_LINK |
-		  (procs || !no_diag ? VRAMZ_SAMPLE_PROC_UTIL : 0);
+	struct ticker_opts to = {.cmd = "serve", .interval_ms = interval_ms,
+				 .slow_interval_ms = slow_ms,
+				 .flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_LINK |
+					  (procs || !no_diag ? VRAMZ_SAMPLE_PROC_UTIL : 0),
+				 .daemon = 1};
+	struct ticker *tk;
+	int ex = ticker_open(&tk, &to);
+	if (ex)
+		return ex;
+	vramz_ctx *ctx = ticker_ctx(tk);
+	struct sampler s = {0};
+	if (sampler_init(&s, tk) < 0) {
+		cli_err("serve: out of memory");
+		sampler_free(&s);
+		ticker_close(tk);
+		return EXIT_FAIL;
+	}
 	if (!no_diag) {
 		vramz_diag_config cfg;
 		struct diag_cmd_conf cc = {0};
@@ -330,23 +290,20 @@ int cmd_serve(int argc, char **argv)
 			if (!ex)
 				cli_err("serve: out of memory");
 			sampler_free(&s);
-			cli_close(ctx);
+			ticker_close(tk);
 			return ex ? ex : EXIT_FAIL;
 		}
 		for (unsigned i = 0; i < s.nsel; i++)
 			vramz_diag_set_gpu_info(s.diag, vramz_gpu(ctx, s.sel[i]), 1);
 	}
 	s.prom_flags = procs ? PROM_PROCS : 0;
-	s.interval_ms = interval_ms;
-	s.slow_interval_ms = slow_ms;
-	s.next_slow_ns = 0; /* the first tick reads them */
 
 	if (once) {
 		ex = tick(&s) < 0 ? EXIT_FAIL : EXIT_OK;
 		if (!ex)
 			fwrite(s.body.p, 1, s.body.len, stdout);
 		sampler_free(&s);
-		cli_close(ctx);
+		ticker_close(tk);
 		return ex;
 	}
 
@@ -367,13 +324,13 @@ int cmd_serve(int argc, char **argv)
 	if (tick(&s) < 0) {
 		cli_err("serve: out of memory");
 		sampler_free(&s);
-		cli_close(ctx);
+		ticker_close(tk);
 		return EXIT_FAIL;
 	}
 	if (serve_http_start(&s.http, &ho, err, sizeof err) < 0) {
 		cli_err("serve: %s", err);
 		sampler_free(&s);
-		cli_close(ctx);
+		ticker_close(tk);
 		return strstr(err, "expected ADDR") ? EXIT_USAGE : EXIT_FAIL;
 	}
 	serve_http_publish(s.http, s.body.p, s.body.len, s.st.up,
@@ -388,7 +345,7 @@ int cmd_serve(int argc, char **argv)
 		cli_err("serve: cannot start the sampler thread");
 		serve_http_stop(s.http);
 		sampler_free(&s);
-		cli_close(ctx);
+		ticker_close(tk);
 		return EXIT_FAIL;
 	}
 	int sig = 0;
@@ -400,6 +357,6 @@ int cmd_serve(int argc, char **argv)
 	pthread_join(th, NULL);
 	serve_http_stop(s.http);
 	sampler_free(&s);
-	cli_close(ctx);
+	ticker_close(tk);
 	return EXIT_OK;
 }

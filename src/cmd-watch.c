@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "diagconf.h"
 #include "fmt.h"
+#include "ticker.h"
 #include "vramz/diagnose.h"
 
 #define WATCH_MAX_CHILDREN 8
@@ -271,11 +272,15 @@ int cmd_watch(int argc, char **argv)
 		cli_err("watch: invalid thresholds (see vramz watch -h)");
 		return EXIT_USAGE;
 	}
-	vramz_ctx *ctx;
-	if ((ex = cli_open(&ctx))) {
+	struct ticker_opts to = {.cmd = "watch", .interval_ms = interval_ms,
+				 .flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL | VRAMZ_SAMPLE_LINK,
+				 .daemon = 1};
+	struct ticker *tk;
+	if ((ex = ticker_open(&tk, &to))) {
 		vramz_diag_free(d);
 		return ex;
 	}
+	vramz_ctx *ctx = ticker_ctx(tk);
 	for (unsigned i = 0; i < vramz_selected_count(ctx); i++) {
 		unsigned idx = vramz_selected_index(ctx, i);
 		vramz_gpu_details(ctx, idx); /* PCIe max, memory temperature limit */
@@ -289,11 +294,11 @@ int cmd_watch(int argc, char **argv)
 
 	vramz_finding *prev = NULL;
 	unsigned nprev = 0;
-	int64_t start = clock_mono_ms(), next = start;
+	int64_t start = clock_mono_ms();
 	ex = EXIT_OK;
 	while (!stop_flag) {
 		const vramz_snapshot *snap;
-		rc = vramz_sample(ctx, VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL | VRAMZ_SAMPLE_LINK, &snap);
+		rc = ticker_sample(tk, &snap, NULL);
 		if (rc < 0 && rc != VRAMZ_ELOST) {
 			cli_err("watch: sampling failed: %s", vramz_strerror(rc));
 			ex = EXIT_FAIL;
@@ -321,15 +326,7 @@ int cmd_watch(int argc, char **argv)
 			reap(&w, now, 0);
 		if (duration_ms && now - start >= duration_ms)
 			break;
-		next += interval_ms;
-		if (next < now)
-			next = now; /* late: do not burst to catch up */
-		int64_t until = next - now;
-		if (duration_ms && start + duration_ms - now < until)
-			until = start + duration_ms - now;
-		struct timespec ts = {until / 1000, (long)(until % 1000) * 1000000};
-		while (!stop_flag && nanosleep(&ts, &ts) && errno == EINTR)
-			;
+		ticker_sleep(tk, &stop_flag, duration_ms ? (start + duration_ms) * 1000000 : 0);
 	}
 	if (w.exec_argv) {
 		/* give running commands their timeout, then kill */
@@ -343,7 +340,7 @@ int cmd_watch(int argc, char **argv)
 		reap(&w, clock_mono_ms(), 1);
 	}
 	free(prev);
-	cli_close(ctx);
+	ticker_close(tk);
 	vramz_diag_free(d);
 	return ex;
 }

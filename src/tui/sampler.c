@@ -25,6 +25,7 @@
  */
 #include "tui/sampler.h"
 #include "clock.h"
+#include "ticker.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -124,7 +125,8 @@ static void diag_feed(struct sampler *sp, const vramz_snapshot *v)
 		if (!sp->log)
 #endif
 			for (unsigned i = 0; i < v->gpu_count; i++)
-				vramz_diag_set_gpu_info(d, vramz_gpu(sp->o.ctx, v->gpus[i].index), 1);
+				vramz_diag_set_gpu_info(d, vramz_gpu(ticker_ctx(sp->o.ticker),
+								      v->gpus[i].index), 1);
 		vramz_diag_feed(d, v);
 	}
 }
@@ -174,7 +176,8 @@ static const vramz_gpu_info *live_info(const void *src, unsigned index)
 static void *live_main(void *arg)
 {
 	struct sampler *sp = arg;
-	vramz_ctx *ctx = sp->o.ctx;
+	struct ticker *tk = sp->o.ticker;
+	vramz_ctx *ctx = ticker_ctx(tk);
 	/* the PCIe maximum tells a degraded link (to the table and the
 	 * engine); read once, off the UI thread */
 	for (unsigned i = 0; i < vramz_selected_count(ctx); i++) {
@@ -184,33 +187,32 @@ static void *live_main(void *arg)
 			vramz_diag_set_gpu_info(sp->diag, vramz_gpu(ctx, idx), 1);
 	}
 	pthread_mutex_lock(&sp->mu);
-	int64_t next = clock_mono_ms();
 	while (!sp->quit) {
 		pthread_mutex_unlock(&sp->mu);
 		const vramz_snapshot *v = NULL;
-		int rc = vramz_sample(ctx, sp->o.flags, &v);
+		vramz_ctx *src = ctx;
+		int rc = ticker_sample(tk, &v, &src);
 		if (rc >= 0)
 			diag_feed(sp, v);
-		struct tui_snap *s = v ? snap_copy(v, live_info, ctx) : calloc(1, sizeof *s);
+		struct tui_snap *s = v && v->gpu_count ? snap_copy(v, live_info, ctx)
+						       : calloc(1, sizeof *s);
 		if (rc >= 0)
 			diag_attach(sp, s);
 		if (s && rc < 0) {
 			s->err = rc;
 			snprintf(s->errmsg, sizeof s->errmsg, "sampling failed: %s%s%s",
-				 vramz_strerror(rc), *vramz_last_error(ctx) ? ": " : "",
-				 vramz_last_error(ctx));
+				 vramz_strerror(rc), *vramz_last_error(src) ? ": " : "",
+				 vramz_last_error(src));
 		}
 		pthread_mutex_lock(&sp->mu);
 		deliver(sp, s);
-		int64_t now = clock_mono_ms();
-		next += sp->o.interval_ms;
-		if (next <= now) /* a slow tick: keep the cadence, skip the backlog */
-			next = now + sp->o.interval_ms;
-		while (!sp->quit && !sp->poke && clock_mono_ms() < next)
-			wait_until(sp, next);
+		/* the ticker's deadlines (ticker.c: late ticks are skipped) */
+		int64_t next_ms = ticker_advance(tk) / 1000000;
+		while (!sp->quit && !sp->poke && clock_mono_ms() < next_ms)
+			wait_until(sp, next_ms);
 		if (sp->poke) {
 			sp->poke = 0;
-			next = clock_mono_ms();
+			ticker_restart(tk);
 		}
 	}
 	pthread_mutex_unlock(&sp->mu);

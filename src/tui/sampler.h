@@ -12,12 +12,11 @@
 #include "vramz/vramz.h"
 
 struct sampler;
+struct ticker;
 
 struct sampler_opts {
-	vramz_ctx *ctx;            /* live: an opened, selected context */
-	const char *replay_path;   /* replay: a log file (ctx NULL) */
-	int64_t interval_ms;       /* live cadence */
-	unsigned flags;            /* VRAMZ_SAMPLE_* */
+	struct ticker *ticker;     /* live: the source and cadence (src/ticker.h) */
+	const char *replay_path;   /* replay: a log file (ticker NULL) */
 	double speed;              /* replay: 1 = recorded pace */
 	const vramz_diag_config *diag; /* thresholds of the findings; NULL none */
 };

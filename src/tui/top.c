@@ -30,6 +30,7 @@
 #endif
 #include "tui/fb.h"
 #include "tui/term.h"
+#include "ticker.h"
 
 static int64_t interval_ms = 1000;
 static int64_t idle_after_ms = -1; /* the engine's (or the config file's) */
@@ -208,12 +209,17 @@ int cmd_top(int argc, char **argv)
 			dc.eval_interval_ms = interval_ms;
 	}
 	vramz_ctx *ctx = NULL;
+	struct ticker *tk = NULL;
 	if (!g_opts.replay) {
-		ex = cli_open(&ctx);
+		struct ticker_opts to = {.cmd = "top", .interval_ms = interval_ms,
+					 .flags = VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_LINK,
+					 .daemon = 1};
+		ex = ticker_open(&tk, &to);
 		if (ex) {
 			free(a);
 			return ex;
 		}
+		ctx = ticker_ctx(tk);
 	}
 	a->replay = g_opts.replay != NULL;
 	if (a->replay)
@@ -221,8 +227,7 @@ int cmd_top(int argc, char **argv)
 	else if (vramz_system(ctx))
 		snprintf(a->source, sizeof a->source, "%s", vramz_system(ctx)->driver_version);
 	struct sampler_opts so = {
-		.ctx = ctx, .replay_path = g_opts.replay, .interval_ms = interval_ms,
-		.flags = VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_LINK, .speed = speed, .diag = &dc,
+		.ticker = tk, .replay_path = g_opts.replay, .speed = speed, .diag = &dc,
 	};
 	char err[300];
 	struct term_opts to = {.no_color = g_opts.no_color, .no_mouse = no_mouse, .ascii = ascii};
@@ -239,13 +244,13 @@ int cmd_top(int argc, char **argv)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc < 0) {
 		cli_err("%s", err);
-		cli_close(ctx);
+		ticker_close(tk);
 		free(a);
 		return EXIT_FAIL;
 	}
 	if (term_open(&to, err, sizeof err)) {
 		sampler_stop(a->sp);
-		cli_close(ctx);
+		ticker_close(tk);
 		cli_err("%s", err);
 		free(a);
 		return EXIT_FAIL;
@@ -254,7 +259,7 @@ int cmd_top(int argc, char **argv)
 	term_close();
 	fb_free();
 	sampler_stop(a->sp);
-	cli_close(ctx);
+	ticker_close(tk);
 	model_free(&a->m);
 	findings_free(&a->f);
 	free(a);

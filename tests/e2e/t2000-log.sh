@@ -30,7 +30,7 @@ import csv, json
 st = json.load(open("status.json"))
 rows = list(csv.DictReader(open("l.csv")))
 tick = json.loads(open("replay.jsonl").readline())
-slow = {"pcie_tx_bytes_per_s", "pcie_rx_bytes_per_s", "energy_mj"}
+slow = {"pcie_tx_bytes_per_s", "pcie_rx_bytes_per_s", "energy_mj", "pcie_gen", "pcie_width"}
 for g, row, r in zip(st["gpus"], rows, tick["gpus"]):
     for k, v in g.items():
         if k in row and k not in slow and k != "lost":

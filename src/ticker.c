@@ -1,0 +1,277 @@
+/* ticker.c - one sampling loop policy for log, watch, serve, top and the
+ * daemon (ticker.h says what it decides and why there is one).
+ *
+ * The slow thread owns a second context opened with VRAMZ_SAMPLE_SLOW_ONLY
+ * reads: a 20 ms PCIe throughput read never makes a 10 Hz tick late.  The
+ * first tick waits (at most a second) for the slow thread's first reading,
+ * so a one-shot body (`serve --once`) or the first row of a log is whole.
+ */
+#include "ticker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "clock.h"
+
+/* what the slow thread reads, and what a tick carries from it when the
+ * tick did not read the field itself */
+#define SLOW_BITS (VRAMZ_F_PCIE_TPUT | VRAMZ_F_ENERGY | VRAMZ_F_PCIE_LINK)
+#define FIRST_SLOW_WAIT_NS 1000000000LL
+
+struct slow {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;       /* timed on CLOCK_MONOTONIC */
+	vramz_ctx *ctx;            /* the thread's own context */
+	int64_t period_ns;
+	int quit;
+	int have;                  /* a first reading is in */
+	unsigned n;
+	vramz_gpu_sample *latest;  /* [n] by backend index */
+};
+
+struct ticker {
+	struct ticker_opts o;
+	vramz_ctx *ctx;            /* static facts; the samples' source too */
+	struct slow slow;
+	int slow_on;
+	int ticks;
+	vramz_gpu_sample *merged;  /* [gpu_count] the tick's GPUs, slow fields in */
+	vramz_snapshot snap;
+	int64_t step_ns, next_ns;
+};
+
+static void wait_mono(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline_ns)
+{
+	struct timespec ts = {deadline_ns / 1000000000, (long)(deadline_ns % 1000000000)};
+	pthread_cond_timedwait(c, m, &ts);
+}
+
+static void *slow_main(void *arg)
+{
+	struct slow *s = arg;
+	int64_t next_ns = clock_mono_ns();
+	pthread_mutex_lock(&s->lock);
+	while (!s->quit) {
+		pthread_mutex_unlock(&s->lock);
+		const vramz_snapshot *snap = NULL;
+		int rc = vramz_sample(s->ctx, VRAMZ_SAMPLE_SLOW | VRAMZ_SAMPLE_LINK | VRAMZ_SAMPLE_SLOW_ONLY,
+				      &snap);
+		pthread_mutex_lock(&s->lock);
+		for (unsigned i = 0; (rc >= 0 || rc == VRAMZ_ELOST) && snap && i < snap->gpu_count; i++) {
+			const vramz_gpu_sample *g = &snap->gpus[i];
+			if (g->index >= s->n)
+				continue;
+			vramz_gpu_sample *l = &s->latest[g->index];
+			l->valid = g->lost ? 0 : g->valid & SLOW_BITS;
+			l->pcie_tx_bytes_per_s = g->pcie_tx_bytes_per_s;
+			l->pcie_rx_bytes_per_s = g->pcie_rx_bytes_per_s;
+			l->energy_mj = g->energy_mj;
+			l->pcie_gen = g->pcie_gen;
+			l->pcie_width = g->pcie_width;
+		}
+		s->have = 1;
+		pthread_cond_broadcast(&s->wake);
+		/* the same lateness policy as the ticks: skip, never burst */
+		int64_t now = clock_mono_ns();
+		next_ns += s->period_ns;
+		if (next_ns <= now)
+			next_ns += ((now - next_ns) / s->period_ns + 1) * s->period_ns;
+		while (!s->quit && clock_mono_ns() < next_ns)
+			wait_mono(&s->wake, &s->lock, next_ns);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static int slow_start(struct slow *s, unsigned ngpus, int64_t period_ns)
+{
+	memset(s, 0, sizeof *s);
+	if (cli_open(&s->ctx))
+		return -1;
+	s->n = ngpus;
+	s->latest = calloc(ngpus ? ngpus : 1, sizeof *s->latest);
+	s->period_ns = period_ns;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	/* the thread takes no signals: they must reach the loop's thread (its
+	 * sleep ends on them, or it waits for them with sigwait) */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int bad = !s->latest || pthread_create(&s->thread, NULL, slow_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (bad) {
+		pthread_cond_destroy(&s->wake);
+		pthread_mutex_destroy(&s->lock);
+		cli_close(s->ctx);
+		free(s->latest);
+		s->ctx = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void slow_stop(struct slow *s)
+{
+	if (!s->ctx)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->quit = 1;
+	pthread_cond_broadcast(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->lock);
+	cli_close(s->ctx);
+	free(s->latest);
+	s->ctx = NULL;
+}
+
+/* Carries the latest slow readings into the GPUs of a tick that did not
+ * read them itself (a field the tick read stays the tick's). */
+static void slow_merge(struct slow *s, vramz_gpu_sample *g, unsigned n, int first)
+{
+	if (!s->ctx)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (first) {
+		int64_t until = clock_mono_ns() + FIRST_SLOW_WAIT_NS;
+		while (!s->have && clock_mono_ns() < until)
+			wait_mono(&s->wake, &s->lock, until);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (g[i].lost || g[i].index >= s->n)
+			continue;
+		const vramz_gpu_sample *l = &s->latest[g[i].index];
+		uint32_t take = l->valid & ~g[i].valid;
+		if (take & VRAMZ_F_PCIE_TPUT) {
+			g[i].pcie_tx_bytes_per_s = l->pcie_tx_bytes_per_s;
+			g[i].pcie_rx_bytes_per_s = l->pcie_rx_bytes_per_s;
+		}
+		if (take & VRAMZ_F_ENERGY)
+			g[i].energy_mj = l->energy_mj;
+		if (take & VRAMZ_F_PCIE_LINK) {
+			g[i].pcie_gen = l->pcie_gen;
+			g[i].pcie_width = l->pcie_width;
+		}
+		g[i].valid |= take;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+int ticker_open(struct ticker **out, const struct ticker_opts *o)
+{
+	struct ticker *t = calloc(1, sizeof *t);
+	*out = NULL;
+	if (!t) {
+		cli_err("%s: out of memory", o->cmd);
+		return EXIT_FAIL;
+	}
+	t->o = *o;
+	int ex = cli_open(&t->ctx);
+	if (ex) {
+		free(t);
+		return ex;
+	}
+	unsigned n = vramz_gpu_count(t->ctx);
+	t->merged = calloc(n ? n : 1, sizeof *t->merged);
+	if (!t->merged) {
+		cli_err("%s: out of memory", o->cmd);
+		ticker_close(t);
+		return EXIT_FAIL;
+	}
+	if (o->slow_interval_ms > 0) {
+		if (slow_start(&t->slow, n, o->slow_interval_ms * 1000000))
+			cli_err("%s: PCIe throughput and energy will be unknown (no second context)",
+				o->cmd);
+	}
+	t->step_ns = o->interval_ms * 1000000;
+	t->next_ns = clock_mono_ns();
+	*out = t;
+	return 0;
+}
+
+void ticker_close(struct ticker *t)
+{
+	if (!t)
+		return;
+	slow_stop(&t->slow);
+	free(t->merged);
+	cli_close(t->ctx);
+	free(t);
+}
+
+vramz_ctx *ticker_ctx(const struct ticker *t)
+{
+	return t->ctx;
+}
+
+int ticker_from_daemon(const struct ticker *t)
+{
+	(void)t;
+	return 0;
+}
+
+int ticker_sample(struct ticker *t, const vramz_snapshot **out, vramz_ctx **ctx_out)
+{
+	const vramz_snapshot *snap = NULL;
+	int rc = vramz_sample(t->ctx, t->o.flags, &snap);
+	if (ctx_out)
+		*ctx_out = t->ctx;
+	*out = snap;
+	if (!snap) { /* nothing read at all: an empty tick, never NULL */
+		memset(&t->snap, 0, sizeof t->snap);
+		t->snap.time_ms = clock_real_ms();
+		t->snap.mono_ns = clock_mono_ns();
+		*out = &t->snap;
+		return rc;
+	}
+	if (rc < 0 && rc != VRAMZ_ELOST)
+		return rc;
+	t->snap = *snap;
+	memcpy(t->merged, snap->gpus, snap->gpu_count * sizeof *t->merged);
+	slow_merge(&t->slow, t->merged, snap->gpu_count, t->ticks == 0);
+	t->snap.gpus = t->merged;
+	t->ticks++;
+	*out = &t->snap;
+	return rc;
+}
+
+int64_t ticker_advance(struct ticker *t)
+{
+	int64_t now = clock_mono_ns();
+	t->next_ns += t->step_ns;
+	if (t->next_ns <= now) /* late: skip to the next deadline still ahead */
+		t->next_ns += ((now - t->next_ns) / t->step_ns + 1) * t->step_ns;
+	return t->next_ns;
+}
+
+int64_t ticker_deadline(const struct ticker *t)
+{
+	return t->next_ns;
+}
+
+void ticker_restart(struct ticker *t)
+{
+	t->next_ns = clock_mono_ns();
+}
+
+void ticker_sleep(struct ticker *t, volatile sig_atomic_t *stop, int64_t end_ns)
+{
+	int64_t at = ticker_advance(t);
+	if (end_ns && end_ns < at)
+		at = end_ns;
+	struct timespec ts = {at / 1000000000, (long)(at % 1000000000)};
+	while (!(stop && *stop) && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
