@@ -18,7 +18,7 @@
 #include "fmt.h"
 #include "vramz/diagnose.h"
 #ifdef VRAMZ_HAVE_LOG_READER
-#include "vramz/log.h"
+#include "logset.h"
 #endif
 
 #ifdef VRAMZ_HAVE_LOG_READER
@@ -58,20 +58,25 @@ int cmd_analyze(int argc, char **argv)
 	if (ex)
 		return ex;
 	unsigned nk = diagconf_opt_count();
-	struct opt *opts = calloc(nk + 4, sizeof *opts);
+	struct logset_window win = {0};
+	struct opt *opts = calloc(nk + 6, sizeof *opts);
 	if (!opts)
 		return EXIT_FAIL;
 	opts[0] = (struct opt)OPT_JSON;
 	opts[1] = (struct opt){0, "fail-on", OPT_STR, &cc.fail_on, "LEVEL",
 			       "exit 3 when a finding is at least LEVEL: info, warning (default), critical"};
 	opts[2] = (struct opt)OPT_NOCOLOR;
-	diagconf_opts(&cfg, opts + 3);
+	opts[3] = (struct opt){0, "since", OPT_STR, &win.since, "T",
+			       "only ticks from T: 2026-11-30T02:00:00Z, -2h (before the end), +30m"};
+	opts[4] = (struct opt){0, "until", OPT_STR, &win.until, "T", "only ticks up to T (as --since)"};
+	diagconf_opts(&cfg, opts + 5);
 	int nargs;
-	int rc = cli_parse("analyze", "FILE [--json] [--fail-on LEVEL] [thresholds]",
+	int rc = cli_parse("analyze", "LOG... [--since T] [--until T] [--json] [--fail-on LEVEL] [thresholds]",
 			   "Diagnoses a log recorded by `vramz log`: leaks with time to OOM, imbalance,\n"
 			   "stray contexts, idle holders, orphaned memory, throttling, PCIe link,\n"
 			   "memory temperature.  Thresholds also come from $XDG_CONFIG_HOME/vramz/config\n"
-			   "(docs/diagnoses.md).  Exit 0 clean, 3 a finding at or above --fail-on, 1 read error.",
+			   "(docs/diagnoses.md).  Several logs, or a rotated set (LOG.N .. LOG.1, LOG),\n"
+			   "read as one, in time order (docs/report.md).  Exit 0 clean, 3 a finding at or above --fail-on, 1 read error.",
 			   opts, argc, argv, &nargs);
 	free(opts);
 	if (cli_parse_exit(rc) >= 0)
@@ -81,9 +86,8 @@ int cmd_analyze(int argc, char **argv)
 		cli_err("analyze: bad --fail-on '%s' (info, warning, critical)", cc.fail_on);
 		return EXIT_USAGE;
 	}
-	if (nargs != 1) {
-		cli_err(nargs ? "analyze: one log file expected, got '%s' too" : "analyze: which log? (vramz analyze FILE)",
-			nargs ? argv[1] : "");
+	if (nargs < 1) {
+		cli_err("analyze: which log? (vramz analyze FILE)");
 		return EXIT_USAGE;
 	}
 	const char *path = argv[0];
@@ -97,22 +101,22 @@ int cmd_analyze(int argc, char **argv)
 	vramz_diag_free(d);
 	return EXIT_FAIL;
 #else
-	vramz_log_reader *r = NULL;
-	rc = vramz_log_open(&r, path);
+	struct logset *r = NULL;
+	char err[640];
+	rc = logset_open(&r, argv, (unsigned)nargs, &win, err, sizeof err);
 	if (rc < 0) {
-		const char *why = r ? vramz_log_error(r) : "";
-		cli_err("%s: %s", path, *why ? why : vramz_strerror(rc));
-		vramz_log_close(r);
+		cli_err("%s", err);
+		logset_close(r);
 		vramz_diag_free(d);
-		return EXIT_FAIL;
+		return rc == VRAMZ_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
 	const vramz_snapshot *snap;
 	unsigned ticks = 0, ngpu_info = 0;
 	int64_t first_ms = 0, last_ms = 0;
-	while ((rc = vramz_log_next(r, &snap)) == 1) {
-		unsigned ng = vramz_log_gpu_count(r);
+	while ((rc = logset_next(r, &snap)) == 1) {
+		unsigned ng = logset_gpu_count(r);
 		for (; ngpu_info < ng; ngpu_info++) {
-			const vramz_gpu_info *gi = vramz_log_gpu(r, ngpu_info);
+			const vramz_gpu_info *gi = logset_gpu(r, ngpu_info);
 			if (gi)
 				vramz_diag_set_gpu_info(d, gi, 1);
 		}
@@ -134,8 +138,8 @@ int cmd_analyze(int argc, char **argv)
 	}
 	if (rc < 0) {
 		if (rc != VRAMZ_EINVAL)
-			cli_err("%s", *vramz_log_error(r) ? vramz_log_error(r) : vramz_strerror(rc));
-		vramz_log_close(r);
+			cli_err("%s", *logset_error(r) ? logset_error(r) : vramz_strerror(rc));
+		logset_close(r);
 		vramz_diag_free(d);
 		return EXIT_FAIL;
 	}
@@ -163,14 +167,14 @@ int cmd_analyze(int argc, char **argv)
 		jw_finish(&w);
 	} else {
 		printf("%s: %u ticks over %s, %u GPUs\n", path, ticks,
-		       fmt_duration(dur, sizeof dur, last_ms - first_ms), vramz_log_gpu_count(r));
+		       fmt_duration(dur, sizeof dur, last_ms - first_ms), logset_gpu_count(r));
 		if (!n && !np)
 			printf("no findings\n");
 		print_text(stdout, cur, n, NULL);
 		print_text(stdout, past, np, "earlier, since cleared");
 	}
 	int fail = worst_at_least(cur, n, fail_on) || worst_at_least(past, np, fail_on);
-	vramz_log_close(r);
+	logset_close(r);
 	vramz_diag_free(d);
 	fflush(stdout);
 	return fail ? EXIT_FINDING : EXIT_OK;
