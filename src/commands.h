@@ -59,7 +59,14 @@ int cmd_top(int argc, char **argv);
 #define ROWS_TUI
 #endif
 
-#define VRAMZ_EXTRA_COMMANDS ROWS_LOG ROWS_DIAGNOSE ROWS_SERVE ROWS_JOBS ROWS_TUI
+#ifdef VRAMZ_HAVE_REPORT
+int cmd_report(int argc, char **argv);
+#define ROWS_REPORT {"report", cmd_report, "a log as one HTML page with plots (docs/report.md)"},
+#else
+#define ROWS_REPORT
+#endif
+
+#define VRAMZ_EXTRA_COMMANDS ROWS_LOG ROWS_DIAGNOSE ROWS_SERVE ROWS_JOBS ROWS_TUI ROWS_REPORT
 
 /* `vramz` with no command: the dashboard on a terminal, else the table. */
 static inline int default_command(int argc, char **argv)

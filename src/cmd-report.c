@@ -1,0 +1,231 @@
+/* cmd-report.c - `vramz report LOG...`: a recorded log's story as one
+ * HTML page with plots (docs/report.md), for opening in a browser,
+ * attaching to a bug report, or printing.
+ *
+ * The logs are read once (src/logset.c: several files or a rotated set,
+ * in time order, cut to --since / --until); every tick goes both into the
+ * pixel-column reduction (src/report/reduce.c) and through the diagnosis
+ * engine with analyze's settings, so the page shows the same findings as
+ * `vramz analyze`.  Nothing is written until the whole log has been read:
+ * a bad line fails with FILE:LINE and leaves no page behind.  The page is
+ * written under a temporary name beside its destination and renamed when
+ * complete, so a reader never sees half a page.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "diagconf.h"
+#include "logset.h"
+#include "report/report.h"
+#include "vramz/diagnose.h"
+
+static const vramz_gpu_info *set_info(void *arg, unsigned idx)
+{
+	return logset_gpu(arg, idx);
+}
+
+/* "run.csv" -> "run.html", "run" -> "run.html", beside the log */
+static void default_name(const char *log, char *out, size_t len)
+{
+	size_t n = strlen(log);
+	const char *slash = strrchr(log, '/');
+	const char *dot = strrchr(log, '.');
+	if (dot && (!slash || dot > slash) && !strcmp(dot, ".csv"))
+		n = (size_t)(dot - log);
+	snprintf(out, len, "%.*s.html", (int)n, log);
+}
+
+static int collect_findings(struct rep *r, vramz_diag *d)
+{
+	const vramz_finding *cur, *past;
+	unsigned n = vramz_diag_findings(d, &cur);
+	unsigned np = vramz_diag_cleared(d, &past);
+	r->findings = calloc((size_t)n + np + 1, sizeof *r->findings);
+	if (!r->findings)
+		return VRAMZ_ENOMEM;
+	memcpy(r->findings, cur, n * sizeof *cur);
+	memcpy(r->findings + n, past, np * sizeof *past);
+	r->nfind = n + np;
+	return 0;
+}
+
+/* Reads the whole set into r; 0, or an exit code after printing why. */
+static int read_all(struct rep *r, struct logset *s, vramz_diag *d)
+{
+	const vramz_snapshot *snap;
+	unsigned ngpu_info = 0;
+	int rc;
+	while ((rc = logset_next(s, &snap)) == 1) {
+		for (unsigned ng = logset_gpu_count(s); ngpu_info < ng; ngpu_info++) {
+			const vramz_gpu_info *gi = logset_gpu(s, ngpu_info);
+			if (gi)
+				vramz_diag_set_gpu_info(d, gi, 1);
+		}
+		if ((rc = rep_feed(r, snap, set_info, s)) < 0)
+			break;
+		if ((rc = vramz_diag_feed(d, snap)) < 0 && rc != VRAMZ_EINVAL)
+			break;
+		rc = 0;
+	}
+	if (rc < 0) {
+		const char *why = logset_error(s);
+		cli_err("%s", *why ? why : vramz_strerror(rc));
+		return EXIT_FAIL;
+	}
+	if (!r->tick) {
+		cli_err("report: no samples in the window");
+		return EXIT_FAIL;
+	}
+	char bad[128];
+	if ((rc = rep_finish(r, bad, sizeof bad)) == VRAMZ_ENOTFOUND) {
+		cli_err("report: -g: no GPU '%s' in the log", bad);
+		return EXIT_USAGE;
+	}
+	if (rc == 0)
+		rc = collect_findings(r, d);
+	if (rc < 0) {
+		cli_err("report: %s", vramz_strerror(rc));
+		return EXIT_FAIL;
+	}
+	r->skipped = logset_skipped(s);
+	return 0;
+}
+
+static int write_page(const struct rep *r, const char *out)
+{
+	if (!strcmp(out, "-")) {
+		int rc = page_write(stdout, r);
+		if (fflush(stdout) || rc) {
+			cli_err("report: writing to standard output failed");
+			return EXIT_FAIL;
+		}
+		return EXIT_OK;
+	}
+	size_t len = strlen(out) + 32;
+	char *tmp = malloc(len);
+	if (!tmp)
+		return EXIT_FAIL;
+	const char *slash = strrchr(out, '/');
+	if (slash)
+		snprintf(tmp, len, "%.*s.%s.XXXXXX", (int)(slash - out + 1), out, slash + 1);
+	else
+		snprintf(tmp, len, ".%s.XXXXXX", out);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		cli_err("report: %s: %s", out, strerror(errno));
+		free(tmp);
+		return EXIT_FAIL;
+	}
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+	FILE *f = fdopen(fd, "w");
+	int rc = f ? page_write(f, r) : VRAMZ_EIO;
+	int e = errno;
+	if (f && fflush(f))
+		rc = VRAMZ_EIO, e = errno;
+	if (f && fsync(fileno(f)) && errno != EINVAL)
+		rc = VRAMZ_EIO, e = errno;
+	if (f ? fclose(f) : close(fd))
+		rc = VRAMZ_EIO, e = errno;
+	if (rc == 0 && rename(tmp, out))
+		rc = VRAMZ_EIO, e = errno;
+	if (rc) {
+		unlink(tmp);
+		cli_err("report: %s: %s", out, strerror(e));
+	}
+	free(tmp);
+	return rc ? EXIT_FAIL : EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	vramz_diag_config cfg;
+	struct diag_cmd_conf cc = {.fail_on = "warning"};
+	vramz_diag_config_defaults(&cfg);
+	/* analyze's settings, so the page and `vramz analyze` agree */
+	cfg.keep_ended = 1;
+	cfg.eval_interval_ms = 60000;
+	cfg.report_after_ms = 0;
+	int ex = diagconf_load(&cfg, &cc);
+	if (ex)
+		return ex;
+	const char *out = NULL;
+	struct logset_window win = {0};
+	unsigned nk = diagconf_opt_count();
+	struct opt *opts = calloc(nk + 6, sizeof *opts);
+	if (!opts)
+		return EXIT_FAIL;
+	opts[0] = (struct opt){'o', "output", OPT_STR, &out, "FILE",
+			       "the page (default: beside the first log, .html); - for stdout"};
+	opts[1] = (struct opt){0, "since", OPT_STR, &win.since, "T",
+			       "only ticks from T: 2026-11-30T02:00:00Z, -2h (before the end), +30m"};
+	opts[2] = (struct opt){0, "until", OPT_STR, &win.until, "T", "only ticks up to T (as --since)"};
+	opts[3] = (struct opt)OPT_GPUS;
+	diagconf_opts(&cfg, opts + 4);
+	int nargs;
+	int rc = cli_parse("report", "LOG... [-o FILE.html] [--since T] [--until T] [-g LIST] [thresholds]",
+			   "Writes a recorded log as one self-contained HTML page: per GPU, memory stacked\n"
+			   "by process, utilization, temperature and power on one time axis, the findings\n"
+			   "of `vramz analyze` drawn where they happened, and tables of findings, processes\n"
+			   "and hardware.  Several logs or a rotated set are read as one (docs/report.md).",
+			   opts, argc, argv, &nargs);
+	free(opts);
+	if (cli_parse_exit(rc) >= 0)
+		return cli_parse_exit(rc);
+	if (nargs < 1) {
+		cli_err("report: which log? (vramz report LOG... [-o FILE.html])");
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < nargs; i++)
+		if (!strcmp(argv[i], "-")) {
+			cli_err("report: name the log file; it is read twice (standard input cannot be)");
+			return EXIT_USAGE;
+		}
+	char defname[PATH_MAX];
+	if (!out) {
+		default_name(argv[0], defname, sizeof defname);
+		out = defname;
+	}
+	struct logset *s = NULL;
+	char err[640];
+	rc = logset_open(&s, argv, (unsigned)nargs, &win, err, sizeof err);
+	if (rc < 0) {
+		cli_err("%s", err);
+		logset_close(s);
+		return rc == VRAMZ_EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	vramz_diag *d = vramz_diag_new(&cfg);
+	if (!d) {
+		logset_close(s);
+		cli_err("report: invalid thresholds (see vramz report -h)");
+		return EXIT_USAGE;
+	}
+	int64_t t0, t1;
+	logset_span(s, &t0, &t1);
+	struct rep r;
+	ex = rep_init(&r, t0, t1, g_opts.gpus) ? EXIT_FAIL : 0;
+	if (!ex) {
+		unsigned nf = logset_file_count(s);
+		snprintf(r.source, sizeof r.source, "%s%s", argv[0],
+			 nf > 1 ? " and its set" : "");
+		if (nargs > 1)
+			snprintf(r.source, sizeof r.source, "%s and %d more", argv[0], nargs - 1);
+		ex = read_all(&r, s, d);
+	}
+	logset_close(s);
+	vramz_diag_free(d);
+	if (!ex)
+		ex = write_page(&r, out);
+	if (!ex && strcmp(out, "-"))
+		fprintf(stderr, "vramz: report: wrote %s\n", out);
+	rep_free(&r);
+	return ex;
+}

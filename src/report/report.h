@@ -1,0 +1,131 @@
+/* report.h - the inside of `vramz report` (src/cmd-report.c): a log set is
+ * reduced in one pass to a fixed number of pixel columns per GPU
+ * (reduce.c), drawn as SVG (svg.c) and laid out with its tables as one
+ * self-contained HTML page (page.c).  docs/report.md says what the page
+ * shows and why.
+ */
+#ifndef VRAMZ_REPORT_H
+#define VRAMZ_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vramz/diagnose.h"
+#include "vramz/vramz.h"
+
+#define REP_COLS 1000u /* pixel columns of every plot's time axis */
+#define REP_TOP 6u     /* processes drawn as their own band, per GPU */
+
+/* Throttle classes shown in the power lane */
+enum { REP_THR_THERMAL = 1, REP_THR_POWER = 2 };
+
+/* One GPU's ticks that fell into one pixel column.  Memory keeps the
+ * minimum and maximum (so a spike shorter than a column survives); the
+ * stack of processes is the breakdown at the column's highest tick. */
+struct rep_col {
+	uint32_t n;                /* ticks in the column; 0: none */
+	uint32_t win;              /* tick number of the highest memory tick */
+	uint8_t gap;               /* the logger stopped just before this column */
+	uint8_t lost;              /* the GPU was lost at a tick of the column */
+	uint8_t procs;             /* the winner had its process list */
+	uint8_t thr;               /* REP_THR_* seen */
+	uint8_t util_min, util_max;
+	uint32_t valid;            /* VRAMZ_F_* seen in the column */
+	uint64_t mem_min, mem_max; /* used + reserved bytes */
+	uint64_t total, reserved, unattr, used; /* at the winner */
+	int16_t temp_max, tmem_max;  /* °C */
+	uint32_t power_max_mw, limit_mw;
+};
+
+struct rep_gpu {
+	unsigned index;
+	int have_info;
+	vramz_gpu_info info;
+	struct rep_col *cols;      /* [REP_COLS] */
+	unsigned long ticks;
+	int64_t first_ms, last_ms;
+	uint64_t total_max, mem_peak;
+	uint32_t power_peak_mw, limit_max_mw;
+	int temp_peak, tmem_peak, any_temp_mem;
+	unsigned util_peak;
+	double util_sum;
+	unsigned long util_n;
+	int lost;
+	unsigned top[REP_TOP];     /* indices into rep.procs, by peak */
+	unsigned ntop;
+};
+
+struct rep_proc {
+	unsigned gpu;
+	uint32_t pid;
+	uint64_t start_ticks;
+	char user[VRAMZ_USER_LEN];
+	char comm[16];
+	char cmd[VRAMZ_CMD_LEN];
+	int64_t first_ms, last_ms;
+	uint64_t first_bytes, peak_bytes, last_bytes;
+	int have_bytes;
+	double sm_sum;
+	unsigned long sm_n;
+	uint64_t *val;             /* [REP_COLS] bytes at each column's winner */
+	uint32_t *stamp;           /* [REP_COLS] which tick val is from */
+	int band;                  /* 0..REP_TOP-1, or -1: drawn in "other" */
+};
+
+struct rep_gap {
+	int64_t from_ms, to_ms;
+};
+
+struct rep {
+	int64_t t0_ms, t1_ms;      /* the time axis */
+	uint32_t tick;             /* ticks fed, numbered from 1 */
+	int64_t prev_ms;
+	int64_t deltas[31];        /* the first intervals, for the gap rule */
+	unsigned ndeltas;
+	int64_t gap_ms;            /* an interval longer than this is a gap */
+	struct rep_gap *gaps;
+	unsigned ngaps, gapcap;
+	struct rep_gpu **gpus;     /* by log index; NULL: not in the log */
+	unsigned ngpus;
+	unsigned char *want;       /* by log index: 0 unknown, 1 selected, 2 not */
+	unsigned wantcap;
+	struct rep_proc *procs;
+	unsigned nprocs, pcap;
+	unsigned *hash;            /* open addressing: proc index + 1; 0 empty */
+	unsigned hcap;
+	const char *gpu_spec;      /* -g, or NULL for all */
+	/* from the diagnosis */
+	vramz_finding *findings;
+	unsigned nfind;
+	unsigned long skipped;
+	char source[512];          /* the log's name(s), for the title */
+};
+
+/* reduce.c */
+int rep_init(struct rep *r, int64_t t0_ms, int64_t t1_ms, const char *gpu_spec);
+/* info may be NULL; returns 0 or VRAMZ_ENOMEM */
+int rep_feed(struct rep *r, const vramz_snapshot *snap,
+	     const vramz_gpu_info *(*info)(void *arg, unsigned idx), void *arg);
+/* Picks each GPU's top processes; checks -g named GPUs of the log (else
+ * returns VRAMZ_ENOTFOUND with the bad item in bad). */
+int rep_finish(struct rep *r, char *bad, size_t badlen);
+int rep_col_of(const struct rep *r, int64_t t_ms);   /* clamped */
+double rep_x_of(const struct rep *r, int64_t t_ms);  /* 0..REP_COLS, unclamped */
+int64_t rep_t_of_col(const struct rep *r, unsigned col); /* the column's start */
+uint64_t rep_proc_at(const struct rep *r, const struct rep_proc *p, const struct rep_col *c,
+		     unsigned col);
+void rep_free(struct rep *r);
+
+/* svg.c: one GPU's plots (memory, utilization, temperature, power) */
+void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g);
+
+/* page.c: the whole document */
+int page_write(FILE *o, const struct rep *r);
+
+/* sha256.c: for the page's Content-Security-Policy hashes */
+void sha256_b64(const void *data, size_t len, char out[45]);
+
+/* html text escaping */
+void html_esc(FILE *o, const char *s);
+
+#endif

@@ -1,0 +1,401 @@
+/* svg.c - one GPU's plots in `vramz report`: memory stacked by process
+ * with the total as its ceiling, then lanes for utilization, temperature
+ * and power against its limit, on the report's shared time axis, with the
+ * findings drawn where they happened.
+ *
+ * Everything is plain SVG with classes (colours and themes live in the
+ * page's one stylesheet), so the page needs no inline style attribute and
+ * prints as it shows.  Paths use relative steps ("h3", "l1 -2.5") to stay
+ * small: a day of 8 GPUs must fit in a few megabytes.  A path breaks at a
+ * gap in the log or a lost GPU; columns no tick fell in (a log slower than
+ * the pixel grid) are stepped over, not drawn as zero.  Each marker
+ * carries its time and x in data attributes, which the tests check.
+ */
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "fmt.h"
+
+#define L 72.0      /* left margin: lane titles and scales */
+#define W ((double)REP_COLS)
+#define MEM_H 220.0
+#define LANE_H 64.0
+#define GAP_H 22.0
+
+struct lane {
+	double y0, h, vmax; /* top, height, value at the top */
+	double vmin;
+};
+
+static double ly(const struct lane *l, double v)
+{
+	if (v < l->vmin)
+		v = l->vmin;
+	if (v > l->vmax)
+		v = l->vmax;
+	return l->y0 + l->h - (v - l->vmin) / (l->vmax - l->vmin) * l->h;
+}
+
+/* ---- a path of one value per column, broken at gaps ---- */
+
+typedef int (*col_val)(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v,
+		       const void *arg);
+
+static int brk(const struct rep_col *c)
+{
+	return c->gap || c->lost;
+}
+
+/* Writes the d attribute of a polyline through every column that has a
+ * value; a new subpath starts after a gap.  baseline >= 0 closes each
+ * subpath down to it (an area). */
+static void path_d(FILE *o, const struct rep *r, const struct rep_gpu *g, const struct lane *ln,
+		   col_val fn, const void *arg, double baseline_y)
+{
+	int open = 0;
+	double px = 0, py = 0, sx = 0;
+	unsigned flat = 0;
+	for (unsigned col = 0; col < REP_COLS; col++) {
+		const struct rep_col *c = &g->cols[col];
+		double v;
+		if (c->n && brk(c) && open) {
+			if (flat)
+				fprintf(o, "h%u", flat);
+			if (baseline_y >= 0)
+				fprintf(o, "V%.1fH%.1fZ", baseline_y, sx);
+			open = 0;
+			flat = 0;
+		}
+		if (!c->n || c->lost || !fn(r, g, col, &v, arg))
+			continue;
+		double x = L + col + 0.5, y = round(ly(ln, v) * 10) / 10;
+		if (!open) {
+			fprintf(o, baseline_y >= 0 ? "M%.1f %.1fV%.1f" : "M%.1f %.1f", x,
+				baseline_y >= 0 ? baseline_y : y, y);
+			sx = x;
+			open = 1;
+		} else if (y == py && x - px == 1) {
+			flat++;
+		} else {
+			if (flat)
+				fprintf(o, "h%u", flat);
+			flat = 0;
+			if (y == py)
+				fprintf(o, "h%g", x - px);
+			else
+				fprintf(o, "l%g %.1f", x - px, y - py);
+		}
+		px = x;
+		py = y;
+	}
+	if (open) {
+		if (flat)
+			fprintf(o, "h%u", flat);
+		if (baseline_y >= 0)
+			fprintf(o, "V%.1fH%.1fZ", baseline_y, sx);
+	}
+}
+
+/* ---- values ---- */
+
+/* memory: the cumulative stack at the column's winner, up to band k
+ * (0 reserved, 1..ntop the top processes, ntop+1 other, ntop+2 unattributed) */
+static int v_stack(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v, const void *arg)
+{
+	unsigned k = *(const unsigned *)arg;
+	const struct rep_col *c = &g->cols[col];
+	if (!(c->valid & VRAMZ_F_MEM) || !c->win)
+		return 0;
+	uint64_t top = 0;
+	for (unsigned i = 0; i < g->ntop; i++)
+		top += rep_proc_at(r, &r->procs[g->top[i]], c, col);
+	uint64_t listed = c->used > c->unattr ? c->used - c->unattr : 0;
+	uint64_t other = listed > top ? listed - top : 0;
+	uint64_t s = c->reserved;
+	for (unsigned i = 0; i < g->ntop && i + 1 <= k; i++)
+		s += rep_proc_at(r, &r->procs[g->top[i]], c, col);
+	if (k >= g->ntop + 1)
+		s += other;
+	if (k >= g->ntop + 2)
+		s = c->reserved + c->used;
+	*v = (double)s;
+	return 1;
+}
+
+static int v_total(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v, const void *a)
+{
+	const struct rep_col *c = &g->cols[col];
+	*v = (double)c->total;
+	return (c->valid & VRAMZ_F_MEM) && c->total;
+}
+
+static int v_memmin(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v, const void *a)
+{
+	const struct rep_col *c = &g->cols[col];
+	*v = (double)c->mem_min;
+	return (c->valid & VRAMZ_F_MEM) != 0;
+}
+
+static int v_util(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v, const void *a)
+{
+	const struct rep_col *c = &g->cols[col];
+	*v = *(const int *)a ? c->util_max : c->util_min;
+	return (c->valid & VRAMZ_F_UTIL) != 0;
+}
+
+static int v_temp(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v, const void *a)
+{
+	const struct rep_col *c = &g->cols[col];
+	int mem = *(const int *)a;
+	*v = mem ? c->tmem_max : c->temp_max;
+	return (c->valid & (mem ? VRAMZ_F_TEMP_MEM : VRAMZ_F_TEMP)) != 0;
+}
+
+static int v_power(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v, const void *a)
+{
+	const struct rep_col *c = &g->cols[col];
+	int lim = *(const int *)a;
+	*v = (lim ? c->limit_mw : c->power_max_mw) / 1000.0;
+	return (c->valid & (lim ? VRAMZ_F_POWER_LIMIT : VRAMZ_F_POWER)) != 0;
+}
+
+/* ---- pieces ---- */
+
+static void title(FILE *o, double y, const char *t, const char *scale)
+{
+	fprintf(o, "<text class=\"lt\" x=\"4\" y=\"%.1f\">%s</text>", y + 12, t);
+	if (scale)
+		fprintf(o, "<text class=\"ls\" x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+			L - 4, y + 24, scale);
+}
+
+static void frame(FILE *o, const struct lane *ln)
+{
+	fprintf(o, "<rect class=\"fr\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\"/>", L, ln->y0,
+		W, ln->h);
+}
+
+/* runs of columns with a flag, as rectangles over the lane */
+static void runs(FILE *o, const struct rep_gpu *g, const struct lane *ln, const char *cls,
+		 int (*flag)(const struct rep_col *, int), int arg, double y, double h)
+{
+	for (unsigned col = 0; col < REP_COLS;) {
+		if (!g->cols[col].n || !flag(&g->cols[col], arg)) {
+			col++;
+			continue;
+		}
+		unsigned end = col + 1;
+		while (end < REP_COLS && (!g->cols[end].n || flag(&g->cols[end], arg)) &&
+		       !(g->cols[end].n && g->cols[end].gap))
+			end++;
+		fprintf(o, "<rect class=\"%s\" x=\"%.0f\" y=\"%.1f\" width=\"%u\" height=\"%.1f\"/>", cls,
+			L + col, y, end - col, h);
+		col = end;
+	}
+	(void)ln;
+}
+
+static int f_thr(const struct rep_col *c, int cls)
+{
+	return (c->thr & cls) != 0;
+}
+
+static int f_lost(const struct rep_col *c, int unused)
+{
+	return c->lost;
+}
+
+static void gaps(FILE *o, const struct rep *r, double y, double h)
+{
+	for (unsigned i = 0; i < r->ngaps; i++) {
+		double a = rep_x_of(r, r->gaps[i].from_ms), b = rep_x_of(r, r->gaps[i].to_ms);
+		if (b < 0 || a > W)
+			continue;
+		a = a < 0 ? 0 : a;
+		b = b > W ? W : b;
+		char d[32];
+		fprintf(o, "<g class=\"gap\" data-from-ms=\"%" PRId64 "\" data-to-ms=\"%" PRId64 "\">"
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>"
+			"<text class=\"gl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no data %s</text></g>",
+			r->gaps[i].from_ms, r->gaps[i].to_ms, L + a, y, b - a < 1 ? 1 : b - a, h,
+			L + (a + b) / 2, y + 40,
+			fmt_duration(d, sizeof d, r->gaps[i].to_ms - r->gaps[i].from_ms));
+	}
+}
+
+/* ---- findings ---- */
+
+static uint64_t mem_at(const struct rep *r, const struct rep_gpu *g, int64_t t)
+{
+	int col = rep_col_of(r, t);
+	for (int d = 0; d < (int)REP_COLS; d++) {
+		if (col - d >= 0 && g->cols[col - d].n && (g->cols[col - d].valid & VRAMZ_F_MEM))
+			return g->cols[col - d].mem_max;
+		if (col + d < (int)REP_COLS && g->cols[col + d].n && (g->cols[col + d].valid & VRAMZ_F_MEM))
+			return g->cols[col + d].mem_max;
+	}
+	return 0;
+}
+
+static int spans(enum vramz_finding_kind k)
+{
+	return k == VRAMZ_FK_IDLE_HOLDER || k == VRAMZ_FK_IMBALANCE || k == VRAMZ_FK_THROTTLE ||
+	       k == VRAMZ_FK_ORPHANED || k == VRAMZ_FK_FRAGMENTATION || k == VRAMZ_FK_MEM_TEMP ||
+	       k == VRAMZ_FK_PCIE_DOWNGRADED || k == VRAMZ_FK_STRAY_CONTEXT;
+}
+
+static void findings(FILE *o, const struct rep *r, const struct rep_gpu *g, const struct lane *mem,
+		     double bottom)
+{
+	for (unsigned i = 0; i < r->nfind; i++) {
+		const vramz_finding *f = &r->findings[i];
+		if (f->gpu != (int)g->index)
+			continue;
+		const char *sev = vramz_severity_str(f->severity);
+		double x = L + rep_x_of(r, f->first_seen_ms);
+		fprintf(o, "<g class=\"fm %s\" data-finding=\"%u\" data-kind=\"%s\" data-t-ms=\"%" PRId64
+			"\" data-x=\"%.2f\">", sev, i + 1, vramz_finding_kind_str(f->kind),
+			f->first_seen_ms, x);
+		int64_t end = f->last_update_ms, start = end;
+		if ((f->figures & VRAMZ_FG_DURATION) && f->duration_ms > 0)
+			start = end - f->duration_ms;
+		if (spans(f->kind) && end > start) {
+			double a = L + rep_x_of(r, start), b = L + rep_x_of(r, end);
+			fprintf(o, "<rect class=\"span\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+				a, mem->y0, b - a < 1 ? 1 : b - a, bottom - mem->y0);
+		}
+		if (f->kind == VRAMZ_FK_LEAK && (f->figures & VRAMZ_FG_RATE) && end > start) {
+			/* the fitted slope over the rise, on the GPU's total */
+			double top = (double)mem_at(r, g, end);
+			double rate = f->rate_bytes_per_s;
+			double a = L + rep_x_of(r, start), b = L + rep_x_of(r, end);
+			double ya = ly(mem, top - rate * (double)(end - start) / 1000), yb = ly(mem, top);
+			fprintf(o, "<line class=\"fit\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", a, ya,
+				b, yb);
+			if ((f->figures & VRAMZ_FG_TTO) && f->time_to_oom_s >= 0 && rate > 0) {
+				double t_oom = (double)end + f->time_to_oom_s * 1000;
+				double xo = L + rep_x_of(r, (int64_t)t_oom);
+				double yo = ly(mem, mem->vmax);
+				if (xo > L + W) { /* clip at the axis's end, on the line */
+					double fr = (L + W - b) / (xo - b);
+					yo = yb + (yo - yb) * fr;
+					xo = L + W;
+				}
+				char d[32];
+				fprintf(o, "<line class=\"proj\" data-oom-ms=\"%.0f\" x1=\"%.1f\" y1=\"%.1f\" "
+					"x2=\"%.1f\" y2=\"%.1f\"/><text class=\"ml\" x=\"%.1f\" y=\"%.1f\" "
+					"text-anchor=\"end\">OOM in %s</text>", t_oom, b, yb, xo, yo, xo - 2,
+					yo < mem->y0 + 24 ? mem->y0 + 24 : yo - 4,
+					fmt_duration(d, sizeof d, (int64_t)(f->time_to_oom_s * 1000)));
+			}
+		}
+		fprintf(o, "<line class=\"mk\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"/>"
+			"<circle class=\"mc\" cx=\"%.2f\" cy=\"%.1f\" r=\"8\"/>"
+			"<text class=\"mn\" x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\">%u</text>"
+			"<title>#%u %s %s</title></g>",
+			x, mem->y0, x, bottom, x, mem->y0 + 9, x, mem->y0 + 13, i + 1, i + 1, sev,
+			vramz_finding_kind_str(f->kind));
+	}
+}
+
+/* ---- the time axis ---- */
+
+static void axis(FILE *o, const struct rep *r, double y)
+{
+	static const int64_t steps[] = {1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000,
+					600000, 900000, 1800000, 3600000, 7200000, 10800000,
+					21600000, 43200000, 86400000, 172800000, 604800000};
+	int64_t span = r->t1_ms - r->t0_ms, step = steps[sizeof steps / sizeof steps[0] - 1];
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+		if (span / steps[i] <= 8) {
+			step = steps[i];
+			break;
+		}
+	int64_t t = (r->t0_ms / step + 1) * step;
+	for (; t <= r->t1_ms; t += step) {
+		double x = L + rep_x_of(r, t);
+		char iso[40];
+		fmt_iso_ms(iso, sizeof iso, t);
+		/* "2026-11-30T02:05:00.000Z" -> "02:05" or "02:05:30" */
+		char lab[16];
+		snprintf(lab, sizeof lab, "%.*s", step % 60000 ? 8 : 5, iso + 11);
+		fprintf(o, "<line class=\"tk\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tl\" data-t-ms=\"%" PRId64 "\" x=\"%.1f\" y=\"%.1f\" "
+			"text-anchor=\"middle\">%s</text>", x, y, x, y + 4, t, x, y + 16, lab);
+	}
+}
+
+void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g)
+{
+	char b1[32], b2[32];
+	struct lane mem = {8, MEM_H, 1, 0};
+	mem.vmax = (double)(g->total_max ? g->total_max : g->mem_peak ? g->mem_peak : 1);
+	struct lane util = {mem.y0 + MEM_H + GAP_H, LANE_H, 100, 0};
+	int tpeak = g->temp_peak > g->tmem_peak ? g->temp_peak : g->tmem_peak;
+	struct lane temp = {util.y0 + LANE_H + GAP_H, LANE_H, tpeak + 10 > 100 ? tpeak + 10 : 100, 0};
+	double pmax = (g->limit_max_mw > g->power_peak_mw ? g->limit_max_mw : g->power_peak_mw) / 1000.0;
+	struct lane pow = {temp.y0 + LANE_H + GAP_H, LANE_H, pmax > 0 ? pmax * 1.1 : 1, 0};
+	double bottom = pow.y0 + LANE_H;
+	double height = bottom + 24;
+	fprintf(o, "<svg class=\"plot\" data-gpu=\"%u\" viewBox=\"0 0 %.0f %.0f\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"GPU %u over time\">",
+		g->index, L + W + 8, height, g->index);
+	fprintf(o, "<clipPath id=\"c%u\"><rect x=\"%.0f\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/></clipPath>",
+		g->index, L, W, height);
+	title(o, mem.y0, "memory", fmt_bytes(b1, sizeof b1, (uint64_t)mem.vmax));
+	title(o, util.y0, "util", "100 %");
+	snprintf(b2, sizeof b2, "%.0f °C", temp.vmax);
+	title(o, temp.y0, "temp", b2);
+	snprintf(b2, sizeof b2, "%.0f W", pow.vmax);
+	title(o, pow.y0, "power", b2);
+	frame(o, &mem);
+	frame(o, &util);
+	frame(o, &temp);
+	frame(o, &pow);
+	fprintf(o, "<rect class=\"hov\" x=\"%.0f\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>", L, W, bottom);
+	fprintf(o, "<g class=\"z\" clip-path=\"url(#c%u)\">", g->index);
+	/* the stack, drawn from its top band down, each from the baseline */
+	unsigned nb = g->ntop + 3;
+	for (unsigned k = nb; k-- > 0;) {
+		const char *cls = k == 0 ? "b-res" : k == nb - 1 ? "b-un" : k == nb - 2 ? "b-oth" : NULL;
+		char c[16];
+		if (!cls) {
+			snprintf(c, sizeof c, "b-p%u", k - 1);
+			cls = c;
+		}
+		fprintf(o, "<path class=\"%s\" d=\"", cls);
+		path_d(o, r, g, &mem, v_stack, &k, mem.y0 + mem.h);
+		fputs("\"/>", o);
+	}
+	fputs("<path class=\"l-min\" d=\"", o);
+	path_d(o, r, g, &mem, v_memmin, NULL, -1);
+	fputs("\"/><path class=\"l-tot\" d=\"", o);
+	path_d(o, r, g, &mem, v_total, NULL, -1);
+	int one = 1, zero = 0;
+	fputs("\"/><path class=\"a-util\" d=\"", o);
+	/* utilization: the band between each column's min and max */
+	path_d(o, r, g, &util, v_util, &one, util.y0 + util.h);
+	fputs("\"/><path class=\"a-umin\" d=\"", o);
+	path_d(o, r, g, &util, v_util, &zero, util.y0 + util.h);
+	fputs("\"/><path class=\"l-temp\" d=\"", o);
+	path_d(o, r, g, &temp, v_temp, &zero, -1);
+	fputs("\"/><path class=\"l-tmem\" d=\"", o);
+	path_d(o, r, g, &temp, v_temp, &one, -1);
+	fputs("\"/><path class=\"l-lim\" d=\"", o);
+	path_d(o, r, g, &pow, v_power, &one, -1);
+	fputs("\"/><path class=\"l-pow\" d=\"", o);
+	path_d(o, r, g, &pow, v_power, &zero, -1);
+	fputs("\"/>", o);
+	runs(o, g, &pow, "thr-t", f_thr, REP_THR_THERMAL, pow.y0 + pow.h - 6, 6);
+	runs(o, g, &pow, "thr-p", f_thr, REP_THR_POWER, pow.y0 + pow.h - 12, 6);
+	runs(o, g, &mem, "lost", f_lost, 0, mem.y0, bottom - mem.y0);
+	gaps(o, r, mem.y0, bottom - mem.y0);
+	findings(o, r, g, &mem, bottom);
+	fputs("</g>", o);
+	axis(o, r, bottom);
+	fprintf(o, "<line class=\"cur\" x1=\"-9\" x2=\"-9\" y1=\"0\" y2=\"%.0f\"/>", bottom);
+	fputs("</svg>\n", o);
+}
