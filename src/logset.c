@@ -205,6 +205,27 @@ static int add_file(struct logset *s, const char *path)
 	return 0;
 }
 
+/* "run.procs.csv" when run.csv exists: read with run.csv, not as a log of
+ * its own (so a shell glob over a folder of logs works) */
+static int is_sibling(const char *path)
+{
+	size_t n = strlen(path);
+	static const char *const tails[] = {".procs.csv", ".procs"};
+	for (size_t i = 0; i < 2; i++) {
+		size_t t = strlen(tails[i]);
+		if (n <= t || strcmp(path + n - t, tails[i]))
+			continue;
+		char *base = malloc(n + 1);
+		if (!base)
+			return 0;
+		snprintf(base, n + 1, "%.*s%s", (int)(n - t), path, i == 0 ? ".csv" : "");
+		int hit = !access(base, F_OK);
+		free(base);
+		return hit;
+	}
+	return 0;
+}
+
 /* FILE, and FILE.N .. FILE.1 when they exist beside it */
 static int add_set(struct logset *s, const char *path)
 {
@@ -302,6 +323,7 @@ int logset_open(struct logset **out, char *const *paths, unsigned n,
 	}
 	for (unsigned i = 0; i < n && !rc; i++)
 		rc = !strcmp(paths[i], "-") ? fail(s, VRAMZ_EINVAL, "standard input ('-') only alone")
+		   : is_sibling(paths[i])   ? 0
 					    : add_set(s, paths[i]);
 	/* check every file now, so a bad one fails before anything is written */
 	unsigned keep = 0;

@@ -78,6 +78,8 @@ static const char js[] =
 	"function cAt(x){return Math.max(0,Math.min(D.cols-1,Math.floor(a+x*(b-a)/D.cols)))}"
 	"function by(v){if(v===null||v===undefined)return'-';var u=['MiB','GiB','TiB'],i=0;"
 	"while(v>=1024&&i<2){v/=1024;i++}return(i?v.toFixed(1):v.toFixed(0))+' '+u[i]}"
+	"function near(g,c){for(var d=0;d<D.cols;d++){if(c-d>=0&&g.any[c-d])return c-d;"
+	"if(c+d<D.cols&&g.any[c+d])return c+d}return c}"
 	"function un(v,s){return v===null||v===undefined?'-':v+s}"
 	"function pt(s,e){var p=s.createSVGPoint();p.x=e.clientX;p.y=e.clientY;"
 	"return p.matrixTransform(s.getScreenCTM().inverse())}"
@@ -86,12 +88,15 @@ static const char js[] =
 	"if(full)g.removeAttribute('transform');else g.setAttribute('transform','matrix('+s+' 0 0 1 '+e+' 0)')});"
 	"document.querySelectorAll('text.tl').forEach(function(t){if(!t.dataset.l)t.dataset.l=t.textContent;"
 	"t.textContent=full?t.dataset.l:iso(tAt(+t.getAttribute('x')-D.L)).slice(11,19)})}"
+	"Object.keys(D.gpus).forEach(function(k){var g=D.gpus[k];g.any=g.mem.map(function(v,i){"
+	"return v!==null||g.util[i]!==null||g.temp[i]!==null||g.pow[i]!==null})});"
 	"document.querySelectorAll('svg.plot').forEach(function(s){"
 	"var g=D.gpus[s.dataset.gpu],ro=document.getElementById('ro'+s.dataset.gpu),"
 	"cur=s.querySelector('line.cur');"
 	"s.addEventListener('mousemove',function(e){var p=pt(s,e),x=p.x-D.L;"
-	"if(x<0||x>=D.cols)return;var c=cAt(x);cur.setAttribute('x1',p.x);cur.setAttribute('x2',p.x);"
-	"ro.textContent=iso(tAt(x))+'  memory '+by(g.mem[c])+' (min '+by(g.min[c])+')  util '+"
+	"if(x<0||x>=D.cols)return;var t=tAt(x),c=near(g,cAt(x));cur.setAttribute('x1',p.x);cur.setAttribute('x2',p.x);"
+	"if(D.gaps.some(function(q){return t>q[0]&&t<q[1]})){ro.textContent=iso(t)+'  no data: the log has a gap here';return}"
+	"ro.textContent=iso(t)+'  memory '+by(g.mem[c])+' (min '+by(g.min[c])+')  util '+"
 	"un(g.util[c],' %')+'  temp '+un(g.temp[c],' \\u00b0C')+'  mem temp '+un(g.tmem[c],' \\u00b0C')+"
 	"'  power '+un(g.pow[c],' W')});"
 	"s.addEventListener('mousedown',function(e){d0=pt(s,e).x-D.L;e.preventDefault()});"
@@ -165,7 +170,10 @@ static void data_block(FILE *o, const struct rep *r)
 		}
 		fputc('}', o);
 	}
-	fputs("}}</script>\n", o);
+	fputs("},\"gaps\":[", o);
+	for (unsigned i = 0; i < r->ngaps; i++)
+		fprintf(o, "%s[%" PRId64 ",%" PRId64 "]", i ? "," : "", r->gaps[i].from_ms, r->gaps[i].to_ms);
+	fputs("]}</script>\n", o);
 }
 
 /* ---- sections ---- */
@@ -303,7 +311,7 @@ static int by_gpu_peak(const void *a, const void *b)
 
 static void procs_table(FILE *o, const struct rep *r)
 {
-	char b1[32], b2[32], b3[32], b4[40], t[40];
+	char b1[32], b2[32], b3[32], b4[40], b5[32], t[40];
 	fprintf(o, "<section id=\"processes\"><h2>Processes (%u)</h2>\n", r->nprocs);
 	if (!r->nprocs) {
 		fputs("<p>no process was recorded (log with --procs to see them)</p></section>\n", o);
@@ -341,7 +349,7 @@ static void procs_table(FILE *o, const struct rep *r)
 			!p->have_bytes ? "" : growth < 0 ? "-" : "+",
 			p->have_bytes ? fmt_bytes(b4, sizeof b4, (uint64_t)(growth < 0 ? -growth : growth)) : "-",
 			sm, iso(t, sizeof t, p->first_ms),
-			fmt_duration(b1, sizeof b1, p->last_ms - p->first_ms));
+			fmt_duration(b5, sizeof b5, p->last_ms - p->first_ms));
 		html_esc(o, p->cmd[0] ? p->cmd : p->comm[0] ? p->comm : "-");
 		fputs("</td></tr>\n", o);
 	}

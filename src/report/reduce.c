@@ -263,6 +263,7 @@ static void gpu_sample(struct rep *r, struct rep_gpu *g, struct rep_col *c, cons
 	if (s->lost) {
 		c->lost = 1;
 		g->lost = 1;
+		c->n++;
 		return;
 	}
 	uint32_t had = c->valid;

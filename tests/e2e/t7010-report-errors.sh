@@ -1,0 +1,60 @@
+#!/bin/bash
+# t7010-report-errors.sh - `vramz report` on bad input: a malformed line, a
+# truncated header, a foreign CSV, an empty file, a missing file.  Each
+# gives one error naming the file (and the line), exit 1, and leaves no
+# page behind, not even a temporary one.
+. "$TESTS_SRC/e2e/lib.sh"
+
+LOG="$TESTS_SRC/logs/demo.csv"
+
+no_page() { ! ls -A "$1" | grep -q html || { echo "left behind:"; ls -A "$1"; return 1; }; }
+
+expect_success 'a good log gives a page beside it by default' '
+	cp "$LOG" run.csv && cp "${LOG%.csv}.procs.csv" run.procs.csv &&
+	vramz report run.csv 2>err && test -s run.html && has "wrote run.html" err &&
+	has "</html>" run.html
+'
+
+expect_success 'a malformed line: FILE:LINE, exit 1, no page' '
+	mkdir d && cp "$LOG" d/bad.csv &&
+	sed -i "5s/^\([^,]*\),\([0-9]\),/\1,gpu\2,/" d/bad.csv &&
+	{ vramz report d/bad.csv 2>err; test $? = 1; } &&
+	has "d/bad.csv:5: " err && test "$(wc -l <err)" = 1 && no_page d
+'
+
+expect_success 'a bad time mid-file: FILE:LINE, exit 1, no page (-o elsewhere too)' '
+	mkdir e && cp "$LOG" e/t.csv && sed -i "4s/^2026/20x6/" e/t.csv &&
+	{ vramz report e/t.csv -o e/out.html 2>err; test $? = 1; } &&
+	has "e/t.csv:4: bad time" err && no_page e
+'
+
+expect_success 'a log cut before its first row, a foreign CSV, an empty file: named, exit 1, no page' '
+	mkdir f && head -c 30 "$LOG" >f/trunc.csv &&
+	{ vramz report f/trunc.csv 2>err; test $? = 1; } && has "f/trunc.csv: the log holds no samples" err &&
+	printf "name,age\nann,3\n" >f/people.csv &&
+	{ vramz report f/people.csv 2>err; test $? = 1; } && has "f/people.csv:1: not a vramz GPU log" err &&
+	: >f/empty.csv &&
+	{ vramz report f/empty.csv 2>err; test $? = 1; } && has "f/empty.csv" err &&
+	{ vramz report f/missing.csv 2>err; test $? = 1; } && has "f/missing.csv" err &&
+	no_page f
+'
+
+expect_success 'one bad file among good ones fails the whole set before writing' '
+	mkdir g && cp "$LOG" g/a.csv && printf "name,age\nann,3\n" >g/b.csv &&
+	{ vramz report g/a.csv g/b.csv -o g/out.html 2>err; test $? = 1; } &&
+	has "g/b.csv" err && no_page g
+'
+
+expect_success 'an unwritable destination: exit 1, nothing left' '
+	{ vramz report "$LOG" -o /nonexistent/dir/x.html 2>err; test $? = 1; } &&
+	has "/nonexistent/dir/x.html" err
+'
+
+expect_success 'usage errors exit 2' '
+	{ vramz report 2>err; test $? = 2; } && has "which log" err &&
+	{ vramz report --since 12 "$LOG" -o x.html 2>err; test $? = 2; } &&
+	{ vramz report - 2>err; test $? = 2; } &&
+	vramz report -h | has "LOG\.\.\." /dev/stdin
+'
+
+finish
