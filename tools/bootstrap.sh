@@ -4,7 +4,7 @@
 # sudo available).  Nothing outside the distribution's packages.
 set -eu
 pkgs="build-essential cmake pkg-config libncurses-dev libmicrohttpd-dev libcmocka-dev
-      python3 python3-venv python3-pip tmux prometheus curl procps util-linux systemd"
+      python3 python3-venv python3-pip tmux prometheus curl procps util-linux systemd chromium"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
