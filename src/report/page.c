@@ -36,7 +36,7 @@ static const char css[] =
 	"svg.plot{width:100%;height:auto;display:block;background:var(--panel)}"
 	"svg.plot text{fill:var(--fg);font:11px system-ui,sans-serif}"
 	".lt{font-weight:600}.ls{fill:var(--mute)!important}"
-	".fr{fill:none;stroke:var(--grid)}.tk{stroke:var(--mute)}"
+	".fr{fill:none;stroke:var(--grid)}.gr{stroke:var(--grid);stroke-dasharray:2 4}.tk{stroke:var(--mute)}"
 	"svg.plot path,svg.plot line{vector-effect:non-scaling-stroke;pointer-events:none}"
 	".z rect,.z text{pointer-events:none}"
 	".b-p0,.s-p0{fill:#0072B2}.b-p1,.s-p1{fill:#E69F00}.b-p2,.s-p2{fill:#009E73}"

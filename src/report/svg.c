@@ -172,10 +172,15 @@ static void title(FILE *o, double y, const char *t, const char *scale)
 			L - 4, y + 24, scale);
 }
 
+/* the lane's box, and lines at a quarter, half and three quarters */
 static void frame(FILE *o, const struct lane *ln)
 {
 	fprintf(o, "<rect class=\"fr\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\"/>", L, ln->y0,
 		W, ln->h);
+	fputs("<path class=\"gr\" d=\"", o);
+	for (int q = 1; q < 4; q++)
+		fprintf(o, "M%.0f %.1fh%.0f", L, ln->y0 + ln->h * q / 4, W);
+	fputs("\"/>", o);
 }
 
 /* runs of columns with a flag, as rectangles over the lane */
