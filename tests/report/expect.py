@@ -12,7 +12,8 @@ usage: expect.py CHECK.json [--gpus 0,1] [--findings ANALYZE.json]
 - every finding of `vramz analyze --json` (same log, same thresholds) has
   a marker on its GPU's plot at its first-seen time: data-t-ms equal, and
   x where the time axis puts that time;
-- the hover read-out and the zoom respond; the screenshot is not blank.
+- the hover read-out and the zoom respond; the screenshot is not blank;
+- the reader's dark setting gives a dark page, printing keeps every plot.
 """
 import json
 import sys
@@ -102,6 +103,13 @@ def main(argv):
     if not page.get("zoomed") or page.get("unzoomed"):
         fail("zoom: %s plots zoomed by a drag, %s left after a double-click" %
              (page.get("zoomed"), page.get("unzoomed")))
+    def lum(css):
+        r, g, b = (int(x) for x in css[css.index("(") + 1:].rstrip(")").split(",")[:3])
+        return (r * 299 + g * 587 + b * 114) / 1000
+    if not (lum(page["dark"]["bg"]) < 80 < lum(page["light"]["bg"])):
+        fail("themes: background %s in dark, %s in light" % (page["dark"]["bg"], page["light"]["bg"]))
+    if page["print"]["plots"] != len(gpus) or lum(page["print"]["bg"]) < 200:
+        fail("print: %s (expected %d plots on white)" % (page["print"], len(gpus)))
     sh = page["screenshot"]
     if sh["lum_std"] < 10 or sh["colours"] < 20:
         fail("the screenshot looks blank: %s" % sh)

@@ -229,6 +229,15 @@ def check(b, path, shot_dir):
         res = {"extract_error": ev["exceptionDetails"].get("text")}
     else:
         res = json.loads(ev["result"]["value"])
+    # the reader's dark setting turns the page dark; printing keeps the plots
+    look = "JSON.stringify({bg: getComputedStyle(document.body).backgroundColor, " \
+           "plots: [...document.querySelectorAll('svg.plot')].filter(" \
+           "s => getComputedStyle(s).display !== 'none' && s.getBoundingClientRect().height > 100).length})"
+    for name, media, scheme in (("dark", "", "dark"), ("print", "print", "light"), ("light", "", "light")):
+        b.call("Emulation.setEmulatedMedia", {"media": media, "features": [
+            {"name": "prefers-color-scheme", "value": scheme}]}, session=s)
+        v = b.call("Runtime.evaluate", {"expression": look, "returnByValue": True}, session=s)
+        res[name] = json.loads(v["result"]["value"])
     # the first screen, scaled down: enough to tell a blank page, and a
     # tenth of the pixels for the decoder below
     shot = b.call("Page.captureScreenshot", {"format": "png", "clip": {
