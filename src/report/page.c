@@ -213,7 +213,7 @@ static void gpu_section(FILE *o, const struct rep *r, const struct rep_gpu *g)
 		swatch(o, cls, lab);
 	}
 	swatch(o, "s-oth", "other processes");
-	swatch(o, "s-un", "unattributed");
+	swatch(o, "s-un", g->any_procs ? "unattributed" : "used (no process list in the log)");
 	swatch(o, "s-res", "reserved by the driver");
 	fputs("<span class=\"mute\">dashed: total; dotted: lowest in each pixel</span></div>\n", o);
 	svg_gpu(o, r, g);

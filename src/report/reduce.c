@@ -307,6 +307,7 @@ static void gpu_sample(struct rep *r, struct rep_gpu *g, struct rep_col *c, cons
 	uint64_t res = s->valid & VRAMZ_F_MEM_RESERVED ? s->mem_reserved_bytes : 0;
 	uint64_t m = s->mem_used_bytes + res;
 	int procs = (s->valid & VRAMZ_F_PROCS) != 0;
+	g->any_procs |= procs;
 	if (!(had & VRAMZ_F_MEM) || m < c->mem_min)
 		c->mem_min = m;
 	/* the winner: a tick with its process list beats one without */

@@ -51,6 +51,7 @@ struct rep_gpu {
 	double util_sum;
 	unsigned long util_n;
 	int lost;
+	int any_procs;             /* a tick of this GPU had its process list */
 	unsigned top[REP_TOP];     /* indices into rep.procs, by peak */
 	unsigned ntop;
 };

@@ -15,6 +15,12 @@ expect_success 'a good log gives a page beside it by default' '
 	has "</html>" run.html
 '
 
+expect_success 'a log without its process file: the page says so instead of naming processes' '
+	cp "$LOG" alone.csv && vramz report alone.csv 2>/dev/null &&
+	has "used \(no process list in the log\)" alone.html &&
+	has "no process was recorded" alone.html && hasnt "class=\"proc\"" alone.html
+'
+
 expect_success 'a malformed line: FILE:LINE, exit 1, no page' '
 	mkdir d && cp "$LOG" d/bad.csv &&
 	sed -i "5s/^\([^,]*\),\([0-9]\),/\1,gpu\2,/" d/bad.csv &&
