@@ -25,15 +25,50 @@ void cli_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* Reads a plain decimal number at s ("12", "-1.5", "2e3", ".5"): digits, one
+ * point, an exponent.  strtod alone would also take hex floats ("0x1p4"),
+ * "inf" and "nan", which no option means.  *end: the first byte after it. */
+static int scan_decimal(const char *s, int sign_ok, double *v, const char **end)
+{
+	const char *p = s;
+	char buf[64];
+	int digits = 0;
+	if (sign_ok && (*p == '-' || *p == '+'))
+		p++;
+	while (isdigit((unsigned char)*p))
+		p++, digits++;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			digits++;
+	if (!digits)
+		return -1;
+	if (*p == 'e' || *p == 'E') {
+		const char *q = p + 1;
+		if (*q == '-' || *q == '+')
+			q++;
+		if (isdigit((unsigned char)*q)) {
+			while (isdigit((unsigned char)*q))
+				q++;
+			p = q;
+		}
+	}
+	if ((size_t)(p - s) >= sizeof buf)
+		return -1;
+	memcpy(buf, s, (size_t)(p - s));
+	buf[p - s] = 0;
+	errno = 0;
+	*v = strtod(buf, NULL);
+	if (errno || !isfinite(*v))
+		return -1;
+	*end = p;
+	return 0;
+}
+
 /* Splits "1.5GiB" into a number and a unit suffix. */
 static int split_num(const char *s, double *v, const char **unit)
 {
-	char *end;
-	if (!s || !*s || isspace((unsigned char)*s))
-		return -1;
-	errno = 0;
-	*v = strtod(s, &end);
-	if (end == s || errno || !isfinite(*v) || *v < 0)
+	const char *end;
+	if (!s || scan_decimal(s, 0, v, &end))
 		return -1;
 	while (*end == ' ')
 		end++;
@@ -119,6 +154,8 @@ static const char *type_arg(const struct opt *o)
 	case OPT_DURATION: return "DURATION";
 	case OPT_UINT: return "N";
 	case OPT_PERCENT: return "PCT";
+	case OPT_INTERVAL: return "DURATION";
+	case OPT_CELSIUS: return "C";
 	default: return "VALUE";
 	}
 }
@@ -145,9 +182,37 @@ void cli_usage(FILE *f, const char *cmd, const char *synopsis, const char *about
 	fprintf(f, "  %-28s %s\n", "-h, --help", "show this help");
 }
 
-static int set_value(const char *cmd, const struct opt *o, const char *name, const char *v)
+/* The ranged types: which plain type each parses as, and the values it
+ * takes, in that type's unit (milliseconds, a number). */
+static const struct {
+	enum opt_type base;
+	double min, max;
+	unsigned char min_open, max_open; /* 1: the bound itself is refused */
+	const char *want;                 /* for the error */
+} ranged[] = {
+	[OPT_INTERVAL] = {OPT_DURATION, CLI_MIN_INTERVAL_MS, CLI_MAX_INTERVAL_MS, 0, 0,
+			  "want a duration from 10ms to 1h"},
+	[OPT_FACTOR] = {OPT_DOUBLE, 0, 1e9, 1, 0, "want a factor above 0"},
+	[OPT_PROB] = {OPT_DOUBLE, 0, 1, 1, 1, "want a number above 0 and below 1"},
+	[OPT_UNIT] = {OPT_DOUBLE, 0, 1, 0, 0, "want a number from 0 to 1"},
+	[OPT_RATIO] = {OPT_DOUBLE, 1, 1e9, 0, 0, "want a number of 1 or more"},
+	[OPT_CELSIUS] = {OPT_UINT, 0, 200, 0, 0, "want a whole number from 0 to 200"},
+};
+
+int opt_value(const struct opt *o, const char *v, const char **why)
 {
-	switch (o->t) {
+	double x = 0;
+	const char *end;
+	unsigned long long n = 0;
+	uint64_t bytes = 0;
+	int64_t ms = 0;
+	enum opt_type t = o->t;
+	int has_range = (size_t)t < sizeof ranged / sizeof ranged[0] && ranged[t].want;
+	if (has_range)
+		t = ranged[o->t].base;
+	/* a ranged type's error says what fits whatever was wrong */
+	*why = has_range ? ranged[o->t].want : NULL;
+	switch (t) {
 	case OPT_FLAG:
 		*(int *)o->dst = 1;
 		return 0;
@@ -155,36 +220,63 @@ static int set_value(const char *cmd, const struct opt *o, const char *name, con
 		*(const char **)o->dst = v;
 		return 0;
 	case OPT_UINT: {
-		char *end;
+		char *e;
+		if (!isdigit((unsigned char)*v))
+			return -1;
 		errno = 0;
-		unsigned long n = strtoul(v, &end, 10);
-		if (!isdigit((unsigned char)*v) || *end || errno || n > 0xffffffffUL)
-			break;
-		*(unsigned *)o->dst = (unsigned)n;
-		return 0;
+		n = strtoull(v, &e, 10);
+		if (*e || errno || n > 0xffffffffULL)
+			return -1;
+		x = (double)n;
+		break;
 	}
-	case OPT_DOUBLE: {
-		char *end;
-		double d = strtod(v, &end);
-		if (end == v || *end || !isfinite(d))
-			break;
-		*(double *)o->dst = d;
-		return 0;
-	}
+	case OPT_DOUBLE:
+		if (scan_decimal(v, 1, &x, &end) || *end)
+			return -1;
+		break;
 	case OPT_SIZE:
-		if (parse_size(v, (uint64_t *)o->dst))
-			break;
-		return 0;
+		if (parse_size(v, &bytes))
+			return -1;
+		x = (double)bytes;
+		break;
 	case OPT_DURATION:
-		if (parse_duration_ms(v, (int64_t *)o->dst))
-			break;
-		return 0;
+		if (parse_duration_ms(v, &ms))
+			return -1;
+		x = (double)ms;
+		break;
 	case OPT_PERCENT:
-		if (parse_percent(v, (double *)o->dst))
-			break;
-		return 0;
+		if (parse_percent(v, &x))
+			return -1;
+		break;
+	default:
+		return -1;
 	}
-	cli_err("%s: bad %s '%s' for %s", cmd, type_arg(o), v, name);
+	if (has_range) {
+		int lo = ranged[o->t].min_open ? x > ranged[o->t].min : x >= ranged[o->t].min;
+		int hi = ranged[o->t].max_open ? x < ranged[o->t].max : x <= ranged[o->t].max;
+		if (!lo || !hi)
+			return -1;
+	}
+	switch (t) {
+	case OPT_UINT: *(unsigned *)o->dst = (unsigned)n; break;
+	case OPT_DOUBLE: *(double *)o->dst = x; break;
+	case OPT_SIZE: *(uint64_t *)o->dst = bytes; break;
+	case OPT_DURATION: *(int64_t *)o->dst = ms; break;
+	case OPT_PERCENT: *(double *)o->dst = x; break;
+	default: break;
+	}
+	return 0;
+}
+
+static int set_value(const char *cmd, const struct opt *o, const char *name, const char *v)
+{
+	const char *why;
+	if (!opt_value(o, v, &why))
+		return 0;
+	if (why)
+		cli_err("%s: bad value '%s' for %s: %s", cmd, v, name, why);
+	else
+		cli_err("%s: bad %s '%s' for %s", cmd, type_arg(o), v, name);
 	return CLI_USAGE;
 }
 

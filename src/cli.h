@@ -35,6 +35,14 @@ enum opt_type {
 	OPT_SIZE,     /* uint64_t bytes: 512MiB, 10G, 1.5GiB, 4096 */
 	OPT_DURATION, /* int64_t milliseconds: 10ms, 1s, 1.5m, 2h, 1d; bare = s */
 	OPT_PERCENT,  /* double in [0,1]: 10%, 0.1 */
+	/* The same types with a range of values (src/cli.c's table says
+	 * which, and the error says what fits): */
+	OPT_INTERVAL, /* duration: CLI_MIN_INTERVAL_MS .. CLI_MAX_INTERVAL_MS */
+	OPT_FACTOR,   /* double above 0 (speeds) */
+	OPT_PROB,     /* double above 0 and below 1 (significance) */
+	OPT_UNIT,     /* double from 0 to 1 (a strength, a share) */
+	OPT_RATIO,    /* double of 1 or more */
+	OPT_CELSIUS,  /* unsigned from 0 to 200 */
 };
 
 struct opt {
@@ -46,6 +54,14 @@ struct opt {
 	const char *help;
 };
 #define OPT_END {0, NULL, OPT_FLAG, NULL, NULL, NULL}
+
+/* The sampling interval every command that samples takes with -i (watch,
+ * log, top, serve, kill --idle, run, fit): at least 10 ms, so no command
+ * busy-loops on the driver, and at most an hour.  Defined once here and
+ * documented in docs/commands.md. */
+#define CLI_MIN_INTERVAL_MS 10
+#define CLI_MAX_INTERVAL_MS 3600000
+#define OPT_SAMPLE_INTERVAL(dst, help) {'i', "interval", OPT_INTERVAL, dst, "DURATION", help}
 
 /* Options every command that reads GPUs takes. */
 struct gopts {
@@ -76,6 +92,13 @@ void cli_usage(FILE *f, const char *cmd, const char *synopsis, const char *about
 /* "vramz: " + message + newline on stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Parses v as o's type, checks the type's range and stores the value in
+ * o->dst; prints nothing.  0, or -1 with *why saying what fits (e.g. "want a
+ * number above 0 and below 1").  The command line and the config file
+ * both come through here, so they accept the same values. */
+int opt_value(const struct opt *o, const char *v, const char **why);
+
+/* Numbers are decimal only: no hex floats (0x1p4), no inf or nan. */
 int parse_size(const char *s, uint64_t *bytes);
 int parse_duration_ms(const char *s, int64_t *ms);
 int parse_percent(const char *s, double *frac);

@@ -405,7 +405,7 @@ int cmd_fit(int argc, char **argv)
 		{0, "sizes", OPT_STR, &sizes, "LIST", "batch sizes of the first runs (default 1,2,4,8)"},
 		{0, "step", OPT_UINT, &step, NULL, "batch sizes are multiples of N (default 1)"},
 		{0, "max-batch", OPT_UINT, &max_batch, NULL, "never try more than N"},
-		{'i', "interval", OPT_DURATION, &interval_ms, NULL, "sampling period (default 10ms)"},
+		OPT_SAMPLE_INTERVAL(&interval_ms, "sampling period (default 10ms)"),
 		{'v', "verbose", OPT_FLAG, &verbose, NULL, "show the command's output"},
 		{0, "params", OPT_STR, &params, "N", "offline estimate for N parameters (7e9, 7B)"},
 		{0, "dtype", OPT_STR, &dtype, "TYPE", "estimate: fp32, bf16, fp16, fp8, int8, int4"},

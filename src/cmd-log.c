@@ -68,7 +68,7 @@ int cmd_log(int argc, char **argv)
 			return replay_alias(argc, argv);
 	const struct opt opts[] = {
 		{'o', "output", OPT_STR, &out, "FILE", "write to FILE (default: - for stdout)"},
-		{'i', "interval", OPT_DURATION, &interval_ms, "D", "time between ticks, 10ms or more (default 1s)"},
+		OPT_SAMPLE_INTERVAL(&interval_ms, "time between ticks (default 1s)"),
 		{0, "duration", OPT_DURATION, &duration_ms, "D", "stop after D (default: until SIGINT/SIGTERM)"},
 		{0, "procs", OPT_FLAG, &procs, NULL, "also log processes, to FILE's .procs sibling"},
 		OPT_GPUS,
@@ -88,10 +88,6 @@ int cmd_log(int argc, char **argv)
 		return cli_parse_exit(rc);
 	if (nargs) {
 		cli_err("log: unexpected argument '%s' (the file goes after -o)", argv[0]);
-		return EXIT_USAGE;
-	}
-	if (interval_ms < 10) {
-		cli_err("log: interval %lldms is below the 10ms minimum", (long long)interval_ms);
 		return EXIT_USAGE;
 	}
 	if ((rotate || procs) && !strcmp(out, "-")) {

@@ -37,10 +37,10 @@ static void pause_ms(double ms)
 
 int cmd_replay(int argc, char **argv)
 {
-	double speed = -1; /* not given */
+	double speed = 0; /* not given (OPT_FACTOR refuses 0) */
 	int fast = 0, no_procs = 0, nargs;
 	const struct opt opts[] = {
-		{0, "speed", OPT_DOUBLE, &speed, "X", "play X times faster than recorded (default 1 on a terminal)"},
+		{0, "speed", OPT_FACTOR, &speed, "X", "play X times faster than recorded (default 1 on a terminal)"},
 		{0, "fast", OPT_FLAG, &fast, NULL, "print every tick at once (default when not a terminal)"},
 		OPT_JSON,
 		OPT_GPUS,
@@ -59,12 +59,8 @@ int cmd_replay(int argc, char **argv)
 			      : "replay: which log? (vramz replay FILE)%s", nargs ? argv[1] : "");
 		return EXIT_USAGE;
 	}
-	if (speed != -1 && !(speed > 0)) {
-		cli_err("replay: bad --speed %g (want a positive factor)", speed);
-		return EXIT_USAGE;
-	}
 	int tty = isatty(STDOUT_FILENO);
-	if (speed == -1)
+	if (speed == 0)
 		speed = fast || !tty || g_opts.json ? INFINITY : 1;
 	if (fast)
 		speed = INFINITY;

@@ -381,8 +381,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = {.interval_ms = 20};
 	const struct opt opts[] = {
-		{'i', "interval", OPT_DURATION, &o.interval_ms, NULL,
-		 "sampling period (default 20ms; 10ms catches short peaks)"},
+		OPT_SAMPLE_INTERVAL(&o.interval_ms, "sampling period (default 20ms; 10ms catches short peaks)"),
 		{0, "max-vram", OPT_SIZE, &o.max_vram, NULL,
 		 "budget per GPU: exit 3 when a GPU's peak exceeds it"},
 		{0, "max-vram-total", OPT_SIZE, &o.max_vram_total, NULL,
@@ -416,10 +415,6 @@ int cmd_run(int argc, char **argv)
 	}
 	if (nargs < 1) {
 		cli_err("run: no command given (vramz run [OPTIONS] -- COMMAND [ARGS...])");
-		return EXIT_USAGE;
-	}
-	if (o.interval_ms < 1) {
-		cli_err("run: -i must be at least 1ms");
 		return EXIT_USAGE;
 	}
 	if (o.log_path && !strcmp(o.log_path, "-")) {

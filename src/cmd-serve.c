@@ -223,7 +223,7 @@ int cmd_serve(int argc, char **argv)
 	const struct opt opts[] = {
 		{'l', "listen", OPT_STR, &listen, "ADDR:PORT",
 		 "address to listen on (default " SERVE_DEFAULT_LISTEN "; [::1]:PORT for IPv6; port 0 picks one)"},
-		{'i', "interval", OPT_DURATION, &interval_ms, NULL, "sample every DURATION (default 1s)"},
+		OPT_SAMPLE_INTERVAL(&interval_ms, "sample every DURATION (default 1s)"),
 		{0, "slow-interval", OPT_DURATION, &slow_ms, NULL,
 		 "read PCIe throughput and energy every DURATION (default 10s; 0: never)"},
 		{'p', "procs", OPT_FLAG, &procs, NULL,
@@ -244,10 +244,6 @@ int cmd_serve(int argc, char **argv)
 		return cli_parse_exit(rc);
 	if (nargs) {
 		cli_err("serve: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
-	if (interval_ms < 100 || interval_ms > 3600000) {
-		cli_err("serve: --interval must be between 100ms and 1h");
 		return EXIT_USAGE;
 	}
 	if (slow_ms != 0 && slow_ms < interval_ms) {

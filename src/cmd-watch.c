@@ -226,8 +226,7 @@ int cmd_watch(int argc, char **argv)
 	if (!opts)
 		return EXIT_FAIL;
 	unsigned k = 0;
-	opts[k++] = (struct opt){'i', "interval", OPT_DURATION, &interval_ms, "DURATION",
-				 "time between samples (1s)"};
+	opts[k++] = (struct opt)OPT_SAMPLE_INTERVAL(&interval_ms, "time between samples (1s)");
 	opts[k++] = (struct opt){'d', "duration", OPT_DURATION, &duration_ms, "DURATION",
 				 "stop after DURATION (default: until interrupted)"};
 	opts[k++] = (struct opt)OPT_GPUS;
@@ -250,10 +249,6 @@ int cmd_watch(int argc, char **argv)
 		return cli_parse_exit(rc);
 	if (nargs) {
 		cli_err("watch: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
-	if (interval_ms <= 0) {
-		cli_err("watch: -i must be above 0");
 		return EXIT_USAGE;
 	}
 	if (vramz_severity_parse(cc.min_severity, &w.min_sev)) {

@@ -6,15 +6,22 @@
  * lives in vramz_diag_config.  So `vramz watch -h`, the config file and
  * docs/diagnoses.md cannot disagree about a name.  The config file is
  * `key = value` lines with # comments; values take the same units as on
- * the command line (1GiB, 30min, 20%), and the command line wins.
+ * the command line (1GiB, 30min, 20%), and the command line wins.  Both
+ * go through opt_value() (src/cli.c), whose ranged types (OPT_PROB,
+ * OPT_UNIT, ...) say what each key takes, so a value one of them refuses the other refuses too.  The file
+ * is read only when it is a regular file of at most 64 KiB, lines of at
+ * most 1023 bytes: anything else is one error naming the file (and line).
  */
 #include "diagconf.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fmt.h"
 
@@ -31,10 +38,10 @@ static const struct dkey {
 	K("leak-min-span", OPT_DURATION, leak_min_span_ms, "data needed after warm-up (60s)"),
 	K("leak-min-rate", OPT_SIZE, leak_min_rate_bytes_per_min, "smallest leak per minute reported (1MiB)"),
 	K("leak-min-rise", OPT_SIZE, leak_min_rise_bytes, "smallest total rise reported (64MiB)"),
-	K("leak-p", OPT_DOUBLE, leak_p, "Mann-Kendall significance (0.001)"),
-	K("leak-min-tau", OPT_DOUBLE, leak_min_tau, "Mann-Kendall strength (0.5)"),
+	K("leak-p", OPT_PROB, leak_p, "Mann-Kendall significance, above 0 and below 1 (0.001)"),
+	K("leak-min-tau", OPT_UNIT, leak_min_tau, "Mann-Kendall strength, 0 to 1 (0.5)"),
 	K("leak-critical-tto", OPT_DURATION, leak_critical_tto_ms, "critical when OOM is nearer (1h)"),
-	K("imbalance-ratio", OPT_DOUBLE, imbalance_ratio, "max/median of a job's GPUs (1.5)"),
+	K("imbalance-ratio", OPT_RATIO, imbalance_ratio, "max/median of a job's GPUs, 1 or more (1.5)"),
 	K("imbalance-min", OPT_SIZE, imbalance_min_bytes, "and max - median at least (1GiB)"),
 	K("stray-max", OPT_SIZE, stray_max_bytes, "a context below this is stray (1GiB)"),
 	K("idle-min", OPT_SIZE, idle_min_bytes, "idle holders hold at least (1GiB)"),
@@ -44,8 +51,8 @@ static const struct dkey {
 	K("throttle-share", OPT_PERCENT, throttle_share, "share of busy time throttled (20%)"),
 	K("throttle-min-busy", OPT_DURATION, throttle_min_busy_ms, "busy time needed (60s)"),
 	K("pcie-share", OPT_PERCENT, pcie_share, "share of busy time below max link (50%)"),
-	K("mem-temp-margin", OPT_UINT, mem_temp_margin_c, "warn this many C below the limit (5)"),
-	K("mem-temp-max", OPT_UINT, mem_temp_max_c, "memory limit C when the GPU does not say (95)"),
+	K("mem-temp-margin", OPT_CELSIUS, mem_temp_margin_c, "warn this many C below the limit (5)"),
+	K("mem-temp-max", OPT_CELSIUS, mem_temp_max_c, "memory limit C when the GPU does not say (95)"),
 	K("frag-time", OPT_DURATION, frag_ms, "low activity near peak for (10min)"),
 	K("job-warmup", OPT_DURATION, job_warmup_ms, "judge a job's balance once its processes are this old (30s)"),
 	K("report-after", OPT_DURATION, report_after_ms, "report a finding once it has held this long (watch 5s, analyze 0)"),
@@ -58,44 +65,15 @@ unsigned diagconf_opt_count(void)
 	return NKEYS;
 }
 
-void diagconf_opts(vramz_diag_config *cfg, struct opt *out)
+static struct opt key_opt(vramz_diag_config *cfg, const struct dkey *k)
 {
-	for (size_t i = 0; i < NKEYS; i++) {
-		out[i] = (struct opt){0, keys[i].name, keys[i].t, (char *)cfg + keys[i].off, NULL,
-				      keys[i].help};
-	}
+	return (struct opt){0, k->name, k->t, (char *)cfg + k->off, NULL, k->help};
 }
 
-static int set_key(vramz_diag_config *cfg, const struct dkey *k, const char *v)
+void diagconf_opts(vramz_diag_config *cfg, struct opt *out)
 {
-	void *dst = (char *)cfg + k->off;
-	char *end;
-	switch (k->t) {
-	case OPT_DURATION:
-		return parse_duration_ms(v, (int64_t *)dst);
-	case OPT_SIZE:
-		return parse_size(v, (uint64_t *)dst);
-	case OPT_PERCENT:
-		return parse_percent(v, (double *)dst);
-	case OPT_DOUBLE: {
-		errno = 0;
-		double d = strtod(v, &end);
-		if (end == v || *end || errno)
-			return -1;
-		*(double *)dst = d;
-		return 0;
-	}
-	case OPT_UINT: {
-		errno = 0;
-		unsigned long n = strtoul(v, &end, 10);
-		if (!isdigit((unsigned char)*v) || *end || errno || n > 1000000)
-			return -1;
-		*(int *)dst = (int)n;
-		return 0;
-	}
-	default:
-		return -1;
-	}
+	for (size_t i = 0; i < NKEYS; i++)
+		out[i] = key_opt(cfg, &keys[i]);
 }
 
 static char *trim(char *s)
@@ -108,25 +86,83 @@ static char *trim(char *s)
 	return s;
 }
 
-int diagconf_load(vramz_diag_config *cfg, struct diag_cmd_conf *cc)
+/* Reads the whole file into a NUL-terminated buffer: only a regular file
+ * of at most DIAGCONF_MAX_BYTES, opened without blocking, so a FIFO, a
+ * device (/dev/zero) or a huge file is one clear error, never a hang or
+ * unbounded memory.  NULL with *why set on failure; NULL with *why NULL
+ * when the file does not exist. */
+static char *read_whole(const char *path, size_t *len, const char **why)
 {
-	char path[4096];
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	if (xdg && *xdg)
-		snprintf(path, sizeof path, "%s/vramz/config", xdg);
-	else if (home && *home)
-		snprintf(path, sizeof path, "%s/.config/vramz/config", home);
-	else
-		return 0;
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
+	*why = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			*why = strerror(errno);
+		return NULL;
+	}
+	struct stat st;
+	char *buf = NULL;
+	if (fstat(fd, &st)) {
+		*why = strerror(errno);
+	} else if (!S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+	} else if (st.st_size > DIAGCONF_MAX_BYTES) {
+		*why = "larger than 64KiB";
+	} else if (!(buf = malloc(DIAGCONF_MAX_BYTES + 2))) {
+		*why = "out of memory";
+	} else {
+		size_t n = 0;
+		for (;;) { /* one byte past the bound tells a file that grew */
+			ssize_t r = read(fd, buf + n, DIAGCONF_MAX_BYTES + 1 - n);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				*why = strerror(errno);
+				break;
+			}
+			if (!r)
+				break;
+			n += (size_t)r;
+			if (n > DIAGCONF_MAX_BYTES) {
+				*why = "larger than 64KiB";
+				break;
+			}
+		}
+		buf[n] = 0;
+		*len = n;
+		if (!*why && memchr(buf, 0, n))
+			*why = "a NUL byte: not a text file";
+		if (*why) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	close(fd);
+	return buf;
+}
+
+int diagconf_parse(const char *path, const char *text, size_t len, vramz_diag_config *cfg,
+		   struct diag_cmd_conf *cc)
+{
 	static char strs[2][16]; /* fail-on, min-severity outlive the file */
-	char line[1024];
+	char line[DIAGCONF_MAX_LINE + 1];
 	unsigned ln = 0;
-	int rc = 0;
-	while (!rc && fgets(line, sizeof line, f)) {
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
 		ln++;
+		if (n > DIAGCONF_MAX_LINE) {
+			cli_err("%s:%u: line longer than %d bytes", path, ln, DIAGCONF_MAX_LINE);
+			return EXIT_USAGE;
+		}
+		memcpy(line, p, n);
+		line[n] = 0;
+		p = nl ? nl + 1 : end;
+		if (memchr(line, 0, n)) {
+			cli_err("%s:%u: a NUL byte: not a text file", path, ln);
+			return EXIT_USAGE;
+		}
 		char *h = strchr(line, '#');
 		if (h)
 			*h = 0;
@@ -135,18 +171,16 @@ int diagconf_load(vramz_diag_config *cfg, struct diag_cmd_conf *cc)
 			continue;
 		char *eq = strchr(s, '=');
 		if (!eq) {
-			cli_err("%s:%u: expected 'key = value', got '%s'", path, ln, s);
-			rc = EXIT_USAGE;
-			break;
+			cli_err("%s:%u: expected 'key = value', got '%.60s'", path, ln, s);
+			return EXIT_USAGE;
 		}
 		*eq = 0;
 		char *k = trim(s), *v = trim(eq + 1);
 		if (!strcmp(k, "fail-on") || !strcmp(k, "min-severity")) {
 			enum vramz_severity sev;
 			if (vramz_severity_parse(v, &sev)) {
-				cli_err("%s:%u: bad %s '%s' (info, warning, critical)", path, ln, k, v);
-				rc = EXIT_USAGE;
-				break;
+				cli_err("%s:%u: bad %s '%.60s' (info, warning, critical)", path, ln, k, v);
+				return EXIT_USAGE;
 			}
 			int i = !strcmp(k, "min-severity");
 			snprintf(strs[i], sizeof strs[i], "%s", vramz_severity_str(sev));
@@ -161,14 +195,43 @@ int diagconf_load(vramz_diag_config *cfg, struct diag_cmd_conf *cc)
 			if (!strcmp(keys[i].name, k))
 				key = &keys[i];
 		if (!key) {
-			cli_err("%s:%u: unknown key '%s' (see docs/diagnoses.md)", path, ln, k);
-			rc = EXIT_USAGE;
-		} else if (set_key(cfg, key, v)) {
-			cli_err("%s:%u: bad value '%s' for %s", path, ln, v, k);
-			rc = EXIT_USAGE;
+			cli_err("%s:%u: unknown key '%.60s' (see docs/diagnoses.md)", path, ln, k);
+			return EXIT_USAGE;
+		}
+		struct opt o = key_opt(cfg, key);
+		const char *why;
+		if (opt_value(&o, v, &why)) {
+			if (why)
+				cli_err("%s:%u: bad value '%.60s' for %s: %s", path, ln, v, k, why);
+			else
+				cli_err("%s:%u: bad value '%.60s' for %s", path, ln, v, k);
+			return EXIT_USAGE;
 		}
 	}
-	fclose(f);
+	return 0;
+}
+
+int diagconf_load(vramz_diag_config *cfg, struct diag_cmd_conf *cc)
+{
+	char path[4096];
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(path, sizeof path, "%s/vramz/config", xdg);
+	else if (home && *home)
+		snprintf(path, sizeof path, "%s/.config/vramz/config", home);
+	else
+		return 0;
+	size_t len = 0;
+	const char *why;
+	char *text = read_whole(path, &len, &why);
+	if (!text) {
+		if (!why)
+			return 0; /* no config file: the defaults */
+		cli_err("%s: %s", path, why);
+		return EXIT_USAGE;
+	}
+	int rc = diagconf_parse(path, text, len, cfg, cc);
+	free(text);
 	return rc;
 }
 

@@ -22,10 +22,20 @@ unsigned diagconf_opt_count(void);
 /* Writes the threshold options pointing into cfg to out[0..count-1]. */
 void diagconf_opts(vramz_diag_config *cfg, struct opt *out);
 
+/* Bounds of the config file: a larger file, or a longer line (without
+ * its newline), is an error, never read in pieces. */
+#define DIAGCONF_MAX_BYTES 65536
+#define DIAGCONF_MAX_LINE 1023
+
 /* Reads $XDG_CONFIG_HOME/vramz/config (else ~/.config/vramz/config) into
- * cfg and cc; a missing file is fine.  A bad line prints one error naming
- * FILE:LINE and returns EXIT_USAGE; 0 otherwise. */
+ * cfg and cc; a missing file is fine.  Anything but a regular file of at
+ * most DIAGCONF_MAX_BYTES, or a bad line, prints one error naming the file
+ * (FILE:LINE for a line) and returns EXIT_USAGE; 0 otherwise. */
 int diagconf_load(vramz_diag_config *cfg, struct diag_cmd_conf *cc);
+/* Parses config text of len bytes (path only names it in errors): the
+ * loader's second half, apart for the tests and the fuzz target. */
+int diagconf_parse(const char *path, const char *text, size_t len, vramz_diag_config *cfg,
+		   struct diag_cmd_conf *cc);
 
 /* One finding as a JSON object (key NULL inside an array). */
 void diagconf_json(struct jsonw *w, const char *key, const vramz_finding *f);

@@ -39,11 +39,10 @@ static int show_util, tree, no_mouse, ascii;
 static const char *sort_name = "vram";
 
 static const struct opt opts[] = {
-	{'i', "interval", OPT_DURATION, &interval_ms, "DURATION",
-	 "sampling interval (default 1s)"},
+	OPT_SAMPLE_INTERVAL(&interval_ms, "sampling interval (default 1s)"),
 	OPT_GPUS,
 	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "play a recorded log (vramz log) back"},
-	{0, "speed", OPT_DOUBLE, &speed, "X", "replay speed (default 1: as recorded)"},
+	{0, "speed", OPT_FACTOR, &speed, "X", "replay speed, at most 64 (default 1: as recorded)"},
 	{'s', "sort", OPT_STR, &sort_name, "COLUMN",
 	 "pid, user, job, gpu, vram (default), sm, idle or command"},
 	{'t', "tree", OPT_FLAG, &tree, NULL, "start in tree view"},
@@ -161,12 +160,8 @@ int cmd_top(int argc, char **argv)
 		cli_err("top: unexpected argument '%s'", argv[0]);
 		return EXIT_USAGE;
 	}
-	if (interval_ms < 50) {
-		cli_err("-i: interval %lldms is below 50ms", (long long)interval_ms);
-		return EXIT_USAGE;
-	}
-	if (!(speed > 0 && speed <= 64)) {
-		cli_err("--speed: %g is not in (0, 64]", speed);
+	if (speed > 64) {
+		cli_err("top: bad value %g for --speed: want a factor above 0 and at most 64", speed);
 		return EXIT_USAGE;
 	}
 	struct app *a = calloc(1, sizeof *a);

@@ -19,6 +19,8 @@
 #include <cmocka.h>
 
 #include "cli.c"
+#include "diagconf.c"
+#include "fmt.c"
 #include "format/jsonw.h"
 
 /* ---- capturing what cli_parse prints ------------------------------------ */
@@ -223,8 +225,9 @@ static struct vals {
 	const char *g;
 	unsigned n;
 	uint64_t m;
-	int64_t i;
-	double p, d;
+	int64_t i, iv;
+	double p, d, f, pr, u, r;
+	unsigned c;
 } v;
 
 static const struct opt opts[] = {
@@ -237,6 +240,12 @@ static const struct opt opts[] = {
 	{'i', "interval", OPT_DURATION, &v.i, NULL, "interval"},
 	{'p', "pct", OPT_PERCENT, &v.p, NULL, "percent"},
 	{'d', "dbl", OPT_DOUBLE, &v.d, NULL, "double"},
+	{0, "iv", OPT_INTERVAL, &v.iv, NULL, "a sampling interval"},
+	{0, "speed", OPT_FACTOR, &v.f, NULL, "factor"},
+	{0, "prob", OPT_PROB, &v.pr, NULL, "probability"},
+	{0, "unit", OPT_UNIT, &v.u, NULL, "0..1"},
+	{0, "ratio", OPT_RATIO, &v.r, NULL, ">= 1"},
+	{0, "temp", OPT_CELSIUS, &v.c, NULL, "degrees"},
 	OPT_END,
 };
 
@@ -424,6 +433,179 @@ static void test_usage_errors(void **state)
 	expect_usage(&r, "''");
 }
 
+/* Numbers are decimal: strtod's hex floats, inf and nan mean nothing a
+ * user types on purpose, so every numeric type refuses them. */
+static void test_decimal_only(void **state)
+{
+	(void)state;
+	struct run r;
+	parse(&r, "--dbl", "0x1p4", NULL);
+	expect_usage(&r, "bad VALUE '0x1p4' for --dbl");
+	parse(&r, "--dbl", "0x10", NULL);
+	expect_usage(&r, "'0x10'");
+	parse(&r, "--dbl", "inf", NULL);
+	expect_usage(&r, "'inf'");
+	parse(&r, "--dbl", "-nan", NULL);
+	expect_usage(&r, "'-nan'");
+	parse(&r, "--dbl", " 1", NULL);
+	expect_usage(&r, "' 1'");
+	parse(&r, "-m", "0x1p4GiB", NULL);
+	expect_usage(&r, "'0x1p4GiB'");
+	parse(&r, "-i", "0x10s", NULL);
+	expect_usage(&r, "'0x10s'");
+	parse(&r, "-p", "0x1p-2", NULL);
+	expect_usage(&r, "'0x1p-2'");
+	parse(&r, "--dbl", "-2.5e1", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_true(v.d == -25);
+	parse(&r, "--dbl", ".5", "-m", "1.5e3", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_true(v.d == 0.5);
+	assert_int_equal(v.m, 1500);
+}
+
+/* Ranged types: the error names the option, the value and what fits. */
+static void test_ranges(void **state)
+{
+	(void)state;
+	struct run r;
+	parse(&r, "--iv", "0", NULL);
+	expect_usage(&r, "bad value '0' for --iv: want a duration from 10ms to 1h");
+	parse(&r, "--iv", "9ms", NULL);
+	expect_usage(&r, "'9ms' for --iv");
+	parse(&r, "--iv", "2h", NULL);
+	expect_usage(&r, "'2h' for --iv");
+	parse(&r, "--iv", "10ms", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_int_equal(v.iv, CLI_MIN_INTERVAL_MS);
+	parse(&r, "--iv", "1h", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_int_equal(v.iv, 3600000);
+
+	parse(&r, "--speed", "-1", NULL);
+	expect_usage(&r, "bad value '-1' for --speed: want a factor above 0");
+	parse(&r, "--speed", "0", NULL);
+	expect_usage(&r, "'0' for --speed");
+	parse(&r, "--speed", "0.25", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_true(v.f == 0.25);
+
+	parse(&r, "--prob", "0", NULL);
+	expect_usage(&r, "'0' for --prob: want a number above 0 and below 1");
+	parse(&r, "--prob", "1", NULL);
+	expect_usage(&r, "'1' for --prob");
+	parse(&r, "--prob", "nan", NULL);
+	expect_usage(&r, "'nan' for --prob");
+	parse(&r, "--prob", "0.01", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+
+	parse(&r, "--unit", "-5", NULL);
+	expect_usage(&r, "bad value '-5' for --unit: want a number from 0 to 1");
+	parse(&r, "--unit", "1.01", NULL);
+	expect_usage(&r, "'1.01' for --unit");
+	parse(&r, "--unit", "0x1p-1", NULL);
+	expect_usage(&r, "'0x1p-1'");
+	parse(&r, "--unit", "0", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+
+	parse(&r, "--ratio", "0.9", NULL);
+	expect_usage(&r, "'0.9' for --ratio: want a number of 1 or more");
+	parse(&r, "--temp", "201", NULL);
+	expect_usage(&r, "'201' for --temp: want a whole number from 0 to 200");
+	parse(&r, "--temp", "95", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_int_equal(v.c, 95);
+}
+
+/* ---- the config file: the same values as the command line ---------------- */
+
+struct conf_run {
+	int rc;
+	vramz_diag_config cfg;
+	struct diag_cmd_conf cc;
+	struct capture cap;
+};
+
+static void conf(struct conf_run *c, const char *text, size_t len)
+{
+	memset(c, 0, sizeof *c);
+	vramz_diag_config_defaults(&c->cfg);
+	capture_start(&c->cap);
+	c->rc = diagconf_parse("/etc/cfg", text, len, &c->cfg, &c->cc);
+	capture_end(&c->cap);
+}
+
+static void conf_bad(const char *text, const char *want)
+{
+	struct conf_run c;
+	conf(&c, text, strlen(text));
+	if (c.rc != EXIT_USAGE)
+		fail_msg("'%s': rc %d, want EXIT_USAGE", text, c.rc);
+	if (!strstr(c.cap.errbuf, want))
+		fail_msg("'%s': stderr '%s' does not say '%s'", text, c.cap.errbuf, want);
+	assert_int_equal(lines(c.cap.errbuf), 1);
+}
+
+static void test_config_values(void **state)
+{
+	(void)state;
+	struct conf_run c;
+	const char *ok = "# thresholds\n"
+			 "leak-p = 0.01\n"
+			 "  leak-min-tau=0.25   # weaker trends too\n"
+			 "\n"
+			 "leak-min-rise = 128MiB\r\n"
+			 "min-severity = warning\n"
+			 "mem-temp-max = 90";
+	conf(&c, ok, strlen(ok));
+	assert_int_equal(c.rc, 0);
+	assert_true(c.cfg.leak_p == 0.01);
+	assert_true(c.cfg.leak_min_tau == 0.25);
+	assert_int_equal(c.cfg.leak_min_rise_bytes, 128u << 20);
+	assert_int_equal(c.cfg.mem_temp_max_c, 90);
+	assert_string_equal(c.cc.min_severity, "warning");
+
+	/* what the command line refuses, the file refuses, naming FILE:LINE */
+	conf_bad("leak-p = nan\n", "/etc/cfg:1: bad value 'nan' for leak-p: want a number above 0 and below 1");
+	conf_bad("\nleak-p = inf\n", "/etc/cfg:2: bad value 'inf' for leak-p");
+	conf_bad("leak-min-tau = -5\n", "/etc/cfg:1: bad value '-5' for leak-min-tau: want a number from 0 to 1");
+	conf_bad("leak-min-rise = 0x1p4\n", "/etc/cfg:1: bad value '0x1p4' for leak-min-rise");
+	conf_bad("imbalance-ratio = 0.5\n", "imbalance-ratio: want a number of 1 or more");
+	conf_bad("leak-p = 0x1p-4\n", "'0x1p-4' for leak-p");
+	conf_bad("mem-temp-max = 4294967295\n", "'4294967295' for mem-temp-max");
+	conf_bad("window = soon\n", "/etc/cfg:1: bad value 'soon' for window");
+	conf_bad("bogus = 1\n", "/etc/cfg:1: unknown key 'bogus'");
+	conf_bad("just words\n", "/etc/cfg:1: expected 'key = value'");
+	conf_bad("fail-on = loud\n", "/etc/cfg:1: bad fail-on 'loud'");
+}
+
+/* A line over 1023 bytes is an error naming file and line, never split
+ * with its tail read as a line of its own (the tail here would be a valid
+ * "leak-p = 0.5"). */
+static void test_config_long_line(void **state)
+{
+	(void)state;
+	char text[2200];
+	size_t n = (size_t)snprintf(text, sizeof text, "leak-p = 0.01\n# ");
+	memset(text + n, 'x', 1200 - n);
+	n = 1200;
+	n += (size_t)snprintf(text + n, sizeof text - n, "leak-p = 0.5\n");
+	conf_bad(text, "/etc/cfg:2: line longer than 1023 bytes");
+
+	/* exactly 1023 bytes (without the newline) is still a line */
+	struct conf_run c;
+	n = (size_t)snprintf(text, sizeof text, "leak-p = 0.02 #");
+	memset(text + n, 'y', 1023 - n);
+	text[1023] = '\n';
+	conf(&c, text, 1024);
+	assert_int_equal(c.rc, 0);
+	assert_true(c.cfg.leak_p == 0.02);
+
+	conf(&c, "leak-p = 0.5\0leak-p = 0.1\n", 26);
+	assert_int_equal(c.rc, EXIT_USAGE);
+	assert_non_null(strstr(c.cap.errbuf, "/etc/cfg:1: a NUL byte"));
+}
+
 /* ---- jsonw --------------------------------------------------------------- */
 
 static char *escaped(const char *in)
@@ -571,6 +753,10 @@ int main(void)
 		cmocka_unit_test(test_positionals_and_dashdash),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_decimal_only),
+		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_config_values),
+		cmocka_unit_test(test_config_long_line),
 		cmocka_unit_test(test_jsonw_escaping),
 		cmocka_unit_test(test_jsonw_structure),
 	};
