@@ -90,17 +90,21 @@ static char *trim(char *s)
  * of at most DIAGCONF_MAX_BYTES, opened without blocking, so a FIFO, a
  * device (/dev/zero) or a huge file is one clear error, never a hang or
  * unbounded memory.  NULL with *why set on failure; NULL with *why NULL
- * when the file does not exist. */
+ * when there is no file to read. */
 static char *read_whole(const char *path, size_t *len, const char **why)
 {
 	*why = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
 	if (fd < 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			*why = strerror(errno);
+		/* a file that is there but unreadable is an error; no file, or
+		 * a HOME this user cannot search (a command run as nobody), is
+		 * no config */
+		int e = errno;
+		if (!stat(path, &st))
+			*why = strerror(e);
 		return NULL;
 	}
-	struct stat st;
 	char *buf = NULL;
 	if (fstat(fd, &st)) {
 		*why = strerror(errno);

@@ -41,6 +41,20 @@ expect_success 'a config line over 1023 bytes names file and line; its tail is n
 	rm -f "$CFG"
 '
 
+expect_success 'no config file, or a home this user cannot search: the defaults' '
+	rm -f "$CFG" && vramz analyze "$LOG" >/dev/null; test $? -ne 2 &&
+	mkdir -p locked/vramz && echo "leak-p = 0.5" >locked/vramz/config && chmod 000 locked &&
+	{ XDG_CONFIG_HOME=$T/locked setpriv --reuid nobody --regid nogroup --clear-groups \
+		"$VRAMZ_BIN" analyze "$LOG" >/dev/null 2>err; test $? -ne 2; } &&
+	hasnt "config" err; chmod 755 locked
+'
+
+expect_success 'a config file that is there but unreadable is an error naming it' '
+	echo "leak-p = 0.5" >"$CFG" && chmod 000 "$CFG" && chmod 755 "$T" "$T/cfg" "$T/cfg/vramz" &&
+	{ setpriv --reuid nobody --regid nogroup --clear-groups "$VRAMZ_BIN" analyze "$LOG" >/dev/null 2>err; test $? = 2; } &&
+	has "$CFG: Permission denied" err; rm -f "$CFG"
+'
+
 expect_success 'leak-p = nan in the file is refused as on the command line' '
 	echo "leak-p = nan" >"$CFG" &&
 	usage_err "$CFG:1: bad value '"'"'nan'"'"' for leak-p" analyze "$LOG" &&
