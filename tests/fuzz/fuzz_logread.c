@@ -1,6 +1,7 @@
 /* fuzz_logread.c - a fuzz target for the log reader (lib/log/logread.c),
- * for libFuzzer (tests/fuzz/run.sh) or AFL++ (built with afl-clang-fast and
- * -DFUZZ_AFL_MAIN, reading one input from a file or stdin).
+ * for libFuzzer (tests/fuzz/run.sh logread) or, linked with smoke_main.c,
+ * for ctest's bounded fuzz.logread and AFL++ (one input from a file or
+ * stdin).
  *
  * An input is a GPU log and, after the first NUL byte, its process sibling.
  * Both are written to files because the reader's contract is a path, and
@@ -72,15 +73,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vramz_log_close(r);
 	return 0;
 }
-
-#ifdef FUZZ_AFL_MAIN
-int main(int argc, char **argv)
-{
-	static uint8_t buf[1 << 22];
-	FILE *f = argc > 1 ? fopen(argv[1], "rb") : stdin;
-	if (!f)
-		return 1;
-	size_t n = fread(buf, 1, sizeof buf, f);
-	return LLVMFuzzerTestOneInput(buf, n);
-}
-#endif
