@@ -476,8 +476,13 @@ FAKE_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldV
 		v[i].timestamp = (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 		v[i].latencyUsec = 0;
 		if (v[i].fieldId == NVML_FI_DEV_MEMORY_TEMP && c.gpu->has[GF_TEMP_MEM]) {
-			v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
-			v[i].value.uiVal = (unsigned)c.gpu->v[GF_TEMP_MEM];
+			if (c.gpu->temp_mem_signed) {
+				v[i].valueType = NVML_VALUE_TYPE_SIGNED_INT;
+				v[i].value.siVal = (int)(long long)c.gpu->v[GF_TEMP_MEM];
+			} else {
+				v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+				v[i].value.uiVal = (unsigned)c.gpu->v[GF_TEMP_MEM];
+			}
 			v[i].nvmlReturn = NVML_SUCCESS;
 		} else {
 			v[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;

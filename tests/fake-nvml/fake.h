@@ -75,7 +75,7 @@ enum fake_fn fake_fn_lookup(const char *name);
 	X(throttle, THROTTLE) X(fan, FAN) X(energy, ENERGY)                    \
 	X(t_shutdown, T_SHUTDOWN) X(t_slowdown, T_SLOWDOWN)                    \
 	X(t_mem_max, T_MEM_MAX) X(t_gpu_max, T_GPU_MAX)                        \
-	X(pci_id, PCI_ID) X(pci_subsys, PCI_SUBSYS)
+	X(pci_id, PCI_ID) X(pci_subsys, PCI_SUBSYS) X(mem_raw, MEM_RAW)
 
 enum fake_gf {
 #define FAKE_GF_ENUM(key, id) GF_##id,
@@ -98,6 +98,7 @@ struct fake_gpu {
 	bool has[GF_COUNT];
 	unsigned long long v[GF_COUNT];
 	bool mem_used_auto;      /* used = sum of processes + mem_orphan */
+	bool temp_mem_signed;    /* temp_mem=-N: answered as a signed int */
 	double mem_rate;         /* bytes/s: grows mem_used, or mem_orphan */
 	int link_peer[NVML_NVLINK_MAX_LINKS]; /* gpu index, -1: link idle */
 	bool link_remote_none[NVML_NVLINK_MAX_LINKS];

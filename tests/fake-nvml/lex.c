@@ -111,6 +111,8 @@ bool fake_parse_size(const char *s, unsigned long long *out)
 	char *end;
 	double v;
 
+	if (!strncmp(s, "0x", 2)) /* a raw 64-bit answer, e.g. 0xFFFFFFFFFFFFFFFE */
+		return fake_parse_uint(s, ~0ULL, out);
 	if (!isdigit((unsigned char)*s))
 		return false;
 	v = strtod(s, &end);

@@ -185,7 +185,12 @@ static int gpu_field(struct parser *p, struct fake_gpu *g, const char *key,
 			g->mem_used_auto = true;
 			return 0;
 		}
-		if (is_size_field((enum fake_gf)f))
+		if (f == GF_TEMP_MEM && val[0] == '-') {
+			/* a driver's signed sentinel, e.g. -1 */
+			ok = fake_parse_uint(val + 1, 0x80000000u, &g->v[f]);
+			g->v[f] = (unsigned long long)-(long long)g->v[f];
+			g->temp_mem_signed = true;
+		} else if (is_size_field((enum fake_gf)f))
 			ok = fake_parse_size(val, &g->v[f]);
 		else if (f == GF_ARCH)
 			ok = fake_parse_arch(val, &g->v[f]);
@@ -253,7 +258,8 @@ static int percent(struct parser *p, const char *key, const char *val,
 {
 	unsigned long long v;
 
-	if (!fake_parse_uint(val, 100, &v))
+	/* 0-100, or in hex any 32-bit answer a driver might give (0xFFFFFFFF) */
+	if (!fake_parse_uint(val, strncmp(val, "0x", 2) ? 100 : 0xFFFFFFFFu, &v))
 		return fail(p, "bad percentage %s=%s", key, val);
 	*out = (unsigned)v;
 	return 0;

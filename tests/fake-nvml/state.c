@@ -430,15 +430,15 @@ static unsigned long long procs_used(const struct fake_world *w, unsigned gpu,
 }
 
 static void fill_memory(nvmlMemory_v2_t *m, unsigned long long total,
-			unsigned long long reserved, unsigned long long used)
+			unsigned long long reserved, unsigned long long used, bool raw)
 {
 	unsigned long long cap = total > reserved ? total - reserved : 0;
 
 	m->version = nvmlMemory_v2;
 	m->total = total;
 	m->reserved = reserved;
-	m->used = used < cap ? used : cap;
-	m->free = cap - m->used;
+	m->used = used < cap || raw ? used : cap;
+	m->free = cap - m->used; /* raw: wraps past 0, as a confused driver's */
 }
 
 void fake_gpu_memory(const struct fake_world *w, unsigned index,
@@ -452,7 +452,8 @@ void fake_gpu_memory(const struct fake_world *w, unsigned index,
 		       grown(gp->v[GF_MEM_ORPHAN], gp->mem_rate);
 	else
 		used = grown(gp->v[GF_MEM_USED], gp->mem_rate);
-	fill_memory(m, gp->v[GF_MEM_TOTAL], gp->v[GF_MEM_RESERVED], used);
+	fill_memory(m, gp->v[GF_MEM_TOTAL], gp->v[GF_MEM_RESERVED], used,
+		    gp->has[GF_MEM_RAW] && gp->v[GF_MEM_RAW]);
 }
 
 void fake_mig_memory(const struct fake_world *w, const struct fake_mig *mig,
@@ -461,5 +462,5 @@ void fake_mig_memory(const struct fake_world *w, const struct fake_mig *mig,
 	unsigned long long used = mig->mem_used_auto ?
 		procs_used(w, mig->parent, mig->gi) : mig->mem_used;
 
-	fill_memory(m, mig->mem_total, mig->mem_reserved, used);
+	fill_memory(m, mig->mem_total, mig->mem_reserved, used, false);
 }
