@@ -1,56 +1,62 @@
 /* fields.c - the table of per-GPU sample fields (see fields.h).  Order is
  * the CSV column order and the JSON key order: append new fields at the
- * end so old logs keep reading. */
+ * end so old logs keep reading.  Each row ends with the field's plausible
+ * range: the one place that decides when a driver's (or a log's) number
+ * is no reading at all, so JSON, CSV, metrics and tables show it unknown.
+ * Throttle reasons are a bit set: every value is one. */
 #include "fields.h"
 
 #include <string.h>
 
+#include "vramz/vramz.h"
+
 #define OFF(m) offsetof(vramz_gpu_sample, m)
 #define TYPE_OF(m) _Generic(((vramz_gpu_sample *)0)->m, uint64_t: FT_U64, unsigned: FT_UINT, int: FT_INT)
-#define F(name, bit, member, prom, scale, ptype, help) \
-	{name, bit, TYPE_OF(member), OFF(member), prom, scale, ptype, help}
+#define F(name, bit, member, prom, scale, ptype, help, min, max) \
+	{name, bit, TYPE_OF(member), OFF(member), prom, scale, ptype, help, min, max}
+#define MB FIELD_MAX_BYTES
 
 const struct field gpu_fields[] = {
 	F("mem_total_bytes", VRAMZ_F_MEM, mem_total_bytes, "memory_total_bytes", 1, "gauge",
-	  "Total framebuffer memory."),
+	  "Total framebuffer memory.", 0, MB),
 	F("mem_reserved_bytes", VRAMZ_F_MEM_RESERVED, mem_reserved_bytes, "memory_reserved_bytes", 1, "gauge",
-	  "Memory the driver sets aside, in neither used nor free."),
+	  "Memory the driver sets aside, in neither used nor free.", 0, MB),
 	F("mem_used_bytes", VRAMZ_F_MEM, mem_used_bytes, "memory_used_bytes", 1, "gauge",
-	  "Memory in use (nvidia-smi memory.used)."),
+	  "Memory in use (nvidia-smi memory.used).", 0, MB),
 	F("mem_free_bytes", VRAMZ_F_MEM, mem_free_bytes, "memory_free_bytes", 1, "gauge",
-	  "Memory free for allocation."),
+	  "Memory free for allocation.", 0, MB),
 	F("unattributed_bytes", VRAMZ_F_UNATTRIBUTED, unattributed_bytes, "memory_unattributed_bytes", 1, "gauge",
-	  "Used memory no listed process accounts for."),
+	  "Used memory no listed process accounts for.", 0, MB),
 	F("util_gpu_pct", VRAMZ_F_UTIL, util_gpu_pct, "utilization_gpu_ratio", 0.01, "gauge",
-	  "Share of time a kernel was running."),
+	  "Share of time a kernel was running.", 0, FIELD_MAX_PCT),
 	F("util_mem_pct", VRAMZ_F_UTIL, util_mem_pct, "utilization_memory_ratio", 0.01, "gauge",
-	  "Share of time device memory was read or written."),
+	  "Share of time device memory was read or written.", 0, FIELD_MAX_PCT),
 	F("temp_c", VRAMZ_F_TEMP, temp_c, "temperature_celsius", 1, "gauge",
-	  "GPU core temperature."),
+	  "GPU core temperature.", 0, FIELD_MAX_TEMP_C),
 	F("temp_mem_c", VRAMZ_F_TEMP_MEM, temp_mem_c, "memory_temperature_celsius", 1, "gauge",
-	  "Memory temperature."),
+	  "Memory temperature.", 0, FIELD_MAX_TEMP_C),
 	F("power_mw", VRAMZ_F_POWER, power_mw, "power_watts", 0.001, "gauge",
-	  "Power draw."),
+	  "Power draw.", 0, FIELD_MAX_POWER_MW),
 	F("power_limit_mw", VRAMZ_F_POWER_LIMIT, power_limit_mw, "power_limit_watts", 0.001, "gauge",
-	  "Enforced power limit."),
+	  "Enforced power limit.", 0, FIELD_MAX_POWER_MW),
 	F("clock_sm_mhz", VRAMZ_F_CLK_SM, clock_sm_mhz, "clock_sm_hertz", 1e6, "gauge",
-	  "SM clock."),
+	  "SM clock.", 0, FIELD_MAX_CLOCK_MHZ),
 	F("clock_mem_mhz", VRAMZ_F_CLK_MEM, clock_mem_mhz, "clock_memory_hertz", 1e6, "gauge",
-	  "Memory clock."),
+	  "Memory clock.", 0, FIELD_MAX_CLOCK_MHZ),
 	F("throttle_reasons", VRAMZ_F_THROTTLE, throttle_reasons, NULL, 1, "gauge",
-	  "Clock event (throttle) reason bits, as NVML's."),
+	  "Clock event (throttle) reason bits, as NVML's.", 0, UINT64_MAX),
 	F("pcie_gen", VRAMZ_F_PCIE_LINK, pcie_gen, "pcie_link_generation", 1, "gauge",
-	  "Current PCIe link generation."),
+	  "Current PCIe link generation.", 1, FIELD_MAX_PCIE_GEN),
 	F("pcie_width", VRAMZ_F_PCIE_LINK, pcie_width, "pcie_link_width", 1, "gauge",
-	  "Current PCIe link width (lanes)."),
+	  "Current PCIe link width (lanes).", 1, FIELD_MAX_PCIE_WIDTH),
 	F("pcie_tx_bytes_per_s", VRAMZ_F_PCIE_TPUT, pcie_tx_bytes_per_s, "pcie_tx_bytes_per_second", 1, "gauge",
-	  "PCIe transmit throughput."),
+	  "PCIe transmit throughput.", 0, FIELD_MAX_PCIE_BYTES_PER_S),
 	F("pcie_rx_bytes_per_s", VRAMZ_F_PCIE_TPUT, pcie_rx_bytes_per_s, "pcie_rx_bytes_per_second", 1, "gauge",
-	  "PCIe receive throughput."),
+	  "PCIe receive throughput.", 0, FIELD_MAX_PCIE_BYTES_PER_S),
 	F("energy_mj", VRAMZ_F_ENERGY, energy_mj, "energy_joules_total", 0.001, "counter",
-	  "Energy used since the driver loaded."),
+	  "Energy used since the driver loaded.", 0, FIELD_MAX_ENERGY_MJ),
 	F("fan_pct", VRAMZ_F_FAN, fan_pct, "fan_speed_ratio", 0.01, "gauge",
-	  "Fan speed."),
+	  "Fan speed.", 0, FIELD_MAX_FAN_PCT),
 };
 const size_t gpu_field_count = sizeof gpu_fields / sizeof gpu_fields[0];
 
@@ -87,4 +93,55 @@ const struct field *field_by_name(const char *name)
 		if (!strcmp(gpu_fields[i].name, name))
 			return &gpu_fields[i];
 	return NULL;
+}
+
+int field_in_range(const struct field *f, int64_t v)
+{
+	if (f->type == FT_INT)
+		return v >= f->min && (v < 0 || (uint64_t)v <= f->max);
+	return (uint64_t)v >= (uint64_t)f->min && (uint64_t)v <= f->max;
+}
+
+int field_mem_ok(uint64_t total, uint64_t used, uint64_t free_bytes)
+{
+	return total >= 1 && total <= FIELD_MAX_BYTES && used <= total && free_bytes <= total;
+}
+
+uint32_t field_sanitize(vramz_gpu_sample *s)
+{
+	uint32_t bad = 0;
+	for (size_t i = 0; i < gpu_field_count; i++) {
+		const struct field *f = &gpu_fields[i];
+		if ((s->valid & f->valid_bit) && !field_in_range(f, field_get(f, s)))
+			bad |= f->valid_bit;
+	}
+	/* memory: each part at most the total (v1 "used" includes reserved,
+	 * v2 excludes it, so the parts' sum is not checked).  A total of 0 is
+	 * a log without that column (its bit is shared with used and free);
+	 * the live backend refuses a 0 total itself. */
+	int total_ok = (s->valid & VRAMZ_F_MEM) && !(bad & VRAMZ_F_MEM) && s->mem_total_bytes;
+	if (total_ok && !field_mem_ok(s->mem_total_bytes, s->mem_used_bytes, s->mem_free_bytes)) {
+		bad |= VRAMZ_F_MEM;
+		total_ok = 0;
+	}
+	if ((s->valid & VRAMZ_F_MEM_RESERVED) && total_ok && s->mem_reserved_bytes > s->mem_total_bytes)
+		bad |= VRAMZ_F_MEM_RESERVED;
+	if ((s->valid & VRAMZ_F_UNATTRIBUTED) && total_ok && s->unattributed_bytes > s->mem_total_bytes)
+		bad |= VRAMZ_F_UNATTRIBUTED;
+	bad &= s->valid;
+	s->valid &= ~bad;
+	return bad;
+}
+
+uint32_t field_sanitize_proc(vramz_proc_sample *p)
+{
+	uint32_t bad = 0;
+	if ((p->valid & VRAMZ_P_USED) && p->used_bytes > FIELD_MAX_BYTES)
+		bad |= VRAMZ_P_USED;
+	if ((p->valid & VRAMZ_P_SM) && p->sm_pct > FIELD_MAX_PCT)
+		bad |= VRAMZ_P_SM;
+	if ((p->valid & VRAMZ_P_MEMUTIL) && p->mem_util_pct > FIELD_MAX_PCT)
+		bad |= VRAMZ_P_MEMUTIL;
+	p->valid &= ~bad;
+	return bad;
 }

@@ -13,6 +13,22 @@
 
 enum field_type { FT_U64, FT_UINT, FT_INT };
 
+/* Plausible ranges (docs/csv.md, "Out of range is unknown"): a driver
+ * answer outside them (0xFFFFFFFF, -1, a used above the total) is a
+ * sentinel or garbage, and the field is unknown, never that number.
+ * Wide enough for any GPU of the next decade, narrow enough that every
+ * all-ones answer of a 32- or 64-bit call falls outside. */
+#define FIELD_MAX_BYTES (1ull << 50)         /* 1 PiB of GPU memory or BAR1 */
+#define FIELD_MAX_PCT 100u                   /* utilization */
+#define FIELD_MAX_FAN_PCT 200u               /* NVML: fans may read above 100 % */
+#define FIELD_MAX_TEMP_C 150                 /* from 0 degC: -1 is a sentinel */
+#define FIELD_MAX_POWER_MW 10000000u         /* 10 kW */
+#define FIELD_MAX_CLOCK_MHZ 100000u          /* 100 GHz */
+#define FIELD_MAX_PCIE_GEN 16u
+#define FIELD_MAX_PCIE_WIDTH 64u
+#define FIELD_MAX_PCIE_BYTES_PER_S (1ull << 40) /* 1 TiB/s */
+#define FIELD_MAX_ENERGY_MJ 100000000000000000ull /* 10 kW for 300 years */
+
 struct field {
 	const char *name;      /* JSON key and CSV column: "mem_used_bytes" */
 	uint32_t valid_bit;    /* VRAMZ_F_* */
@@ -22,6 +38,8 @@ struct field {
 	double prom_scale;     /* multiply to get the metric's base unit */
 	const char *prom_type; /* "gauge" or "counter" */
 	const char *help;      /* one line, for metric HELP and docs */
+	int64_t min;           /* plausible range: outside it, unknown */
+	uint64_t max;          /* (FT_INT compares as signed, others unsigned) */
 };
 
 extern const struct field gpu_fields[];
@@ -33,5 +51,19 @@ int64_t field_get(const struct field *f, const vramz_gpu_sample *s);
 void field_set(const struct field *f, vramz_gpu_sample *s, int64_t v);
 int field_valid(const struct field *f, const vramz_gpu_sample *s);
 const struct field *field_by_name(const char *name);
+
+/* Whether v is inside f's plausible range. */
+int field_in_range(const struct field *f, int64_t v);
+/* Makes every field of s that is out of its range, or inconsistent with
+ * the others (memory above the total), unknown by clearing its validity
+ * bit; fields sharing a bit (used/free/total, GPU/memory utilization, link
+ * generation/width) go unknown together.  Returns the bits cleared.  The
+ * NVML backend calls it on every sample, the log reader on every row. */
+uint32_t field_sanitize(vramz_gpu_sample *s);
+/* The same for a process row: used memory, SM and memory utilization. */
+uint32_t field_sanitize_proc(vramz_proc_sample *p);
+/* 1 when a memory reading is plausible: 0 < total <= FIELD_MAX_BYTES and
+ * used, free each at most the total. */
+int field_mem_ok(uint64_t total, uint64_t used, uint64_t free_bytes);
 
 #endif

@@ -16,6 +16,7 @@
  * two files share (state, CALL) in nvml_impl.h.
  */
 #include "nvml_impl.h"
+#include "fields.h"
 #include "memtypes.h"
 #include "par.h"
 
@@ -286,26 +287,32 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 		o->cc_minor = (unsigned)min;
 		o->valid |= VRAMZ_I_CC;
 	}
+	/* each figure out of its plausible range (fields.h) stays unknown */
 	if (b->mem_v == V2 && CALL(b, gp, nvmlDeviceGetMemoryInfo_v2, gp->h, &m2) == NVML_SUCCESS) {
 		o->mem_total_bytes = m2.total;
-		o->valid |= VRAMZ_I_MEM_TOTAL;
+		if (m2.total && m2.total <= FIELD_MAX_BYTES)
+			o->valid |= VRAMZ_I_MEM_TOTAL;
 	} else if (CALL(b, gp, nvmlDeviceGetMemoryInfo, gp->h, &m1) == NVML_SUCCESS) {
 		o->mem_total_bytes = m1.total;
-		o->valid |= VRAMZ_I_MEM_TOTAL;
+		if (m1.total && m1.total <= FIELD_MAX_BYTES)
+			o->valid |= VRAMZ_I_MEM_TOTAL;
 	}
-	if (CALL(b, gp, nvmlDeviceGetBAR1MemoryInfo, gp->h, &bar1) == NVML_SUCCESS) {
+	if (CALL(b, gp, nvmlDeviceGetBAR1MemoryInfo, gp->h, &bar1) == NVML_SUCCESS &&
+	    bar1.bar1Total <= FIELD_MAX_BYTES) {
 		o->bar1_total_bytes = bar1.bar1Total;
 		o->valid |= VRAMZ_I_BAR1;
 	}
-	if (CALL(b, gp, nvmlDeviceGetMemoryBusWidth, gp->h, &u) == NVML_SUCCESS) {
+	if (CALL(b, gp, nvmlDeviceGetMemoryBusWidth, gp->h, &u) == NVML_SUCCESS && u && u <= 65536) {
 		o->mem_bus_width_bits = u;
 		o->valid |= VRAMZ_I_BUS_WIDTH;
 	}
-	if (CALL_ARG(b, gp, nvmlDeviceGetMaxClockInfo, gp->h, NVML_CLOCK_MEM, &u) == NVML_SUCCESS) {
+	if (CALL_ARG(b, gp, nvmlDeviceGetMaxClockInfo, gp->h, NVML_CLOCK_MEM, &u) == NVML_SUCCESS &&
+	    u <= FIELD_MAX_CLOCK_MHZ) {
 		o->max_mem_clock_mhz = u;
 		o->valid |= VRAMZ_I_MAX_MEMCLK;
 	}
-	if (CALL_ARG(b, gp, nvmlDeviceGetMaxClockInfo, gp->h, NVML_CLOCK_SM, &u) == NVML_SUCCESS) {
+	if (CALL_ARG(b, gp, nvmlDeviceGetMaxClockInfo, gp->h, NVML_CLOCK_SM, &u) == NVML_SUCCESS &&
+	    u <= FIELD_MAX_CLOCK_MHZ) {
 		o->max_sm_clock_mhz = u;
 		o->valid |= VRAMZ_I_MAX_SMCLK;
 	}
@@ -317,7 +324,8 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 	}
 	/* the link's max (what the slot allows), not only the GPU's */
 	if (CALL(b, gp, nvmlDeviceGetMaxPcieLinkGeneration, gp->h, &u) == NVML_SUCCESS &&
-	    CALL(b, gp, nvmlDeviceGetMaxPcieLinkWidth, gp->h, &v) == NVML_SUCCESS) {
+	    CALL(b, gp, nvmlDeviceGetMaxPcieLinkWidth, gp->h, &v) == NVML_SUCCESS &&
+	    u >= 1 && u <= FIELD_MAX_PCIE_GEN && v >= 1 && v <= FIELD_MAX_PCIE_WIDTH) {
 		o->pcie_max_gen = u;
 		o->pcie_max_width = v;
 		o->valid |= VRAMZ_I_PCIE_MAX;
@@ -350,7 +358,8 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 	}
 	if (CALL(b, gp, nvmlDeviceGetPowerManagementDefaultLimit, gp->h, &u) == NVML_SUCCESS &&
 	    CALL(b, gp, nvmlDeviceGetPowerManagementLimitConstraints, gp->h, &v,
-		 &o->power_max_limit_mw) == NVML_SUCCESS) {
+		 &o->power_max_limit_mw) == NVML_SUCCESS &&
+	    u <= FIELD_MAX_POWER_MW && v <= FIELD_MAX_POWER_MW && o->power_max_limit_mw <= FIELD_MAX_POWER_MW) {
 		o->power_default_limit_mw = u;
 		o->power_min_limit_mw = v;
 		o->valid |= VRAMZ_I_POWER_LIMITS;
@@ -366,7 +375,8 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 		{NVML_TEMPERATURE_THRESHOLD_GPU_MAX, VRAMZ_I_T_GPU_MAX, offsetof(vramz_gpu_info, temp_gpu_max_c)},
 	};
 	for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
-		if (CALL_ARG(b, gp, nvmlDeviceGetTemperatureThreshold, gp->h, th[i].t, &u) == NVML_SUCCESS) {
+		if (CALL_ARG(b, gp, nvmlDeviceGetTemperatureThreshold, gp->h, th[i].t, &u) == NVML_SUCCESS &&
+		    u <= FIELD_MAX_TEMP_C) {
 			*(int *)((char *)o + th[i].off) = (int)u;
 			o->valid |= th[i].bit;
 		}
@@ -495,6 +505,13 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 	gp->tick_used_ok = 0;
 	if (!(flags & VRAMZ_SAMPLE_SLOW_ONLY))
 		sample_base(b, gp, o);
+	/* a memory reading with a 0 total, or a part above it, is no reading
+	 * (and no cue to re-read the process lists) */
+	if ((o->valid & VRAMZ_F_MEM) &&
+	    !field_mem_ok(o->mem_total_bytes, o->mem_used_bytes, o->mem_free_bytes)) {
+		o->valid &= ~(uint32_t)(VRAMZ_F_MEM | VRAMZ_F_MEM_RESERVED);
+		gp->tick_used_ok = 0;
+	}
 	if (gp->lost)
 		return VRAMZ_ELOST;
 	/* 30 us a GPU on H200: more than the rest of the tick together */
@@ -517,6 +534,8 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 			o->valid |= VRAMZ_F_ENERGY;
 		}
 	}
+	/* 0xFFFFFFFF and the like: unknown, never 4294967295 % (fields.c) */
+	field_sanitize(o);
 	return gp->lost ? VRAMZ_ELOST : 0;
 }
 
@@ -554,6 +573,8 @@ static int nvml_migs(struct backend *b, unsigned idx, struct mig_vec *out)
 			ms->mem_free_bytes = m1.free;
 			ms->valid |= VRAMZ_F_MEM;
 		}
+		if (!field_mem_ok(ms->mem_total_bytes, ms->mem_used_bytes, ms->mem_free_bytes))
+			ms->valid &= ~(uint32_t)VRAMZ_F_MEM;
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
  * the GPU is idle.
  */
 #include "nvml_impl.h"
+#include "fields.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -221,8 +222,10 @@ int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 			}
 			p->type |= types[which];
 			/* one context listed as compute and graphics: the same
-			 * memory twice, so keep the larger figure, not the sum */
-			if (e->usedGpuMemory != NVML_VALUE_NOT_AVAILABLE &&
+			 * memory twice, so keep the larger figure, not the sum;
+			 * NVML_VALUE_NOT_AVAILABLE and any other figure out of
+			 * range (fields.h) are no figure */
+			if (e->usedGpuMemory <= FIELD_MAX_BYTES &&
 			    (!(p->valid & VRAMZ_P_USED) || e->usedGpuMemory > p->used_bytes)) {
 				p->used_bytes = e->usedGpuMemory;
 				p->valid |= VRAMZ_P_USED;
@@ -252,5 +255,8 @@ int nvml_procs(struct backend *b, unsigned idx, unsigned flags,
 util:
 	if ((flags & (VRAMZ_SAMPLE_PROC_UTIL | VRAMZ_SAMPLE_PROC_UTIL_NOW)) && out->n > first)
 		add_proc_util(b, gp, out, first, flags);
+	/* a utilization sample above 100 % makes that process's share unknown */
+	for (unsigned i = first; i < out->n; i++)
+		field_sanitize_proc(&out->v[i]);
 	return 0;
 }

@@ -7,7 +7,9 @@
  * numbers parsed by hand; rows land in arrays reused tick after tick, so
  * memory follows the widest tick, never the file.  Columns are matched by
  * header name: a newer log's extra columns are skipped and a missing
- * optional column is simply unknown.  Anything else that does not parse is
+ * optional column is simply unknown.  A number out of its field's
+ * plausible range (fields.c: a used above the total, 4294967295 %, -1 degC)
+ * is unknown too, as in a live sample.  Anything else that does not parse is
  * an error naming FILE:LINE and the reason, except a last line without its
  * newline, which is what a crash mid-write leaves and so ends the log.
  *
@@ -501,6 +503,9 @@ static int read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 		g->index = idx;
 		g->lost = 1;
 	}
+	/* a number out of its field's range (used above total, 4294967295 %,
+	 * -1 degC) is unknown, as the live backend makes it (fields.c) */
+	field_sanitize(g);
 	if (!r->have_procs)
 		g->valid &= ~(uint32_t)VRAMZ_F_PROCS;
 	if ((rc = grow_info(r, g->index)))
@@ -599,6 +604,7 @@ static int read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
 			break;
 		}
 	}
+	field_sanitize_proc(p); /* a share above 100 % is unknown */
 	return 1;
 }
 

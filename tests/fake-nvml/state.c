@@ -400,6 +400,8 @@ bool fake_proc_alive(const struct fake_proc *p)
 
 static unsigned long long grown(unsigned long long base, double rate)
 {
+	if (rate == 0)
+		return base; /* exact: a raw 0xFFFFFFFFFFFFFFFE survives */
 	double v = (double)base + rate * fake_elapsed_s();
 
 	return v <= 0 ? 0 : (unsigned long long)v;

@@ -119,10 +119,16 @@ static void fill(vramz_gpu_sample *g, unsigned idx, int k)
 {
 	memset(g, 0, sizeof *g);
 	g->index = idx;
-	for (size_t f = 0; f < gpu_field_count; f++)
-		field_set(&gpu_fields[f], g, (int64_t)(f * 1000 + idx * 7 + (unsigned)k));
-	g->temp_c = -5; /* a negative int survives */
-	g->throttle_reasons = UINT64_MAX - 1; /* the full unsigned range too */
+	/* distinct values, each inside its field's plausible range (an
+	 * out-of-range one would read back unknown: test_log_ranges) */
+	for (size_t f = 0; f < gpu_field_count; f++) {
+		const struct field *fd = &gpu_fields[f];
+		uint64_t span = fd->max - (uint64_t)fd->min;
+		uint64_t v = (uint64_t)(f * 1000 + idx * 7 + (unsigned)k);
+		field_set(fd, g, fd->min + (int64_t)(span < 1000000 ? v % (span + 1) : v));
+	}
+	g->mem_total_bytes = 1ull << 40; /* above the other memory fields */
+	g->throttle_reasons = UINT64_MAX - 1; /* the full unsigned range */
 	g->valid &= ~(uint32_t)VRAMZ_F_FAN; /* unknown: an empty cell */
 	g->valid |= VRAMZ_F_PROCS;
 }
