@@ -5,13 +5,18 @@
  * on a leak.
  *
  * A log is a post-mortem: processes that exited stay in the analysis ("it
- * leaked until it died"), and findings that held for a while and then
- * cleared are reported as earlier findings.
+ * leaked until it died", "it probably ended out of memory"), and findings
+ * that held for a while and then cleared are reported as earlier findings.
+ * Besides the findings it says which rules the log is too short to judge,
+ * where its clock stepped (accepted by the engine's one time rule and
+ * noted with the line), and what grew, per process, named by its command
+ * line (analyze_procs.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze_procs.h"
 #include "cli.h"
 #include "commands.h"
 #include "diagconf.h"
@@ -22,17 +27,72 @@
 #endif
 
 #ifdef VRAMZ_HAVE_LOG_READER
-static void print_text(FILE *o, const vramz_finding *f, unsigned n, const char *title)
+static void print_text(FILE *o, const vramz_finding *f, unsigned n, const char *title,
+		       const struct aprocs *ap)
 {
-	char sev[48], b[512], a[512];
+	char sev[48], b[512], a[512], c[VRAMZ_CMD_LEN];
 	if (title && n)
 		fprintf(o, "\n%s:\n", title);
 	for (unsigned i = 0; i < n; i++) {
 		fprintf(o, "%s %-15s %s\n", diagconf_sev_label(o, f[i].severity, sev, sizeof sev),
 			vramz_finding_kind_str(f[i].kind), vramz_finding_summary(&f[i], b, sizeof b));
+		/* the command line says which python3 */
+		const struct aproc *p = f[i].pid && f[i].gpu >= 0
+			? aprocs_find(ap, (unsigned)f[i].gpu, f[i].pid, f[i].start_time_ticks) : NULL;
+		if (p && p->cmd[0])
+			fprintf(o, "         %-15s command: %s\n", "", aprocs_safe(c, sizeof c, p->cmd));
 		fprintf(o, "         %-15s %s\n", "", vramz_finding_advice(&f[i], a, sizeof a));
 	}
 }
+
+/* The rules a log of span_ms is too short to judge, and what each needs. */
+struct rule_need {
+	const char *rule, *what;
+	int64_t need_ms;
+};
+
+static unsigned too_short(const vramz_diag_config *c, int64_t span_ms, struct rule_need *out)
+{
+	const struct rule_need all[] = {
+		{"leak", "leaks", c->leak_warmup_ms + c->leak_min_span_ms},
+		{"idle_holder", "idle holders", c->idle_ms},
+		{"orphaned", "orphaned memory", c->orphan_ms},
+		{"throttle", "throttling", c->throttle_min_busy_ms},
+		{"imbalance", "imbalance", c->job_warmup_ms},
+		{"fragmentation", "fragmentation", c->frag_ms},
+	};
+	unsigned n = 0;
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (span_ms < all[i].need_ms)
+			out[n++] = all[i];
+	return n;
+}
+
+static void print_too_short(FILE *o, const vramz_diag_config *c, int64_t span_ms)
+{
+	struct rule_need r[8];
+	unsigned n = too_short(c, span_ms, r);
+	char a[32], b[32], w[32], m[32];
+	for (unsigned i = 0; i < n; i++) {
+		if (!strcmp(r[i].rule, "leak"))
+			fprintf(o, "note: too short for leaks: they need %s after the warm-up of %s "
+				"(fast leaks, near out of memory, sooner); this log covers %s\n",
+				fmt_duration(m, sizeof m, c->leak_min_span_ms),
+				fmt_duration(w, sizeof w, c->leak_warmup_ms),
+				fmt_duration(b, sizeof b, span_ms));
+		else
+			fprintf(o, "note: too short for %s: they need %s; this log covers %s\n", r[i].what,
+				fmt_duration(a, sizeof a, r[i].need_ms), fmt_duration(b, sizeof b, span_ms));
+	}
+}
+
+/* clock steps, noted with the line where they happened */
+struct step_note {
+	const char *file;              /* valid until logset_close */
+	unsigned long line;
+	int64_t step_ms;
+};
+#define STEP_NOTES_MAX 16
 
 static int worst_at_least(const vramz_finding *f, unsigned n, enum vramz_severity min)
 {
@@ -111,8 +171,11 @@ int cmd_analyze(int argc, char **argv)
 		return rc == VRAMZ_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
 	const vramz_snapshot *snap;
-	unsigned ticks = 0, ngpu_info = 0;
-	int64_t first_ms = 0, last_ms = 0;
+	unsigned ticks = 0, ngpu_info = 0, nsteps = 0;
+	int64_t last_ms = 0, covered_ms = 0;
+	struct step_note steps[STEP_NOTES_MAX];
+	struct aprocs ap = {0};
+	logset_keep_clock_steps(r); /* the engine's time rule takes them */
 	while ((rc = logset_next(r, &snap)) == 1) {
 		unsigned ng = logset_gpu_count(r);
 		for (; ngpu_info < ng; ngpu_info++) {
@@ -120,25 +183,35 @@ int cmd_analyze(int argc, char **argv)
 			if (gi)
 				vramz_diag_set_gpu_info(d, gi, 1);
 		}
-		if (!ticks)
-			first_ms = snap->time_ms;
+		if (ticks && snap->time_ms > last_ms)
+			covered_ms += snap->time_ms - last_ms; /* steps back cover nothing */
 		last_ms = snap->time_ms;
 		ticks++;
+		/* a clock step is accepted (the engine's one time rule) and noted */
+		unsigned before = vramz_diag_clock_steps(d, NULL);
 		int frc = vramz_diag_feed(d, snap);
-		if (frc == VRAMZ_EINVAL) {
-			cli_err("%s: time goes backwards at tick %u", path, ticks);
-			rc = frc;
-			break;
-		}
 		if (frc < 0) {
 			cli_err("analyze: %s", vramz_strerror(frc));
 			rc = frc;
 			break;
 		}
+		int64_t step_ms;
+		if (vramz_diag_clock_steps(d, &step_ms) > before) {
+			if (nsteps < STEP_NOTES_MAX)
+				steps[nsteps] = (struct step_note){logset_tick_file(r),
+								   logset_tick_line(r), step_ms};
+			nsteps++;
+		}
+		if (aprocs_add(&ap, snap)) {
+			cli_err("analyze: out of memory");
+			rc = VRAMZ_ENOMEM;
+			break;
+		}
 	}
 	if (rc < 0) {
-		if (rc != VRAMZ_EINVAL)
+		if (rc != VRAMZ_ENOMEM)
 			cli_err("%s", *logset_error(r) ? logset_error(r) : vramz_strerror(rc));
+		aprocs_free(&ap);
 		logset_close(r);
 		vramz_diag_free(d);
 		return EXIT_FAIL;
@@ -154,7 +227,28 @@ int cmd_analyze(int argc, char **argv)
 		jw_u64(&w, "schema_version", VRAMZ_JSON_SCHEMA_VERSION);
 		jw_str(&w, "file", path);
 		jw_u64(&w, "ticks", ticks);
-		jw_i64_if(&w, "span_ms", ticks > 0, last_ms - first_ms);
+		jw_i64_if(&w, "span_ms", ticks > 0, covered_ms);
+		struct rule_need need[8];
+		unsigned nn = too_short(&cfg, covered_ms, need);
+		jw_arr(&w, "too_short");
+		for (unsigned i = 0; i < nn; i++) {
+			jw_obj(&w, NULL);
+			jw_str(&w, "rule", need[i].rule);
+			jw_i64(&w, "needs_ms", need[i].need_ms);
+			jw_end_obj(&w);
+		}
+		jw_end_arr(&w);
+		jw_arr(&w, "clock_steps");
+		for (unsigned i = 0; i < nsteps && i < STEP_NOTES_MAX; i++) {
+			jw_obj(&w, NULL);
+			jw_str(&w, "file", steps[i].file);
+			jw_u64(&w, "line", steps[i].line);
+			jw_i64(&w, "step_ms", steps[i].step_ms);
+			jw_end_obj(&w);
+		}
+		jw_end_arr(&w);
+		jw_u64(&w, "clock_step_count", nsteps);
+		aprocs_json(&ap, &w);
 		jw_arr(&w, "findings");
 		for (unsigned i = 0; i < n; i++)
 			diagconf_json(&w, NULL, &cur[i]);
@@ -167,13 +261,26 @@ int cmd_analyze(int argc, char **argv)
 		jw_finish(&w);
 	} else {
 		printf("%s: %u ticks over %s, %u GPUs\n", path, ticks,
-		       fmt_duration(dur, sizeof dur, last_ms - first_ms), logset_gpu_count(r));
+		       fmt_duration(dur, sizeof dur, covered_ms), logset_gpu_count(r));
+		for (unsigned i = 0; i < nsteps && i < STEP_NOTES_MAX; i++) {
+			char a[32];
+			int64_t m = steps[i].step_ms;
+			printf("note: %s:%lu: the clock steps %s %s; the data after it is taken to follow "
+			       "at the log's cadence\n", steps[i].file, steps[i].line,
+			       m < 0 ? "back" : "forward",
+			       fmt_duration(a, sizeof a, m < 0 ? -m : m));
+		}
+		if (nsteps > STEP_NOTES_MAX)
+			printf("note: %u more clock steps\n", nsteps - STEP_NOTES_MAX);
+		print_too_short(stdout, &cfg, covered_ms);
 		if (!n && !np)
 			printf("no findings\n");
-		print_text(stdout, cur, n, NULL);
-		print_text(stdout, past, np, "earlier, since cleared");
+		print_text(stdout, cur, n, NULL, &ap);
+		print_text(stdout, past, np, "earlier, since cleared", &ap);
+		aprocs_print(&ap, stdout, 10);
 	}
 	int fail = worst_at_least(cur, n, fail_on) || worst_at_least(past, np, fail_on);
+	aprocs_free(&ap);
 	logset_close(r);
 	vramz_diag_free(d);
 	fflush(stdout);

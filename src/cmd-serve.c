@@ -63,8 +63,10 @@ static int findings_render(struct sampler *s, const struct prom_input *in,
 			   const vramz_snapshot *snap)
 {
 	const vramz_finding *f;
+	/* a clock step is no error (the engine keeps its own time: docs/
+	 * diagnoses.md, "Time"); out of memory keeps the last findings */
 	if (vramz_diag_feed(s->diag, snap) < 0)
-		return 0; /* a tick out of order: keep the last findings */
+		return 0;
 	unsigned n = vramz_diag_findings(s->diag, &f), k = 0;
 	if (n > s->rows_cap) {
 		struct prom_finding_row *r = realloc(s->rows, n * sizeof *r);
@@ -93,6 +95,9 @@ static int findings_render(struct sampler *s, const struct prom_input *in,
 		} else if (f[i].kind == VRAMZ_FK_ORPHANED && (f[i].figures & VRAMZ_FG_BYTES)) {
 			r->orphan_bytes = f[i].bytes;
 			r->has |= PROM_FIG_ORPHAN;
+		} else if (f[i].kind == VRAMZ_FK_OOM && (f[i].figures & VRAMZ_FG_BYTES)) {
+			r->oom_bytes = f[i].bytes;
+			r->has |= PROM_FIG_OOM;
 		}
 		k += r->has != 0;
 	}

@@ -299,13 +299,12 @@ int cmd_watch(int argc, char **argv)
 			ex = EXIT_FAIL;
 			break;
 		}
+		/* a clock step is no error: the engine keeps its own time
+		 * (monotonic live; docs/diagnoses.md, "Time") */
 		if ((rc = vramz_diag_feed(d, snap)) < 0) {
-			/* the wall clock stepped back: skip the tick rather than stop */
-			if (rc != VRAMZ_EINVAL) {
-				cli_err("watch: %s", vramz_strerror(rc));
-				ex = EXIT_FAIL;
-				break;
-			}
+			cli_err("watch: %s", vramz_strerror(rc));
+			ex = EXIT_FAIL;
+			break;
 		}
 		const vramz_finding *cur;
 		unsigned n = vramz_diag_findings(d, &cur);

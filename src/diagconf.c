@@ -270,6 +270,15 @@ void diagconf_json(struct jsonw *w, const char *key, const vramz_finding *f)
 	jw_dbl_if(w, "ref_value", fg & VRAMZ_FG_VALUE, f->ref_value, 2);
 	jw_u64_if(w, "count", fg & VRAMZ_FG_COUNT, f->count);
 	jw_u64_if(w, "ref_count", (fg & VRAMZ_FG_COUNT) && f->ref_count, f->ref_count);
+	if (fg & VRAMZ_FG_EVIDENCE) { /* oom: what made it look like one */
+		jw_arr(w, "evidence");
+		for (uint32_t bit = 1; bit; bit <<= 1)
+			if ((f->evidence & bit) && vramz_oom_evidence_str(bit))
+				jw_str(w, NULL, vramz_oom_evidence_str(bit));
+		jw_end_arr(w);
+	} else {
+		jw_null(w, "evidence");
+	}
 	jw_str(w, "first_seen", fmt_iso_ms(t, sizeof t, f->first_seen_ms));
 	jw_str(w, "last_update", fmt_iso_ms(t, sizeof t, f->last_update_ms));
 	jw_str(w, "summary", vramz_finding_summary(f, b, sizeof b));

@@ -1,5 +1,5 @@
 # The diagnoses: `vramz analyze` (logs) and `vramz watch` (live).
-list(APPEND VRAMZ_TOOL_SOURCES cmd-analyze.c cmd-watch.c diagconf.c cmd-demo.c logset.c)
+list(APPEND VRAMZ_TOOL_SOURCES cmd-analyze.c analyze_procs.c cmd-watch.c diagconf.c cmd-demo.c logset.c)
 list(APPEND VRAMZ_TOOL_DEFS VRAMZ_DATADIR="${CMAKE_INSTALL_FULL_DATADIR}/vramz")
 install(FILES ${PROJECT_SOURCE_DIR}/examples/h200-leak.csv ${PROJECT_SOURCE_DIR}/examples/h200-leak.procs.csv
         DESTINATION ${CMAKE_INSTALL_DATADIR}/vramz/examples)

@@ -48,6 +48,9 @@ struct logset {
 	int64_t last_ms;           /* last tick handed out */
 	int have_last, done;
 	unsigned long skipped;
+	int keep_steps;            /* logset_keep_clock_steps */
+	unsigned last_file;        /* file of the last tick handed out */
+	unsigned long tick_line;   /* and its line */
 	vramz_gpu_info *info;      /* merged over the files, by log index */
 	unsigned char *known;
 	unsigned ninfo;
@@ -437,7 +440,9 @@ int logset_next(struct logset *s, const vramz_snapshot **snap)
 			s->cur++;
 			continue;
 		}
-		if (s->have_last && t < s->last_ms) {
+		/* back in time: another file overlapping (skipped), or - asked
+		 * for - the clock stepped back within one file (kept) */
+		if (s->have_last && t < s->last_ms && !(s->keep_steps && s->last_file == s->cur)) {
 			s->skipped++;
 			continue;
 		}
@@ -445,9 +450,26 @@ int logset_next(struct logset *s, const vramz_snapshot **snap)
 			return fail(s, rc, "%s", vramz_strerror(rc));
 		s->last_ms = t;
 		s->have_last = 1;
+		s->last_file = s->cur;
+		s->tick_line = vramz_log_tick_line(s->r);
 		return 1;
 	}
 	return 0;
+}
+
+void logset_keep_clock_steps(struct logset *s)
+{
+	s->keep_steps = 1;
+}
+
+const char *logset_tick_file(const struct logset *s)
+{
+	return s->have_last ? s->files[s->last_file].path : NULL;
+}
+
+unsigned long logset_tick_line(const struct logset *s)
+{
+	return s->have_last ? s->tick_line : 0;
 }
 
 const char *logset_error(const struct logset *s)

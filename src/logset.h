@@ -54,6 +54,17 @@ const char *logset_file(const struct logset *s, unsigned i);
 /* Ticks skipped because they went back in time. */
 unsigned long logset_skipped(const struct logset *s);
 
+/* analyze: a tick older than the one before it *in the same file* is a
+ * clock step (the recording's clock was set back), not an overlap: hand
+ * it out, for the diagnosis engine's time rule to absorb (docs/
+ * diagnoses.md, "Time").  Ticks of a later file that go back are still
+ * skipped.  Without this call every tick that goes back is skipped. */
+void logset_keep_clock_steps(struct logset *s);
+/* The file and line (of its GPU rows) of the tick logset_next last
+ * returned; NULL / 0 before the first. */
+const char *logset_tick_file(const struct logset *s);
+unsigned long logset_tick_line(const struct logset *s);
+
 void logset_close(struct logset *s);
 
 #endif

@@ -34,8 +34,9 @@ enum vramz_finding_kind {
 	VRAMZ_FK_MEM_TEMP,          /* memory temperature near its limit */
 	VRAMZ_FK_FRAGMENTATION,     /* hint: memory held near its peak after work fell */
 	VRAMZ_FK_GPU_LOST,          /* the GPU fell off the bus */
+	VRAMZ_FK_OOM,               /* a process probably ended out of memory */
 };
-#define VRAMZ_FK_COUNT 11 /* one past the last kind */
+#define VRAMZ_FK_COUNT 12 /* one past the last kind */
 
 enum vramz_severity {
 	VRAMZ_SEV_INFO = 1,
@@ -55,7 +56,21 @@ enum {
 	VRAMZ_FG_SHARE = 1u << 6,    /* share */
 	VRAMZ_FG_VALUE = 1u << 7,    /* value, ref_value */
 	VRAMZ_FG_COUNT = 1u << 8,    /* count */
+	VRAMZ_FG_EVIDENCE = 1u << 9, /* evidence (VRAMZ_OOM_*) */
 };
+
+/* Bits of vramz_finding.evidence for an oom finding: what made the end of
+ * the process look like an out-of-memory crash.  Without VRAMZ_OOM_AGENT
+ * the finding is worded as probable. */
+enum {
+	VRAMZ_OOM_LOW_FREE = 1u << 0,   /* its GPU had little free memory at its last samples */
+	VRAMZ_OOM_LEAKING = 1u << 1,    /* it was leaking, near out of memory */
+	VRAMZ_OOM_STEEP_RISE = 1u << 2, /* its memory rose steeply in its last seconds */
+	VRAMZ_OOM_AGENT = 1u << 3,      /* its own allocator counted an out-of-memory
+					   error (the PyTorch agent): certain */
+};
+/* "low_free", "leaking", "steep_rise", "agent"; NULL for another bit */
+VRAMZ_EXPORT const char *vramz_oom_evidence_str(uint32_t bit);
 
 #define VRAMZ_JOB_LEN 96
 
@@ -91,6 +106,8 @@ typedef struct vramz_finding {
 	unsigned count, ref_count;    /* per kind: processes, GPUs, link width */
 	int64_t first_seen_ms;        /* data time the finding was first raised */
 	int64_t last_update_ms;       /* data time of its latest evaluation */
+	/* appended */
+	uint32_t evidence;            /* VRAMZ_OOM_* (oom), with VRAMZ_FG_EVIDENCE */
 } vramz_finding;
 
 typedef struct vramz_diag_config {
@@ -134,6 +151,18 @@ typedef struct vramz_diag_config {
 	const char *proc_root;        /* live: the /proc whose environments and
 					 parents tell jobs apart ("/proc"); NULL (the
 					 default): none, as for a log's processes */
+	/* appended: fast leaks (docs/diagnoses.md, "Fast leaks") */
+	int64_t leak_fast_tto_ms;     /* judge a leak before warm-up + span when it
+					 would fill the GPU within this (5 min); 0 off */
+	int64_t leak_fast_warmup_ms;  /* ignored start of each process for it (15 s) */
+	int64_t leak_fast_min_span_ms; /* and the least rise it needs (10 s) */
+	double leak_fast_share;       /* the rise must have lasted this share of
+					 the time to OOM it projects (1/3) */
+	/* appended: out-of-memory ends (oom) */
+	uint64_t oom_free_bytes;      /* "little free": under this (1 GiB) */
+	double oom_free_share;        /* or under this share of total (0.02) */
+	int64_t oom_rise_ms;          /* the last seconds a steep rise is sought in (10 s) */
+	int64_t oom_keep_ms;          /* live: an oom finding stays this long (10 min) */
 } vramz_diag_config;
 
 typedef struct vramz_diag vramz_diag;
@@ -149,9 +178,22 @@ VRAMZ_EXPORT void vramz_diag_free(vramz_diag *d);
 VRAMZ_EXPORT int vramz_diag_set_gpu_info(vramz_diag *d, const vramz_gpu_info *info,
 					 unsigned count);
 
-/* Feeds one snapshot.  time_ms must not go back (VRAMZ_EINVAL); any
- * cadence.  Returns 0, VRAMZ_EINVAL or VRAMZ_ENOMEM. */
+/* Feeds one snapshot; any cadence.  The engine keeps its own time, which
+ * never goes back: it advances by the elapsed mono_ns when both this
+ * snapshot and the previous one carry it (live), else by the elapsed
+ * time_ms; a recorded clock that steps back continues at the previous
+ * cadence (docs/diagnoses.md, "Time").  So a clock step, either way, is
+ * never an error.  Findings' times are handed out on the wall clock of the
+ * latest snapshot.  Returns 0, VRAMZ_EINVAL (bad arguments) or
+ * VRAMZ_ENOMEM. */
 VRAMZ_EXPORT int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap);
+
+/* Clock steps absorbed so far (live: the wall clock and the monotonic one
+ * disagreed by more than a second between two snapshots; recorded: the
+ * time went back); *last_step_ms (may be NULL): the latest one, negative
+ * for a step back.  A caller compares the count around a feed to say
+ * where a step happened. */
+VRAMZ_EXPORT unsigned vramz_diag_clock_steps(const vramz_diag *d, int64_t *last_step_ms);
 
 /* The current findings, most severe first; valid until the next feed or
  * free.  Evaluates first when data arrived since the last evaluation. */

@@ -29,6 +29,11 @@ VRAMZ_EXPORT int vramz_log_next(vramz_log_reader *r, const vramz_snapshot **snap
 
 VRAMZ_EXPORT const char *vramz_log_error(const vramz_log_reader *r);
 
+/* The line of FILE holding the first row of the tick vramz_log_next last
+ * returned (1 is the header); 0 before the first.  For notes such as
+ * "FILE:LINE: the clock steps back 1h". */
+VRAMZ_EXPORT unsigned long vramz_log_tick_line(const vramz_log_reader *r);
+
 /* GPUs seen so far (identity from the log's columns), by the log's index. */
 VRAMZ_EXPORT unsigned vramz_log_gpu_count(const vramz_log_reader *r);
 VRAMZ_EXPORT const vramz_gpu_info *vramz_log_gpu(const vramz_log_reader *r,

@@ -21,7 +21,19 @@ static const char *const kind_names[VRAMZ_FK_COUNT] = {
 	[VRAMZ_FK_MEM_TEMP] = "mem_temp",
 	[VRAMZ_FK_FRAGMENTATION] = "fragmentation",
 	[VRAMZ_FK_GPU_LOST] = "gpu_lost",
+	[VRAMZ_FK_OOM] = "oom",
 };
+
+const char *vramz_oom_evidence_str(uint32_t bit)
+{
+	switch (bit) {
+	case VRAMZ_OOM_LOW_FREE: return "low_free";
+	case VRAMZ_OOM_LEAKING: return "leaking";
+	case VRAMZ_OOM_STEEP_RISE: return "steep_rise";
+	case VRAMZ_OOM_AGENT: return "agent";
+	}
+	return NULL;
+}
 
 const char *vramz_finding_kind_str(enum vramz_finding_kind k)
 {
@@ -95,6 +107,38 @@ static const char *subject_str(const vramz_finding *f, char *b, size_t n)
 	return b;
 }
 
+/* "pid N (cmd) probably ended out of memory on GPU G: 880 MiB free at its
+ * last sample; it held 78.6 GiB, +2.0 GiB in its last 10 s" */
+static void oom_summary(const vramz_finding *f, char *buf, size_t len)
+{
+	char s[160], a[32], b[32], c[40];
+	int k = f->pid ? snprintf(s, sizeof s, "pid %u", (unsigned)f->pid)
+		       : snprintf(s, sizeof s, "a process");
+	if (f->comm[0] && k > 0 && (size_t)k < sizeof s)
+		snprintf(s + k, sizeof s - (size_t)k, " (%s)", f->comm);
+	int n = snprintf(buf, len, "%s %s out of memory on GPU %d", s,
+			 (f->evidence & VRAMZ_OOM_AGENT) ? "ended" : "probably ended", f->gpu);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (f->figures & VRAMZ_FG_REF)
+		n += snprintf(buf + n, len - (size_t)n, ": %s free at its last sample",
+			      diag_bytes_str(a, sizeof a, (double)f->ref_bytes));
+	if (n < 0 || (size_t)n >= len)
+		return;
+	double rise = f->value;
+	snprintf(c, sizeof c, "%s%s", rise >= 0 ? "+" : "-", diag_bytes_str(b, sizeof b, fabs(rise)));
+	n += snprintf(buf + n, len - (size_t)n, "%s it held %s, %s in its last %.0f s",
+		      (f->figures & VRAMZ_FG_REF) ? ";" : ":",
+		      diag_bytes_str(a, sizeof a, (double)f->bytes), c, f->ref_value);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (f->evidence & VRAMZ_OOM_LEAKING)
+		n += snprintf(buf + n, len - (size_t)n, "; it was leaking %s/min",
+			      diag_bytes_str(a, sizeof a, f->rate_bytes_per_s * 60));
+	if (n >= 0 && (size_t)n < len && (f->evidence & VRAMZ_OOM_AGENT))
+		snprintf(buf + n, len - (size_t)n, "; its allocator counted the error");
+}
+
 const char *vramz_finding_summary(const vramz_finding *f, char *buf, size_t len)
 {
 	char s[160], a[32], b[32], c[32], e[32];
@@ -159,6 +203,9 @@ const char *vramz_finding_summary(const vramz_finding *f, char *buf, size_t len)
 		snprintf(buf, len, "%s fell off the bus %s ago", s,
 			 dur_str(a, sizeof a, (double)f->duration_ms));
 		break;
+	case VRAMZ_FK_OOM:
+		oom_summary(f, buf, len);
+		break;
 	default:
 		snprintf(buf, len, "%s: unknown finding", s);
 	}
@@ -211,6 +258,11 @@ const char *vramz_finding_advice(const vramz_finding *f, char *buf, size_t len)
 		break;
 	case VRAMZ_FK_GPU_LOST:
 		t = "Check dmesg for Xid errors; the GPU needs a reset or a reboot.";
+		break;
+	case VRAMZ_FK_OOM:
+		t = "Check the job's log for \"CUDA out of memory\"; if it leaked, fix the leak, "
+		    "else lower the batch size or use a GPU with more free memory "
+		    "(vramz pick, vramz fit).";
 		break;
 	default:
 		t = "";

@@ -61,10 +61,12 @@ struct leak_result {
 	const char *why_not;           /* reason when not a leak (tests, debugging) */
 };
 
-/* a series' last leak analysis, redone only when a window has closed */
+/* a series' last leak analyses, redone only when a window has opened */
 struct leak_cache {
 	uint64_t ver;                  /* ring ver analysed; 0 never */
 	struct leak_result r;
+	uint64_t fast_ver;             /* the same for the fast rule */
+	struct leak_result fast;
 };
 
 struct diag_scratch {
@@ -74,6 +76,10 @@ struct diag_scratch {
 
 int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_config *cfg,
 		 struct diag_scratch *s, struct leak_result *out);
+/* The fast rule: a rise sure enough and long enough for the time to OOM it
+ * projects with free_bytes left (leak_fast_*).  free_bytes < 0: unknown. */
+int leak_fast(const struct ring *r, int64_t life_start_ms, double free_bytes,
+	      const vramz_diag_config *cfg, struct diag_scratch *s, struct leak_result *out);
 
 /* ---- job identity (jobkey.c) ---- */
 
@@ -130,6 +136,13 @@ struct proc_state {
 	int64_t first_ms, last_ms;
 	int ended;
 	uint64_t last_bytes, peak_bytes;
+	/* its GPU at its latest sample (for oom): free memory and total */
+	uint64_t gpu_free_bytes, gpu_total_bytes;
+	int gpu_mem_known;
+	uint64_t agent_ooms;           /* hook: out-of-memory errors its own allocator
+					  counted (the PyTorch agent's join, issue 15);
+					  0 none or unknown */
+	uint64_t agent_ooms_first;     /* that count when first seen */
 	struct ring mem;
 	struct leak_cache leak;
 	vramz_idle_track idle;         /* idle.c: the idle rule's state */
@@ -137,6 +150,13 @@ struct proc_state {
 	uint64_t seen_tick;
 	int idle_raised;               /* set by the idle detector this evaluation */
 };
+
+/* a process that probably ended out of memory (detect.c: oom_check) */
+struct oom_event {
+	vramz_finding f;               /* subject and figures, filled at its end */
+	int64_t end_ms;                /* engine time it was found gone */
+};
+#define DIAG_OOM_MAX 64
 
 struct finding_slot {
 	vramz_finding f;
@@ -153,8 +173,14 @@ struct vramz_diag {
 	unsigned *hash;                /* open addressing: proc index + 1; 0 empty */
 	unsigned hash_cap;
 	uint64_t tick;
-	int64_t last_ms;
+	int64_t last_ms;               /* engine time of the latest feed (time.c rule) */
 	int have_time;
+	/* the one time rule (engine.c: engine_time) */
+	int64_t last_wall_ms;          /* the latest snapshot's time_ms */
+	int64_t last_mono_ns;          /* and its mono_ns (0 unknown) */
+	int64_t last_dt_ms;            /* the latest forward step: the cadence */
+	unsigned clock_steps;          /* steps absorbed */
+	int64_t last_step_ms;          /* the latest one: wall minus engine elapsed */
 	int64_t last_eval_ms;
 	int dirty;
 	struct finding_slot *cur;      /* current findings */
@@ -167,6 +193,8 @@ struct vramz_diag {
 	unsigned npast;
 	struct diag_scratch scratch;
 	struct jobkey_cache *jobs;
+	struct oom_event ooms[DIAG_OOM_MAX]; /* the latest, oldest dropped */
+	unsigned nooms;
 };
 
 /* advice.c: "880 MiB", "78.6 GiB" */
@@ -177,6 +205,9 @@ const char *diag_bytes_str(char *b, size_t n, double v);
 
 /* detect.c: evaluates every detector into d->next */
 int detect_all(vramz_diag *d);
+/* detect.c: p was just found gone; records an oom event when its end looks
+ * like an out-of-memory crash */
+void oom_check(vramz_diag *d, struct proc_state *p);
 /* engine.c: adds a finding to the evaluation being built */
 vramz_finding *diag_emit(vramz_diag *d, enum vramz_finding_kind kind,
 			 enum vramz_severity sev, double headline);

@@ -48,6 +48,14 @@ void vramz_diag_config_defaults(vramz_diag_config *c)
 	c->job_warmup_ms = 30000;
 	c->report_after_ms = 5000;
 	c->proc_root = NULL;
+	c->leak_fast_tto_ms = 5 * 60 * 1000;
+	c->leak_fast_warmup_ms = 15000;
+	c->leak_fast_min_span_ms = 10000;
+	c->leak_fast_share = 1.0 / 3;
+	c->oom_free_bytes = 1ull << 30;
+	c->oom_free_share = 0.02;
+	c->oom_rise_ms = 10000;
+	c->oom_keep_ms = 10 * 60 * 1000;
 }
 
 vramz_diag *vramz_diag_new(const vramz_diag_config *cfg)
@@ -61,7 +69,11 @@ vramz_diag *vramz_diag_new(const vramz_diag_config *cfg)
 		vramz_diag_config_defaults(&d->cfg);
 	if (d->cfg.window_ms <= 0 || d->cfg.ring_windows < 16 || d->cfg.leak_min_windows < 3 ||
 	    d->cfg.leak_p <= 0 || d->cfg.leak_p >= 1 || d->cfg.imbalance_ratio < 1 ||
-	    d->cfg.job_warmup_ms < 0 || d->cfg.report_after_ms < 0) {
+	    d->cfg.job_warmup_ms < 0 || d->cfg.report_after_ms < 0 ||
+	    d->cfg.leak_fast_tto_ms < 0 || d->cfg.leak_fast_warmup_ms < 0 ||
+	    d->cfg.leak_fast_min_span_ms < 0 || !(d->cfg.leak_fast_share > 0) ||
+	    !(d->cfg.oom_free_share >= 0 && d->cfg.oom_free_share < 1) ||
+	    d->cfg.oom_rise_ms < 0 || d->cfg.oom_keep_ms < 0) {
 		free(d);
 		return NULL;
 	}
@@ -322,6 +334,15 @@ static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *
 		memcpy(p->user, s->user, sizeof p->user);
 		p->user[sizeof p->user - 1] = 0;
 	}
+	/* issue 15 hook: the PyTorch agent's join sets p->agent_ooms (its
+	 * allocator's num_ooms) here; a rise over agent_ooms_first makes an
+	 * oom finding certain (detect.c: oom_check) */
+	if (p->gpu < d->ngpus) {
+		const struct gpu_state *g = &d->gpus[p->gpu];
+		p->gpu_mem_known = (g->last.valid & VRAMZ_F_MEM) && !g->lost;
+		p->gpu_free_bytes = g->last.mem_free_bytes;
+		p->gpu_total_bytes = g->last.mem_total_bytes;
+	}
 	if (!(s->valid & VRAMZ_P_USED))
 		return 0;
 	int has_sm = (s->valid & VRAMZ_P_SM) != 0;
@@ -341,17 +362,62 @@ static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *
 
 static int evaluate(vramz_diag *d);
 
+/* ---- time: one rule for every caller ----
+ *
+ * The engine keeps its own time, which only moves forward: it starts at
+ * the first snapshot's wall clock and then advances by the time elapsed
+ * between snapshots, measured on the monotonic clock when both carry one
+ * (live: a wall clock that NTP or a person steps, either way, changes
+ * nothing), else on the wall clock (a log, a library user who fills only
+ * time_ms).  A recorded clock that goes back (a log written across a step)
+ * is absorbed: that tick is taken to follow the previous one at the log's
+ * cadence (the latest forward step), and the data after it continues from
+ * there.  A recorded clock that jumps forward cannot be told from a gap in
+ * the recording and is one.  Each step seen - live, wall and monotonic
+ * disagreeing by more than a second; offline, a step back - is counted
+ * (vramz_diag_clock_steps) so a caller can say where it happened. */
+static int64_t engine_time(vramz_diag *d, const vramz_snapshot *snap)
+{
+	int64_t wall = snap->time_ms;
+	if (!d->have_time)
+		return wall;
+	int64_t dwall = wall - d->last_wall_ms, dt = dwall;
+	if (snap->mono_ns && d->last_mono_ns)
+		dt = (snap->mono_ns - d->last_mono_ns) / 1000000;
+	int stepped = 0;
+	if (dt < 0) {
+		dt = d->last_dt_ms;
+		stepped = 1;
+	} else if (dwall - dt > 1000 || dt - dwall > 1000) {
+		stepped = 1;
+	}
+	if (stepped) {
+		d->clock_steps++;
+		d->last_step_ms = dwall - dt;
+	} else {
+		d->last_dt_ms = dt;
+	}
+	return d->last_ms + dt;
+}
+
+unsigned vramz_diag_clock_steps(const vramz_diag *d, int64_t *last_step_ms)
+{
+	if (last_step_ms)
+		*last_step_ms = d ? d->last_step_ms : 0;
+	return d ? d->clock_steps : 0;
+}
+
 int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 {
 	if (!d || !snap || (snap->gpu_count && !snap->gpus) || (snap->proc_count && !snap->procs))
 		return VRAMZ_EINVAL;
-	int64_t t = snap->time_ms;
-	if (d->have_time && t < d->last_ms)
-		return VRAMZ_EINVAL;
+	int64_t t = engine_time(d, snap);
 	if (!d->have_time)
 		d->last_eval_ms = t;
 	d->have_time = 1;
 	d->last_ms = t;
+	d->last_wall_ms = snap->time_ms;
+	d->last_mono_ns = snap->mono_ns;
 	d->tick++;
 	jobkey_tick(d->jobs);
 	for (unsigned i = 0; i < snap->gpu_count; i++) {
@@ -372,8 +438,12 @@ int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 		if (p->ended || p->seen_tick == d->tick || p->gpu >= d->ngpus)
 			continue;
 		const struct gpu_state *g = &d->gpus[p->gpu];
-		if (g->procs_tick == d->tick || (g->lost && g->last_ms == t))
+		if (g->procs_tick == d->tick) {
+			oom_check(d, p); /* detect.c: did it end out of memory? */
 			p->ended = 1;
+		} else if (g->lost && g->last_ms == t) {
+			p->ended = 1;
+		}
 	}
 	d->dirty = 1;
 	if (t - d->last_eval_ms >= d->cfg.eval_interval_ms)
@@ -496,8 +566,10 @@ static int evaluate(vramz_diag *d)
 		}
 		/* a start-up transient raised and cleared within seconds is noise:
 		 * hand a finding out once it has held report_after_ms; a GPU off
-		 * the bus does not come back by itself, so at once */
-		if (now - s->f.first_seen_ms >= d->cfg.report_after_ms || s->f.kind == VRAMZ_FK_GPU_LOST)
+		 * the bus does not come back by itself, nor a process that ended
+		 * out of memory: those at once */
+		if (now - s->f.first_seen_ms >= d->cfg.report_after_ms || s->f.kind == VRAMZ_FK_GPU_LOST ||
+		    s->f.kind == VRAMZ_FK_OOM)
 			s->reported = 1;
 	}
 	if (d->cfg.keep_ended)
@@ -505,8 +577,12 @@ static int evaluate(vramz_diag *d)
 			int still = 0;
 			for (unsigned i = 0; i < d->nnext && !still; i++)
 				still = d->next[i].f.id == d->cur[j].f.id;
-			if (!still && d->cur[j].reported)
-				remember_cleared(d, &d->cur[j].f);
+			if (!still && d->cur[j].reported) {
+				vramz_finding f = d->cur[j].f;
+				f.first_seen_ms += d->last_wall_ms - now;
+				f.last_update_ms += d->last_wall_ms - now;
+				remember_cleared(d, &f);
+			}
 		}
 	/* raised again: no longer a past finding */
 	for (unsigned i = 0; i < d->nnext; i++)
@@ -529,9 +605,14 @@ static int evaluate(vramz_diag *d)
 		return VRAMZ_ENOMEM;
 	d->out = out;
 	d->nout = 0;
+	int64_t shift = d->last_wall_ms - d->last_ms; /* engine time -> the wall clock now */
 	for (unsigned i = 0; i < d->ncur; i++)
-		if (d->cur[i].reported)
-			out[d->nout++] = d->cur[i].f;
+		if (d->cur[i].reported) {
+			out[d->nout] = d->cur[i].f;
+			out[d->nout].first_seen_ms += shift;
+			out[d->nout].last_update_ms += shift;
+			d->nout++;
+		}
 	qsort(out, d->nout, sizeof *out, cmp_finding);
 	d->last_eval_ms = now;
 	d->dirty = 0;

@@ -235,3 +235,139 @@ int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_c
 	out->why_not = NULL;
 	return 0;
 }
+
+/* ---- fast leaks ----
+ *
+ * The rule above waits for the warm-up and a minute of data: right for a
+ * leak that takes hours, too late for one that fills the GPU in a minute
+ * or two.  The fast rule judges only what would run out of memory soon
+ * (a projected time to OOM under leak_fast_tto), and asks for evidence in
+ * proportion to the urgency: the rise must be significant and strong
+ * (Mann-Kendall at leak_p, tau >= 0.8, on at least 10 windows and
+ * leak_fast_min_span), still rising in its latest windows, not a few
+ * allocator steps, and must have lasted leak_fast_share of the time to OOM
+ * it projects.  So a GPU that fills in 80 s is called at about 20 s into
+ * the rise, while a model that loads 25 GiB in 25 s and stops - which
+ * projects the same - has stopped before it has lasted long enough. */
+
+#define FAST_MAX_POINTS 128
+#define FAST_MIN_POINTS 10
+#define FAST_MIN_TAU 0.8
+
+int leak_fast(const struct ring *r, int64_t life_start_ms, double free_bytes,
+	      const vramz_diag_config *cfg, struct diag_scratch *s, struct leak_result *out)
+{
+	out->is_leak = 0;
+	out->why_not = "too little data";
+	out->tr = (struct trend){0, 1, 0, 0, 0};
+	if (cfg->leak_fast_tto_ms <= 0 || free_bytes < 0) {
+		out->why_not = "fast rule off, or free memory unknown";
+		return 0;
+	}
+	if (r->n < FAST_MIN_POINTS)
+		return 0;
+	int64_t from_ms = life_start_ms + cfg->leak_fast_warmup_ms;
+	unsigned first = r->n > FAST_MAX_POINTS ? r->n - FAST_MAX_POINTS : 0;
+	while (first < r->n && r->w[first].t_first_ms < from_ms)
+		first++;
+	unsigned n = r->n - first;
+	if (n < FAST_MIN_POINTS)
+		return 0;
+	/* cheap gate, before any statistics: the crude rate over the stretch
+	 * must project an OOM within twice the fast horizon */
+	const struct win *a = &r->w[first], *z = &r->w[r->n - 1];
+	double crude_s = (double)(z->t_last_ms - a->t_first_ms) / 1000.0;
+	double crude = crude_s > 0 ? (z->max_bytes - a->max_bytes) / crude_s : 0;
+	if (crude <= 0 || free_bytes / crude * 1000.0 > 2.0 * (double)cfg->leak_fast_tto_ms) {
+		out->why_not = "not near out of memory";
+		return 0;
+	}
+	int rc = scratch_reserve(s, n);
+	if (rc)
+		return rc;
+	int64_t t0_ms = a->t_first_ms;
+	for (unsigned i = 0; i < n; i++) {
+		const struct win *w = &r->w[first + i];
+		s->t[i] = (double)(w->t_first_ms + (w->t_last_ms - w->t_first_ms) / 2 - t0_ms) / 1000.0;
+		s->y[i] = w->max_bytes;
+	}
+	/* the longest strongly rising suffix: S of every suffix in one pass */
+	double *row = s->tmp;
+	for (unsigned i = 0; i + 1 < n; i++) {
+		long c = 0;
+		for (unsigned j = i + 1; j < n; j++)
+			c += (s->y[j] > s->y[i]) - (s->y[j] < s->y[i]);
+		row[i] = (double)c;
+	}
+	row[n - 1] = 0;
+	for (unsigned i = n - 1; i-- > 0;)
+		row[i] += row[i + 1];
+	/* where the rise starts: the earliest suffix whose tau is within 5 %
+	 * of the best (more flat windows before the rise would dilute the
+	 * rate) */
+	double best = -1;
+	for (unsigned k = 0; k + FAST_MIN_POINTS <= n; k++) {
+		double dn = (double)(n - k), tk = row[k] / (dn * (dn - 1) / 2);
+		if (tk > best)
+			best = tk;
+	}
+	unsigned k = 0;
+	for (; k + FAST_MIN_POINTS <= n; k++) {
+		double dn = (double)(n - k), tk = row[k] / (dn * (dn - 1) / 2);
+		if (tk >= FAST_MIN_TAU && tk >= 0.95 * best)
+			break;
+	}
+	if (k + FAST_MIN_POINTS > n) {
+		out->why_not = "no strong rise";
+		return 0;
+	}
+	const double *t = s->t + k, *y = s->y + k;
+	unsigned m = n - k;
+	double tau, p, var;
+	stats_mann_kendall(y, m, &tau, &p, &var);
+	out->tr.tau = tau;
+	out->tr.p_value = p;
+	if (p >= cfg->leak_p || tau < FAST_MIN_TAU) {
+		out->why_not = "no significant rising trend";
+		return 0;
+	}
+	/* copies: Theil-Sen reorders tmp, which row[] lives in (no longer needed) */
+	struct trend tr = {.tau = tau, .p_value = p};
+	stats_theil_sen(t, y, m, var, s->tmp, &tr.slope, &tr.ci_low, &tr.ci_high);
+	out->tr = tr;
+	out->start_ms = t0_ms + (int64_t)llround(t[0] * 1000.0);
+	out->end_ms = z->t_last_ms;
+	out->last_bytes = z->max_bytes;
+	double span_s = (double)(out->end_ms - out->start_ms) / 1000.0;
+	if (tr.slope <= 0 || tr.slope * 60.0 < (double)cfg->leak_min_rate_bytes_per_min) {
+		out->why_not = "rate below the minimum";
+		return 0;
+	}
+	if (tr.slope * span_s < (double)cfg->leak_min_rise_bytes) {
+		out->why_not = "rise below the minimum";
+		return 0;
+	}
+	double tto_s = free_bytes / tr.slope;
+	if (tto_s * 1000.0 > (double)cfg->leak_fast_tto_ms) {
+		out->why_not = "not near out of memory";
+		return 0;
+	}
+	if (span_s * 1000.0 < (double)cfg->leak_fast_min_span_ms ||
+	    span_s < cfg->leak_fast_share * tto_s) {
+		out->why_not = "rise too short yet for the time to OOM it projects";
+		return 0;
+	}
+	/* still rising: the latest 3 windows carry at least half the pace */
+	double dt = t[m - 1] - t[m - 4];
+	if (y[m - 1] - y[m - 4] < 0.5 * tr.slope * dt) {
+		out->why_not = "stopped rising";
+		return 0;
+	}
+	if (few_steps(y, m, s->tmp)) {
+		out->why_not = "a few steps, as a caching allocator grows";
+		return 0;
+	}
+	out->is_leak = 1;
+	out->why_not = NULL;
+	return 0;
+}

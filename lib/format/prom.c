@@ -538,5 +538,14 @@ int prom_render_findings(struct prom_buf *b, const struct prom_input *in,
 		finding_series(b, in, "orphan_memory_bytes", &rows[i]);
 		bprintf(b, "%llu\n", (unsigned long long)rows[i].orphan_bytes);
 	}
+	help_type(b, "oom_ended_bytes",
+		  "Memory a process held when it probably ended out of memory (while the oom finding is current).",
+		  "gauge");
+	for (unsigned i = 0; i < n; i++) {
+		if (!(rows[i].has & PROM_FIG_OOM))
+			continue;
+		finding_series(b, in, "oom_ended_bytes", &rows[i]);
+		bprintf(b, "%llu\n", (unsigned long long)rows[i].oom_bytes);
+	}
 	return b->oom ? VRAMZ_ENOMEM : 0;
 }

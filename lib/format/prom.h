@@ -81,16 +81,19 @@ struct prom_finding_row {
 	double time_to_oom_s;         /* at that rate, until free memory is gone */
 	uint64_t idle_holder_bytes;   /* held by a process idle for a while */
 	uint64_t orphan_bytes;        /* held by no live process */
+	uint64_t oom_bytes;           /* held by a process that probably ended out of memory */
 };
 enum {
 	PROM_FIG_LEAK_RATE = 1u << 0,
 	PROM_FIG_TIME_TO_OOM = 1u << 1,
 	PROM_FIG_IDLE_HOLDER = 1u << 2,
 	PROM_FIG_ORPHAN = 1u << 3,
+	PROM_FIG_OOM = 1u << 4,
 };
 
 /* Appends vramz_leak_rate_bytes_per_second, vramz_time_to_oom_seconds,
- * vramz_idle_holder_bytes and vramz_orphan_memory_bytes for the rows (each
+ * vramz_idle_holder_bytes, vramz_orphan_memory_bytes and
+ * vramz_oom_ended_bytes for the rows (each
  * family with HELP and TYPE even when it has no sample, so dashboards see
  * the metric exists).  Rows with duplicate subjects must not be given. */
 int prom_render_findings(struct prom_buf *b, const struct prom_input *in,

@@ -67,6 +67,7 @@ struct vramz_log_reader {
 	unsigned gcap;
 	int carry;
 	int64_t carry_time;
+	unsigned long carry_line, tick_line; /* GPU-file line of the carried row, of the tick's first row */
 	vramz_proc_sample *praw, *procs; /* rows as read, then by GPU */
 	unsigned pcap;
 	vramz_proc_sample pnext;   /* a process row read ahead */
@@ -709,12 +710,14 @@ static int next_tick(vramz_log_reader *r, const vramz_snapshot **snap)
 		r->gpus[0] = r->gpus[r->carry - 1];
 		t = r->carry_time;
 		r->carry = 0;
+		r->tick_line = r->carry_line;
 	} else {
 		rc = read_gpu_row(r, &r->gpus[0], &t);
 		if (rc <= 0) {
 			r->done = 1;
 			return rc;
 		}
+		r->tick_line = r->g.line;
 	}
 	r->stamp[r->gpus[0].index] = r->tick;
 	r->slot[r->gpus[0].index] = 0;
@@ -731,6 +734,7 @@ static int next_tick(vramz_log_reader *r, const vramz_snapshot **snap)
 			/* the first row of the next tick */
 			r->carry = (int)n + 1;
 			r->carry_time = rt;
+			r->carry_line = r->g.line;
 			break;
 		}
 		r->stamp[idx] = r->tick;
@@ -754,6 +758,11 @@ static int next_tick(vramz_log_reader *r, const vramz_snapshot **snap)
 const char *vramz_log_error(const vramz_log_reader *r)
 {
 	return r ? r->err : "out of memory";
+}
+
+unsigned long vramz_log_tick_line(const vramz_log_reader *r)
+{
+	return r ? r->tick_line : 0;
 }
 
 unsigned vramz_log_gpu_count(const vramz_log_reader *r)

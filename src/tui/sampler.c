@@ -108,27 +108,14 @@ void snap_free(struct tui_snap *list)
 
 /* ---- findings ------------------------------------------------------------ */
 
-/* Feeds one tick.  A log whose time goes back (clock stepped while
- * recording) starts the engine afresh rather than stopping the findings. */
+/* Feeds one tick.  A clock step (live, or in a log recorded across one)
+ * is no error: the engine keeps its own time and its findings (one rule
+ * for every caller: docs/diagnoses.md, "Time"). */
 static void diag_feed(struct sampler *sp, const vramz_snapshot *v)
 {
 	if (!sp->diag || !v)
 		return;
-	if (vramz_diag_feed(sp->diag, v) == VRAMZ_EINVAL) {
-		vramz_diag *d = vramz_diag_new(sp->o.diag);
-		if (!d)
-			return;
-		vramz_diag_free(sp->diag);
-		sp->diag = d;
-		sp->diag_gpus = 0;
-#ifdef VRAMZ_TUI_REPLAY
-		if (!sp->log)
-#endif
-			for (unsigned i = 0; i < v->gpu_count; i++)
-				vramz_diag_set_gpu_info(d, vramz_gpu(ticker_ctx(sp->o.ticker),
-								      v->gpus[i].index), 1);
-		vramz_diag_feed(d, v);
-	}
+	vramz_diag_feed(sp->diag, v); /* out of memory: the last findings stay */
 }
 
 /* Copies the current findings into s (the engine's are valid until the

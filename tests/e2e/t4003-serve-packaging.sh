@@ -32,7 +32,7 @@ expect_success 'every metric the dashboard and alerts use is served' '
 	sed -n "s/^# TYPE \(vramz_[a-z_]*\) .*/\1/p" m.txt >served.txt &&
 	# findings series come from prom_render_findings (tests/unit/test_prom.c)
 	printf "%s\n" vramz_leak_rate_bytes_per_second vramz_time_to_oom_seconds \
-		vramz_idle_holder_bytes vramz_orphan_memory_bytes >>served.txt &&
+		vramz_idle_holder_bytes vramz_orphan_memory_bytes vramz_oom_ended_bytes >>served.txt &&
 	grep -oh "vramz_[a-z_]*" "$P/grafana-dashboard.json" "$P/prometheus-alerts.yml" |
 		grep -v "^vramz_gpu_memory$" | sort -u >used.txt &&
 	test -s used.txt &&

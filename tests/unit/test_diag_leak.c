@@ -4,7 +4,9 @@
  * stops (warm-up, caching allocator steps), oscillates (sawtooth), spikes
  * once, or frees what it held.  False alarms are the main risk, so most
  * tests here assert that nothing is raised - at every evaluation along
- * the way, not only at the end. */
+ * the way, not only at the end; the every-tick suite evaluates after every
+ * single sample, as watch does.  Fast leaks (near out of memory) must be
+ * reported within a third of the time they leave. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,7 +27,10 @@ struct run {
 	const double *arg;
 	double noise_bytes;      /* Gaussian sd per sample */
 	int never_before_end;    /* assert: no leak at any evaluation */
+	int every_tick;          /* evaluate after every sample, not every 10 s */
 	unsigned leaks_seen;     /* evaluations that showed a leak */
+	int64_t first_leak_ms;   /* data time a leak was first handed out; -1 never */
+	vramz_finding first;     /* that leak finding */
 };
 
 static vramz_diag *run_series(struct run *r)
@@ -36,16 +41,21 @@ static vramz_diag *run_series(struct run *r)
 	vramz_proc_sample *x = sim_proc(&m, 0, 200, 200);
 	vramz_diag *d = vramz_diag_new(NULL);
 	assert_non_null(d);
+	r->first_leak_ms = -1;
 	for (int64_t t = 0; t <= r->dur_ms; t += PERIOD_MS) {
 		double ts = (double)t / 1000.0;
 		other->used_bytes = (uint64_t)(10 * GiB + 16 * MiB * sim_gauss(&m) * (r->noise_bytes > 0));
 		double v = r->shape(&m, ts, r->arg) + r->noise_bytes * sim_gauss(&m);
 		x->used_bytes = v < 0 ? 0 : (uint64_t)v;
 		assert_int_equal(sim_feed(d, &m, 1700000000000 + t, NULL), 0);
-		if (t % 10000 == 0) {
+		if (r->every_tick || t % 10000 == 0) {
 			const vramz_finding *f;
 			unsigned n = count_kind(d, VRAMZ_FK_LEAK, &f);
 			r->leaks_seen += n > 0;
+			if (n && r->first_leak_ms < 0) {
+				r->first_leak_ms = t;
+				r->first = *f;
+			}
 			if (r->never_before_end && n) {
 				char b[512];
 				print_error("t=%.0fs unexpected: %s\n", ts, vramz_finding_summary(f, b, sizeof b));
@@ -335,6 +345,142 @@ static void reused_pid_is_a_new_process(void **s)
 	vramz_diag_free(d);
 }
 
+/* ---- every tick: the non-leak suite evaluated after every sample ---- */
+
+/* warm-up, steady work (an alloc/free sawtooth), then everything freed at
+ * the end of the job */
+static double job_then_frees(struct sim *m, double t, const double *a)
+{
+	if (t < 20)
+		return 1 * GiB + t * 0.5 * GiB;
+	if (t < 1500)
+		return 11 * GiB + 3 * GiB * fmod(t / 0.7, 1.0);
+	return 500 * MiB;
+}
+
+static void silent_at_every_tick(void **s)
+{
+	(void)s;
+	const struct {
+		const char *name;
+		shape_fn shape;
+		int64_t dur_ms;
+		double noise;
+	} suite[] = {
+		{"sawtooth", sawtooth, 20 * 60 * 1000, 32 * MiB},
+		{"slow sawtooth", slow_sawtooth, 20 * 60 * 1000, 16 * MiB},
+		{"steps and plateau", step_plateau, 15 * 60 * 1000, 32 * MiB},
+		{"slow steps", slow_steps, 25 * 60 * 1000, 16 * MiB},
+		{"single spike", spike, 20 * 60 * 1000, 32 * MiB},
+		{"warm-up growth", warmup_only, 10 * 60 * 1000, 8 * MiB},
+		{"a job freeing everything", job_then_frees, 30 * 60 * 1000, 16 * MiB},
+		{"steady", steady, 10 * 60 * 1000, 256 * MiB},
+	};
+	for (size_t i = 0; i < sizeof suite / sizeof suite[0]; i++) {
+		struct run r = {.dur_ms = suite[i].dur_ms, .shape = suite[i].shape,
+				.noise_bytes = suite[i].noise, .never_before_end = 1, .every_tick = 1};
+		print_message("every tick: %s\n", suite[i].name);
+		vramz_diag_free(run_series(&r));
+		assert_int_equal(r.leaks_seen, 0);
+	}
+}
+
+/* ---- fast leaks ---- */
+
+/* steady at 2 GiB for a minute (past every warm-up), then a leak that
+ * fills the GPU in 80 s: other 10 GiB + reserved 0.5 + 2 GiB of 80 leave
+ * 67.5 GiB, so 0.84 GiB/s */
+#define FAST_START_S 60.0
+#define FAST_RATE (67.5 * GiB / 80)
+
+static double fast_leak(struct sim *m, double t, const double *a)
+{
+	return 2 * GiB + (t > FAST_START_S ? (t - FAST_START_S) * FAST_RATE : 0);
+}
+
+static void fast_leak_reported_within_a_third(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = (int64_t)(FAST_START_S + 75) * 1000, .shape = fast_leak,
+			.noise_bytes = 16 * MiB, .every_tick = 1};
+	vramz_diag *d = run_series(&r);
+	assert_true(r.first_leak_ms >= 0);
+	double after_s = r.first_leak_ms / 1000.0 - FAST_START_S;
+	print_message("fast leak reported %.1f s after it began: %.3f GiB/s (truth %.3f), tto %.0f s\n", after_s, r.first.rate_bytes_per_s / GiB, FAST_RATE / GiB, r.first.time_to_oom_s);
+	assert_true(after_s > 0 && after_s <= 30);
+	const vramz_finding *f = &r.first;
+	assert_int_equal(f->pid, 200);
+	assert_int_equal(f->severity, VRAMZ_SEV_CRITICAL);
+	assert_true(fabs(f->rate_bytes_per_s - FAST_RATE) <= 0.15 * FAST_RATE);
+	/* time to OOM at that moment: what was left over the rate */
+	assert_true(f->figures & VRAMZ_FG_TTO);
+	double tto_true = 80 - after_s;
+	if (fabs(f->time_to_oom_s - tto_true) > 0.25 * tto_true) {
+		print_error("tto %.0f s vs truth %.0f s\n", f->time_to_oom_s, tto_true);
+		fail();
+	}
+	char b[512];
+	assert_non_null(strstr(vramz_finding_summary(f, b, sizeof b), "out of memory in about"));
+	vramz_diag_free(d);
+}
+
+/* the H200 check's job: 143 GiB, filled at 2 GiB/s from the process's
+ * first second (no steady phase: the warm-up itself): reported at least
+ * 30 s before the GPU is full */
+static double h200_fill(struct sim *m, double t, const double *a)
+{
+	return 0.5 * GiB + t * 2 * GiB;
+}
+
+static void fast_leak_from_the_start(void **s)
+{
+	(void)s;
+	struct sim m;
+	sim_init(&m, 1, 143 * GiB);
+	vramz_proc_sample *x = sim_proc(&m, 0, 300, 300);
+	vramz_diag *d = vramz_diag_new(NULL);
+	double full_s = (143 * GiB - 512 * MiB - 0.5 * GiB) / (2 * GiB);
+	int64_t first = -1;
+	for (int64_t t = 0; t / 1000.0 < full_s; t += PERIOD_MS) {
+		x->used_bytes = (uint64_t)(h200_fill(&m, t / 1000.0, NULL) + 8 * MiB * sim_gauss(&m));
+		assert_int_equal(sim_feed(d, &m, t, NULL), 0);
+		if (first < 0 && count_kind(d, VRAMZ_FK_LEAK, NULL))
+			first = t;
+	}
+	print_message("H200 fill reported at %.1f s, full at %.1f s\n", first / 1000.0, full_s);
+	assert_true(first >= 0 && first / 1000.0 <= full_s - 30);
+	vramz_diag_free(d);
+}
+
+/* a load that fills most of the GPU fast and stops is not a leak, at any
+ * tick: 40 GiB at 2 GiB/s from the start, then held */
+static double big_load(struct sim *m, double t, const double *a)
+{
+	return 1 * GiB + (t < 20 ? t : 20) * 2 * GiB;
+}
+
+static void fast_rule_silent_on_a_big_load(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 5 * 60 * 1000, .shape = big_load, .noise_bytes = 16 * MiB,
+			.never_before_end = 1, .every_tick = 1};
+	vramz_diag_free(run_series(&r));
+}
+
+/* a slow leak far from out of memory stays with the slow rule: not
+ * reported before warm-up + span */
+static double slowish(struct sim *m, double t, const double *a) { return 4 * GiB + t * 8 * MiB; }
+
+static void fast_rule_leaves_slow_leaks_alone(void **s)
+{
+	(void)s;
+	struct run r = {.dur_ms = 4 * 60 * 1000, .shape = slowish, .noise_bytes = 8 * MiB,
+			.every_tick = 1};
+	vramz_diag *d = run_series(&r);
+	assert_true(r.first_leak_ms >= 90 * 1000);
+	vramz_diag_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +503,11 @@ int main(void)
 		cmocka_unit_test(exactly_the_leak_among_others),
 		cmocka_unit_test(gpu_level_leak),
 		cmocka_unit_test(reused_pid_is_a_new_process),
+		cmocka_unit_test(silent_at_every_tick),
+		cmocka_unit_test(fast_leak_reported_within_a_third),
+		cmocka_unit_test(fast_leak_from_the_start),
+		cmocka_unit_test(fast_rule_silent_on_a_big_load),
+		cmocka_unit_test(fast_rule_leaves_slow_leaks_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

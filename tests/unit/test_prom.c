@@ -329,15 +329,17 @@ static void test_findings(void **state)
 		 .leak_rate_bytes_per_s = 1048576, .time_to_oom_s = 3000},
 		{.gpu_index = 1, .pid = 99, .has = PROM_FIG_IDLE_HOLDER, .idle_holder_bytes = 4096},
 		{.gpu_index = 1, .pid = 0, .has = PROM_FIG_ORPHAN, .orphan_bytes = 8192},
+		{.gpu_index = 0, .pid = 77, .has = PROM_FIG_OOM, .oom_bytes = 16384},
 	};
 	prom_buf_reset(&w->b);
 	assert_int_equal(prom_render(&w->b, &w->in), 0);
-	assert_int_equal(prom_render_findings(&w->b, &w->in, rows, 3), 0);
+	assert_int_equal(prom_render_findings(&w->b, &w->in, rows, 4), 0);
 	const char *b = w->b.p;
 	has(b, "vramz_leak_rate_bytes_per_second{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"4242\"} 1048576\n");
 	has(b, "vramz_time_to_oom_seconds{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"4242\"} 3000\n");
 	has(b, "vramz_idle_holder_bytes{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\",pid=\"99\"} 4096\n");
 	has(b, "vramz_orphan_memory_bytes{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\"} 8192\n");
+	has(b, "vramz_oom_ended_bytes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"77\"} 16384\n");
 	hasnt(b, "vramz_time_to_oom_seconds{gpu=\"1\"");
 	promtool_ok(b);
 	world_free(w);

@@ -1,0 +1,223 @@
+/* analyze_procs.c - the per-process side of `vramz analyze`: for every
+ * process of a log (keyed by GPU, pid and start time, as the engine keys
+ * them), its memory at first sight, at its peak and at its last sample, its
+ * growth, and its command line - so a report names "python3 train.py
+ * --bs 64", not just "python3", and shows what grew even when no rule
+ * fired (a log too short to judge, a growth that stopped).
+ *
+ * Bounded: at most APROCS_MAX (16384) processes are tracked (a log of 100,000 pids
+ * in one tick costs a few MB here); more are counted, not kept.
+ */
+#include "analyze_procs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "grow.h"
+
+void aprocs_free(struct aprocs *a)
+{
+	free(a->p);
+	free(a->hash);
+	memset(a, 0, sizeof *a);
+}
+
+static unsigned key_hash(unsigned gpu, uint32_t pid, uint64_t start)
+{
+	uint64_t h = 1469598103934665603ull;
+	h = (h ^ gpu) * 1099511628211ull;
+	h = (h ^ pid) * 1099511628211ull;
+	h = (h ^ start) * 1099511628211ull;
+	return (unsigned)(h ^ (h >> 29));
+}
+
+static int rehash(struct aprocs *a, unsigned cap)
+{
+	unsigned *h = calloc(cap, sizeof *h);
+	if (!h)
+		return -1;
+	free(a->hash);
+	a->hash = h;
+	a->hash_cap = cap;
+	for (unsigned i = 0; i < a->n; i++) {
+		const struct aproc *p = &a->p[i];
+		unsigned k = key_hash(p->gpu, p->pid, p->start_ticks) & (cap - 1);
+		while (h[k])
+			k = (k + 1) & (cap - 1);
+		h[k] = i + 1;
+	}
+	return 0;
+}
+
+const struct aproc *aprocs_find(const struct aprocs *a, unsigned gpu, uint32_t pid,
+				uint64_t start_ticks)
+{
+	if (!a->hash_cap)
+		return NULL;
+	unsigned k = key_hash(gpu, pid, start_ticks) & (a->hash_cap - 1);
+	while (a->hash[k]) {
+		const struct aproc *p = &a->p[a->hash[k] - 1];
+		if (p->gpu == gpu && p->pid == pid && p->start_ticks == start_ticks)
+			return p;
+		k = (k + 1) & (a->hash_cap - 1);
+	}
+	return NULL;
+}
+
+int aprocs_add(struct aprocs *a, const vramz_snapshot *snap)
+{
+	for (unsigned i = 0; i < snap->proc_count; i++) {
+		const vramz_proc_sample *s = &snap->procs[i];
+		/* the engine's key: a process not visible has no start time */
+		uint64_t start = (s->valid & VRAMZ_P_VISIBLE) ? s->start_time_ticks : 0;
+		struct aproc *p = (struct aproc *)aprocs_find(a, s->gpu_index, s->pid, start);
+		if (!p) {
+			if (a->n >= APROCS_MAX) {
+				a->dropped++;
+				continue;
+			}
+			if ((a->n + 1) * 2 > a->hash_cap && rehash(a, a->hash_cap ? a->hash_cap * 2 : 64))
+				return -1;
+			if (a->n == a->cap) {
+				struct aproc *np = grow_array(a->p, &a->cap, 64, sizeof *np);
+				if (!np)
+					return -1;
+				a->p = np;
+			}
+			p = &a->p[a->n++];
+			memset(p, 0, sizeof *p);
+			p->gpu = s->gpu_index;
+			p->pid = s->pid;
+			p->start_ticks = start;
+			p->first_ms = snap->time_ms;
+			unsigned k = key_hash(p->gpu, p->pid, start) & (a->hash_cap - 1);
+			while (a->hash[k])
+				k = (k + 1) & (a->hash_cap - 1);
+			a->hash[k] = a->n;
+		}
+		p->last_ms = snap->time_ms;
+		if (!p->cmd[0] && (s->valid & VRAMZ_P_VISIBLE)) {
+			snprintf(p->cmd, sizeof p->cmd, "%s", s->cmdline[0] ? s->cmdline : s->comm);
+			snprintf(p->user, sizeof p->user, "%s", s->user);
+		}
+		if (!(s->valid & VRAMZ_P_USED))
+			continue;
+		if (!p->have_bytes)
+			p->first_bytes = s->used_bytes;
+		p->have_bytes = 1;
+		p->last_bytes = s->used_bytes;
+		if (s->used_bytes > p->peak_bytes)
+			p->peak_bytes = s->used_bytes;
+	}
+	return 0;
+}
+
+const char *aprocs_safe(char *buf, size_t len, const char *s)
+{
+	size_t o = 0;
+	for (const unsigned char *c = (const unsigned char *)s; *c && o + 1 < len; c++) {
+		if (*c < 0x20 || *c == 0x7f) {
+			buf[o++] = '?';
+		} else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
+			buf[o++] = '?'; /* a C1 control, UTF-8 encoded */
+			c++;
+		} else {
+			buf[o++] = (char)*c;
+		}
+	}
+	if (len)
+		buf[o] = 0;
+	return buf;
+}
+
+static int64_t growth(const struct aproc *p)
+{
+	return (int64_t)p->last_bytes - (int64_t)p->first_bytes;
+}
+
+static const struct aprocs *sort_ctx;
+
+static int cmp_growth(const void *x, const void *y)
+{
+	const struct aproc *a = &sort_ctx->p[*(const unsigned *)x], *b = &sort_ctx->p[*(const unsigned *)y];
+	int64_t ga = growth(a), gb = growth(b);
+	if (ga != gb)
+		return ga > gb ? -1 : 1;
+	if (a->peak_bytes != b->peak_bytes)
+		return a->peak_bytes > b->peak_bytes ? -1 : 1;
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+static unsigned *sorted(const struct aprocs *a)
+{
+	unsigned *ix = malloc((a->n ? a->n : 1) * sizeof *ix);
+	if (!ix)
+		return NULL;
+	for (unsigned i = 0; i < a->n; i++)
+		ix[i] = i;
+	sort_ctx = a;
+	qsort(ix, a->n, sizeof *ix, cmp_growth);
+	return ix;
+}
+
+void aprocs_print(const struct aprocs *a, FILE *o, unsigned max)
+{
+	unsigned *ix = sorted(a);
+	if (!ix || !a->n) {
+		free(ix);
+		return;
+	}
+	unsigned rows = max && max < a->n ? max : a->n;
+	fprintf(o, "\nwhat grew (per process and GPU, most first):\n");
+	fprintf(o, "%8s %3s %10s %10s %10s %10s %8s  %s\n", "PID", "GPU", "FIRST", "PEAK", "LAST",
+		"GROWTH", "SEEN", "COMMAND");
+	for (unsigned r = 0; r < rows; r++) {
+		const struct aproc *p = &a->p[ix[r]];
+		char f[32], pk[32], l[32], g[40], d[32], c[VRAMZ_CMD_LEN];
+		int64_t gr = growth(p);
+		if (p->have_bytes) {
+			char gb[32];
+			fmt_bytes(gb, sizeof gb, (uint64_t)(gr < 0 ? -gr : gr));
+			snprintf(g, sizeof g, "%s%s", gr < 0 ? "-" : gr > 0 ? "+" : "", gb);
+		} else {
+			snprintf(g, sizeof g, "-");
+		}
+		fprintf(o, "%8u %3u %10s %10s %10s %10s %8s  %s\n", (unsigned)p->pid, p->gpu,
+			fmt_bytes_if(f, sizeof f, p->have_bytes, p->first_bytes),
+			fmt_bytes_if(pk, sizeof pk, p->have_bytes, p->peak_bytes),
+			fmt_bytes_if(l, sizeof l, p->have_bytes, p->last_bytes), g,
+			fmt_duration(d, sizeof d, p->last_ms - p->first_ms),
+			p->cmd[0] ? aprocs_safe(c, sizeof c, p->cmd) : "-");
+	}
+	if (rows < a->n)
+		fprintf(o, "(%u more; --json lists all)\n", a->n - rows);
+	if (a->dropped)
+		fprintf(o, "(%u processes beyond %u not tracked)\n", a->dropped, APROCS_MAX);
+	free(ix);
+}
+
+void aprocs_json(const struct aprocs *a, struct jsonw *w)
+{
+	unsigned *ix = sorted(a);
+	jw_arr(w, "processes");
+	for (unsigned r = 0; ix && r < a->n; r++) {
+		const struct aproc *p = &a->p[ix[r]];
+		jw_obj(w, NULL);
+		jw_u64(w, "pid", p->pid);
+		jw_u64(w, "gpu", p->gpu);
+		jw_u64_if(w, "start_time_ticks", p->start_ticks != 0, p->start_ticks);
+		jw_str(w, "cmdline", p->cmd[0] ? p->cmd : NULL);
+		jw_str(w, "user", p->user[0] ? p->user : NULL);
+		jw_i64(w, "first_time_ms", p->first_ms);
+		jw_i64(w, "last_time_ms", p->last_ms);
+		jw_u64_if(w, "first_bytes", p->have_bytes, p->first_bytes);
+		jw_u64_if(w, "peak_bytes", p->have_bytes, p->peak_bytes);
+		jw_u64_if(w, "last_bytes", p->have_bytes, p->last_bytes);
+		jw_i64_if(w, "growth_bytes", p->have_bytes, growth(p));
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_u64(w, "processes_not_tracked", a->dropped);
+	free(ix);
+}
