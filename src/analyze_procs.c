@@ -90,12 +90,14 @@ int aprocs_add(struct aprocs *a, const vramz_snapshot *snap)
 			p->gpu = s->gpu_index;
 			p->pid = s->pid;
 			p->start_ticks = start;
-			p->first_ms = snap->time_ms;
+			p->first_ms = p->last_ms = snap->time_ms;
 			unsigned k = key_hash(p->gpu, p->pid, start) & (a->hash_cap - 1);
 			while (a->hash[k])
 				k = (k + 1) & (a->hash_cap - 1);
 			a->hash[k] = a->n;
 		}
+		if (snap->time_ms > p->last_ms)
+			p->seen_ms += snap->time_ms - p->last_ms;
 		p->last_ms = snap->time_ms;
 		if (!p->cmd[0] && (s->valid & VRAMZ_P_VISIBLE)) {
 			snprintf(p->cmd, sizeof p->cmd, "%s", s->cmdline[0] ? s->cmdline : s->comm);
@@ -187,7 +189,7 @@ void aprocs_print(const struct aprocs *a, FILE *o, unsigned max)
 			fmt_bytes_if(f, sizeof f, p->have_bytes, p->first_bytes),
 			fmt_bytes_if(pk, sizeof pk, p->have_bytes, p->peak_bytes),
 			fmt_bytes_if(l, sizeof l, p->have_bytes, p->last_bytes), g,
-			fmt_duration(d, sizeof d, p->last_ms - p->first_ms),
+			fmt_duration(d, sizeof d, p->seen_ms),
 			p->cmd[0] ? aprocs_safe(c, sizeof c, p->cmd) : "-");
 	}
 	if (rows < a->n)
@@ -211,6 +213,7 @@ void aprocs_json(const struct aprocs *a, struct jsonw *w)
 		jw_str(w, "user", p->user[0] ? p->user : NULL);
 		jw_i64(w, "first_time_ms", p->first_ms);
 		jw_i64(w, "last_time_ms", p->last_ms);
+		jw_i64(w, "seen_ms", p->seen_ms);
 		jw_u64_if(w, "first_bytes", p->have_bytes, p->first_bytes);
 		jw_u64_if(w, "peak_bytes", p->have_bytes, p->peak_bytes);
 		jw_u64_if(w, "last_bytes", p->have_bytes, p->last_bytes);

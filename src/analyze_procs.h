@@ -16,7 +16,8 @@ struct aproc {
 	uint64_t start_ticks;
 	char cmd[VRAMZ_CMD_LEN];       /* command line, else comm; "" unknown */
 	char user[VRAMZ_USER_LEN];
-	int64_t first_ms, last_ms;
+	int64_t first_ms, last_ms;     /* the log's times of its first and last sample */
+	int64_t seen_ms;               /* time seen: forward steps only (a clock step back counts 0) */
 	uint64_t first_bytes, peak_bytes, last_bytes;
 	int have_bytes;
 };

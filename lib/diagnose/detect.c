@@ -213,6 +213,11 @@ void oom_check(vramz_diag *d, struct proc_state *p)
 		if (min_free < thr)
 			ev |= VRAMZ_OOM_LOW_FREE;
 	}
+	/* the leak rules as of its end (a log evaluates only once a minute) */
+	struct leak_result tmp;
+	if (leak_cached(d, &p->mem, p->first_ms, &p->leak, &tmp) ||
+	    leak_fast_cached(d, &p->mem, p->first_ms, free_last, &p->leak, &tmp))
+		p->leak.r.is_leak = p->leak.fast.is_leak = 0; /* out of memory: no claim */
 	const struct leak_result *lr = p->leak.r.is_leak ? &p->leak.r
 				     : p->leak.fast.is_leak ? &p->leak.fast : NULL;
 	if (lr && free_last >= 0 && lr->tr.slope > 0 &&

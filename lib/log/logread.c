@@ -68,6 +68,8 @@ struct vramz_log_reader {
 	int carry;
 	int64_t carry_time;
 	unsigned long carry_line, tick_line; /* GPU-file line of the carried row, of the tick's first row */
+	int64_t prev_time;         /* the previous tick's time (have_prev) */
+	int have_prev;
 	vramz_proc_sample *praw, *procs; /* rows as read, then by GPU */
 	unsigned pcap;
 	vramz_proc_sample pnext;   /* a process row read ahead */
@@ -627,7 +629,12 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 			}
 			r->have_pnext = 1;
 		}
-		if (r->pnext_time > t)
+		/* rows of a later tick wait for it: after it in time, or - the
+		 * recorded clock stepped back - the next tick's time, or before
+		 * the previous tick's (time only goes back across a step) */
+		if (r->pnext_time > t ||
+		    (r->pnext_time < t && ((r->carry && r->pnext_time == r->carry_time) ||
+					   (r->have_prev && r->pnext_time < r->prev_time))))
 			break;
 		r->have_pnext = 0;
 		if (r->pnext_time < t)
@@ -742,6 +749,8 @@ static int next_tick(vramz_log_reader *r, const vramz_snapshot **snap)
 	}
 	if ((rc = attach_procs(r, n, t)))
 		return rc;
+	r->prev_time = t;
+	r->have_prev = 1;
 	r->snap.time_ms = t;
 	/* the log's own clock; saturated where ns overflow (past 2262) */
 	r->snap.mono_ns = t > INT64_MAX / 1000000 ? INT64_MAX

@@ -352,6 +352,35 @@ static void test_tolerated(void **state)
 	vramz_log_close(r);
 }
 
+/* A clock stepped back an hour between two ticks: both read, each with
+ * its own processes (none dropped as "a tick the GPU file lacks"), and the
+ * reader says which line the tick after the step starts on. */
+static void test_clock_step_back(void **state)
+{
+	vramz_log_reader *r;
+	const vramz_snapshot *s;
+	put("step.procs.csv", "time,gpu,pid\n"
+			      "2026-11-30T02:00:00.000Z,0,10\n"
+			      "2026-11-30T02:00:01.000Z,0,11\n"
+			      "2026-11-30T01:00:02.000Z,0,12\n"
+			      "2026-11-30T01:00:03.000Z,0,13\n");
+	const char *p = put("step.csv", "time,gpu,mem_used_bytes\n"
+					"2026-11-30T02:00:00.000Z,0,1\n"
+					"2026-11-30T02:00:01.000Z,0,2\n"
+					"2026-11-30T01:00:02.000Z,0,3\n"
+					"2026-11-30T01:00:03.000Z,0,4\n");
+	assert_int_equal(vramz_log_open(&r, p), 0);
+	for (unsigned k = 0; k < 4; k++) {
+		assert_int_equal(vramz_log_next(r, &s), 1);
+		assert_int_equal(vramz_log_tick_line(r), k + 2);
+		assert_int_equal(s->gpus[0].mem_used_bytes, k + 1);
+		assert_int_equal(s->proc_count, 1);
+		assert_int_equal(s->procs[0].pid, 10 + k);
+	}
+	assert_int_equal(vramz_log_next(r, &s), 0);
+	vramz_log_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_tolerated),
+		cmocka_unit_test(test_clock_step_back),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
