@@ -264,11 +264,12 @@ int cmd_analyze(int argc, char **argv)
 		       fmt_duration(dur, sizeof dur, covered_ms), logset_gpu_count(r));
 		for (unsigned i = 0; i < nsteps && i < STEP_NOTES_MAX; i++) {
 			char a[32];
-			int64_t m = steps[i].step_ms;
+			int64_t m = steps[i].step_ms, am = m < 0 ? -m : m;
+			if (am >= 60000)
+				am = (am + 30000) / 60000 * 60000; /* to the minute */
 			printf("note: %s:%lu: the clock steps %s %s; the data after it is taken to follow "
 			       "at the log's cadence\n", steps[i].file, steps[i].line,
-			       m < 0 ? "back" : "forward",
-			       fmt_duration(a, sizeof a, m < 0 ? -m : m));
+			       m < 0 ? "back" : "forward", fmt_duration(a, sizeof a, am));
 		}
 		if (nsteps > STEP_NOTES_MAX)
 			printf("note: %u more clock steps\n", nsteps - STEP_NOTES_MAX);

@@ -58,7 +58,7 @@ expect_success 'analyze on the log: the oom, the leak it died of, what grew by c
 	has "leak +pid $OOM_PID \(sleep\) on GPU 0 grew" out &&
 	has "command: sleep 42" out &&
 	has "^what grew" out &&
-	has "^ *$OOM_PID +0 +1.00 GiB +[0-9.]+ GiB +[0-9.]+ GiB +\+[0-9.]+ GiB .* sleep 42$" out &&
+	has "^ *$OOM_PID +0 +1.0[0-9] GiB +[0-9.]+ GiB +[0-9.]+ GiB +\+[0-9.]+ GiB .* sleep 42$" out &&
 	has "^ *$STEADY_PID +0 +2.00 GiB +2.00 GiB +2.00 GiB +0 B .* sleep 300$" out &&
 	{ vramz analyze --json "$L/oom.csv" >out.json; test $? = 3; } &&
 	python3 - out.json <<PY
