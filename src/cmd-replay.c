@@ -70,7 +70,7 @@ int cmd_replay(int argc, char **argv)
 	int ex = cli_open(&ctx);
 	if (ex)
 		return ex;
-	int64_t prev_ms = 0;
+	int64_t prev_ms = 0, last_dt_ms = 0;
 	unsigned ticks = 0;
 	for (;;) {
 		const vramz_snapshot *snap;
@@ -83,8 +83,21 @@ int cmd_replay(int argc, char **argv)
 			cli_close(ctx);
 			return EXIT_FAIL;
 		}
+		/* the one time rule (docs/diagnoses.md, "Time"): a recorded
+		 * clock that steps back is no error; that tick follows the
+		 * previous one at the log's cadence, and the step is noted */
+		int64_t dt_ms = snap->time_ms - prev_ms;
+		if (ticks && dt_ms < 0) {
+			char a[32];
+			cli_err("note: %s: the recorded clock steps back %s at tick %u; "
+				"played at the log's cadence", argv[0],
+				fmt_duration(a, sizeof a, -dt_ms), ticks + 1);
+			dt_ms = last_dt_ms;
+		} else if (ticks) {
+			last_dt_ms = dt_ms;
+		}
 		if (ticks++ && isfinite(speed))
-			pause_ms((double)(snap->time_ms - prev_ms) / speed);
+			pause_ms((double)dt_ms / speed);
 		prev_ms = snap->time_ms;
 		if (g_opts.json) {
 			json_snapshot(stdout, ctx, snap, 1, 0); /* one line per tick */
