@@ -4,7 +4,8 @@
 # before it dies, then gets its oom finding (watch live; analyze on the log
 # recorded beside it, with the "what grew" table naming its command line);
 # a log too short for the leak rule says so; a log whose clock steps back
-# an hour is analysed (and replayed), with the line of the step noted.
+# an hour is analysed (and replayed), with the line of the step noted; a
+# loader growing at 0 % SM is never an idle holder, a still one is.
 . "$TESTS_SRC/e2e/lib.sh"
 
 sleep 300 & STEADY_PID=$!
@@ -112,6 +113,21 @@ PY
 	has "^\($LINE, 1, True\)$" st &&
 	{ vramz replay --speed 1000 "$L/step.csv" >/dev/null 2>err || { cat err; false; }; } &&
 	has "^vramz: note: .*step.csv: the recorded clock steps back (59m|1h00m) at tick [0-9]+; played at the log.s cadence$" err
+'
+
+expect_success 'idle means idle: a loader growing at 0 % SM is never an idle holder' '
+	sleep 30 & IDLE_PID=$!
+	sleep 30 & LOADER_PID=$!
+	export IDLE_PID LOADER_PID &&
+	FAKE_NVML_SCENARIO="$SCENARIOS/diag-idle-loader.scn" \
+		vramz watch -i 200ms -d 6s --idle-time 2s --report-after 1s --json >idle.json &&
+	kill $IDLE_PID $LOADER_PID &&
+	python3 - idle.json <<PY
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+idle = {e["finding"]["pid"] for e in ev if e["finding"]["kind"] == "idle_holder"}
+assert idle == {$IDLE_PID}, (idle, ev)
+PY
 '
 
 finish
