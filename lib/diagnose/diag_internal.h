@@ -173,7 +173,7 @@ struct vramz_diag {
 	unsigned *hash;                /* open addressing: proc index + 1; 0 empty */
 	unsigned hash_cap;
 	uint64_t tick;
-	int64_t last_ms;               /* engine time of the latest feed (time.c rule) */
+	int64_t last_ms;               /* engine time of the latest feed (engine.c: engine_time) */
 	int have_time;
 	/* the one time rule (engine.c: engine_time) */
 	int64_t last_wall_ms;          /* the latest snapshot's time_ms */
@@ -205,9 +205,17 @@ const char *diag_bytes_str(char *b, size_t n, double v);
 
 /* detect.c: evaluates every detector into d->next */
 int detect_all(vramz_diag *d);
-/* detect.c: p was just found gone; records an oom event when its end looks
- * like an out-of-memory crash */
+/* detect.c: the leak rules' results for a series, recomputed when stale */
+int leak_cached(vramz_diag *d, const struct ring *r, int64_t life_start_ms,
+		struct leak_cache *c, struct leak_result *out);
+int leak_fast_cached(vramz_diag *d, const struct ring *r, int64_t life_start_ms,
+		     double free_bytes, struct leak_cache *c, struct leak_result *out);
+/* oom.c: p was just found gone; records an oom event when its end looks
+ * like an out-of-memory crash.  detect_ooms emits the current ones. */
 void oom_check(vramz_diag *d, struct proc_state *p);
+int detect_ooms(vramz_diag *d);
+/* time.c: the engine time of a snapshot (one rule for every caller) */
+int64_t engine_time(vramz_diag *d, const vramz_snapshot *snap);
 /* engine.c: adds a finding to the evaluation being built */
 vramz_finding *diag_emit(vramz_diag *d, enum vramz_finding_kind kind,
 			 enum vramz_severity sev, double headline);

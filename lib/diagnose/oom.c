@@ -1,0 +1,127 @@
+/* oom.c - the oom finding: a process that probably ended out of memory.
+ *
+ * A CUDA out-of-memory crash leaves no trace in NVML: the process just
+ * leaves the list.  When the engine finds a process gone from a list that
+ * was read, oom_check asks whether its end looked like one - its GPU
+ * nearly full at its last samples, a leak close to out of memory, a steep
+ * rise in its last seconds beyond what was left free - and records an
+ * event with the figures; detect_ooms hands the events out as findings
+ * (live for oom_keep_ms, in a log for good).  Worded as probable unless
+ * the process's own allocator counted the error (the PyTorch agent hook:
+ * proc_state.agent_ooms).
+ */
+#include "diag_internal.h"
+
+#include <string.h>
+
+/* The latest window of a series that started at or before t_ms; NULL none. */
+static const struct win *win_at(const struct ring *r, int64_t t_ms)
+{
+	const struct win *best = NULL;
+	for (unsigned i = 0; i < r->n && r->w[i].t_first_ms <= t_ms; i++)
+		best = &r->w[i];
+	return best;
+}
+
+/* p was just found gone from a process list that was read.  Its end looks
+ * like a CUDA out-of-memory crash when its GPU had little free memory at
+ * its last samples, or it was leaking with little time left, or its memory
+ * rose steeply in its last seconds by more than what was left free; its
+ * own allocator's OOM counter (the PyTorch agent) makes it certain. */
+void oom_check(vramz_diag *d, struct proc_state *p)
+{
+	if (p->gpu >= d->ngpus || !p->mem.n)
+		return;
+	const struct gpu_state *g = &d->gpus[p->gpu];
+	const vramz_diag_config *c = &d->cfg;
+	uint32_t ev = 0;
+	double free_last = p->gpu_mem_known ? (double)p->gpu_free_bytes : -1;
+	double min_free = free_last;
+	if (p->gpu_mem_known) {
+		/* the GPU's windows over the process's last 3 s: the least free */
+		double cap = (double)(g->last.mem_free_bytes + g->last.mem_used_bytes);
+		for (unsigned i = g->mem.n; i-- > 0;) {
+			const struct win *w = &g->mem.w[i];
+			if (w->t_last_ms < p->last_ms - 3000)
+				break;
+			if (w->t_first_ms > p->last_ms)
+				continue;
+			double f = cap - w->max_bytes;
+			if (f < min_free)
+				min_free = f < 0 ? 0 : f;
+		}
+		double thr = (double)c->oom_free_bytes;
+		if (c->oom_free_share * (double)p->gpu_total_bytes > thr)
+			thr = c->oom_free_share * (double)p->gpu_total_bytes;
+		if (min_free < thr)
+			ev |= VRAMZ_OOM_LOW_FREE;
+	}
+	/* the leak rules as of its end (a log evaluates only once a minute) */
+	struct leak_result tmp;
+	if (leak_cached(d, &p->mem, p->first_ms, &p->leak, &tmp) ||
+	    leak_fast_cached(d, &p->mem, p->first_ms, free_last, &p->leak, &tmp))
+		p->leak.r.is_leak = p->leak.fast.is_leak = 0; /* out of memory: no claim */
+	const struct leak_result *lr = p->leak.r.is_leak ? &p->leak.r
+				     : p->leak.fast.is_leak ? &p->leak.fast : NULL;
+	if (lr && free_last >= 0 && lr->tr.slope > 0 &&
+	    free_last / lr->tr.slope * 1000.0 <= (double)c->leak_fast_tto_ms)
+		ev |= VRAMZ_OOM_LEAKING;
+	/* its rise over its last oom_rise_ms, window maxima */
+	const struct win *then = win_at(&p->mem, p->last_ms - c->oom_rise_ms);
+	double before = then ? then->max_bytes : p->mem.w[0].min_bytes;
+	double rise = (double)p->last_bytes - before;
+	double steep = 256.0 * 1048576.0;
+	if (0.05 * (double)p->last_bytes > steep)
+		steep = 0.05 * (double)p->last_bytes;
+	if (rise >= steep && free_last >= 0 && free_last < rise)
+		ev |= VRAMZ_OOM_STEEP_RISE;
+	if (p->agent_ooms > p->agent_ooms_first)
+		ev |= VRAMZ_OOM_AGENT;
+	if (!ev)
+		return;
+	if (d->nooms == DIAG_OOM_MAX) {
+		memmove(&d->ooms[0], &d->ooms[1], (DIAG_OOM_MAX - 1) * sizeof d->ooms[0]);
+		d->nooms--;
+	}
+	struct oom_event *e = &d->ooms[d->nooms++];
+	memset(e, 0, sizeof *e);
+	e->end_ms = d->last_ms;
+	vramz_finding *f = &e->f;
+	f->kind = VRAMZ_FK_OOM;
+	f->severity = (ev & VRAMZ_OOM_AGENT) ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING;
+	f->time_to_oom_s = -1;
+	p->ended = 1;
+	diag_subject_proc(f, p);
+	f->figures = VRAMZ_FG_BYTES | VRAMZ_FG_VALUE | VRAMZ_FG_DURATION | VRAMZ_FG_EVIDENCE;
+	f->bytes = p->last_bytes;
+	f->value = rise;
+	f->ref_value = (double)c->oom_rise_ms / 1000.0;
+	f->duration_ms = p->last_ms - p->first_ms;
+	f->evidence = ev;
+	if (free_last >= 0) {
+		f->figures |= VRAMZ_FG_REF;
+		f->ref_bytes = (uint64_t)free_last;
+	}
+	if (lr && lr->tr.slope > 0) {
+		f->figures |= VRAMZ_FG_RATE;
+		f->rate_bytes_per_s = lr->tr.slope;
+		f->rate_ci_low_bytes_per_s = lr->tr.ci_low;
+		f->rate_ci_high_bytes_per_s = lr->tr.ci_high;
+	}
+}
+
+/* live: an oom finding stays oom_keep_ms; in a log, for good */
+int detect_ooms(vramz_diag *d)
+{
+	for (unsigned i = 0; i < d->nooms; i++) {
+		const struct oom_event *e = &d->ooms[i];
+		if (!d->cfg.keep_ended && d->last_ms - e->end_ms > d->cfg.oom_keep_ms)
+			continue;
+		vramz_finding *f = diag_emit(d, VRAMZ_FK_OOM, e->f.severity, (double)e->f.bytes);
+		if (!f)
+			return VRAMZ_ENOMEM;
+		*f = e->f;
+	}
+	return 0;
+}
+
