@@ -145,7 +145,7 @@ int parse_percent(const char *s, double *frac)
 	return 0;
 }
 
-static const char *type_arg(const struct opt *o)
+const char *cli_opt_arg(const struct opt *o)
 {
 	if (o->arg)
 		return o->arg;
@@ -176,7 +176,7 @@ void cli_usage(FILE *f, const char *cmd, const char *synopsis, const char *about
 		if (o->l)
 			n += snprintf(left + n, sizeof left - (size_t)n, " --%s", o->l);
 		if (o->t != OPT_FLAG)
-			snprintf(left + n, sizeof left - (size_t)n, " %s", type_arg(o));
+			snprintf(left + n, sizeof left - (size_t)n, " %s", cli_opt_arg(o));
 		fprintf(f, "%-30s %s\n", left, o->help);
 	}
 	fprintf(f, "  %-28s %s\n", "-h, --help", "show this help");
@@ -276,16 +276,42 @@ static int set_value(const char *cmd, const struct opt *o, const char *name, con
 	if (why)
 		cli_err("%s: bad value '%s' for %s: %s", cmd, v, name, why);
 	else
-		cli_err("%s: bad %s '%s' for %s", cmd, type_arg(o), v, name);
+		cli_err("%s: bad %s '%s' for %s", cmd, cli_opt_arg(o), v, name);
 	return CLI_USAGE;
+}
+
+static cli_probe_fn *probe_fn;
+static void *probe_arg;
+
+void cli_set_probe(cli_probe_fn *fn, void *arg)
+{
+	probe_fn = fn;
+	probe_arg = arg;
 }
 
 int cli_parse(const char *cmd, const char *synopsis, const char *about,
 	      const struct opt *opts, int argc, char **argv, int *nargs)
 {
+	return cli_parse_flags(cmd, synopsis, about, opts, 0, argc, argv, nargs);
+}
+
+int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
+		    const struct opt *opts, unsigned flags, int argc, char **argv, int *nargs)
+{
 	int np = 0;
+	const char *hint = flags & CLI_STOP_AT_ARG ?
+		"; options go before the command, or after -- for the command's own" : "";
+	if (probe_fn) {
+		probe_fn(cmd, synopsis, about, opts, flags, probe_arg);
+		return CLI_HELP;
+	}
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i];
+		if ((flags & CLI_STOP_AT_ARG) && (a[0] != '-' || !a[1])) {
+			while (i < argc)
+				argv[np++] = argv[i++];
+			break;
+		}
 		if (!strcmp(a, "--")) {
 			while (++i < argc)
 				argv[np++] = argv[i];
@@ -310,7 +336,7 @@ int cli_parse(const char *cmd, const char *synopsis, const char *about,
 					o = p;
 			snprintf(name, sizeof name, "--%.*s", (int)(len < 40 ? len : 40), a + 2);
 			if (!o) {
-				cli_err("%s: unknown option '%s' (see vramz %s -h)", cmd, name, cmd);
+				cli_err("%s: unknown option '%s' (see vramz %s -h%s)", cmd, name, cmd, hint);
 				return CLI_USAGE;
 			}
 			if (eq) {
@@ -329,7 +355,7 @@ int cli_parse(const char *cmd, const char *synopsis, const char *about,
 						o = p;
 				snprintf(name, sizeof name, "-%c", *c);
 				if (!o) {
-					cli_err("%s: unknown option '%s' (see vramz %s -h)", cmd, name, cmd);
+					cli_err("%s: unknown option '%s' (see vramz %s -h%s)", cmd, name, cmd, hint);
 					return CLI_USAGE;
 				}
 				if (o->t != OPT_FLAG) {
@@ -344,7 +370,7 @@ int cli_parse(const char *cmd, const char *synopsis, const char *about,
 		}
 		if (o->t != OPT_FLAG && !val) {
 			if (i + 1 >= argc) {
-				cli_err("%s: %s needs a value (%s)", cmd, name, type_arg(o));
+				cli_err("%s: %s needs a value (%s)", cmd, name, cli_opt_arg(o));
 				return CLI_USAGE;
 			}
 			val = argv[++i];

@@ -1,15 +1,10 @@
-/* cli.h - what every vramz subcommand shares: the command table, option
- * tables (so -h output cannot drift from the parser), value parsers,
- * errors, colour, and opening the library with the global options.
+/* cli.h - what every vramz subcommand shares: option tables (so -h, the
+ * man pages and the shell completions cannot drift from the parser), value
+ * parsers, errors, colour, and opening the library with the global options.
+ * The command table and how to add a command: src/commands.h.
  *
- * Adding a subcommand:
- *   1. write src/cmd-NAME.c with `int cmd_NAME(int argc, char **argv)`;
- *   2. declare it below and add a row to the table in main.c;
- *   3. add the file to src/CMakeLists.txt (or an area's .cmake file);
- *   4. document it in docs/commands.md and add tests/e2e/tNNNN-NAME.sh.
- *
- * Exit codes: 0 ok, 1 runtime failure, 2 bad usage; 3 is reserved for
- * "a finding at or above --fail-on" (analyze) and budget failures (run).
+ * Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 "a finding at or
+ * above --fail-on" (analyze) and budget failures (run).
  */
 #ifndef VRAMZ_CLI_H
 #define VRAMZ_CLI_H
@@ -20,11 +15,6 @@
 #include "vramz/vramz.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_FINDING = 3 };
-
-int cmd_status(int argc, char **argv);
-int cmd_ps(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_topo(int argc, char **argv);
 
 /* ---- options ---- */
 enum opt_type {
@@ -52,8 +42,10 @@ struct opt {
 	void *dst;
 	const char *arg;  /* argument name for help, e.g. "SIZE" */
 	const char *help;
+	const char *values; /* the values it takes, space-separated, for
+			     * completions ("vram sm pid"), or NULL */
 };
-#define OPT_END {0, NULL, OPT_FLAG, NULL, NULL, NULL}
+#define OPT_END {0, NULL, OPT_FLAG, NULL, NULL, NULL, NULL}
 
 /* The sampling interval every command that samples takes with -i (watch,
  * log, top, serve, kill --idle, run, fit): at least 10 ms, so no command
@@ -84,6 +76,20 @@ enum { CLI_OK = 0, CLI_HELP = -1, CLI_USAGE = -2 };
  * options and everything after it is positional. */
 int cli_parse(const char *cmd, const char *synopsis, const char *about,
 	      const struct opt *opts, int argc, char **argv, int *nargs);
+/* CLI_STOP_AT_ARG: options end at the first positional argument, which
+ * starts a command line of its own (`vramz run python x.py --bs 8`). */
+enum { CLI_STOP_AT_ARG = 1 };
+int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
+		    const struct opt *opts, unsigned flags, int argc, char **argv, int *nargs);
+
+/* With a probe set, cli_parse hands its table to fn instead of parsing and
+ * returns CLI_HELP: how the default command and the generated man pages and
+ * completions read a command's options without running it. */
+typedef void cli_probe_fn(const char *cmd, const char *synopsis, const char *about,
+			  const struct opt *opts, unsigned flags, void *arg);
+void cli_set_probe(cli_probe_fn *fn, void *arg);
+/* The argument name -h shows for o ("SIZE", "DURATION", ...). */
+const char *cli_opt_arg(const struct opt *o);
 /* Maps a cli_parse result to the command's return: -1 when parsing may go on. */
 int cli_parse_exit(int rc);
 void cli_usage(FILE *f, const char *cmd, const char *synopsis, const char *about,

@@ -22,11 +22,8 @@
 #include "diagconf.h"
 #include "fmt.h"
 #include "vramz/diagnose.h"
-#ifdef VRAMZ_HAVE_LOG_READER
 #include "logset.h"
-#endif
 
-#ifdef VRAMZ_HAVE_LOG_READER
 static void print_text(FILE *o, const vramz_finding *f, unsigned n, const char *title,
 		       const struct aprocs *ap)
 {
@@ -101,7 +98,6 @@ static int worst_at_least(const vramz_finding *f, unsigned n, enum vramz_severit
 			return 1;
 	return 0;
 }
-#endif
 
 int cmd_analyze(int argc, char **argv)
 {
@@ -156,11 +152,6 @@ int cmd_analyze(int argc, char **argv)
 		cli_err("analyze: invalid thresholds (see vramz analyze -h)");
 		return EXIT_USAGE;
 	}
-#ifndef VRAMZ_HAVE_LOG_READER
-	cli_err("analyze: %s: this build has no log reader", path);
-	vramz_diag_free(d);
-	return EXIT_FAIL;
-#else
 	struct logset *r = NULL;
 	char err[640];
 	rc = logset_open(&r, argv, (unsigned)nargs, &win, err, sizeof err);
@@ -286,5 +277,4 @@ int cmd_analyze(int argc, char **argv)
 	vramz_diag_free(d);
 	fflush(stdout);
 	return fail ? EXIT_FINDING : EXIT_OK;
-#endif
 }

@@ -55,10 +55,8 @@ int cmd_demo(int argc, char **argv)
 	const char *report = NULL;
 	const struct opt opts[] = {
 		OPT_NOCOLOR,
-#ifdef VRAMZ_HAVE_REPORT
 		{0, "report", OPT_STR, &report, "FILE",
 		 "write the recording's HTML report (vramz report) to FILE instead; - for stdout"},
-#endif
 		OPT_END};
 	int rc = cli_parse("demo", "[--report FILE]",
 			   "Replays a real 2 x H200 recording (a PyTorch job leaking 64 MiB/s)\n"
@@ -75,12 +73,10 @@ int cmd_demo(int argc, char **argv)
 		cli_err("demo: cannot find examples/%s (set VRAMZ_EXAMPLES to its folder)", demo_file);
 		return EXIT_FAIL;
 	}
-#ifdef VRAMZ_HAVE_REPORT
 	if (report) {
 		char *rargv[] = {"report", path, "-o", (char *)report, NULL};
 		return cmd_report(4, rargv);
 	}
-#endif
 	printf("vramz demo: not a live GPU; replaying %s, 3 minutes recorded on 2 x NVIDIA H200\n"
 	       "(a PyTorch job leaking 64 MiB/s on GPU 0 beside a steady one; a busy job on GPU 1)\n\n",
 	       path);

@@ -408,17 +408,18 @@ int cmd_fit(int argc, char **argv)
 		OPT_SAMPLE_INTERVAL(&interval_ms, "sampling period (default 10ms)"),
 		{'v', "verbose", OPT_FLAG, &verbose, NULL, "show the command's output"},
 		{0, "params", OPT_STR, &params, "N", "offline estimate for N parameters (7e9, 7B)"},
-		{0, "dtype", OPT_STR, &dtype, "TYPE", "estimate: fp32, bf16, fp16, fp8, int8, int4"},
+		{0, "dtype", OPT_STR, &dtype, "TYPE", "estimate: fp32, bf16, fp16, fp8, int8, int4",
+		 "fp32 bf16 fp16 fp8 int8 int4"},
 		{0, "optimizer", OPT_STR, &optim, "NAME", "estimate: adamw, sgd, momentum, none, ..."},
 		OPT_GPUS,
 		OPT_JSON,
 		OPT_END,
 	};
 	int nargs = 0;
-	int rc = cli_parse("fit", "[OPTIONS] -- COMMAND ... {} ... | --params N [--dtype T] [--optimizer O]",
+	int rc = cli_parse_flags("fit", "[OPTIONS] [--] COMMAND ... {} ... | --params N [--dtype T] [--optimizer O]",
 			   "Finds the largest batch size that fits: {} in the command is replaced by\n"
 			   "a batch size; the command should run a few steps and exit.",
-			   opts, argc, argv, &nargs);
+			   opts, CLI_STOP_AT_ARG, argc, argv, &nargs);
 	if ((rc = cli_parse_exit(rc)) >= 0)
 		return rc;
 	if (params)

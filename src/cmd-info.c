@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "fmt.h"
 #include "json.h"
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "json.h"
 #include "proctab.h"
 #include "status.h"
@@ -18,7 +19,8 @@ int cmd_ps(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_GPUS,
 		OPT_JSON,
-		{'s', "sort", OPT_STR, &sort, "KEY", "vram (default), sm, pid, gpu, user, command"},
+		{'s', "sort", OPT_STR, &sort, "KEY", "vram (default), sm, pid, gpu, user, command",
+		 "vram sm pid gpu user command"},
 		{'r', "reverse", OPT_FLAG, &reverse, NULL, "reverse the order"},
 		{'u', "user", OPT_STR, &user, "USER", "only this user's processes (name or uid)"},
 		{'m', "min", OPT_SIZE, &min_bytes, "SIZE", "only processes holding at least SIZE (e.g. 1GiB)"},

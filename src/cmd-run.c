@@ -398,12 +398,12 @@ int cmd_run(int argc, char **argv)
 		OPT_END,
 	};
 	int nargs = 0;
-	int rc = cli_parse("run", "[OPTIONS] -- COMMAND [ARGS...] | --compare A.json B.json",
+	int rc = cli_parse_flags("run", "[OPTIONS] [--] COMMAND [ARGS...] | --compare A.json B.json",
 			   "Runs COMMAND (no shell), follows its whole process tree on every GPU, and\n"
 			   "reports its peak VRAM per GPU, mean SM utilization, duration and energy.\n"
 			   "The report goes to stderr; the exit status is the command's (128+N for\n"
 			   "signal N), or 3 when it succeeded but exceeded a --max-vram budget.",
-			   opts, argc, argv, &nargs);
+			   opts, CLI_STOP_AT_ARG, argc, argv, &nargs);
 	if ((rc = cli_parse_exit(rc)) >= 0)
 		return rc;
 	if (o.compare) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "fmt.h"
 #include "json.h"
 #include "proctab.h"

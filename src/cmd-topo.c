@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "fmt.h"
 #include "json.h"
 

@@ -232,7 +232,8 @@ int cmd_watch(int argc, char **argv)
 	opts[k++] = (struct opt)OPT_GPUS;
 	opts[k++] = (struct opt)OPT_JSON;
 	opts[k++] = (struct opt){0, "min-severity", OPT_STR, &cc.min_severity, "LEVEL",
-				 "report findings at least LEVEL: info (default), warning, critical"};
+				 "report findings at least LEVEL: info (default), warning, critical",
+				 "info warning critical"};
 	opts[k++] = (struct opt){0, "exec-timeout", OPT_DURATION, &w.exec_timeout_ms, "DURATION",
 				 "kill an --exec command running longer (30s)"};
 	opts[k++] = (struct opt)OPT_NOCOLOR;

@@ -1,81 +1,64 @@
-/* commands.h - subcommands beyond the core four, contributed by optional
- * parts.  Each part's src/AREA.cmake adds its sources and defines
- * VRAMZ_HAVE_AREA, which switches its rows on here, so parts never edit
- * each other's files. */
+/* commands.h - every vramz subcommand's entry point and the one table that
+ * lists them (`commands[]` in src/main.c).  Dispatch, `vramz help CMD`,
+ * the default command, `vramz -h`, the man pages and the shell completions
+ * all walk that table, so a command is one row and reached one way.
+ *
+ * Adding a subcommand (as `daemon` or `report` will):
+ *   1. write src/cmd-NAME.c with `int cmd_NAME(int argc, char **argv)` that
+ *      parses with cli_parse() and an option table (src/cli.h): -h, the
+ *      man page vramz-NAME(1) and the completions come from that table;
+ *   2. declare cmd_NAME below;
+ *   3. add ONE row to commands[] in src/main.c;
+ *   4. add the file to VRAMZ_TOOL_SOURCES in src/CMakeLists.txt;
+ *   5. document it in docs/commands.md (and docs/json.md when it takes
+ *      --json: json_begin() writes the envelope) and add
+ *      tests/e2e/tNNNN-NAME.sh.
+ * Only commands needing an optional library are conditional: `top`
+ * (ncurses, VRAMZ_HAVE_TUI) and `serve` (libmicrohttpd, VRAMZ_HAVE_SERVE).
+ */
 #ifndef VRAMZ_COMMANDS_H
 #define VRAMZ_COMMANDS_H
 
-#include <unistd.h>
+#include <stddef.h>
+#include <stdio.h>
 
-#include "cli.h"
-
-#ifdef VRAMZ_HAVE_LOG
+int cmd_status(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
-#define ROWS_LOG                                                        \
-	{"log", cmd_log, "record every GPU (and process) to a CSV log"},  \
-	{"replay", cmd_replay, "play a recorded log back as the live views"},
-#else
-#define ROWS_LOG
-#endif
-
-#ifdef VRAMZ_HAVE_DIAGNOSE
 int cmd_analyze(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
-#define ROWS_DIAGNOSE                                                             \
-	{"analyze", cmd_analyze, "diagnose a recorded log: leaks, idle holders, ..."}, \
-	{"watch", cmd_watch, "diagnose live: a line per new or changed finding"},     \
-	{"demo", cmd_demo, "replay a real 2 x H200 recording: vramz without a GPU"},
-#else
-#define ROWS_DIAGNOSE
-#endif
-
-#ifdef VRAMZ_HAVE_SERVE
-int cmd_serve(int argc, char **argv);
-#define ROWS_SERVE {"serve", cmd_serve, "Prometheus exporter (/metrics)"},
-#else
-#define ROWS_SERVE
-#endif
-
-#ifdef VRAMZ_HAVE_JOBS
 int cmd_run(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_pick(int argc, char **argv);
 int cmd_kill(int argc, char **argv);
-#define ROWS_JOBS                                                               \
-	{"run", cmd_run, "run a command and report its peak VRAM per GPU"},     \
-	{"fit", cmd_fit, "find the largest batch size that fits"},             \
-	{"pick", cmd_pick, "choose the freest GPUs (CUDA_VISIBLE_DEVICES)"},   \
-	{"kill", cmd_kill, "terminate processes holding VRAM, safely"},
-#else
-#define ROWS_JOBS
-#endif
-
-#ifdef VRAMZ_HAVE_TUI
-int cmd_top(int argc, char **argv);
-#define ROWS_TUI {"top", cmd_top, "live dashboard of every GPU and process"},
-#else
-#define ROWS_TUI
-#endif
-
-#ifdef VRAMZ_HAVE_REPORT
 int cmd_report(int argc, char **argv);
-#define ROWS_REPORT {"report", cmd_report, "a log as one HTML page with plots (docs/report.md)"},
-#else
-#define ROWS_REPORT
-#endif
+int cmd_serve(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_help(int argc, char **argv);
 
-#define VRAMZ_EXTRA_COMMANDS ROWS_LOG ROWS_DIAGNOSE ROWS_SERVE ROWS_JOBS ROWS_TUI ROWS_REPORT
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary; /* one line, lowercase, for vramz -h and man pages */
+};
+extern const struct command commands[];
+extern const size_t command_count;
 
-/* `vramz` with no command: the dashboard on a terminal, else the table. */
-static inline int default_command(int argc, char **argv)
-{
-#ifdef VRAMZ_HAVE_TUI
-	if (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
-		return cmd_top(argc, argv);
-#endif
-	return cmd_status(argc, argv);
-}
+/* The row named name, or NULL. */
+const struct command *command_find(const char *name);
+/* Commands this build left out (their library was missing at build time),
+ * each with what it needs; NULL-terminated pairs. */
+extern const char *const commands_not_built[];
+
+/* Top-level help (vramz -h), on f. */
+void vramz_usage(FILE *f);
+
+/* Hidden generators (src/gendoc.c), from the same tables as -h:
+ * `vramz --gen-man DIR`, `vramz --gen-completion bash|zsh|fish`. */
+int gendoc_main(int argc, char **argv);
 
 #endif

@@ -36,9 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef VRAMZ_TUI_REPLAY
 #include "vramz/log.h"
-#endif
 
 #define SEEK_WINDOW_MS (20 * 60 * 1000) /* history handed over on a jump */
 #define MAX_GAP_MS 5000                  /* a replay never sits longer */
@@ -60,9 +58,7 @@ struct sampler {
 	vramz_diag *diag;          /* NULL: findings off */
 	struct tui_snap *first;    /* replay: the first tick, read by sampler_start */
 	unsigned diag_gpus;        /* replay: GPUs whose facts it has */
-#ifdef VRAMZ_TUI_REPLAY
 	vramz_log_reader *log;
-#endif
 };
 
 typedef const vramz_gpu_info *(*info_fn)(const void *src, unsigned index);
@@ -208,7 +204,6 @@ static void *live_main(void *arg)
 
 /* ---- replay --------------------------------------------------------------- */
 
-#ifdef VRAMZ_TUI_REPLAY
 static const vramz_gpu_info *log_info(const void *src, unsigned index)
 {
 	return vramz_log_gpu(src, index);
@@ -368,7 +363,6 @@ static void *replay_main(void *arg)
 	snap_free(cur);
 	return NULL;
 }
-#endif
 
 /* ---- public ---------------------------------------------------------------- */
 
@@ -395,7 +389,6 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 	}
 	void *(*fn)(void *) = live_main;
 	if (o->replay_path) {
-#ifdef VRAMZ_TUI_REPLAY
 		int rc = vramz_log_open(&sp->log, o->replay_path);
 		if (rc < 0) {
 			if (sp->log && *vramz_log_error(sp->log))
@@ -417,11 +410,6 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 			return VRAMZ_EINVAL;
 		}
 		fn = replay_main;
-#else
-		snprintf(err, errlen, "--replay: log reading is not built in");
-		sampler_stop(sp);
-		return VRAMZ_EUNSUPPORTED;
-#endif
 	}
 	if (sp->efd < 0 || pthread_create(&sp->thread, NULL, fn, sp)) {
 		snprintf(err, errlen, "cannot start the sampler thread: %s", strerror(errno));
@@ -444,9 +432,7 @@ void sampler_stop(struct sampler *sp)
 	pthread_mutex_unlock(&sp->mu);
 	if (running)
 		pthread_join(sp->thread, NULL);
-#ifdef VRAMZ_TUI_REPLAY
 	vramz_log_close(sp->log);
-#endif
 	vramz_diag_free(sp->diag);
 	snap_free(sp->first);
 	snap_free(sp->head);

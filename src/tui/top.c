@@ -25,9 +25,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#ifdef VRAMZ_HAVE_DIAGNOSE
 #include "diagconf.h"
-#endif
 #include "tui/fb.h"
 #include "tui/term.h"
 #include "ticker.h"
@@ -44,7 +42,8 @@ static const struct opt opts[] = {
 	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "play a recorded log (vramz log) back"},
 	{0, "speed", OPT_FACTOR, &speed, "X", "replay speed, at most 64 (default 1: as recorded)"},
 	{'s', "sort", OPT_STR, &sort_name, "COLUMN",
-	 "pid, user, job, gpu, vram (default), sm, idle or command"},
+	 "pid, user, job, gpu, vram (default), sm, idle or command",
+	 "pid user job gpu vram sm idle command"},
 	{'t', "tree", OPT_FLAG, &tree, NULL, "start in tree view"},
 	{'u', "util", OPT_FLAG, &show_util, NULL, "plot utilization beside memory"},
 	{0, "idle-after", OPT_DURATION, &idle_after_ms, "DURATION",
@@ -187,13 +186,11 @@ int cmd_top(int argc, char **argv)
 	/* the findings: the thresholds of vramz watch (its config file too) */
 	vramz_diag_config dc;
 	vramz_diag_config_defaults(&dc);
-#ifdef VRAMZ_HAVE_DIAGNOSE
 	struct diag_cmd_conf cc = {.min_severity = "info"};
 	if ((ex = diagconf_load(&dc, &cc))) {
 		free(a);
 		return ex;
 	}
-#endif
 	dc.keep_ended = 0; /* the panel shows what is wrong now */
 	if (idle_after_ms >= 0)
 		dc.idle_ms = idle_after_ms;
