@@ -8,13 +8,49 @@
 #include "commands.h"
 #include "json.h"
 #include "proctab.h"
+#include "script.h"
 #include "status.h"
+
+struct ps_view {
+	struct proctab_opts po;
+	int loop;
+};
+
+static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, void *arg)
+{
+	const struct ps_view *v = arg;
+	if (g_opts.json) {
+		unsigned *idx = malloc((snap->proc_count ? snap->proc_count : 1) * sizeof *idx);
+		if (!idx)
+			return -1;
+		unsigned n = proctab_select(snap, &v->po, idx);
+		struct jsonw w;
+		/* looping: one document a line (JSON Lines) */
+		jw_init(&w, stdout, !v->loop);
+		json_begin(&w, ctx, snap);
+		jw_arr(&w, "processes");
+		for (unsigned i = 0; i < n; i++)
+			json_proc(&w, ctx, &snap->procs[idx[i]]);
+		jw_end_arr(&w);
+		jw_end_obj(&w);
+		jw_finish(&w);
+		free(idx);
+		return 0;
+	}
+	if (tick)
+		fputc('\n', stdout);
+	if (proctab_print(stdout, snap, &v->po) == 0)
+		printf("    (no process holds GPU memory%s)\n",
+		       v->po.user || v->po.min_bytes ? " that matches the filters" : "");
+	return 0;
+}
 
 int cmd_ps(int argc, char **argv)
 {
 	const char *sort = "vram";
 	uint64_t min_bytes = 0;
 	int reverse = 0, wide = 0, nargs;
+	int64_t loop_ms = -1;
 	const char *user = NULL;
 	const struct opt opts[] = {
 		OPT_GPUS,
@@ -25,11 +61,13 @@ int cmd_ps(int argc, char **argv)
 		{'u', "user", OPT_STR, &user, "USER", "only this user's processes (name or uid)"},
 		{'m', "min", OPT_SIZE, &min_bytes, "SIZE", "only processes holding at least SIZE (e.g. 1GiB)"},
 		{'w', "wide", OPT_FLAG, &wide, NULL, "do not shorten commands"},
+		{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
+		 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
 		{0, "replay", OPT_STR, &g_opts.replay, "FILE", "read the first tick of a recorded log"},
 		OPT_NOCOLOR,
 		OPT_END,
 	};
-	int rc = cli_parse("ps", "[-g LIST] [-s KEY] [-u USER] [-m SIZE] [--json]",
+	int rc = cli_parse("ps", "[-g LIST] [-s KEY] [-u USER] [-m SIZE] [--json] [-l INTERVAL]",
 			   "Processes holding VRAM, one row per process and GPU.\n"
 			   "A pid this machine cannot see (another PID namespace) is marked, not guessed.",
 			   opts, argc, argv, &nargs);
@@ -39,36 +77,33 @@ int cmd_ps(int argc, char **argv)
 		cli_err("ps: unexpected argument '%s'", argv[0]);
 		return EXIT_USAGE;
 	}
-	struct proctab_opts po = {.reverse = reverse, .user = user, .min_bytes = min_bytes, .wide = wide};
-	if (proctab_sort_parse(sort, &po.sort)) {
+	if (loop_ms != -1 && loop_ms < 10) {
+		cli_err("ps: --loop takes 10ms or more");
+		return EXIT_USAGE;
+	}
+	struct ps_view v = {.loop = loop_ms > 0};
+	v.po = (struct proctab_opts){.reverse = reverse, .user = user, .min_bytes = min_bytes, .wide = wide};
+	if (proctab_sort_parse(sort, &v.po.sort)) {
 		cli_err("ps: unknown sort key '%s' (vram, sm, pid, gpu, user, command)", sort);
 		return EXIT_USAGE;
 	}
 	vramz_ctx *ctx;
 	const vramz_snapshot *snap;
-	int ex = cli_open_sample(&ctx, VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL, &snap);
+	unsigned flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
+	if (v.loop) {
+		int ex = cli_open(&ctx);
+		if (ex)
+			return ex;
+		ex = script_loop(ctx, flags, loop_ms, ps_show, &v);
+		cli_close(ctx);
+		return ex;
+	}
+	int ex = cli_open_sample(&ctx, flags, &snap);
 	if (ex)
 		return ex;
-	if (g_opts.json) {
-		unsigned *idx = malloc((snap->proc_count ? snap->proc_count : 1) * sizeof *idx);
-		if (!idx) {
-			cli_close(ctx);
-			return EXIT_FAIL;
-		}
-		unsigned n = proctab_select(snap, &po, idx);
-		struct jsonw w;
-		jw_init(&w, stdout, 1);
-		json_begin(&w, ctx, snap);
-		jw_arr(&w, "processes");
-		for (unsigned i = 0; i < n; i++)
-			json_proc(&w, ctx, &snap->procs[idx[i]]);
-		jw_end_arr(&w);
-		jw_end_obj(&w);
-		jw_finish(&w);
-		free(idx);
-	} else if (proctab_print(stdout, snap, &po) == 0) {
-		printf("    (no process holds GPU memory%s)\n",
-		       user || min_bytes ? " that matches the filters" : "");
+	if (ps_show(ctx, snap, 0, &v)) {
+		cli_close(ctx);
+		return EXIT_FAIL;
 	}
 	ex = status_exit_code(snap);
 	cli_close(ctx);

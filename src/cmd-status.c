@@ -11,6 +11,7 @@
 #include "fmt.h"
 #include "json.h"
 #include "proctab.h"
+#include "script.h"
 #include "status.h"
 
 static void print_header(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
@@ -122,18 +123,51 @@ void status_print(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int procs
 		fprintf(f, "    (no process holds GPU memory)\n");
 }
 
+struct status_view {
+	int no_procs, csv, units, no_header, loop;
+	struct script_cols cols;
+};
+
+static int status_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, void *arg)
+{
+	const struct status_view *v = arg;
+	if (v->csv) {
+		if (!tick && !v->no_header)
+			script_header(stdout, &v->cols);
+		script_rows(stdout, ctx, snap, &v->cols, v->units);
+	} else if (g_opts.json) {
+		/* looping: one document a line (JSON Lines) */
+		json_snapshot(stdout, ctx, snap, !v->no_procs, !v->loop);
+	} else {
+		if (tick)
+			fputc('\n', stdout);
+		status_print(stdout, ctx, snap, !v->no_procs);
+	}
+	return 0;
+}
+
 int cmd_status(int argc, char **argv)
 {
-	int no_procs = 0, nargs;
+	struct status_view v = {0};
+	const char *fields = NULL;
+	int64_t loop_ms = -1;
+	int nargs;
 	const struct opt opts[] = {
 		OPT_GPUS,
 		OPT_JSON,
-		{'P', "no-procs", OPT_FLAG, &no_procs, NULL, "GPUs only, no process table"},
+		{'P', "no-procs", OPT_FLAG, &v.no_procs, NULL, "GPUs only, no process table"},
+		{0, "csv", OPT_FLAG, &v.csv, NULL, "script mode: a CSV row per GPU (as the CSV log's columns)"},
+		{0, "fields", OPT_STR, &fields, "LIST",
+		 "--csv columns, comma-separated (--fields help lists them)"},
+		{0, "no-header", OPT_FLAG, &v.no_header, NULL, "--csv without the header line"},
+		{0, "units", OPT_FLAG, &v.units, NULL, "--csv values for people: MiB, W, %, C, MHz"},
+		{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
+		 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
 		{0, "replay", OPT_STR, &g_opts.replay, "FILE", "show the first tick of a recorded log"},
 		OPT_NOCOLOR,
 		OPT_END,
 	};
-	int rc = cli_parse("status", "[-g LIST] [--json] [--no-procs]",
+	int rc = cli_parse("status", "[-g LIST] [--json | --csv [--fields LIST] [--no-header] [--units]] [-l INTERVAL] [--no-procs]",
 			   "Memory (used / total, reserved), utilization, temperature and power\n"
 			   "of each GPU, then the processes holding VRAM.",
 			   opts, argc, argv, &nargs);
@@ -143,16 +177,42 @@ int cmd_status(int argc, char **argv)
 		cli_err("status: unexpected argument '%s'", argv[0]);
 		return EXIT_USAGE;
 	}
+	if (fields && !strcmp(fields, "help")) {
+		script_fields_help(stdout);
+		return EXIT_OK;
+	}
+	if ((fields || v.no_header || v.units) && !v.csv) {
+		cli_err("status: --fields, --no-header and --units go with --csv");
+		return EXIT_USAGE;
+	}
+	if (v.csv && g_opts.json) {
+		cli_err("status: --csv or --json, not both");
+		return EXIT_USAGE;
+	}
+	if (v.csv && script_parse_fields(fields, &v.cols))
+		return EXIT_USAGE;
+	if (loop_ms != -1 && loop_ms < 10) {
+		cli_err("status: --loop takes 10ms or more");
+		return EXIT_USAGE;
+	}
+	v.loop = loop_ms > 0;
 	vramz_ctx *ctx;
 	const vramz_snapshot *snap;
-	unsigned flags = no_procs ? 0 : VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
-	int ex = cli_open_sample(&ctx, flags | VRAMZ_SAMPLE_MIG, &snap);
+	unsigned flags = v.csv ? VRAMZ_SAMPLE_PROCS
+		       : v.no_procs ? 0 : VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
+	flags |= VRAMZ_SAMPLE_MIG;
+	if (v.loop) {
+		int ex = cli_open(&ctx);
+		if (ex)
+			return ex;
+		ex = script_loop(ctx, flags, loop_ms, status_show, &v);
+		cli_close(ctx);
+		return ex;
+	}
+	int ex = cli_open_sample(&ctx, flags, &snap);
 	if (ex)
 		return ex;
-	if (g_opts.json)
-		json_snapshot(stdout, ctx, snap, !no_procs, 1);
-	else
-		status_print(stdout, ctx, snap, !no_procs);
+	status_show(ctx, snap, 0, &v);
 	ex = status_exit_code(snap);
 	cli_close(ctx);
 	return ex;

@@ -8,7 +8,7 @@
  * look.  Each command's table is read by running the command with a probe
  * set (cli_set_probe): cli_parse hands over its table instead of parsing.
  * GPU indices are completed at completion time from
- * `vramz status --csv --fields index --no-header`.
+ * `vramz status --csv --fields gpu --no-header`.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -232,7 +232,7 @@ static int gen_man(const char *dir, const struct cmddoc *docs, size_t n)
 
 /* ---- completions -------------------------------------------------------- */
 
-static const char gpus_cmd[] = "vramz status --csv --fields index --no-header 2>/dev/null";
+static const char gpus_cmd[] = "vramz status --csv --fields gpu --no-header 2>/dev/null";
 
 static void gen_bash(FILE *f, const struct cmddoc *docs, size_t n)
 {
