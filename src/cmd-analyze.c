@@ -18,6 +18,7 @@
 
 #include "analyze_procs.h"
 #include "cli.h"
+#include "json.h"
 #include "commands.h"
 #include "diagconf.h"
 #include "fmt.h"
@@ -214,8 +215,7 @@ int cmd_analyze(int argc, char **argv)
 	if (g_opts.json) {
 		struct jsonw w;
 		jw_init(&w, stdout, 1);
-		jw_obj(&w, NULL);
-		jw_u64(&w, "schema_version", VRAMZ_JSON_SCHEMA_VERSION);
+		json_envelope(&w, "analyze");
 		jw_str(&w, "file", path);
 		jw_u64(&w, "ticks", ticks);
 		jw_i64_if(&w, "span_ms", ticks > 0, covered_ms);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "commands.h"
 #include "fmt.h"
 #include "format/jsonw.h"
@@ -128,9 +129,7 @@ static int fit_estimate(const char *params_s, const char *dtype, const char *opt
 	if (g_opts.json) {
 		struct jsonw w;
 		jw_init(&w, stdout, 1);
-		jw_obj(&w, NULL);
-		jw_u64(&w, "schema", VRAMZ_JSON_SCHEMA_VERSION);
-		jw_str(&w, "kind", "fit-estimate");
+		json_envelope(&w, "fit-estimate");
 		jw_bool(&w, "estimate", 1);
 		jw_dbl(&w, "params", params, 0);
 		jw_str(&w, "dtype", dtype);
@@ -320,9 +319,7 @@ static void fit_print(struct fit *f, unsigned long answer, unsigned long predict
 	if (g_opts.json) {
 		struct jsonw w;
 		jw_init(&w, stdout, 1);
-		jw_obj(&w, NULL);
-		jw_u64(&w, "schema", VRAMZ_JSON_SCHEMA_VERSION);
-		jw_str(&w, "kind", "fit");
+		json_envelope(&w, "fit");
 		jw_u64_if(&w, "batch", answer > 0, answer);
 		jw_u64_if(&w, "predicted_batch", predicted > 0, predicted);
 		jw_bool(&w, "nonlinear", f->nonlinear);

@@ -197,7 +197,7 @@ int cmd_info(int argc, char **argv)
 	struct jsonw w;
 	if (g_opts.json) {
 		jw_init(&w, stdout, 1);
-		json_begin(&w, ctx, snap);
+		json_begin(&w, "info", ctx, snap);
 		jw_arr(&w, "gpus");
 	} else {
 		char cuda[16] = "-";

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json.h"
 #include "clock.h"
 #include "commands.h"
 #include "fmt.h"
@@ -366,9 +367,7 @@ static void kill_json(vramz_ctx *ctx, const struct kill_plan *pl, int acted,
 {
 	struct jsonw w;
 	jw_init(&w, stdout, 1);
-	jw_obj(&w, NULL);
-	jw_u64(&w, "schema", VRAMZ_JSON_SCHEMA_VERSION);
-	jw_str(&w, "kind", "kill");
+	json_envelope(&w, "kill");
 	jw_bool(&w, "dry_run", !acted);
 	jw_arr(&w, "targets");
 	static const char *const st[] = {"planned", "refused", "terminated", "killed",

@@ -20,6 +20,9 @@
 #include "commands.h"
 #include "fmt.h"
 #include "format/jsonw.h"
+#include "json.h"
+#include "picklock.h"
+#include "vramz/diagnose.h"
 
 #define PICK_MAX 64
 #define PICK_ENUM_LIMIT 200000
@@ -93,24 +96,70 @@ static int pick_by_free_desc(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* What one sample can tell about the chosen GPUs: memory no process holds,
+ * a memory near its temperature limit, a lost GPU.  The diagnosis engine
+ * fed once with no time requirements; findings that need a history (leaks,
+ * idle holders) cannot show here. */
+static void pick_warn_findings(vramz_ctx *ctx, const vramz_snapshot *s,
+			       const unsigned *chosen, unsigned n)
+{
+	vramz_diag_config cfg;
+	vramz_diag_config_defaults(&cfg);
+	cfg.report_after_ms = 0;
+	cfg.orphan_ms = 0;
+	cfg.eval_interval_ms = 0; /* evaluate at the one feed */
+	vramz_diag *d = vramz_diag_new(&cfg);
+	if (!d)
+		return;
+	vramz_gpu_info info[PICK_MAX];
+	unsigned ni = 0;
+	for (unsigned i = 0; i < s->gpu_count && ni < PICK_MAX; i++) {
+		const vramz_gpu_info *gi = vramz_gpu(ctx, s->gpus[i].index);
+		if (gi && s->gpus[i].index < PICK_MAX && s->gpus[i].index == ni)
+			info[ni++] = *gi;
+	}
+	vramz_diag_set_gpu_info(d, info, ni);
+	const vramz_finding *f;
+	unsigned nf = vramz_diag_feed(d, s) == 0 ? vramz_diag_findings(d, &f) : 0;
+	char buf[512];
+	for (unsigned k = 0; k < nf; k++)
+		for (unsigned i = 0; i < n; i++)
+			/* the GPU's own findings; a process another namespace
+			 * holds is every container's normal view */
+			if (f[k].gpu >= 0 && (unsigned)f[k].gpu == chosen[i] && !f[k].pid)
+				cli_err("pick: warning: %s",
+					vramz_finding_summary(&f[k], buf, sizeof buf));
+	vramz_diag_free(d);
+}
+
 int cmd_pick(int argc, char **argv)
 {
 	unsigned want = 1;
 	uint64_t min_free = 0;
-	int verbose = 0;
+	int verbose = 0, empty = 0, lock = 0;
+	double max_util = -1;
+	int64_t lock_ms = 120000;
 	const struct opt opts[] = {
 		{'n', "count", OPT_UINT, &want, NULL, "how many GPUs (default 1)"},
 		{0, "min-free", OPT_SIZE, &min_free, NULL, "only GPUs with at least SIZE free"},
+		{0, "max-util", OPT_PERCENT, &max_util, NULL, "only GPUs at most PCT busy (e.g. 10%)"},
+		{0, "empty", OPT_FLAG, &empty, NULL, "only GPUs no process holds memory on"},
+		{0, "lock", OPT_FLAG, &lock, NULL,
+		 "reserve the choice so concurrent picks with --lock take other GPUs"},
+		{0, "lock-for", OPT_DURATION, &lock_ms, NULL,
+		 "how long a --lock reservation holds if the job lives (default 2m)"},
 		{'v', "verbose", OPT_FLAG, &verbose, NULL, "explain the choice on stderr"},
 		OPT_GPUS,
 		OPT_JSON,
 		OPT_END,
 	};
 	int nargs = 0;
-	int rc = cli_parse("pick", "[-n N] [--min-free SIZE]",
+	int rc = cli_parse("pick", "[-n N] [--min-free SIZE] [--max-util PCT] [--empty] [--lock]",
 			   "Chooses N GPUs with the most free memory, preferring sets joined by\n"
 			   "NVLink, and prints CUDA_VISIBLE_DEVICES=<uuids>.  Exit 1 when no set\n"
-			   "qualifies.  Use: eval \"export $(vramz pick -n 2)\"",
+			   "qualifies.  Warns on stderr when a chosen GPU has a finding (memory\n"
+			   "no process holds, a hot memory, a lost GPU).\n"
+			   "Use: eval \"export $(vramz pick -n 2 --lock)\"",
 			   opts, argc, argv, &nargs);
 	if ((rc = cli_parse_exit(rc)) >= 0)
 		return rc;
@@ -124,13 +173,20 @@ int cmd_pick(int argc, char **argv)
 	}
 	vramz_ctx *ctx;
 	const vramz_snapshot *s;
-	int ex = cli_open_sample(&ctx, 0, &s);
-	if (ex)
+	int ex;
+	struct picklock pl = {-1};
+	if (lock && (ex = picklock_acquire(&pl)))
 		return ex;
+	ex = cli_open_sample(&ctx, VRAMZ_SAMPLE_PROCS, &s); /* the finding check reads them */
+	if (ex) {
+		picklock_release(&pl);
+		return ex;
+	}
 	struct pick_state *ps = calloc(1, sizeof *ps);
 	if (!ps) {
 		cli_err("pick: out of memory");
 		cli_close(ctx);
+		picklock_release(&pl);
 		return EXIT_FAIL;
 	}
 	ps->want = want;
@@ -145,16 +201,31 @@ int cmd_pick(int argc, char **argv)
 			fprintf(stderr, "GPU %u: %s free%s\n", g->index,
 				fmt_bytes(b1, sizeof b1, g->mem_free_bytes),
 				g->mem_free_bytes < min_free ? " (below --min-free)" : "");
-		if (g->mem_free_bytes < min_free)
+		const vramz_gpu_info *gi = vramz_gpu(ctx, g->index);
+		const char *why = g->mem_free_bytes < min_free ? "below --min-free"
+			: max_util >= 0 && !(g->valid & VRAMZ_F_UTIL) ? "utilization unknown"
+			: max_util >= 0 && g->util_gpu_pct > max_util * 100 + 1e-9 ? "above --max-util"
+			: empty && !(g->valid & VRAMZ_F_PROCS) ? "processes unknown"
+			: empty && g->proc_count ? "not empty"
+			: lock && gi && picklock_reserved(&pl, gi->uuid) ? "reserved by another pick"
+			: NULL;
+		if (verbose && why && g->mem_free_bytes >= min_free)
+			fprintf(stderr, "GPU %u: %s\n", g->index, why);
+		if (why)
 			continue;
 		ps->g[ps->n++] = (struct pick_gpu){g->index, g->mem_free_bytes};
 	}
 	if (ps->n < want) {
-		cli_err("pick: need %u GPU%s with at least %s free; %u of %u qualif%s", want,
-			want == 1 ? "" : "s", fmt_bytes(b2, sizeof b2, min_free), ps->n,
-			considered, ps->n == 1 ? "ies" : "y");
+		char at_least[64] = "";
+		if (min_free)
+			snprintf(at_least, sizeof at_least, " with at least %s free",
+				 fmt_bytes(b2, sizeof b2, min_free));
+		cli_err("pick: need %u GPU%s%s; %u of %u qualif%s%s", want, want == 1 ? "" : "s",
+			at_least, ps->n, considered, ps->n == 1 ? "ies" : "y",
+			verbose ? "" : " (vramz pick -v says why)");
 		free(ps);
 		cli_close(ctx);
+		picklock_release(&pl);
 		return EXIT_FAIL;
 	}
 	if (want > 1 && pick_choose(ps->n, want) <= PICK_ENUM_LIMIT) {
@@ -185,12 +256,23 @@ int cmd_pick(int argc, char **argv)
 			chosen[j] = chosen[j - 1];
 			chosen[j - 1] = t;
 		}
+	if (lock) {
+		for (unsigned i = 0; i < want && !ex; i++) {
+			const vramz_gpu_info *gi = vramz_gpu(ctx, chosen[i]);
+			ex = gi ? picklock_reserve(&pl, gi->uuid, lock_ms) : 0;
+		}
+		picklock_release(&pl);
+		if (ex) {
+			free(ps);
+			cli_close(ctx);
+			return ex;
+		}
+	}
+	pick_warn_findings(ctx, s, chosen, want);
 	if (g_opts.json) {
 		struct jsonw w;
 		jw_init(&w, stdout, 1);
-		jw_obj(&w, NULL);
-		jw_u64(&w, "schema", VRAMZ_JSON_SCHEMA_VERSION);
-		jw_str(&w, "kind", "pick");
+		json_envelope(&w, "pick");
 		jw_arr(&w, "gpus");
 		for (unsigned i = 0; i < want; i++) {
 			const vramz_gpu_info *gi = vramz_gpu(ctx, chosen[i]);

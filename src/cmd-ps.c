@@ -27,7 +27,7 @@ static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, vo
 		struct jsonw w;
 		/* looping: one document a line (JSON Lines) */
 		jw_init(&w, stdout, !v->loop);
-		json_begin(&w, ctx, snap);
+		json_begin(&w, "ps", ctx, snap);
 		jw_arr(&w, "processes");
 		for (unsigned i = 0; i < n; i++)
 			json_proc(&w, ctx, &snap->procs[idx[i]]);

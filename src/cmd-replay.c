@@ -100,7 +100,7 @@ int cmd_replay(int argc, char **argv)
 			pause_ms((double)dt_ms / speed);
 		prev_ms = snap->time_ms;
 		if (g_opts.json) {
-			json_snapshot(stdout, ctx, snap, 1, 0); /* one line per tick */
+			json_snapshot(stdout, "replay", ctx, snap, 1, 0); /* one line per tick */
 		} else {
 			if (tty && isfinite(speed))
 				fputs("\033[H\033[2J", stdout); /* redraw in place, like watch */

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "commands.h"
 #include "fmt.h"
 #include "format/jsonw.h"
@@ -56,10 +57,7 @@ static void run_json(FILE *f, vramz_ctx *ctx, char **argv, int argc,
 {
 	struct jsonw w;
 	jw_init(&w, f, 1);
-	jw_obj(&w, NULL);
-	jw_u64(&w, "schema", VRAMZ_JSON_SCHEMA_VERSION);
-	jw_str(&w, "vramz_version", VRAMZ_VERSION_STRING);
-	jw_str(&w, "kind", "run");
+	json_envelope(&w, "run");
 	jw_arr(&w, "command");
 	for (int i = 0; i < argc; i++)
 		jw_str(&w, NULL, argv[i]);
@@ -299,9 +297,7 @@ static int run_compare(const char *pa, const char *pb, int json)
 	struct jsonw w;
 	if (json) {
 		jw_init(&w, stdout, 1);
-		jw_obj(&w, NULL);
-		jw_u64(&w, "schema", VRAMZ_JSON_SCHEMA_VERSION);
-		jw_str(&w, "kind", "run-compare");
+		json_envelope(&w, "run-compare");
 		jw_str(&w, "a", pa);
 		jw_str(&w, "b", pb);
 		jw_arr(&w, "gpus");
@@ -401,7 +397,8 @@ int cmd_run(int argc, char **argv)
 	int rc = cli_parse_flags("run", "[OPTIONS] [--] COMMAND [ARGS...] | --compare A.json B.json",
 			   "Runs COMMAND (no shell), follows its whole process tree on every GPU, and\n"
 			   "reports its peak VRAM per GPU, mean SM utilization, duration and energy.\n"
-			   "The report goes to stderr; the exit status is the command's (128+N for\n"
+			   "The report goes to stderr (--json: to stdout, the command's stdout then\n"
+			   "going to stderr); the exit status is the command's (128+N for\n"
 			   "signal N), or 3 when it succeeded but exceeded a --max-vram budget.",
 			   opts, CLI_STOP_AT_ARG, argc, argv, &nargs);
 	if ((rc = cli_parse_exit(rc)) >= 0)
@@ -463,12 +460,28 @@ int cmd_run(int argc, char **argv)
 		 * that would leave the command unwatched */
 		signal(SIGXFSZ, SIG_IGN);
 	}
+	/* --json without --report: the report is the one thing on stdout, so
+	 * `vramz run --json -- CMD | jq` works; the command's stdout goes to
+	 * stderr meanwhile */
+	int json_out = g_opts.json && !o.report_path, saved_stdout = -1;
+	if (json_out) {
+		fflush(stdout);
+		saved_stdout = dup(STDOUT_FILENO);
+		if (saved_stdout >= 0)
+			dup2(STDERR_FILENO, STDOUT_FILENO);
+	}
 	struct jobrun_result *r = calloc(1, sizeof *r);
-	if (!r || jobrun(ctx, cmd, &jo, r, err, sizeof err) < 0) {
+	int jrc = r ? jobrun(ctx, cmd, &jo, r, err, sizeof err) : -1;
+	if (saved_stdout >= 0) {
+		dup2(saved_stdout, STDOUT_FILENO);
+		close(saved_stdout);
+		rep = stdout;
+	}
+	if (!r || jrc < 0) {
 		cli_err("run: %s", r ? err : "out of memory");
 		if (lg.w)
 			run_log_close(&lg);
-		if (rep != stderr)
+		if (rep != stderr && rep != stdout)
 			fclose(rep);
 		free(r);
 		free(cmd);
@@ -508,7 +521,7 @@ int cmd_run(int argc, char **argv)
 		status = EXIT_FAIL;
 	else if (status == 0 && over)
 		status = EXIT_FINDING;
-	if (rep != stderr)
+	if (rep != stderr && rep != stdout)
 		fclose(rep);
 	free(r);
 	free(cmd);

@@ -137,7 +137,7 @@ static int status_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick
 		script_rows(stdout, ctx, snap, &v->cols, v->units);
 	} else if (g_opts.json) {
 		/* looping: one document a line (JSON Lines) */
-		json_snapshot(stdout, ctx, snap, !v->no_procs, !v->loop);
+		json_snapshot(stdout, "status", ctx, snap, !v->no_procs, !v->loop);
 	} else {
 		if (tick)
 			fputc('\n', stdout);

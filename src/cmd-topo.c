@@ -30,7 +30,7 @@ int cmd_topo(int argc, char **argv)
 	if (g_opts.json) {
 		struct jsonw w;
 		jw_init(&w, stdout, 1);
-		json_begin(&w, ctx, NULL);
+		json_begin(&w, "topo", ctx, NULL);
 		jw_arr(&w, "gpus");
 		for (unsigned i = 0; i < n; i++) {
 			const vramz_gpu_info *gi = vramz_gpu(ctx, vramz_selected_index(ctx, i));

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json.h"
 #include "clock.h"
 #include "commands.h"
 #include "diagconf.h"
@@ -160,7 +161,7 @@ static void report(struct watch *w, const char *event, const vramz_finding *f, i
 		struct jsonw jw;
 		char t[40];
 		jw_init(&jw, stdout, 0);
-		jw_obj(&jw, NULL);
+		json_envelope(&jw, "watch");
 		jw_str(&jw, "event", event);
 		jw_str(&jw, "time", fmt_iso_ms(t, sizeof t, now_ms));
 		diagconf_json(&jw, "finding", f);

@@ -8,13 +8,19 @@
 #include "fields.h"
 #include "fmt.h"
 
-void json_begin(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap)
+void json_envelope(struct jsonw *w, const char *kind)
 {
-	char t[40];
-	const vramz_system_info *s = vramz_system(ctx);
 	jw_obj(w, NULL);
 	jw_u64(w, "schema", VRAMZ_JSON_SCHEMA_VERSION);
 	jw_str(w, "vramz_version", VRAMZ_VERSION_STRING);
+	jw_str(w, "kind", kind);
+}
+
+void json_begin(struct jsonw *w, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap)
+{
+	char t[40];
+	const vramz_system_info *s = vramz_system(ctx);
+	json_envelope(w, kind);
 	if (snap) {
 		jw_str(w, "time", fmt_iso_ms(t, sizeof t, snap->time_ms));
 		jw_i64(w, "time_ms", snap->time_ms);
@@ -120,12 +126,12 @@ void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
 	jw_end_obj(w);
 }
 
-void json_snapshot(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int with_procs,
-		   int pretty)
+void json_snapshot(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap,
+		   int with_procs, int pretty)
 {
 	struct jsonw w;
 	jw_init(&w, f, pretty);
-	json_begin(&w, ctx, snap);
+	json_begin(&w, kind, ctx, snap);
 	jw_arr(&w, "gpus");
 	for (unsigned i = 0; i < snap->gpu_count; i++)
 		json_gpu(&w, ctx, snap, &snap->gpus[i]);

@@ -6,8 +6,12 @@
 #include "format/jsonw.h"
 #include "vramz/vramz.h"
 
-/* Opens the top-level object and writes schema, version, time, system. */
-void json_begin(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap);
+/* Opens the top-level object with the envelope every --json document
+ * starts with: "schema" (VRAMZ_JSON_SCHEMA_VERSION), "vramz_version" and
+ * "kind" (what the document is: the command's name, docs/json.md). */
+void json_envelope(struct jsonw *w, const char *kind);
+/* The envelope, then time and system. */
+void json_begin(struct jsonw *w, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap);
 /* One GPU sample object (identity + every field, null when unknown). */
 void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
 	      const vramz_gpu_sample *g);
@@ -15,8 +19,8 @@ void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
 void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p);
 /* The whole snapshot: begin, "gpus": [...], "processes": [...], end;
  * pretty 0 writes it on one line (JSON lines). */
-void json_snapshot(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int with_procs,
-		   int pretty);
+void json_snapshot(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap,
+		   int with_procs, int pretty);
 /* Process kind names for p->type ("compute", "graphics", "mps"). */
 void json_proc_types(struct jsonw *w, const char *key, unsigned type);
 
