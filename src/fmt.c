@@ -95,3 +95,17 @@ const struct colors *colors_for(FILE *f)
 	static const struct colors off = {"", "", "", "", "", "", ""};
 	return cli_color(f) ? &on : &off;
 }
+
+const char *fmt_job(char *buf, size_t len, const vramz_proc_sample *p)
+{
+	buf[0] = 0;
+	if (!(p->valid & VRAMZ_P_VISIBLE))
+		return buf;
+	if (p->slurm_job[0])
+		snprintf(buf, len, "slurm:%s", p->slurm_job);
+	else if (p->pod_uid[0])
+		snprintf(buf, len, "pod:%.8s", p->pod_uid);
+	else if (p->container[0])
+		snprintf(buf, len, "container:%.12s", p->container);
+	return buf;
+}

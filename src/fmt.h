@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vramz/vramz.h"
+
 /* "812 MiB", "12.3 GiB", "1.50 TiB" */
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
 /* fmt_bytes, or "-" when !valid */
@@ -25,5 +27,10 @@ struct colors {
 	const char *bold, *dim, *red, *yellow, *green, *cyan, *reset;
 };
 const struct colors *colors_for(FILE *f);
+
+/* A process's job, spelled as the diagnoses' job keys: "slurm:ID",
+ * "pod:UID8" (the pod UID's first 8), "container:ID12"; "" when none is
+ * known or the process is not visible. */
+const char *fmt_job(char *buf, size_t len, const vramz_proc_sample *p);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "fields.h"
+#include "procfields.h"
 #include "fmt.h"
 
 void json_envelope(struct jsonw *w, const char *kind)
@@ -95,34 +96,37 @@ void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
 	jw_end_obj(w);
 }
 
+/* The fields of lib/procfields.c in its order, plus "visible"; unknown
+ * (invisible pid, no MIG) and empty strings are null. */
 void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
 {
 	const vramz_gpu_info *gi = vramz_gpu(ctx, p->gpu_index);
-	int vis = p->valid & VRAMZ_P_VISIBLE;
 	jw_obj(w, NULL);
-	jw_u64(w, "gpu", p->gpu_index);
-	jw_str(w, "gpu_uuid", gi && *gi->uuid ? gi->uuid : NULL);
-	jw_u64(w, "pid", p->pid);
-	jw_bool(w, "visible", vis);
-	json_proc_types(w, "type", p->type);
-	jw_u64_if(w, "used_bytes", p->valid & VRAMZ_P_USED, p->used_bytes);
-	jw_u64_if(w, "sm_pct", p->valid & VRAMZ_P_SM, p->sm_pct);
-	jw_u64_if(w, "mem_util_pct", p->valid & VRAMZ_P_MEMUTIL, p->mem_util_pct);
-	if (p->valid & VRAMZ_P_MIG) {
-		jw_u64(w, "gpu_instance_id", p->gi_id);
-		jw_u64(w, "compute_instance_id", p->ci_id);
+	for (size_t i = 0; i < proc_field_count; i++) {
+		const struct proc_field *f = &proc_fields[i];
+		const char *key = proc_field_json(f);
+		int ok = proc_field_valid(f, p);
+		if (!*key)
+			continue;
+		switch (f->kind) {
+		case PC_TIME: break;
+		case PC_GPU: jw_u64(w, key, p->gpu_index); break;
+		case PC_UUID: jw_str(w, key, gi && *gi->uuid ? gi->uuid : NULL); break;
+		case PC_PID:
+			jw_u64(w, key, p->pid);
+			jw_bool(w, "visible", (p->valid & VRAMZ_P_VISIBLE) != 0);
+			break;
+		case PC_TYPE: json_proc_types(w, key, p->type); break;
+		case PC_U32:
+		case PC_UINT:
+		case PC_U64: jw_u64_if(w, key, ok, proc_field_u64(f, p)); break;
+		case PC_STR: {
+			const char *v = (const char *)p + f->offset;
+			jw_str(w, key, ok && *v ? v : NULL);
+			break;
+		}
+		}
 	}
-	jw_str(w, "user", vis ? p->user : NULL);
-	jw_u64_if(w, "uid", vis, p->uid);
-	jw_str(w, "command", vis ? p->cmdline : NULL);
-	jw_str(w, "comm", vis ? p->comm : NULL);
-	jw_u64_if(w, "ppid", vis, p->ppid);
-	jw_u64_if(w, "pgid", vis, p->pgid);
-	jw_u64_if(w, "ns_pid", vis, p->ns_pid);
-	jw_u64_if(w, "start_time_ticks", vis, p->start_time_ticks);
-	jw_str(w, "container", vis && *p->container ? p->container : NULL);
-	jw_str(w, "pod_uid", vis && *p->pod_uid ? p->pod_uid : NULL);
-	jw_str(w, "slurm_job", vis && *p->slurm_job ? p->slurm_job : NULL);
 	jw_end_obj(w);
 }
 

@@ -89,20 +89,12 @@ unsigned proctab_select(const vramz_snapshot *snap, const struct proctab_opts *o
 	return n;
 }
 
-/* The job column: container, pod, Slurm job, whichever is known. */
+/* The job column (fmt_job): Slurm job, pod or container, whichever is known. */
 static const char *job_of(const vramz_proc_sample *p, char *buf, size_t len)
 {
 	if (!(p->valid & VRAMZ_P_VISIBLE))
-		snprintf(buf, len, "?");
-	else if (*p->slurm_job)
-		snprintf(buf, len, "slurm:%s", p->slurm_job);
-	else if (*p->pod_uid)
-		snprintf(buf, len, "pod:%.8s", p->pod_uid);
-	else if (*p->container)
-		snprintf(buf, len, "%.12s", p->container);
-	else
-		snprintf(buf, len, "-");
-	return buf;
+		return "?";
+	return *fmt_job(buf, len, p) ? buf : "-";
 }
 
 unsigned proctab_print(FILE *f, const vramz_snapshot *snap, const struct proctab_opts *o)
@@ -112,7 +104,7 @@ unsigned proctab_print(FILE *f, const vramz_snapshot *snap, const struct proctab
 	if (!idx)
 		return 0;
 	unsigned n = proctab_select(snap, o, idx);
-	fprintf(f, "%s%3s %8s %-10s %-13s %10s %4s  %s%s\n", c->bold, "GPU", "PID", "USER",
+	fprintf(f, "%s%3s %8s %-10s %-22s %10s %4s  %s%s\n", c->bold, "GPU", "PID", "USER",
 		"CONTAINER/JOB", "VRAM", "SM%", "COMMAND", c->reset);
 	for (unsigned k = 0; k < n; k++) {
 		const vramz_proc_sample *p = &snap->procs[idx[k]];
@@ -125,7 +117,7 @@ unsigned proctab_print(FILE *f, const vramz_snapshot *snap, const struct proctab
 			fmt_trunc(cmd, sizeof cmd, p->cmdline, o->wide ? 0 : 60);
 		else
 			snprintf(cmd, sizeof cmd, "(not visible here: other PID namespace or exited)");
-		fprintf(f, "%3u %8u %-10s %-13s %10s %4s  %s%s%s\n", p->gpu_index, p->pid, user,
+		fprintf(f, "%3u %8u %-10s %-22s %10s %4s  %s%s%s\n", p->gpu_index, p->pid, user,
 			job_of(p, job, sizeof job), used, sm, vis ? "" : c->dim, cmd,
 			vis ? "" : c->reset);
 	}
@@ -135,7 +127,7 @@ unsigned proctab_print(FILE *f, const vramz_snapshot *snap, const struct proctab
 			char b[24];
 			if (!(g->valid & VRAMZ_F_UNATTRIBUTED) || g->unattributed_bytes < (64u << 20))
 				continue;
-			fprintf(f, "%3u %8s %-10s %-13s %10s %4s  %s%s%s\n", g->index, "-", "-", "-",
+			fprintf(f, "%3u %8s %-10s %-22s %10s %4s  %s%s%s\n", g->index, "-", "-", "-",
 				fmt_bytes(b, sizeof b, g->unattributed_bytes), "-", c->yellow,
 				"(used by no listed process: driver, other namespaces or dead contexts)",
 				c->reset);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "fields.h"
+#include "procfields.h"
 
 /* ---- buffer ------------------------------------------------------------ */
 
@@ -395,17 +396,16 @@ static void render_mig(struct prom_buf *b, const struct prom_input *in)
 
 /* ---- processes --------------------------------------------------------- */
 
+/* Per-process series and their labels both come from lib/procfields.c. */
 static void proc_series(struct prom_buf *b, const struct prom_input *in,
 			const char *name, const vramz_proc_sample *p)
 {
 	gpu_series(b, in, name, p->gpu_index);
 	bprintf(b, ",pid=\"%u\"", p->pid);
-	if (p->valid & VRAMZ_P_VISIBLE) {
-		label(b, "user", p->user);
-		label(b, "comm", p->comm);
-		label(b, "container", p->container);
-		label(b, "pod_uid", p->pod_uid);
-		label(b, "slurm_job", p->slurm_job);
+	for (size_t i = 0; i < proc_field_count; i++) {
+		const struct proc_field *f = &proc_fields[i];
+		if (f->prom_label && f->kind == PC_STR && proc_field_valid(f, p))
+			label(b, f->name, (const char *)p + f->offset);
 	}
 	prom_buf_puts(b, "} ");
 }
@@ -413,34 +413,19 @@ static void proc_series(struct prom_buf *b, const struct prom_input *in,
 static void render_procs(struct prom_buf *b, const struct prom_input *in)
 {
 	const vramz_snapshot *s = in->snap;
-	help_type(b, "process_memory_used_bytes", "GPU memory a process holds on the GPU.",
-		  "gauge");
-	for (unsigned i = 0; i < s->proc_count; i++) {
-		const vramz_proc_sample *p = &s->procs[i];
-		if (!(p->valid & VRAMZ_P_USED))
+	for (size_t k = 0; k < proc_field_count; k++) {
+		const struct proc_field *f = &proc_fields[k];
+		if (!f->prom)
 			continue;
-		proc_series(b, in, "process_memory_used_bytes", p);
-		bprintf(b, "%llu\n", (unsigned long long)p->used_bytes);
-	}
-	help_type(b, "process_sm_utilization_ratio",
-		  "Share of time the process's kernels ran on the GPU's SMs.", "gauge");
-	for (unsigned i = 0; i < s->proc_count; i++) {
-		const vramz_proc_sample *p = &s->procs[i];
-		if (!(p->valid & VRAMZ_P_SM))
-			continue;
-		proc_series(b, in, "process_sm_utilization_ratio", p);
-		put_scaled(b, p->sm_pct, 0.01);
-		prom_buf_put(b, "\n", 1);
-	}
-	help_type(b, "process_memory_utilization_ratio",
-		  "Share of time the process read or wrote device memory.", "gauge");
-	for (unsigned i = 0; i < s->proc_count; i++) {
-		const vramz_proc_sample *p = &s->procs[i];
-		if (!(p->valid & VRAMZ_P_MEMUTIL))
-			continue;
-		proc_series(b, in, "process_memory_utilization_ratio", p);
-		put_scaled(b, p->mem_util_pct, 0.01);
-		prom_buf_put(b, "\n", 1);
+		help_type(b, f->prom, f->help, "gauge");
+		for (unsigned i = 0; i < s->proc_count; i++) {
+			const vramz_proc_sample *p = &s->procs[i];
+			if (!proc_field_valid(f, p))
+				continue;
+			proc_series(b, in, f->prom, p);
+			put_scaled(b, (int64_t)proc_field_u64(f, p), f->prom_scale);
+			prom_buf_put(b, "\n", 1);
+		}
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "procfields.h"
 #include "vramz/vramz.h"
 
 /* ---- a growable byte buffer ---- */
@@ -48,19 +49,10 @@ int log_parse_time(const char *s, size_t n, int64_t *unix_ms);
 /* Identity columns of the GPU file, before every gpu_fields[] column. */
 #define LOG_GPU_ID_COLUMNS "time,gpu,uuid,name,pci_bus_id,lost,proc_count"
 
-/* Kinds of a process-file column. */
-enum log_pcol_kind {
-	PC_TIME, PC_GPU, PC_UUID, PC_PID, PC_TYPE,
-	PC_U32, PC_UINT, PC_U64, PC_STR,
-};
-struct log_pcol {
-	const char *name;
-	enum log_pcol_kind kind;
-	size_t offset, size;  /* in vramz_proc_sample (PC_U32..PC_STR) */
-	uint32_t valid_bit;   /* VRAMZ_P_* that makes the cell known */
-};
-extern const struct log_pcol log_proc_columns[];
-extern const size_t log_proc_column_count;
+/* The process file's columns: the process field table (lib/procfields.c). */
+#define log_pcol proc_field
+#define log_proc_columns proc_fields
+#define log_proc_column_count proc_field_count
 
 /* Appends the header line (with its newline) of each file. */
 int log_gpu_header(struct logbuf *b);

@@ -2,7 +2,8 @@
  * their headers, the rows, ISO 8601 times, and the names of siblings and
  * rotated files.  The GPU columns come from the field table (lib/fields.c)
  * so the log, JSON and metrics cannot disagree about a name or a unit; the
- * process columns are the table below, which the reader walks too.
+ * process columns are lib/procfields.c's table, which the reader, JSON and
+ * the exporter walk too.
  *
  * Formatting runs on every tick of a logger that may run at 10 Hz for
  * months, so numbers are written by hand into one reused buffer rather
@@ -176,32 +177,6 @@ int log_parse_time(const char *s, size_t n, int64_t *unix_ms)
 }
 
 /* ---- columns ---- */
-
-#define PO(m) offsetof(vramz_proc_sample, m), sizeof(((vramz_proc_sample *)0)->m)
-const struct log_pcol log_proc_columns[] = {
-	{"time", PC_TIME, 0, 0, 0},
-	{"gpu", PC_GPU, 0, 0, 0},
-	{"uuid", PC_UUID, 0, 0, 0},
-	{"pid", PC_PID, 0, 0, 0},
-	{"type", PC_TYPE, 0, 0, 0},
-	{"user", PC_STR, PO(user), VRAMZ_P_VISIBLE},
-	{"uid", PC_U32, PO(uid), VRAMZ_P_VISIBLE},
-	{"container", PC_STR, PO(container), VRAMZ_P_VISIBLE},
-	{"pod_uid", PC_STR, PO(pod_uid), VRAMZ_P_VISIBLE},
-	{"slurm_job", PC_STR, PO(slurm_job), VRAMZ_P_VISIBLE},
-	{"used_bytes", PC_U64, PO(used_bytes), VRAMZ_P_USED},
-	{"sm_pct", PC_UINT, PO(sm_pct), VRAMZ_P_SM},
-	{"mem_util_pct", PC_UINT, PO(mem_util_pct), VRAMZ_P_MEMUTIL},
-	{"gi_id", PC_UINT, PO(gi_id), VRAMZ_P_MIG},
-	{"ci_id", PC_UINT, PO(ci_id), VRAMZ_P_MIG},
-	{"start_time_ticks", PC_U64, PO(start_time_ticks), VRAMZ_P_VISIBLE},
-	{"ppid", PC_U32, PO(ppid), VRAMZ_P_VISIBLE},
-	{"pgid", PC_U32, PO(pgid), VRAMZ_P_VISIBLE},
-	{"ns_pid", PC_U32, PO(ns_pid), VRAMZ_P_VISIBLE},
-	{"comm", PC_STR, PO(comm), VRAMZ_P_VISIBLE},
-	{"command", PC_STR, PO(cmdline), VRAMZ_P_VISIBLE},
-};
-const size_t log_proc_column_count = sizeof log_proc_columns / sizeof log_proc_columns[0];
 
 int log_gpu_header(struct logbuf *b)
 {

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
+
 struct activity {
 	uint32_t pid;
 	uint64_t start_ticks;
@@ -147,19 +149,6 @@ static void activity_sweep(struct model *m)
 	m->nacts = w;
 }
 
-static void job_label(char *buf, size_t len, const vramz_proc_sample *p)
-{
-	buf[0] = 0;
-	if (!(p->valid & VRAMZ_P_VISIBLE))
-		return;
-	if (p->slurm_job[0])
-		snprintf(buf, len, "slurm:%s", p->slurm_job);
-	else if (p->pod_uid[0])
-		snprintf(buf, len, "pod:%.8s", p->pod_uid);
-	else if (p->container[0])
-		snprintf(buf, len, "ctr:%.12s", p->container);
-}
-
 /* "0", "0,3", "0-7": the GPUs of a mask, ranges folded. */
 static void gpu_list(char *buf, size_t len, uint64_t mask)
 {
@@ -206,7 +195,7 @@ static struct model_row *row_for(struct model *m, const vramz_proc_sample *p)
 		snprintf(r->user, sizeof r->user, "-");
 		snprintf(r->cmd, sizeof r->cmd, "(other ns) pid not visible here");
 	}
-	job_label(r->job, sizeof r->job, p);
+	fmt_job(r->job, sizeof r->job, p);
 	return r;
 }
 

@@ -66,7 +66,7 @@ struct model_row {
 	uint64_t start_ticks;             /* 0: unknown */
 	int visible;                      /* VRAMZ_P_VISIBLE */
 	char user[VRAMZ_USER_LEN];
-	char job[MODEL_JOB_LEN];          /* "slurm:123", "pod:ab12cd34", "ctr:..." */
+	char job[MODEL_JOB_LEN];          /* fmt_job(): "slurm:123", "pod:ab12cd34", "container:..." */
 	char cmd[VRAMZ_CMD_LEN];
 	uint64_t gpu_mask;                /* bit i: backend index i */
 	unsigned first_gpu;               /* lowest backend index */

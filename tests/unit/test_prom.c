@@ -257,12 +257,12 @@ static void test_processes_behind_flag_and_vanish(void **state)
 	w->in.flags = PROM_PROCS;
 	const char *b = render(w);
 	has(b, "vramz_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\","
-	       "pid=\"4242\",user=\"alice\",comm=\"python\",container=\"0123456789ab\",slurm_job=\"77\"} 536870912\n");
+	       "pid=\"4242\",user=\"alice\",container=\"0123456789ab\",slurm_job=\"77\",comm=\"python\"} 536870912\n");
 	has(b, "vramz_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"5151\"} 67108864\n");
 	has(b, "vramz_process_memory_used_bytes{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\","
 	       "pid=\"4242\",user=\"alice\",comm=\"python\"} 268435456\n");
 	has(b, "vramz_process_sm_utilization_ratio{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\","
-	       "pid=\"4242\",user=\"alice\",comm=\"python\",container=\"0123456789ab\",slurm_job=\"77\"} 0.93\n");
+	       "pid=\"4242\",user=\"alice\",container=\"0123456789ab\",slurm_job=\"77\",comm=\"python\"} 0.93\n");
 	has(b, "vramz_processes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\"} 2\n");
 	hasnt(b, "pid=\"5151\",user");
 	promtool_ok(b);

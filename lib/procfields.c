@@ -1,0 +1,50 @@
+/* procfields.c - the table of per-process fields (see procfields.h).
+ * Order is the CSV column order of a log's process file and the JSON key
+ * order: append new fields at the end so old logs keep reading. */
+#include "procfields.h"
+
+#define PO(m) offsetof(vramz_proc_sample, m), sizeof(((vramz_proc_sample *)0)->m)
+
+const struct proc_field proc_fields[] = {
+	{"time", PC_TIME, 0, 0, 0, "", NULL, 0, 0, "time of the sample, ISO 8601 UTC"},
+	{"gpu", PC_GPU, 0, 0, 0, NULL, NULL, 0, 0, "GPU index"},
+	{"uuid", PC_UUID, 0, 0, 0, "gpu_uuid", NULL, 0, 0, "GPU UUID"},
+	{"pid", PC_PID, 0, 0, 0, NULL, NULL, 0, 0, "process id, as the driver reports it"},
+	{"type", PC_TYPE, 0, 0, 0, NULL, NULL, 0, 0, "compute, graphics, mps"},
+	{"user", PC_STR, PO(user), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1, "user name"},
+	{"uid", PC_U32, PO(uid), VRAMZ_P_VISIBLE, NULL, NULL, 0, 0, "user id"},
+	{"container", PC_STR, PO(container), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1,
+	 "container id (Docker, containerd, CRI-O, Podman)"},
+	{"pod_uid", PC_STR, PO(pod_uid), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1, "Kubernetes pod UID"},
+	{"slurm_job", PC_STR, PO(slurm_job), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1, "Slurm job id"},
+	{"used_bytes", PC_U64, PO(used_bytes), VRAMZ_P_USED, NULL, "process_memory_used_bytes", 1, 0,
+	 "GPU memory a process holds on the GPU."},
+	{"sm_pct", PC_UINT, PO(sm_pct), VRAMZ_P_SM, NULL, "process_sm_utilization_ratio", 0.01, 0,
+	 "Share of time the process's kernels ran on the GPU's SMs."},
+	{"mem_util_pct", PC_UINT, PO(mem_util_pct), VRAMZ_P_MEMUTIL, NULL,
+	 "process_memory_utilization_ratio", 0.01, 0,
+	 "Share of time the process read or wrote device memory."},
+	{"gi_id", PC_UINT, PO(gi_id), VRAMZ_P_MIG, "gpu_instance_id", NULL, 0, 0, "MIG GPU instance"},
+	{"ci_id", PC_UINT, PO(ci_id), VRAMZ_P_MIG, "compute_instance_id", NULL, 0, 0,
+	 "MIG compute instance"},
+	{"start_time_ticks", PC_U64, PO(start_time_ticks), VRAMZ_P_VISIBLE, NULL, NULL, 0, 0,
+	 "process start, clock ticks since boot (tells a reused pid apart)"},
+	{"ppid", PC_U32, PO(ppid), VRAMZ_P_VISIBLE, NULL, NULL, 0, 0, "parent pid"},
+	{"pgid", PC_U32, PO(pgid), VRAMZ_P_VISIBLE, NULL, NULL, 0, 0, "process group"},
+	{"ns_pid", PC_U32, PO(ns_pid), VRAMZ_P_VISIBLE, NULL, NULL, 0, 0,
+	 "pid in the process's own namespace"},
+	{"comm", PC_STR, PO(comm), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1, "executable name"},
+	{"command", PC_STR, PO(cmdline), VRAMZ_P_VISIBLE, NULL, NULL, 0, 0, "command line"},
+};
+const size_t proc_field_count = sizeof proc_fields / sizeof proc_fields[0];
+
+uint64_t proc_field_u64(const struct proc_field *f, const vramz_proc_sample *p)
+{
+	const char *v = (const char *)p + f->offset;
+	switch (f->kind) {
+	case PC_U32: return *(const uint32_t *)v;
+	case PC_UINT: return *(const unsigned *)v;
+	case PC_U64: return *(const uint64_t *)v;
+	default: return 0;
+	}
+}
