@@ -4,7 +4,7 @@
  *
  * The build runs the hidden `vramz --gen-man DIR` (vramz.1 and
  * vramz-CMD.1 per command) and `vramz --gen-completion bash|zsh|fish`
- * (on stdout); `cmake --install` puts the results where man and the shells
+ * (on stdout, or into FILE); `cmake --install` puts the results where man and the shells
  * look.  Each command's table is read by running the command with a probe
  * set (cli_set_probe): cli_parse hands over its table instead of parsing.
  * GPU indices are completed at completion time from
@@ -201,7 +201,7 @@ static void man_main(FILE *f, const struct cmddoc *docs, size_t n)
 	      ".SH FILES\n.TP\n" VRAMZ_DATADIR "\nexamples, Prometheus alert and recording rules, "
 	      "the Grafana dashboard\n.SH SEE ALSO\n", f);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, ".BR vramz\\-%s (1)%s\n", docs[i].name, i + 1 < n ? "," : "");
+		fprintf(f, ".BR vramz\\-%s (1),\n", docs[i].name);
 	fputs(".BR nvidia\\-smi (1)\n", f);
 }
 
@@ -419,8 +419,9 @@ int gendoc_main(int argc, char **argv)
 {
 	size_t n;
 	int ex = EXIT_USAGE;
-	if (argc != 2 || (strcmp(argv[0], "--gen-man") && strcmp(argv[0], "--gen-completion"))) {
-		cli_err("usage: vramz --gen-man DIR | --gen-completion bash|zsh|fish");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[0], "--gen-completion")) ||
+	    (strcmp(argv[0], "--gen-man") && strcmp(argv[0], "--gen-completion"))) {
+		cli_err("usage: vramz --gen-man DIR | --gen-completion bash|zsh|fish [FILE]");
 		return EXIT_USAGE;
 	}
 	struct cmddoc *docs = read_tables(&n);
@@ -432,8 +433,14 @@ int gendoc_main(int argc, char **argv)
 		ex = gen_man(argv[1], docs, n);
 	} else if (!strcmp(argv[1], "bash") || !strcmp(argv[1], "zsh") ||
 		   !strcmp(argv[1], "fish")) {
-		(argv[1][0] == 'b' ? gen_bash : argv[1][0] == 'z' ? gen_zsh : gen_fish)(stdout, docs, n);
-		ex = fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+		FILE *f = argc == 3 ? fopen(argv[2], "w") : stdout;
+		if (!f) {
+			cli_err("%s: %s", argv[2], strerror(errno));
+			ex = EXIT_FAIL;
+		} else {
+			(argv[1][0] == 'b' ? gen_bash : argv[1][0] == 'z' ? gen_zsh : gen_fish)(f, docs, n);
+			ex = (f == stdout ? fflush(f) : fclose(f)) ? EXIT_FAIL : EXIT_OK;
+		}
 	} else {
 		cli_err("--gen-completion: unknown shell '%s' (bash, zsh or fish)", argv[1]);
 	}
