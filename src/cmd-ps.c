@@ -90,14 +90,8 @@ int cmd_ps(int argc, char **argv)
 	vramz_ctx *ctx;
 	const vramz_snapshot *snap;
 	unsigned flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
-	if (v.loop) {
-		int ex = cli_open(&ctx);
-		if (ex)
-			return ex;
-		ex = script_loop(ctx, flags, loop_ms, ps_show, &v);
-		cli_close(ctx);
-		return ex;
-	}
+	if (v.loop)
+		return script_loop("ps", flags, loop_ms, ps_show, &v);
 	int ex = cli_open_sample(&ctx, flags, &snap);
 	if (ex)
 		return ex;

@@ -201,14 +201,8 @@ int cmd_status(int argc, char **argv)
 	unsigned flags = v.csv ? VRAMZ_SAMPLE_PROCS
 		       : v.no_procs ? 0 : VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
 	flags |= VRAMZ_SAMPLE_MIG;
-	if (v.loop) {
-		int ex = cli_open(&ctx);
-		if (ex)
-			return ex;
-		ex = script_loop(ctx, flags, loop_ms, status_show, &v);
-		cli_close(ctx);
-		return ex;
-	}
+	if (v.loop)
+		return script_loop("status", flags, loop_ms, status_show, &v);
 	int ex = cli_open_sample(&ctx, flags, &snap);
 	if (ex)
 		return ex;

@@ -2,6 +2,7 @@
  * `vramz status --csv [--fields LIST] [--no-header] [--units]` and the
  * `-l/--loop INTERVAL` repeat of status and ps.
  *
+ * -l samples through the one ticker (src/ticker.c), as log and watch do.
  * The column names are the CSV log's (lib/log's identity columns, then the
  * field table lib/fields.c), so a script written against `status --csv`
  * reads a log's columns too.  Unknown is an empty cell, as in the log.
@@ -15,11 +16,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "fields.h"
 #include "fmt.h"
+#include "ticker.h"
 
 /* The log's identity columns (LOG_GPU_ID_COLUMNS), then gpu_fields. */
 enum { ID_TIME, ID_GPU, ID_UUID, ID_NAME, ID_BUS, ID_LOST, ID_PROCS, ID_COUNT };
@@ -195,41 +196,38 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-int script_loop(vramz_ctx *ctx, unsigned flags, int64_t interval_ms,
+int script_loop(const char *cmd, unsigned flags, int64_t interval_ms,
 		script_show_fn show, void *arg)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: ends the sleep */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
+	/* the one ticker of every loop (src/ticker.c): its lateness policy,
+	 * and a live daemon's samples when one runs */
+	struct ticker *t;
+	struct ticker_opts to = {.cmd = cmd, .interval_ms = interval_ms, .flags = flags, .daemon = 1};
+	int ex = ticker_open(&t, &to);
+	if (ex)
+		return ex;
 	for (unsigned n = 0; !stop; n++) {
 		const vramz_snapshot *snap;
-		int rc = vramz_sample(ctx, flags, &snap);
+		vramz_ctx *sctx = NULL;
+		int rc = ticker_sample(t, &snap, &sctx);
 		if (rc < 0 && rc != VRAMZ_ELOST) {
-			cli_err("sampling failed: %s", vramz_strerror(rc));
-			return EXIT_FAIL;
+			cli_err("%s: sampling failed: %s", cmd, vramz_strerror(rc));
+			ex = EXIT_FAIL;
+			break;
 		}
-		if (show(ctx, snap, n, arg) || fflush(stdout)) {
-			if (errno == EPIPE)
-				return EXIT_OK; /* the reader went away: `| head` */
-			cli_err("stdout: %s", strerror(errno));
-			return EXIT_FAIL;
+		if (show(ticker_ctx(t), snap, n, arg) || fflush(stdout)) {
+			if (errno != EPIPE) { /* the reader went away (| head): done */
+				cli_err("%s: stdout: %s", cmd, strerror(errno));
+				ex = EXIT_FAIL;
+			}
+			break;
 		}
-		/* on the interval's grid: a slow tick does not push the others */
-		next.tv_sec += interval_ms / 1000;
-		next.tv_nsec += (long)(interval_ms % 1000) * 1000000L;
-		if (next.tv_nsec >= 1000000000L) {
-			next.tv_sec++;
-			next.tv_nsec -= 1000000000L;
-		}
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
-			next = now; /* late: skip the missed ticks */
-		while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-			;
+		ticker_sleep(t, &stop, 0);
 	}
-	return EXIT_OK;
+	ticker_close(t);
+	return ex;
 }

@@ -27,9 +27,10 @@ void script_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap,
 
 /* Shows one sample; tick counts from 0.  Non-zero stops the loop. */
 typedef int script_show_fn(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, void *arg);
-/* Samples ctx every interval_ms and shows each sample until SIGINT or
- * SIGTERM (exit 0).  Returns the exit code. */
-int script_loop(vramz_ctx *ctx, unsigned flags, int64_t interval_ms,
+/* Opens a ticker (the global options: -g, --replay), samples every
+ * interval_ms and shows each sample until SIGINT or SIGTERM (exit 0).
+ * Returns the exit code. */
+int script_loop(const char *cmd, unsigned flags, int64_t interval_ms,
 		script_show_fn show, void *arg);
 
 #endif
