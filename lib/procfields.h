@@ -30,6 +30,7 @@ struct proc_field {
 	double prom_scale;    /* multiply to get the metric's base unit */
 	int prom_label;       /* 1: a label of every per-process series */
 	const char *help;     /* one line: metric HELP and docs */
+	int json_optional;    /* 1: the JSON key is left out, not null, when unknown */
 };
 
 extern const struct proc_field proc_fields[];

@@ -106,7 +106,7 @@ void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
 		const struct proc_field *f = &proc_fields[i];
 		const char *key = proc_field_json(f);
 		int ok = proc_field_valid(f, p);
-		if (!*key)
+		if (!*key || (f->json_optional && !ok))
 			continue;
 		switch (f->kind) {
 		case PC_TIME: break;
