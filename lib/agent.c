@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,4 +422,99 @@ int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid
 	if (rc)
 		return rc;
 	return agent_parse_sites(buf, len, out);
+}
+
+/* ---- the join -------------------------------------------------------------- */
+
+#define TF(name, bit, member, stat) {name, bit, offsetof(vramz_proc_sample, member), stat}
+const struct torch_field torch_fields[] = {
+	TF("allocated_bytes", VRAMZ_T_ALLOCATED, torch_allocated_bytes, AS_ALLOCATED),
+	TF("reserved_bytes", VRAMZ_T_RESERVED, torch_reserved_bytes, AS_RESERVED),
+	TF("active_bytes", VRAMZ_T_ACTIVE, torch_active_bytes, AS_ACTIVE),
+	TF("inactive_split_bytes", VRAMZ_T_INACTIVE_SPLIT, torch_inactive_split_bytes, AS_INACTIVE_SPLIT),
+	TF("peak_allocated_bytes", VRAMZ_T_PEAK_ALLOCATED, torch_peak_allocated_bytes, AS_PEAK_ALLOCATED),
+	TF("alloc_retries", VRAMZ_T_RETRIES, torch_alloc_retries, AS_RETRIES),
+	TF("ooms", VRAMZ_T_OOMS, torch_ooms, AS_OOMS),
+	TF("allocations", VRAMZ_T_ALLOCATIONS, torch_allocations, AS_ALLOCATIONS),
+};
+const size_t torch_field_count = sizeof torch_fields / sizeof torch_fields[0];
+
+static void clear_torch(vramz_proc_sample *p)
+{
+	p->valid &= ~(uint32_t)(VRAMZ_P_TORCH | VRAMZ_P_OUTSIDE);
+	p->torch_valid = 0;
+	for (size_t i = 0; i < torch_field_count; i++)
+		*(uint64_t *)((char *)p + torch_fields[i].offset) = 0;
+	p->torch_time_ms = 0;
+	p->outside_allocator_bytes = 0;
+}
+
+static void fill_torch(vramz_proc_sample *p, const struct agent_figures *f, const char *uuid)
+{
+	const struct agent_device *d = agent_device(f, uuid);
+	if (!d) {
+		/* no record for this GPU: the allocator never used it, unless a
+		 * record lacks its UUID (then this could be it: unknown) */
+		for (unsigned i = 0; i < f->ndev; i++)
+			if (!f->dev[i].uuid[0])
+				return;
+	}
+	p->valid |= VRAMZ_P_TORCH;
+	p->torch_time_ms = f->time_ms;
+	if (f->history)
+		p->torch_valid |= VRAMZ_T_HISTORY;
+	for (size_t i = 0; i < torch_field_count; i++) {
+		const struct torch_field *tf = &torch_fields[i];
+		if (d && !(d->valid & (1u << tf->stat)))
+			continue;
+		*(uint64_t *)((char *)p + tf->offset) = d ? d->v[tf->stat] : 0;
+		p->torch_valid |= tf->bit;
+	}
+	if ((p->valid & VRAMZ_P_USED) && (p->torch_valid & VRAMZ_T_RESERVED)) {
+		p->outside_allocator_bytes = p->used_bytes > p->torch_reserved_bytes
+						     ? p->used_bytes - p->torch_reserved_bytes : 0;
+		p->valid |= VRAMZ_P_OUTSIDE;
+	}
+}
+
+int agent_join(struct agent_scan *s, vramz_proc_sample *procs, unsigned n,
+	       const vramz_gpu_info *info, unsigned ninfo)
+{
+	unsigned visible = 0;
+	agent_scan_reset(s);
+	agent_scan_add_default(s);
+	for (unsigned i = 0; i < n; i++) {
+		clear_torch(&procs[i]);
+		if (!(procs[i].valid & VRAMZ_P_VISIBLE))
+			continue;
+		visible++;
+		if (!getenv("VRAMZ_RUNTIME_DIR")) {
+			char d[64];
+			snprintf(d, sizeof d, "/run/user/%" PRIu32 "/vramz", procs[i].uid);
+			agent_scan_add_dir(s, d);
+		}
+	}
+	if (!visible)
+		return 0;
+	int rc = agent_scan_list(s);
+	if (rc || !s->n)
+		return rc;
+	struct agent_figures f;
+	uint32_t last_pid = 0;
+	uint64_t last_start = 0;
+	int last_ok = 0;
+	for (unsigned i = 0; i < n; i++) {
+		vramz_proc_sample *p = &procs[i];
+		if (!(p->valid & VRAMZ_P_VISIBLE))
+			continue;
+		/* a process on several GPUs is read once */
+		if (!(p->pid == last_pid && p->start_time_ticks == last_start)) {
+			last_pid = p->pid;
+			last_start = p->start_time_ticks;
+			last_ok = agent_lookup(s, p->pid, p->start_time_ticks, p->uid, &f) == 0;
+		}
+		if (last_ok)
+			fill_torch(p, &f, p->gpu_index < ninfo ? info[p->gpu_index].uuid : NULL);
+	}
+	return 0;
 }

@@ -117,3 +117,26 @@ int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid
 		     struct agent_sites *out);
 
 #endif
+
+/* ---- the join into a snapshot's process rows ---------------------------- */
+
+/* The torch figures of a process row: JSON key under "torch", the
+ * validity bit, the member, and the figure of the agent file it comes
+ * from.  One table for every output. */
+struct torch_field {
+	const char *name;             /* "allocated_bytes" */
+	uint32_t bit;                 /* VRAMZ_T_* */
+	size_t offset;                /* in vramz_proc_sample, a uint64_t */
+	enum agent_stat stat;
+};
+extern const struct torch_field torch_fields[];
+extern const size_t torch_field_count;
+
+/* Fills the torch_* fields and outside_allocator_bytes of every visible
+ * process row from its agent's file, if a trusted one exists: lists the
+ * directories (the reader's own and, for each user with a process there,
+ * /run/user/UID/vramz) once, then reads one file per attached process.
+ * info: the GPUs' static facts by index (their UUIDs join the devices).
+ * 0 or VRAMZ_ENOMEM. */
+int agent_join(struct agent_scan *s, vramz_proc_sample *procs, unsigned n,
+	       const vramz_gpu_info *info, unsigned ninfo);

@@ -105,6 +105,7 @@ void vramz_close(vramz_ctx *ctx)
 	if (ctx->be)
 		ctx->ops->close(ctx->be);
 	proc_cache_free(ctx->pcache);
+	agent_scan_free(&ctx->agents);
 	free(ctx->info);
 	free(ctx->sel);
 	free(ctx->gpus);
@@ -271,8 +272,13 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 				return VRAMZ_ENOMEM;
 		}
 	}
-	if ((flags & VRAMZ_SAMPLE_PROCS) && !(flags & VRAMZ_SAMPLE_NO_ATTRIB))
+	if ((flags & VRAMZ_SAMPLE_PROCS) && !(flags & VRAMZ_SAMPLE_NO_ATTRIB)) {
 		proc_cache_sweep(ctx->pcache);
+		/* what only the process knows: its PyTorch agent's figures */
+		if (!ctx->ops->tick && agent_join(&ctx->agents, ctx->procs.v, ctx->procs.n,
+						  ctx->info, ctx->ngpus) == VRAMZ_ENOMEM)
+			return VRAMZ_ENOMEM;
+	}
 	ctx->snap.gpu_count = ctx->nsel;
 	ctx->snap.gpus = ctx->gpus;
 	ctx->snap.proc_count = ctx->procs.n;

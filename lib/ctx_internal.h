@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "proc.h"
+#include "agent.h"
 
 struct vramz_ctx {
 	const struct backend_ops *ops;
@@ -20,6 +21,7 @@ struct vramz_ctx {
 	struct proc_vec procs;
 	struct mig_vec migs;
 	struct proc_cache *pcache;
+	struct agent_scan agents;     /* PyTorch agents' files (agent.c) */
 	vramz_snapshot snap;
 	char err[256];
 };

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "agent.h"
 #include "fields.h"
 #include "procfields.h"
 #include "fmt.h"
@@ -127,6 +128,25 @@ void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
 		}
 		}
 	}
+	json_proc_torch(w, p);
+	jw_end_obj(w);
+}
+
+void json_proc_torch(struct jsonw *w, const vramz_proc_sample *p)
+{
+	jw_u64_if(w, "outside_allocator_bytes", p->valid & VRAMZ_P_OUTSIDE, p->outside_allocator_bytes);
+	if (!(p->valid & VRAMZ_P_TORCH)) {
+		jw_null(w, "torch");
+		return;
+	}
+	jw_obj(w, "torch");
+	for (size_t i = 0; i < torch_field_count; i++) {
+		const struct torch_field *f = &torch_fields[i];
+		jw_u64_if(w, f->name, p->torch_valid & f->bit,
+			  *(const uint64_t *)((const char *)p + f->offset));
+	}
+	jw_bool(w, "history", p->torch_valid & VRAMZ_T_HISTORY);
+	jw_i64_if(w, "time_ms", p->torch_time_ms != 0, p->torch_time_ms);
 	jw_end_obj(w);
 }
 

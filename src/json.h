@@ -17,6 +17,9 @@ void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
 	      const vramz_gpu_sample *g);
 /* One process object. */
 void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p);
+/* The process's "outside_allocator_bytes" and "torch" object (null
+ * without a PyTorch agent), from the table in lib/agent.c. */
+void json_proc_torch(struct jsonw *w, const vramz_proc_sample *p);
 /* The whole snapshot: begin, "gpus": [...], "processes": [...], end;
  * pretty 0 writes it on one line (JSON lines). */
 void json_snapshot(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap,

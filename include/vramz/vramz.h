@@ -199,6 +199,23 @@ enum {
 					 user, command, start time, cgroup
 					 fields below are from it */
 	VRAMZ_P_MIG = 1u << 4,        /* gi_id, ci_id */
+	VRAMZ_P_TORCH = 1u << 5,      /* a PyTorch agent publishes for this
+					 process (torch_* fields, docs/python.md) */
+	VRAMZ_P_OUTSIDE = 1u << 6,    /* outside_allocator_bytes */
+};
+
+/* Bits of vramz_proc_sample.torch_valid: the agent's figures it reported */
+enum {
+	VRAMZ_T_ALLOCATED = 1u << 0,      /* torch_allocated_bytes */
+	VRAMZ_T_RESERVED = 1u << 1,       /* torch_reserved_bytes */
+	VRAMZ_T_ACTIVE = 1u << 2,         /* torch_active_bytes */
+	VRAMZ_T_INACTIVE_SPLIT = 1u << 3, /* torch_inactive_split_bytes */
+	VRAMZ_T_PEAK_ALLOCATED = 1u << 4, /* torch_peak_allocated_bytes */
+	VRAMZ_T_RETRIES = 1u << 5,        /* torch_alloc_retries */
+	VRAMZ_T_OOMS = 1u << 6,           /* torch_ooms */
+	VRAMZ_T_ALLOCATIONS = 1u << 7,    /* torch_allocations */
+	VRAMZ_T_HISTORY = 1u << 8,        /* the agent records allocation
+					     stacks: leak sites can be asked */
 };
 
 /* Kinds of context a process holds, or'ed */
@@ -227,6 +244,23 @@ typedef struct vramz_proc_sample {
 	char container[VRAMZ_CONTAINER_LEN]; /* container id (12+ hex) or "" */
 	char pod_uid[40];             /* Kubernetes pod uid or "" */
 	char slurm_job[24];           /* Slurm job id or "" */
+	/* appended in 0.2: the PyTorch agent's figures for this process on
+	 * this GPU, with VRAMZ_P_TORCH (each figure's bit in torch_valid).  An
+	 * agent whose allocator never used this GPU reports 0 here. */
+	uint32_t torch_valid;         /* VRAMZ_T_* bits */
+	uint64_t torch_allocated_bytes;      /* live tensors */
+	uint64_t torch_reserved_bytes;       /* held by the caching allocator */
+	uint64_t torch_active_bytes;
+	uint64_t torch_inactive_split_bytes; /* free pieces of split blocks */
+	uint64_t torch_peak_allocated_bytes;
+	uint64_t torch_alloc_retries;        /* cache flushes and retries */
+	uint64_t torch_ooms;                 /* out-of-memory errors */
+	uint64_t torch_allocations;          /* live allocations */
+	int64_t torch_time_ms;               /* when the agent wrote them */
+	/* used_bytes - torch_reserved_bytes, floored at 0, with
+	 * VRAMZ_P_OUTSIDE: what the allocator does not hold (CUDA context,
+	 * cuBLAS / cuDNN workspaces, NCCL buffers, other libraries) */
+	uint64_t outside_allocator_bytes;
 } vramz_proc_sample;
 
 /* A MIG GPU instance, listed under its parent GPU */

@@ -49,7 +49,26 @@ class ProcSample(ctypes.Structure):
                 ("ns_pid", u32), ("start_time_ticks", u64), ("user", ctypes.c_char * 33),
                 ("comm", ctypes.c_char * 16), ("cmdline", ctypes.c_char * 256),
                 ("container", ctypes.c_char * 72), ("pod_uid", ctypes.c_char * 40),
-                ("slurm_job", ctypes.c_char * 24)]
+                ("slurm_job", ctypes.c_char * 24),
+                # 0.2: the PyTorch agent's figures (docs/python.md)
+                ("torch_valid", u32), ("torch_allocated_bytes", u64), ("torch_reserved_bytes", u64),
+                ("torch_active_bytes", u64), ("torch_inactive_split_bytes", u64),
+                ("torch_peak_allocated_bytes", u64), ("torch_alloc_retries", u64),
+                ("torch_ooms", u64), ("torch_allocations", u64), ("torch_time_ms", i64),
+                ("outside_allocator_bytes", u64)]
+
+# (JSON key under "torch", VRAMZ_T_* bit, member): lib/agent.c's torch_fields
+TORCH_FIELDS = (
+    ("allocated_bytes", 1 << 0, "torch_allocated_bytes"),
+    ("reserved_bytes", 1 << 1, "torch_reserved_bytes"),
+    ("active_bytes", 1 << 2, "torch_active_bytes"),
+    ("inactive_split_bytes", 1 << 3, "torch_inactive_split_bytes"),
+    ("peak_allocated_bytes", 1 << 4, "torch_peak_allocated_bytes"),
+    ("alloc_retries", 1 << 5, "torch_alloc_retries"),
+    ("ooms", 1 << 6, "torch_ooms"),
+    ("allocations", 1 << 7, "torch_allocations"),
+)
+T_HISTORY = 1 << 8
 
 
 class MigSample(ctypes.Structure):
@@ -70,7 +89,7 @@ class Snapshot02(ctypes.Structure):
 
 
 F_MEM, F_PROCS = 1 << 0, 1 << 13
-P_USED, P_SM, P_MEMUTIL, P_VISIBLE, P_MIG = 1, 2, 4, 8, 16
+P_USED, P_SM, P_MEMUTIL, P_VISIBLE, P_MIG, P_TORCH, P_OUTSIDE = 1, 2, 4, 8, 16, 32, 64
 SAMPLE_DEFAULT = 1 | 2 | 8  # processes, their utilization, MIG
 
 
@@ -168,7 +187,8 @@ def _document(lib, ctx, snap, sizes, procs):
     doc["gpus"] = [_gpu(lib, ctx, _array(snap.gpus, i, sizes[0], GpuSample), migs)
                    for i in range(snap.gpu_count)]
     if procs:
-        doc["processes"] = [_proc(lib, ctx, _array(snap.procs, i, sizes[1], ProcSample))
+        has_torch = sizes[1] >= ProcSample.outside_allocator_bytes.offset + 8
+        doc["processes"] = [_proc(lib, ctx, _array(snap.procs, i, sizes[1], ProcSample), has_torch)
                             for i in range(snap.proc_count)]
     return doc
 
@@ -197,7 +217,7 @@ def _gpu(lib, ctx, g, migs):
     return d
 
 
-def _proc(lib, ctx, p):
+def _proc(lib, ctx, p, has_torch):
     gi = lib.vramz_gpu(ctx, p.gpu_index)
     vis = bool(p.valid & P_VISIBLE)
     d = {"gpu": p.gpu_index,
@@ -221,4 +241,11 @@ def _proc(lib, ctx, p):
               "container": (_s(p.container) or None) if vis else None,
               "pod_uid": (_s(p.pod_uid) or None) if vis else None,
               "slurm_job": (_s(p.slurm_job) or None) if vis else None})
+    torch = has_torch and p.valid & P_TORCH
+    d["outside_allocator_bytes"] = p.outside_allocator_bytes if has_torch and p.valid & P_OUTSIDE else None
+    d["torch"] = None
+    if torch:
+        d["torch"] = {k: getattr(p, m) if p.torch_valid & bit else None for k, bit, m in TORCH_FIELDS}
+        d["torch"]["history"] = bool(p.torch_valid & T_HISTORY)
+        d["torch"]["time_ms"] = p.torch_time_ms or None
     return d

@@ -66,6 +66,16 @@ class AgentTest(unittest.TestCase):
         self.assertEqual(os.path.basename(a.path),
                          f"torch-{os.getpid()}-{_proc.start_time_ticks(os.getpid())}")
 
+    def test_start_sweeps_files_of_dead_agents_only(self):
+        me = _proc.start_time_ticks()
+        dead = ["torch-4194999-5", "torch-4194999-5.sites", f"torch-{os.getpid()}-{me + 1}"]
+        keep = [f"torch-{os.getpid()}-{me}.req", "other-file", "torch-1-x"]
+        for n in dead + keep:
+            open(os.path.join(self.dir, n), "w").close()
+        a = self.agent()
+        a.start()
+        self.assertEqual(sorted(os.listdir(self.dir)), sorted(keep))
+
     def test_nothing_before_cuda_is_initialised(self):
         a = self.agent()
         for _ in range(3):

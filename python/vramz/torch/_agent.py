@@ -69,9 +69,31 @@ class Agent:
     # ---- life cycle --------------------------------------------------------
     def start(self):
         os.makedirs(self.directory, mode=0o755, exist_ok=True)
+        self._sweep_stale()
         self._thread = threading.Thread(target=self._run, name="vramz-torch", daemon=True)
         self._thread.start()
         atexit.register(self.stop)
+
+    def _sweep_stale(self):
+        """Removes this user's files left by agents that died without
+        cleaning up (kill -9, SIGTERM with no handler): readers ignore
+        them anyway, but they should not pile up."""
+        try:
+            names = os.listdir(self.directory)
+        except OSError:
+            return
+        for n in names:
+            parts = n.split(".")[0].split("-")
+            if len(parts) != 3 or parts[0] != "torch" or not parts[1].isdigit() or not parts[2].isdigit():
+                continue
+            if _proc.alive(int(parts[1]), int(parts[2])):
+                continue
+            p = os.path.join(self.directory, n)
+            try:
+                if os.lstat(p).st_uid == os.geteuid():
+                    os.unlink(p)
+            except OSError:
+                pass
 
     def stop(self):
         """Stops the thread and removes the files (only in the process that
