@@ -401,6 +401,27 @@ const struct agent_device *agent_device(const struct agent_figures *f, const cha
 
 /* ---- leak sites ----------------------------------------------------------- */
 
+int agent_find_dir(uint32_t pid, uint64_t start, uint32_t uid, char *dir, size_t len)
+{
+	struct agent_scan s = {0};
+	agent_scan_add_default(&s);
+	if (!getenv("VRAMZ_RUNTIME_DIR")) {
+		char d[64];
+		snprintf(d, sizeof d, "/run/user/%" PRIu32 "/vramz", uid);
+		agent_scan_add_dir(&s, d);
+	}
+	for (unsigned i = 0; i < s.ndirs; i++) {
+		char path[320];
+		struct stat st;
+		snprintf(path, sizeof path, "%s/torch-%" PRIu32 "-%" PRIu64, s.dirs[i], pid, start);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == uid || st.st_uid == 0)) {
+			snprintf(dir, len, "%s", s.dirs[i]);
+			return 0;
+		}
+	}
+	return VRAMZ_ENOTFOUND;
+}
+
 int agent_request_sites(const char *dir, uint32_t pid, uint64_t start)
 {
 	char path[320];

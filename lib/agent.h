@@ -112,6 +112,9 @@ const struct agent_device *agent_device(const struct agent_figures *f, const cha
  * allocations by Python line (it answers at its next tick), and reads the
  * answer.  0, VRAMZ_ENOTFOUND (no answer yet), VRAMZ_EPERM, VRAMZ_EPARSE,
  * VRAMZ_EIO. */
+/* The directory holding the agent file of (pid, start) owned by uid:
+ * 0, or VRAMZ_ENOTFOUND. */
+int agent_find_dir(uint32_t pid, uint64_t start, uint32_t uid, char *dir, size_t len);
 int agent_request_sites(const char *dir, uint32_t pid, uint64_t start);
 int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid,
 		     struct agent_sites *out);

@@ -35,8 +35,9 @@ enum vramz_finding_kind {
 	VRAMZ_FK_FRAGMENTATION,     /* hint: memory held near its peak after work fell */
 	VRAMZ_FK_GPU_LOST,          /* the GPU fell off the bus */
 	VRAMZ_FK_OOM,               /* a process probably ended out of memory */
+	VRAMZ_FK_OUTSIDE_ALLOCATOR, /* a PyTorch process holds much outside its allocator */
 };
-#define VRAMZ_FK_COUNT 12 /* one past the last kind */
+#define VRAMZ_FK_COUNT 13 /* one past the last kind */
 
 enum vramz_severity {
 	VRAMZ_SEV_INFO = 1,
@@ -57,6 +58,7 @@ enum {
 	VRAMZ_FG_VALUE = 1u << 7,    /* value, ref_value */
 	VRAMZ_FG_COUNT = 1u << 8,    /* count */
 	VRAMZ_FG_EVIDENCE = 1u << 9, /* evidence (VRAMZ_OOM_*) */
+	VRAMZ_FG_SITE = 1u << 10,    /* site, site_share (leak of a PyTorch process) */
 };
 
 /* Bits of vramz_finding.evidence for an oom finding: what made the end of
@@ -108,6 +110,11 @@ typedef struct vramz_finding {
 	int64_t last_update_ms;       /* data time of its latest evaluation */
 	/* appended */
 	uint32_t evidence;            /* VRAMZ_OOM_* (oom), with VRAMZ_FG_EVIDENCE */
+	/* where a PyTorch process's leak grows, with VRAMZ_FG_SITE: the Python
+	 * line its agent saw gain the most live memory, "train.py:57 in
+	 * step()", and that line's share of the growth (0..1) */
+	char site[160];
+	double site_share;
 } vramz_finding;
 
 typedef struct vramz_diag_config {

@@ -20,6 +20,8 @@ static const char *const kind_names[VRAMZ_FK_COUNT] = {
 	[VRAMZ_FK_PCIE_DOWNGRADED] = "pcie_downgraded",
 	[VRAMZ_FK_MEM_TEMP] = "mem_temp",
 	[VRAMZ_FK_FRAGMENTATION] = "fragmentation",
+	[VRAMZ_FK_OOM] = "oom",
+	[VRAMZ_FK_OUTSIDE_ALLOCATOR] = "outside_allocator",
 	[VRAMZ_FK_GPU_LOST] = "gpu_lost",
 	[VRAMZ_FK_OOM] = "oom",
 };
@@ -144,6 +146,8 @@ const char *vramz_finding_summary(const vramz_finding *f, char *buf, size_t len)
 	char s[160], a[32], b[32], c[32], e[32];
 	subject_str(f, s, sizeof s);
 	const double mib = 1048576.0;
+	if (torch_words(f, s, 0, buf, len))
+		return buf;
 	switch (f->kind) {
 	case VRAMZ_FK_LEAK:
 		snprintf(buf, len, "%s %s %.1f MiB/min (95%% CI %.1f-%.1f, tau %.2f) for %s, now %s%s%s",
@@ -154,6 +158,11 @@ const char *vramz_finding_summary(const vramz_finding *f, char *buf, size_t len)
 			 (f->figures & VRAMZ_FG_TTO) ? "; out of memory in about " :
 			 f->ended ? " when it exited" : "",
 			 (f->figures & VRAMZ_FG_TTO) ? dur_str(c, sizeof c, f->time_to_oom_s * 1000) : "");
+		if (f->figures & VRAMZ_FG_SITE) { /* its PyTorch agent's allocation stacks */
+			size_t n = strlen(buf);
+			snprintf(buf + n, len > n ? len - n : 0, "; %.0f %% of the growth is allocated at %s",
+				 f->site_share * 100, f->site);
+		}
 		break;
 	case VRAMZ_FK_IMBALANCE:
 		snprintf(buf, len, "%s: GPU %d holds %s, %.1fx the median %s of its %u GPUs", s,
@@ -215,8 +224,16 @@ const char *vramz_finding_summary(const vramz_finding *f, char *buf, size_t len)
 const char *vramz_finding_advice(const vramz_finding *f, char *buf, size_t len)
 {
 	const char *t;
+	if (torch_words(f, "", 1, buf, len))
+		return buf;
 	switch (f->kind) {
 	case VRAMZ_FK_LEAK:
+		if (f->figures & VRAMZ_FG_SITE) {
+			snprintf(buf, len, "Look at %s: what it allocates each step stays alive (a list "
+					   "that keeps tensors, a loss kept without .item(), a growing cache).",
+				 f->site);
+			return buf;
+		}
 		t = f->pid ? "Look for tensors kept alive across iterations (lists of losses "
 			     "without .item(), growing caches, autograd graphs held by references)."
 			   : "Memory grows with no single process to blame: check short-lived "

@@ -203,8 +203,9 @@ static int detect_procs(vramz_diag *d)
 			f->duration_ms = until - p->hidden_since_ms;
 			f->bytes = p->last_bytes;
 		}
-		/* fragmentation hint: held near the peak while the work fell away */
-		if (p->idle_raised || p->last_bytes < d->cfg.idle_min_bytes ||
+		/* fragmentation hint: held near the peak while the work fell away
+		 * (an attached process's agent says for sure: torch.c) */
+		if (p->idle_raised || torch_is_attached(p) || p->last_bytes < d->cfg.idle_min_bytes ||
 		    (double)p->last_bytes < 0.9 * (double)p->peak_bytes || p->mem.n < 4)
 			continue;
 		double recent = 0, before = 0;
@@ -554,5 +555,7 @@ int detect_all(vramz_diag *d)
 		rc = detect_jobs(d);
 	if (!rc)
 		rc = detect_ooms(d);
+	if (!rc)
+		rc = detect_torch(d);
 	return rc;
 }

@@ -123,6 +123,18 @@ struct gpu_state {
 	uint64_t procs_tick;           /* tick whose process list was read */
 };
 
+/* what a process's PyTorch agent said (torch.c) */
+struct torch_state {
+	int seen, on, history, outside_ok;
+	uint32_t uid;
+	int64_t first_ms, retries_rose_ms;
+	uint64_t reserved, inactive, allocated, outside;
+	uint64_t retries, retries_base, ooms, ooms_base;
+	int64_t sites_asked_ms;        /* 0: never asked */
+	char site[160];
+	double site_share;
+};
+
 struct proc_state {
 	int used;                      /* slot in use */
 	unsigned gpu;
@@ -149,6 +161,7 @@ struct proc_state {
 	int64_t hidden_since_ms;       /* invisible and holding >= orphan_min: since */
 	uint64_t seen_tick;
 	int idle_raised;               /* set by the idle detector this evaluation */
+	struct torch_state torch;
 };
 
 /* a process that probably ended out of memory (detect.c: oom_check) */
@@ -202,6 +215,15 @@ const char *diag_bytes_str(char *b, size_t n, double v);
 
 #define DIAG_PAST_MAX 256
 #define DIAG_ENDED_MAX 512
+
+/* torch.c: the PyTorch agent's findings (fragmentation, outside_allocator,
+ * oom) and the sites of attached processes' leaks, after detect_all's */
+void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t);
+int detect_torch(vramz_diag *d);
+int torch_is_attached(const struct proc_state *p);
+/* The words of a finding torch.c raised (advice 0: summary); 0 when it is
+ * not one of them. */
+int torch_words(const vramz_finding *f, const char *subject, int advice, char *buf, size_t len);
 
 /* detect.c: evaluates every detector into d->next */
 int detect_all(vramz_diag *d);

@@ -343,6 +343,7 @@ static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *
 		p->gpu_free_bytes = g->last.mem_free_bytes;
 		p->gpu_total_bytes = g->last.mem_total_bytes;
 	}
+	torch_feed(p, s, t);
 	if (!(s->valid & VRAMZ_P_USED))
 		return 0;
 	int has_sm = (s->valid & VRAMZ_P_SM) != 0;

@@ -1,0 +1,245 @@
+/* torch.c - findings from inside a PyTorch process: what its vramz.torch
+ * agent (python/vramz/torch, joined into the process rows by lib/agent.c)
+ * says that NVML cannot.
+ *
+ *  - fragmentation: free pieces of split blocks are a large share of what
+ *    the caching allocator reserved while its allocation retries climb
+ *    (each retry frees the whole cache and stalls the step); replaces the
+ *    outside-only hint (detect.c) for an attached process;
+ *  - outside_allocator: memory the process holds outside the allocator
+ *    (CUDA context, cuBLAS / cuDNN workspaces, NCCL buffers) large in bytes
+ *    and share;
+ *  - oom: the allocator's own out-of-memory count rose: reported at once,
+ *    with what the process and the GPU held;
+ *  - leak sites: for a leak of an attached process that records allocation
+ *    stacks, the engine (live only) asks the agent for its live allocations
+ *    by Python line and names the line that grew most, with its share of
+ *    the growth.
+ *
+ * Numbers only; advice.c's words for them are torch_words() below.  The
+ * thresholds are docs/diagnoses.md's.
+ */
+#include "diag_internal.h"
+#include "agent.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define FRAG_MIN_SHARE 0.25             /* inactive split / reserved */
+#define FRAG_MIN_BYTES (1ull << 30)     /* and at least this much split */
+#define FRAG_RETRY_MS (10 * 60 * 1000)  /* retries rose within this */
+#define OUTSIDE_MIN_BYTES (2ull << 30)  /* outside the allocator, at least */
+#define OUTSIDE_MIN_SHARE 0.30          /* and this share of the process's memory */
+#define SITES_EVERY_MS (30 * 1000)      /* ask the agent again after this */
+
+void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t)
+{
+	struct torch_state *ts = &p->torch;
+	ts->on = (s->valid & VRAMZ_P_TORCH) != 0;
+	if (!ts->on)
+		return;
+	ts->uid = s->uid;
+	ts->history = (s->torch_valid & VRAMZ_T_HISTORY) != 0;
+	ts->reserved = (s->torch_valid & VRAMZ_T_RESERVED) ? s->torch_reserved_bytes : 0;
+	ts->inactive = (s->torch_valid & VRAMZ_T_INACTIVE_SPLIT) ? s->torch_inactive_split_bytes : 0;
+	ts->allocated = (s->torch_valid & VRAMZ_T_ALLOCATED) ? s->torch_allocated_bytes : 0;
+	ts->outside_ok = (s->valid & VRAMZ_P_OUTSIDE) != 0;
+	ts->outside = s->outside_allocator_bytes;
+	if (s->torch_valid & VRAMZ_T_RETRIES) {
+		if (!ts->seen || s->torch_alloc_retries < ts->retries_base)
+			ts->retries_base = s->torch_alloc_retries; /* first sight, or a restart */
+		else if (s->torch_alloc_retries > ts->retries)
+			ts->retries_rose_ms = t;
+		ts->retries = s->torch_alloc_retries;
+	}
+	if (s->torch_valid & VRAMZ_T_OOMS) {
+		if (!ts->seen || s->torch_ooms < ts->ooms_base)
+			ts->ooms_base = s->torch_ooms;
+		ts->ooms = s->torch_ooms;
+	}
+	if (!ts->seen)
+		ts->first_ms = t;
+	ts->seen = 1;
+}
+
+static int emit_fragmentation(vramz_diag *d, const struct proc_state *p)
+{
+	const struct torch_state *ts = &p->torch;
+	if (!ts->reserved || ts->inactive < FRAG_MIN_BYTES ||
+	    (double)ts->inactive < FRAG_MIN_SHARE * (double)ts->reserved)
+		return 0;
+	if (ts->retries <= ts->retries_base || p->last_ms - ts->retries_rose_ms > FRAG_RETRY_MS)
+		return 0;
+	vramz_finding *f = diag_emit(d, VRAMZ_FK_FRAGMENTATION, VRAMZ_SEV_WARNING,
+				     (double)ts->inactive);
+	if (!f)
+		return VRAMZ_ENOMEM;
+	diag_subject_proc(f, p);
+	f->figures = VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_SHARE | VRAMZ_FG_COUNT;
+	f->bytes = ts->inactive;
+	f->ref_bytes = ts->reserved;
+	f->share = (double)ts->inactive / (double)ts->reserved;
+	f->count = (unsigned)(ts->retries - ts->retries_base);
+	f->ref_count = (unsigned)ts->retries;
+	return 0;
+}
+
+static int emit_outside(vramz_diag *d, const struct proc_state *p)
+{
+	const struct torch_state *ts = &p->torch;
+	if (!ts->outside_ok || ts->outside < OUTSIDE_MIN_BYTES || !p->last_bytes ||
+	    (double)ts->outside < OUTSIDE_MIN_SHARE * (double)p->last_bytes)
+		return 0;
+	vramz_finding *f = diag_emit(d, VRAMZ_FK_OUTSIDE_ALLOCATOR, VRAMZ_SEV_INFO, (double)ts->outside);
+	if (!f)
+		return VRAMZ_ENOMEM;
+	diag_subject_proc(f, p);
+	f->figures = VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_SHARE;
+	f->bytes = ts->outside;
+	f->ref_bytes = p->last_bytes;
+	f->share = (double)ts->outside / (double)p->last_bytes;
+	return 0;
+}
+
+static int emit_oom(vramz_diag *d, const struct proc_state *p)
+{
+	const struct torch_state *ts = &p->torch;
+	if (ts->ooms <= ts->ooms_base)
+		return 0;
+	vramz_finding *f = diag_emit(d, VRAMZ_FK_OOM, VRAMZ_SEV_CRITICAL, (double)ts->ooms);
+	if (!f)
+		return VRAMZ_ENOMEM;
+	diag_subject_proc(f, p);
+	f->figures = VRAMZ_FG_COUNT | VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_EVIDENCE;
+	f->evidence = VRAMZ_OOM_AGENT;
+	f->count = (unsigned)(ts->ooms - ts->ooms_base);
+	f->bytes = p->last_bytes;     /* what the process held (NVML) */
+	f->ref_bytes = ts->reserved;  /* of which the allocator's */
+	const struct gpu_state *g = p->gpu < d->ngpus ? &d->gpus[p->gpu] : NULL;
+	if (g && g->seen && (g->last.valid & VRAMZ_F_MEM)) {
+		f->figures |= VRAMZ_FG_VALUE;
+		f->value = (double)g->last.mem_free_bytes;
+		f->ref_value = (double)g->last.mem_total_bytes;
+	}
+	return 0;
+}
+
+/* Leak sites: asks, reads, and copies the best site into the finding. */
+static void leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
+{
+	struct torch_state *ts = &p->torch;
+	if (!d->cfg.proc_root || !ts->on || !ts->history)
+		return;
+	int64_t now = p->last_ms;
+	char dir[256];
+	if (agent_find_dir(p->pid, p->start_ticks, ts->uid, dir, sizeof dir))
+		return;
+	struct agent_sites s;
+	if (ts->sites_asked_ms && agent_read_sites(dir, p->pid, p->start_ticks, ts->uid, &s) == 0 &&
+	    s.since_ms && s.has_growth && s.growth_bytes && s.n && s.time_ms >= ts->sites_asked_ms - 1000) {
+		const struct agent_site *b = &s.site[0];
+		const char *base = strrchr(b->file, '/');
+		snprintf(ts->site, sizeof ts->site, "%.96s:%u in %.40s()", base ? base + 1 : b->file, b->line,
+			 b->func);
+		ts->site_share = (double)b->growth_bytes / (double)s.growth_bytes;
+	}
+	if (!ts->sites_asked_ms || now - ts->sites_asked_ms >= SITES_EVERY_MS) {
+		if (agent_request_sites(dir, p->pid, p->start_ticks) == 0)
+			ts->sites_asked_ms = now;
+	}
+	if (ts->site[0]) {
+		memcpy(f->site, ts->site, sizeof f->site);
+		f->site_share = ts->site_share;
+		f->figures |= VRAMZ_FG_SITE;
+	}
+}
+
+int detect_torch(vramz_diag *d)
+{
+	for (unsigned i = 0; i < d->nprocs; i++) {
+		struct proc_state *p = &d->procs[i];
+		if (!p->used || !p->torch.on || p->ended)
+			continue;
+		int rc;
+		if ((rc = emit_fragmentation(d, p)) || (rc = emit_outside(d, p)) || (rc = emit_oom(d, p)))
+			return rc;
+	}
+	/* the leaks found this evaluation: where in the code they grow */
+	for (unsigned k = 0; k < d->nnext; k++) {
+		vramz_finding *f = &d->next[k].f;
+		if (f->kind != VRAMZ_FK_LEAK || !f->pid || f->gpu < 0)
+			continue;
+		for (unsigned i = 0; i < d->nprocs; i++) {
+			struct proc_state *p = &d->procs[i];
+			if (p->used && p->pid == f->pid && p->start_ticks == f->start_time_ticks &&
+			    (int)p->gpu == f->gpu)
+				leak_site(d, p, f);
+		}
+	}
+	return 0;
+}
+
+int torch_is_attached(const struct proc_state *p)
+{
+	return p->torch.seen && p->torch.on;
+}
+
+static const char *gib(char *b, size_t n, double v)
+{
+	snprintf(b, n, "%.1f GiB", v / 1073741824.0);
+	return b;
+}
+
+int torch_words(const vramz_finding *f, const char *subject, int advice, char *buf, size_t len)
+{
+	char a[32], b[32], c[32];
+	switch (f->kind) {
+	case VRAMZ_FK_FRAGMENTATION:
+		if (!(f->figures & VRAMZ_FG_COUNT))
+			return 0; /* the outside-only hint */
+		if (advice)
+			snprintf(buf, len, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so "
+					   "segments grow instead of splitting, and use fewer distinct "
+					   "tensor sizes (pad or bucket shapes).");
+		else
+			snprintf(buf, len, "%s: %s of the allocator's %s is free pieces of split blocks "
+					   "(%.0f%%) and allocations had to free the cache and retry %u "
+					   "times (%u in all)",
+				 subject, gib(a, sizeof a, (double)f->bytes),
+				 gib(b, sizeof b, (double)f->ref_bytes), f->share * 100, f->count,
+				 f->ref_count);
+		return 1;
+	case VRAMZ_FK_OUTSIDE_ALLOCATOR:
+		if (advice)
+			snprintf(buf, len, "This memory is the CUDA context, cuBLAS/cuDNN workspaces and "
+					   "NCCL buffers: fewer communicators or smaller NCCL buffers "
+					   "(NCCL_BUFFSIZE), CUBLAS_WORKSPACE_CONFIG, or fewer processes "
+					   "per GPU return it.");
+		else
+			snprintf(buf, len, "%s holds %s outside PyTorch's allocator, %.0f%% of its %s",
+				 subject, gib(a, sizeof a, (double)f->bytes), f->share * 100,
+				 gib(b, sizeof b, (double)f->ref_bytes));
+		return 1;
+	case VRAMZ_FK_OOM:
+		if (!(f->evidence & VRAMZ_OOM_AGENT))
+			return 0;
+		if (advice)
+			snprintf(buf, len, "Lower the batch size or sequence length, free cached blocks "
+					   "(expandable_segments:True), or move the job to a GPU with "
+					   "more free memory.");
+		else if (f->figures & VRAMZ_FG_VALUE)
+			snprintf(buf, len, "%s: PyTorch ran out of memory %u time%s; it held %s (%s "
+					   "reserved by the allocator), the GPU had %s free",
+				 subject, f->count, f->count == 1 ? "" : "s",
+				 gib(a, sizeof a, (double)f->bytes), gib(b, sizeof b, (double)f->ref_bytes),
+				 gib(c, sizeof c, f->value));
+		else
+			snprintf(buf, len, "%s: PyTorch ran out of memory %u time%s; it held %s (%s "
+					   "reserved by the allocator)",
+				 subject, f->count, f->count == 1 ? "" : "s",
+				 gib(a, sizeof a, (double)f->bytes), gib(b, sizeof b, (double)f->ref_bytes));
+		return 1;
+	default:
+		return 0;
+	}
+}
