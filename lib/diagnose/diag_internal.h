@@ -208,6 +208,7 @@ struct vramz_diag {
 	struct jobkey_cache *jobs;
 	struct oom_event ooms[DIAG_OOM_MAX]; /* the latest, oldest dropped */
 	unsigned nooms;
+	int live;                      /* created with a proc_root: a live machine */
 };
 
 /* advice.c: "880 MiB", "78.6 GiB" */

@@ -82,6 +82,7 @@ vramz_diag *vramz_diag_new(const vramz_diag_config *cfg)
 		free(d);
 		return NULL;
 	}
+	d->live = d->cfg.proc_root != NULL; /* torch.c may ask agents for leak sites */
 	d->cfg.proc_root = NULL; /* the cache holds its own copy */
 	d->last_eval_ms = 0;
 	return d;

@@ -128,7 +128,7 @@ static int emit_oom(vramz_diag *d, const struct proc_state *p)
 static void leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
 {
 	struct torch_state *ts = &p->torch;
-	if (!d->cfg.proc_root || !ts->on || !ts->history)
+	if (!d->live || !ts->on || !ts->history)
 		return;
 	int64_t now = p->last_ms;
 	char dir[256];

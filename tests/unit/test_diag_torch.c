@@ -1,0 +1,205 @@
+/* test_diag_torch.c - findings from inside a PyTorch process (lib/diagnose/
+ * torch.c): fragmentation only while retries climb, memory outside the
+ * allocator, the allocator's own OOM count, and the leak's Python line
+ * read back from the agent's answer to the engine's request.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "diag_sim.h"
+
+static vramz_proc_sample *torch_proc(struct sim *m, uint32_t pid, double used, double reserved)
+{
+	vramz_proc_sample *p = sim_proc(m, 0, pid, 77);
+	p->uid = (uint32_t)geteuid();
+	p->used_bytes = (uint64_t)used;
+	p->valid |= VRAMZ_P_TORCH | VRAMZ_P_OUTSIDE;
+	p->torch_valid = VRAMZ_T_ALLOCATED | VRAMZ_T_RESERVED | VRAMZ_T_INACTIVE_SPLIT |
+			 VRAMZ_T_RETRIES | VRAMZ_T_OOMS;
+	p->torch_reserved_bytes = (uint64_t)reserved;
+	p->torch_allocated_bytes = (uint64_t)(reserved / 2);
+	p->outside_allocator_bytes = used > reserved ? (uint64_t)(used - reserved) : 0;
+	return p;
+}
+
+static vramz_diag *new_diag(void)
+{
+	vramz_diag_config c;
+	vramz_diag_config_defaults(&c);
+	vramz_diag *d = vramz_diag_new(&c);
+	assert_non_null(d);
+	return d;
+}
+
+static void fragmentation_needs_climbing_retries(void **state)
+{
+	for (int climb = 0; climb <= 1; climb++) {
+		struct sim m;
+		sim_init(&m, 1, 141 * GiB);
+		vramz_proc_sample *p = torch_proc(&m, 4242, 20 * GiB, 18 * GiB);
+		p->torch_inactive_split_bytes = (uint64_t)(6 * GiB);
+		vramz_diag *d = new_diag();
+		for (int s = 0; s <= 60; s++) {
+			p->torch_alloc_retries = climb && s >= 30 ? 5 + (unsigned)(s - 30) / 10 : 2;
+			assert_int_equal(sim_feed(d, &m, 1000000 + s * 1000, NULL), 0);
+		}
+		const vramz_finding *f;
+		unsigned n = count_kind(d, VRAMZ_FK_FRAGMENTATION, &f);
+		if (!climb) {
+			assert_int_equal(n, 0); /* split memory alone, no retries: no finding */
+		} else {
+			assert_int_equal(n, 1);
+			assert_int_equal(f->pid, 4242);
+			assert_int_equal(f->bytes, (uint64_t)(6 * GiB));
+			assert_int_equal(f->count, 6); /* 2 -> 8 since first seen */
+			char buf[512];
+			vramz_finding_summary(f, buf, sizeof buf);
+			assert_non_null(strstr(buf, "6.0 GiB of the allocator's 18.0 GiB is free pieces of split blocks (33%)"));
+			vramz_finding_advice(f, buf, sizeof buf);
+			assert_non_null(strstr(buf, "expandable_segments:True"));
+		}
+		vramz_diag_free(d);
+	}
+}
+
+static void outside_allocator_large_in_bytes_and_share(void **state)
+{
+	struct sim m;
+	sim_init(&m, 1, 141 * GiB);
+	torch_proc(&m, 100, 20 * GiB, 12 * GiB);      /* 8 GiB outside, 40 % */
+	torch_proc(&m, 101, 20 * GiB, 19 * GiB);      /* 1 GiB outside */
+	vramz_proc_sample *q = torch_proc(&m, 102, 3 * GiB, 0.5 * GiB); /* 83 %, 2.5 GiB */
+	q->gpu_index = 0;
+	vramz_diag *d = new_diag();
+	for (int s = 0; s <= 10; s++)
+		assert_int_equal(sim_feed(d, &m, 1000000 + s * 1000, NULL), 0);
+	const vramz_finding *f;
+	unsigned n = vramz_diag_findings(d, &f);
+	unsigned seen = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (f[i].kind != VRAMZ_FK_OUTSIDE_ALLOCATOR)
+			continue;
+		seen++;
+		assert_true(f[i].pid == 100 || f[i].pid == 102);
+		if (f[i].pid == 100) {
+			char buf[256];
+			assert_int_equal(f[i].bytes, (uint64_t)(8 * GiB));
+			vramz_finding_summary(&f[i], buf, sizeof buf);
+			assert_non_null(strstr(buf, "holds 8.0 GiB outside PyTorch's allocator, 40% of its 20.0 GiB"));
+			assert_string_equal(vramz_finding_kind_str(f[i].kind), "outside_allocator");
+		}
+	}
+	assert_int_equal(seen, 2);
+	vramz_diag_free(d);
+}
+
+static void oom_from_the_agent_counter(void **state)
+{
+	struct sim m;
+	sim_init(&m, 1, 141 * GiB);
+	vramz_proc_sample *p = torch_proc(&m, 4242, 130 * GiB, 128 * GiB);
+	p->torch_ooms = 2; /* before vramz looked: not news */
+	vramz_diag *d = new_diag();
+	for (int s = 0; s <= 20; s++) {
+		if (s == 10)
+			p->torch_ooms = 3;
+		assert_int_equal(sim_feed(d, &m, 1000000 + s * 1000, NULL), 0);
+		if (s == 9)
+			assert_int_equal(count_kind(d, VRAMZ_FK_OOM, NULL), 0);
+	}
+	const vramz_finding *f;
+	assert_int_equal(count_kind(d, VRAMZ_FK_OOM, &f), 1);
+	assert_int_equal(f->severity, VRAMZ_SEV_CRITICAL);
+	assert_true(f->evidence & VRAMZ_OOM_AGENT);
+	assert_int_equal(f->count, 1);
+	char buf[256];
+	vramz_finding_summary(f, buf, sizeof buf);
+	assert_non_null(strstr(buf, "PyTorch ran out of memory 1 time; it held 130.0 GiB (128.0 GiB reserved by the allocator), the GPU had"));
+	vramz_diag_free(d);
+}
+
+static void leak_names_the_python_line(void **state)
+{
+	char dir[] = "/tmp/vramz-diag-torch-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	setenv("VRAMZ_RUNTIME_DIR", dir, 1);
+	struct sim m;
+	sim_init(&m, 1, 141 * GiB);
+	vramz_proc_sample *p = torch_proc(&m, 4242, 10 * GiB, 9 * GiB);
+	p->torch_valid |= VRAMZ_T_HISTORY;
+	char path[256], req[300];
+	snprintf(path, sizeof path, "%s/torch-4242-%llu", dir, (unsigned long long)p->start_time_ticks);
+	snprintf(req, sizeof req, "%s.req", path);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "vramz-torch 1\nprocess pid=4242 start_time_ticks=%llu history=1\n",
+		(unsigned long long)p->start_time_ticks);
+	fclose(fp);
+	chmod(path, 0644);
+
+	vramz_diag_config c;
+	vramz_diag_config_defaults(&c);
+	c.proc_root = "/proc";
+	vramz_diag *d = vramz_diag_new(&c);
+	assert_non_null(d);
+	int64_t t0 = 1796000000000;
+	int asked = 0, answered = 0;
+	const vramz_finding *f = NULL;
+	for (int s = 0; s <= 400 && !(f && (f->figures & VRAMZ_FG_SITE)); s++) {
+		p->used_bytes = (uint64_t)(10 * GiB + s * 64 * MiB);
+		assert_int_equal(sim_feed(d, &m, t0 + s * 1000, NULL), 0);
+		count_kind(d, VRAMZ_FK_LEAK, &f);
+		if (!asked && access(req, F_OK) == 0) {
+			asked = s; /* the leak was found (it is reported after report_after_ms) */
+			assert_true(s > 30); /* not before the leak could be judged */
+		}
+		if (asked && !answered && s > asked) {
+			char sp[300];
+			snprintf(sp, sizeof sp, "%s.sites", path);
+			fp = fopen(sp, "w");
+			assert_non_null(fp);
+			fprintf(fp, "vramz-torch-sites 1\n"
+				    "process pid=4242 time_ms=%lld since_ms=%lld growth_bytes=1000\n"
+				    "site cuda=0 bytes=5000 growth_bytes=940 line=57 func=step file=/home/ana/train.py\n"
+				    "site cuda=0 bytes=100 growth_bytes=60 line=9 func=load file=/home/ana/data.py\n",
+				(long long)(t0 + s * 1000), (long long)(t0 + asked * 1000));
+			fclose(fp);
+			chmod(sp, 0600);
+			answered = s;
+		}
+	}
+	if (!asked)
+		fprintf(stderr, "leak finding: %s pid %u gpu %d start %llu\n", f ? "yes" : "no", f ? f->pid : 0, f ? f->gpu : -9, f ? (unsigned long long)f->start_time_ticks : 0);
+	assert_true(asked);
+	assert_non_null(f);
+	assert_true(f->figures & VRAMZ_FG_SITE);
+	assert_string_equal(f->site, "train.py:57 in step()");
+	char buf[512];
+	vramz_finding_summary(f, buf, sizeof buf);
+	assert_non_null(strstr(buf, "; 94 % of the growth is allocated at train.py:57 in step()"));
+	vramz_finding_advice(f, buf, sizeof buf);
+	assert_non_null(strstr(buf, "Look at train.py:57 in step()"));
+	vramz_diag_free(d);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	unsetenv("VRAMZ_RUNTIME_DIR");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fragmentation_needs_climbing_retries),
+		cmocka_unit_test(outside_allocator_large_in_bytes_and_share),
+		cmocka_unit_test(oom_from_the_agent_counter),
+		cmocka_unit_test(leak_names_the_python_line),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
