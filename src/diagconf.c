@@ -279,6 +279,8 @@ void diagconf_json(struct jsonw *w, const char *key, const vramz_finding *f)
 	} else {
 		jw_null(w, "evidence");
 	}
+	jw_str(w, "site", (fg & VRAMZ_FG_SITE) ? f->site : NULL);
+	jw_dbl_if(w, "site_share", fg & VRAMZ_FG_SITE, f->site_share, 4);
 	jw_str(w, "first_seen", fmt_iso_ms(t, sizeof t, f->first_seen_ms));
 	jw_str(w, "last_update", fmt_iso_ms(t, sizeof t, f->last_update_ms));
 	jw_str(w, "summary", vramz_finding_summary(f, b, sizeof b));
