@@ -97,6 +97,24 @@ static const char *job_of(const vramz_proc_sample *p, char *buf, size_t len)
 	return *fmt_job(buf, len, p) ? buf : "-";
 }
 
+/* The PyTorch agent's columns (shown only when some row has an agent):
+ * what its allocator holds, what is outside it, split memory, retries and
+ * OOMs.  "-" on rows without one. */
+static void torch_cells(FILE *f, const vramz_proc_sample *p)
+{
+	char a[16], r[16], o[16], s[16], rt[16], om[16];
+	int on = p->valid & VRAMZ_P_TORCH;
+	fmt_bytes_if(a, sizeof a, on && (p->torch_valid & VRAMZ_T_ALLOCATED), p->torch_allocated_bytes);
+	fmt_bytes_if(r, sizeof r, on && (p->torch_valid & VRAMZ_T_RESERVED), p->torch_reserved_bytes);
+	fmt_bytes_if(o, sizeof o, p->valid & VRAMZ_P_OUTSIDE, p->outside_allocator_bytes);
+	fmt_bytes_if(s, sizeof s, on && (p->torch_valid & VRAMZ_T_INACTIVE_SPLIT),
+		     p->torch_inactive_split_bytes);
+	fmt_uint_if(rt, sizeof rt, on && (p->torch_valid & VRAMZ_T_RETRIES),
+		    (unsigned)p->torch_alloc_retries, "");
+	fmt_uint_if(om, sizeof om, on && (p->torch_valid & VRAMZ_T_OOMS), (unsigned)p->torch_ooms, "");
+	fprintf(f, " %9s %9s %9s %9s %5s %4s", a, r, o, s, rt, om);
+}
+
 unsigned proctab_print(FILE *f, const vramz_snapshot *snap, const struct proctab_opts *o)
 {
 	const struct colors *c = colors_for(f);
@@ -104,8 +122,15 @@ unsigned proctab_print(FILE *f, const vramz_snapshot *snap, const struct proctab
 	if (!idx)
 		return 0;
 	unsigned n = proctab_select(snap, o, idx);
-	fprintf(f, "%s%3s %8s %-10s %-22s %10s %4s  %s%s\n", c->bold, "GPU", "PID", "USER",
-		"CONTAINER/JOB", "VRAM", "SM%", "COMMAND", c->reset);
+	int torch = 0;
+	for (unsigned k = 0; k < n; k++)
+		torch |= (snap->procs[idx[k]].valid & VRAMZ_P_TORCH) != 0;
+	fprintf(f, "%s%3s %8s %-10s %-22s %10s %4s", c->bold, "GPU", "PID", "USER",
+		"CONTAINER/JOB", "VRAM", "SM%");
+	if (torch)
+		fprintf(f, " %9s %9s %9s %9s %5s %4s", "T.ALLOC", "T.RESERV", "OUTSIDE", "T.SPLIT",
+			"RETRY", "OOM");
+	fprintf(f, "  %s%s\n", "COMMAND", c->reset);
 	for (unsigned k = 0; k < n; k++) {
 		const vramz_proc_sample *p = &snap->procs[idx[k]];
 		char used[24], sm[8], job[40], user[16], cmd[VRAMZ_CMD_LEN + 8];
@@ -117,9 +142,11 @@ unsigned proctab_print(FILE *f, const vramz_snapshot *snap, const struct proctab
 			fmt_trunc(cmd, sizeof cmd, p->cmdline, o->wide ? 0 : 60);
 		else
 			snprintf(cmd, sizeof cmd, "(not visible here: other PID namespace or exited)");
-		fprintf(f, "%3u %8u %-10s %-22s %10s %4s  %s%s%s\n", p->gpu_index, p->pid, user,
-			job_of(p, job, sizeof job), used, sm, vis ? "" : c->dim, cmd,
-			vis ? "" : c->reset);
+		fprintf(f, "%3u %8u %-10s %-22s %10s %4s", p->gpu_index, p->pid, user,
+			job_of(p, job, sizeof job), used, sm);
+		if (torch)
+			torch_cells(f, p);
+		fprintf(f, "  %s%s%s\n", vis ? "" : c->dim, cmd, vis ? "" : c->reset);
 	}
 	if (o->unattributed) {
 		for (unsigned i = 0; i < snap->gpu_count; i++) {

@@ -58,6 +58,13 @@ expect_success 'ps --json: the torch object carries the agent figures' '
 	test "$(json ps.json "[p[\"torch\"][\"ooms\"] for p in d[\"processes\"] if p[\"pid\"]==$AGENT and p[\"gpu\"]==0][0]")" = 0
 '
 
+expect_success 'ps: the agent columns appear, with its figures' '
+	vramz ps > ps.txt &&
+	has "T\.ALLOC +T\.RESERV +OUTSIDE +T\.SPLIT +RETRY +OOM" ps.txt &&
+	has "^ +0 +$AGENT .* 4\.00 GiB +5\.00 GiB +1\.00 GiB +512 MiB +3 +0  " ps.txt &&
+	has "^ +0 +4200999 .* - +- +- +- +- +-  " ps.txt
+'
+
 expect_success 'memory outside the allocator = NVML used - torch reserved' '
 	vramz ps --json > ps.json &&
 	test "$(json ps.json "[p[\"outside_allocator_bytes\"] for p in d[\"processes\"] if p[\"pid\"]==$AGENT and p[\"gpu\"]==0][0]")" = $((1*GiB))
