@@ -515,7 +515,8 @@ static int evaluate(vramz_diag *d)
 			s->f.revision = o->f.revision;
 			s->reported = o->reported;
 			if (o->f.severity != s->f.severity || o->f.ended != s->f.ended ||
-			    moved(o->rev_figure, s->rev_figure))
+			    moved(o->rev_figure, s->rev_figure) ||
+			    strcmp(o->f.site, s->f.site)) /* torch.c named the leak's line */
 				s->f.revision++;
 			else
 				s->rev_figure = o->rev_figure;

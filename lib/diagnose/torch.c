@@ -31,6 +31,7 @@
 #define OUTSIDE_MIN_BYTES (2ull << 30)  /* outside the allocator, at least */
 #define OUTSIDE_MIN_SHARE 0.30          /* and this share of the process's memory */
 #define SITES_EVERY_MS (30 * 1000)      /* ask the agent again after this */
+#define SITES_FIRST_MS (5 * 1000)       /* ... or this, while no answer had growth */
 
 void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t)
 {
@@ -143,7 +144,8 @@ static void leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
 			 b->func);
 		ts->site_share = (double)b->growth_bytes / (double)s.growth_bytes;
 	}
-	if (!ts->sites_asked_ms || now - ts->sites_asked_ms >= SITES_EVERY_MS) {
+	if (!ts->sites_asked_ms ||
+	    now - ts->sites_asked_ms >= (ts->site[0] ? SITES_EVERY_MS : SITES_FIRST_MS)) {
 		if (agent_request_sites(dir, p->pid, p->start_ticks) == 0)
 			ts->sites_asked_ms = now;
 	}
