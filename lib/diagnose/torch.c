@@ -223,8 +223,14 @@ int torch_words(const vramz_finding *f, const char *subject, int advice, char *b
 				 gib(b, sizeof b, (double)f->ref_bytes));
 		return 1;
 	case VRAMZ_FK_OOM:
-		if (!(f->evidence & VRAMZ_OOM_AGENT))
-			return 0;
+		if (!(f->evidence & VRAMZ_OOM_AGENT)) { /* outside evidence only */
+			if (advice)
+				snprintf(buf, len, "Check the job's log for CUDA out-of-memory errors; "
+						   "attach vramz.torch to know for sure.");
+			else
+				snprintf(buf, len, "%s probably ended out of memory", subject);
+			return 1;
+		}
 		if (advice)
 			snprintf(buf, len, "Lower the batch size or sequence length, free cached blocks "
 					   "(expandable_segments:True), or move the job to a GPU with "

@@ -239,6 +239,13 @@ int model_feed(struct model *m, const struct tui_snap *s)
 			if (p->sm_pct > r->sm_pct)
 				r->sm_pct = p->sm_pct;
 		}
+		if (p->valid & VRAMZ_P_TORCH) {
+			r->torch = 1;
+			if (p->torch_valid & VRAMZ_T_RESERVED)
+				r->torch_reserved_bytes += p->torch_reserved_bytes;
+			if (p->valid & VRAMZ_P_OUTSIDE)
+				r->outside_bytes += p->outside_allocator_bytes;
+		}
 		struct activity *a = activity_of(m, p);
 		if (a) {
 			a->tick = m->ticks;

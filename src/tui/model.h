@@ -78,6 +78,9 @@ struct model_row {
 	int depth;                        /* tree view indent */
 	int group;                        /* tree view: a parent holding no GPU */
 	int finding;                      /* worst severity naming it */
+	/* its PyTorch agent's figures over its GPUs (lib/agent.c) */
+	int torch;
+	uint64_t torch_reserved_bytes, outside_bytes;
 };
 
 /* How the rows are arranged: input.c changes it, model_arrange applies it. */

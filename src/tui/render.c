@@ -423,8 +423,15 @@ static void table_row(const struct app *a, int y, const struct model_row *r, int
 		snprintf(idle, sizeof idle, r->idle_valid ? "busy" : "-");
 	snprintf(cells[COL_IDLE], sizeof cells[0], "%*s", c->w[COL_IDLE], idle);
 	const char *branch = term_utf8() ? "└ " : "`-";
-	snprintf(cells[COL_CMD], sizeof cells[0], "%*s%s%s", r->depth > 1 ? (r->depth - 1) * 2 : 0,
-		 "", r->depth ? branch : "", r->cmd);
+	char tag[64] = "";
+	if (r->torch) { /* what its PyTorch agent says, ahead of the command */
+		char rb[16], ob[16];
+		snprintf(tag, sizeof tag, "[torch %s rsv, %s outside] ",
+			 fmt_bytes(rb, sizeof rb, r->torch_reserved_bytes),
+			 fmt_bytes(ob, sizeof ob, r->outside_bytes));
+	}
+	snprintf(cells[COL_CMD], sizeof cells[0], "%*s%s%s%s", r->depth > 1 ? (r->depth - 1) * 2 : 0,
+		 "", r->depth ? branch : "", tag, r->cmd);
 	int base = sel ? ROLE_SEL : r->group ? ROLE_DIM : ROLE_NORMAL;
 	if (sel)
 		fb_fill(y, 0, COLS, ROLE_SEL, L' ');

@@ -46,6 +46,8 @@ def attach(interval=1.0, history=False, runtime_dir=None, quiet=False):
 
 def _start(interval, history, runtime_dir, quiet):
     global _running
+    if _running is not None and _running.pid == os.getpid():
+        return _running  # the .pth hook attached already
     import importlib.util
     if "torch" not in sys.modules and importlib.util.find_spec("torch") is None:
         if not quiet:

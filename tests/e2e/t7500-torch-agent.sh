@@ -1,5 +1,5 @@
 #!/bin/bash
-# t7000-torch-agent.sh - the PyTorch agent joined to NVML's view: a Python
+# t7500-torch-agent.sh - the PyTorch agent joined to NVML's view: a Python
 # process (the stub torch of tests/python) attaches vramz.torch, the fake
 # NVML lists that process's pid on the GPU whose UUID the agent names, and
 # `vramz ps --json` / `status --json` show its "torch" object with the
@@ -29,7 +29,7 @@ end = time.time() + float(sys.argv[1])
 while time.time() < end and not os.path.exists(sys.argv[2]):
     time.sleep(0.05)
 PYEOF
-python3 "$T/train.py" 120 "$T/stop" > "$T/train.out" 2>&1 &
+python3 "$T/train.py" 600 "$T/stop" > "$T/train.out" 2>&1 &
 AGENT=$!
 trap 'kill $AGENT 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 600); do grep -q ready "$T/train.out" && break; sleep 0.1; done
@@ -64,6 +64,15 @@ expect_success 'ps: the agent columns appear, with its figures' '
 	has "^ +0 +$AGENT .* 4\.00 GiB +5\.00 GiB +1\.00 GiB +512 MiB +3 +0  " ps.txt &&
 	has "^ +0 +4200999 .* - +- +- +- +- +-  " ps.txt
 '
+
+if command -v tmux >/dev/null && "$VRAMZ_BIN" top -h >/dev/null 2>&1; then
+. "$TESTS_SRC/e2e/top-lib.sh"
+expect_success 'top: the agent figures ahead of the command' '
+	top_session 200 40 -i 200ms &&
+	WAIT_FOR_TENTHS=150 wait_for "\[torch 5\.00 GiB rsv, 1\.00 GiB outside\] .*train\.py" &&
+	keys q
+'
+fi
 
 expect_success 'memory outside the allocator = NVML used - torch reserved' '
 	vramz ps --json > ps.json &&

@@ -1,5 +1,5 @@
 #!/bin/bash
-# t7010-torch-leak-site.sh - the "locate the leaking code" step end to end:
+# t7510-torch-leak-site.sh - the "locate the leaking code" step end to end:
 # a Python process with the stub torch and vramz.torch attached with
 # history=True allocates at a known line every step; the fake NVML lists it
 # growing; `vramz watch` finds the leak, asks the agent (request file) for
@@ -30,7 +30,7 @@ while time.time() < end and not os.path.exists(sys.argv[2]):
     time.sleep(0.1)
 PYEOF
 LINE=$(grep -n "THE-LEAK" "$T/leaky.py" | cut -d: -f1)
-python3 "$T/leaky.py" 200 "$T/stop" > "$T/leaky.out" 2>&1 &
+python3 "$T/leaky.py" 600 "$T/stop" > "$T/leaky.out" 2>&1 &
 AGENT=$!
 trap 'touch "$T/stop"; kill $AGENT 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 300); do ls "$VRAMZ_RUNTIME_DIR" | grep -q "^torch-$AGENT-" && break; sleep 0.1; done
