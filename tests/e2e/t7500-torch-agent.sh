@@ -67,9 +67,9 @@ expect_success 'ps: the agent columns appear, with its figures' '
 
 if command -v tmux >/dev/null && "$VRAMZ_BIN" top -h >/dev/null 2>&1; then
 . "$TESTS_SRC/e2e/top-lib.sh"
-expect_success 'top: the agent figures ahead of the command' '
+expect_success 'top: the agent figures ahead of the command (summed over its two GPUs)' '
 	top_session 200 40 -i 200ms &&
-	WAIT_FOR_TENTHS=150 wait_for "\[torch 5\.00 GiB rsv, 1\.00 GiB outside\] .*train\.py" &&
+	WAIT_FOR_TENTHS=150 wait_for "\[torch 5\.00 GiB rsv, 1\.59 GiB outside\] .*train\.py" &&
 	keys q
 '
 fi
