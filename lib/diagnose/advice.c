@@ -20,10 +20,9 @@ static const char *const kind_names[VRAMZ_FK_COUNT] = {
 	[VRAMZ_FK_PCIE_DOWNGRADED] = "pcie_downgraded",
 	[VRAMZ_FK_MEM_TEMP] = "mem_temp",
 	[VRAMZ_FK_FRAGMENTATION] = "fragmentation",
-	[VRAMZ_FK_OOM] = "oom",
-	[VRAMZ_FK_OUTSIDE_ALLOCATOR] = "outside_allocator",
 	[VRAMZ_FK_GPU_LOST] = "gpu_lost",
 	[VRAMZ_FK_OOM] = "oom",
+	[VRAMZ_FK_OUTSIDE_ALLOCATOR] = "outside_allocator",
 };
 
 const char *vramz_oom_evidence_str(uint32_t bit)

@@ -57,6 +57,9 @@ void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t)
 		if (!ts->seen || s->torch_ooms < ts->ooms_base)
 			ts->ooms_base = s->torch_ooms;
 		ts->ooms = s->torch_ooms;
+		/* oom.c's hook: an ended process's oom becomes certain */
+		p->agent_ooms = ts->ooms;
+		p->agent_ooms_first = ts->ooms_base;
 	}
 	if (!ts->seen)
 		ts->first_ms = t;
@@ -223,14 +226,10 @@ int torch_words(const vramz_finding *f, const char *subject, int advice, char *b
 				 gib(b, sizeof b, (double)f->ref_bytes));
 		return 1;
 	case VRAMZ_FK_OOM:
-		if (!(f->evidence & VRAMZ_OOM_AGENT)) { /* outside evidence only */
-			if (advice)
-				snprintf(buf, len, "Check the job's log for CUDA out-of-memory errors; "
-						   "attach vramz.torch to know for sure.");
-			else
-				snprintf(buf, len, "%s probably ended out of memory", subject);
-			return 1;
-		}
+		/* a live process's count rose (ours, with its count); an ended
+		 * process's oom is oom.c's, worded in advice.c */
+		if (!(f->evidence & VRAMZ_OOM_AGENT) || !(f->figures & VRAMZ_FG_COUNT))
+			return 0;
 		if (advice)
 			snprintf(buf, len, "Lower the batch size or sequence length, free cached blocks "
 					   "(expandable_segments:True), or move the job to a GPU with "
