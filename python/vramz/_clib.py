@@ -174,6 +174,7 @@ def _document(lib, ctx, snap, sizes, procs):
     doc = {
         "schema": 1,
         "vramz_version": _s(lib.vramz_version()),
+        "kind": "status",
         "time": _iso(snap.time_ms),
         "time_ms": snap.time_ms,
         "system": {
