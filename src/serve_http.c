@@ -8,14 +8,16 @@
  * exchange, so a slow or stuck client can never hold up the sampler: a
  * client still reading an old body keeps its own reference to it.
  *
- * Hostile clients are bounded by MHD: a connection limit in all and per
- * client address, an idle timeout, and a per-connection memory pool that
- * caps the size of request headers (MHD answers 431 beyond it).  Only GET
+ * Hostile clients are bounded by MHD: a connection limit in all, an idle
+ * timeout, and a per-connection memory pool that caps the size of request
+ * headers (MHD answers 431 beyond it); and by serve_guard.c: a deadline
+ * for each request to arrive whole, and the per-address limit.  Only GET
  * and HEAD exist here; anything else gets 405 with an Allow header.
  */
 #include "serve_http.h"
 
 #include <arpa/inet.h>
+#include <limits.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,12 +28,14 @@
 #include <microhttpd.h>
 
 #include "format/prom.h"
+#include "serve_guard.h"
 
 /* Request headers beyond this (in MHD's per-connection pool) are refused. */
 #define CONN_MEMORY_BYTES (16 * 1024)
 
 struct serve_http {
 	struct MHD_Daemon *d;
+	struct serve_guard *guard;
 	pthread_mutex_t lock;
 	struct MHD_Response *metrics;  /* latest body; NULL before the first */
 	struct MHD_Response *health;   /* matches metrics' state */
@@ -76,6 +80,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)version;
 	(void)upload_data;
 	static int seen;
+	serve_guard_received(h->guard, c);
 	/* Other methods are answered at once, before any body is read; MHD
 	 * then closes the connection, which is what an unwanted upload earns. */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -107,6 +112,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!strcmp(url, "/"))
 		return MHD_queue_response(c, MHD_HTTP_OK, h->landing);
 	return MHD_queue_response(c, MHD_HTTP_NOT_FOUND, h->not_found);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct serve_http *h = cls;
+	(void)req_cls;
+	(void)toe;
+	serve_guard_answered(h->guard, c);
 }
 
 /* "ADDR:PORT" or "[ADDR]:PORT" into a socket address. */
@@ -178,15 +192,26 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 		serve_http_stop(h);
 		return -1;
 	}
+	h->guard = serve_guard_new(o->max_connections, o->max_per_ip, o->timeout_s);
+	if (!h->guard) {
+		snprintf(err, errlen, "cannot start the connection watchdog");
+		serve_http_stop(h);
+		return -1;
+	}
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	h->d = MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, h,
+		flags, 0, serve_guard_accept, h->guard, on_request, h,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads ? o->threads : 1),
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->max_per_ip,
+		/* the guard admits at most max_connections; connections it shut
+		 * down linger until MHD closes them, hence the margin */
+		MHD_OPTION_CONNECTION_LIMIT,
+		o->max_connections > UINT_MAX / 4 ? UINT_MAX : o->max_connections * 2 + 16,
+		/* the per-address limit is the guard's (serve_guard_accept) */
+		MHD_OPTION_NOTIFY_CONNECTION, serve_guard_notify, h->guard,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_BYTES,
 		MHD_OPTION_END);
@@ -254,6 +279,7 @@ void serve_http_stop(struct serve_http *h)
 		return;
 	if (h->d)
 		MHD_stop_daemon(h->d);
+	serve_guard_free(h->guard); /* after the daemon: no callback is left */
 	struct MHD_Response *rs[] = {h->metrics, h->health, h->landing, h->not_found,
 				     h->not_allowed, h->no_sample};
 	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)

@@ -1,0 +1,38 @@
+/* serve_guard.h - bounds on slow clients for the exporter's HTTP side.
+ *
+ * libmicrohttpd's idle timeout restarts at every byte, so a client that
+ * drips one byte a second holds its connection for ever.  The guard gives
+ * every request a deadline for arriving whole and shuts down connections
+ * that miss it, and it enforces the connection limits itself so that a
+ * newcomer can displace a slow connection instead of being refused. */
+#ifndef VRAMZ_SERVE_GUARD_H
+#define VRAMZ_SERVE_GUARD_H
+
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+/* Seconds a request has to arrive whole (request line and headers) from
+ * the moment its connection opens; after an answer on a kept-alive
+ * connection, the next request has the idle timeout plus this. */
+#define SERVE_REQUEST_S 5
+/* A request still arriving after this long is slow: a newcomer from the
+ * same address, over the per-address limit, takes its place. */
+#define SERVE_SLOW_MS 1000
+
+struct serve_guard;
+
+/* Starts the watchdog thread; NULL when out of memory or threads. */
+struct serve_guard *serve_guard_new(unsigned max_conns, unsigned max_per_ip, unsigned idle_s);
+void serve_guard_free(struct serve_guard *g);
+
+/* libmicrohttpd callbacks (cls is the guard). */
+enum MHD_Result serve_guard_accept(void *cls, const struct sockaddr *addr, socklen_t len);
+void serve_guard_notify(void *cls, struct MHD_Connection *c, void **socket_ctx,
+			enum MHD_ConnectionNotificationCode code);
+/* The request has arrived whole: no receive deadline while it is answered. */
+void serve_guard_received(struct serve_guard *g, struct MHD_Connection *c);
+/* The answer is done: the next request on this connection gets a deadline. */
+void serve_guard_answered(struct serve_guard *g, struct MHD_Connection *c);
+
+#endif
