@@ -25,6 +25,10 @@
 #include "log/logfile.h"
 #include "ticker.h"
 
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
+#define KEEP_MAX_TEXT TEXT(LOG_KEEP_MAX) /* the -h text cannot drift */
+
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
@@ -73,7 +77,7 @@ int cmd_log(int argc, char **argv)
 		{0, "procs", OPT_FLAG, &procs, NULL, "also log processes, to FILE's .procs sibling"},
 		OPT_GPUS,
 		{0, "rotate", OPT_SIZE, &rotate, "SIZE", "start a new file when one would pass SIZE"},
-		{0, "keep", OPT_UINT, &keep, "N", "rotated files to keep (default 5)"},
+		{0, "keep", OPT_UINT, &keep, "N", "rotated files to keep (default 5, at most " KEEP_MAX_TEXT ")"},
 		{0, "slow-interval", OPT_DURATION, &slow_ms, "D", "PCIe link, throughput and energy every D, 0: never (default 10s)"},
 		{0, "fsync-every", OPT_DURATION, &fsync_ms, "D", "flush to disk every D, 0: only at rotation and exit (default 1m)"},
 		{0, "replay", OPT_STR, NULL, "FILE", "play a log back instead (vramz replay FILE)"},
@@ -94,6 +98,15 @@ int cmd_log(int argc, char **argv)
 		cli_err("log: %s needs -o FILE", procs ? "--procs (rows go to FILE's .procs sibling)" : "--rotate");
 		return EXIT_USAGE;
 	}
+	if (keep > (unsigned)LOG_KEEP_MAX) {
+		cli_err("log: --keep %u: at most %u rotated files", keep, (unsigned)LOG_KEEP_MAX);
+		return EXIT_USAGE;
+	}
+	char err[600];
+	if (procs && log_sibling_place(out, err, sizeof err)) {
+		cli_err("log: %s", err);
+		return EXIT_USAGE;
+	}
 
 	unsigned flags = procs ? VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL : 0;
 	struct ticker_opts to = {.cmd = "log", .interval_ms = interval_ms,
@@ -103,7 +116,6 @@ int cmd_log(int argc, char **argv)
 	if (ex)
 		return ex;
 	vramz_ctx *ctx = ticker_ctx(tk);
-	char err[600];
 	struct log_writer *w;
 	struct log_writer_opts wo = {.path = out, .procs = procs, .rotate_bytes = rotate, .keep = keep};
 	if (log_writer_open(&w, &wo, err, sizeof err) < 0) {

@@ -79,8 +79,31 @@ struct log_writer_opts {
 	const char *path;       /* "-": stdout, no rotation, no sibling */
 	int procs;              /* also write the process sibling */
 	uint64_t rotate_bytes;  /* 0: never rotate */
-	unsigned keep;          /* rotated files kept (FILE.1 .. FILE.keep) */
+	unsigned keep;          /* rotated files kept (FILE.1 .. FILE.keep),
+				   at most LOG_KEEP_MAX */
 };
+
+/* The most rotated files --keep may ask for: each rotation renames every
+ * one of them, so the bound is what keeps a rotation short. */
+#define LOG_KEEP_MAX 1000 /* the -h text of `log --keep` spells it */
+
+/* Rotating the set at base (keep rotated files) fills its lowest hole:
+ * the first level 1..keep without a GPU file (a kill mid-rotation can
+ * leave one), or keep + 1 when there is none, and then level keep is
+ * deleted.  log_rotation_step does step `step` (from 0) of it: 0 when
+ * done (a missing file is not an error), 1 past the last step, or -errno.
+ * rotate() runs them all; tests stop between any two to make the states
+ * a kill can leave. */
+unsigned log_rotation_top(const char *base, unsigned keep);
+int log_rotation_step(const char *base, unsigned keep, unsigned top, int procs, unsigned step);
+/* Puts back a process sibling that a kill mid-rotation left one level
+ * behind its GPU file (levels 0 .. keep); the number moved or -errno. */
+int log_rotation_repair(const char *base, unsigned keep);
+
+/* 0 when path can have a process sibling (log_sibling_path): a regular
+ * file or none yet, and not a link into /proc such as /dev/stdout;
+ * VRAMZ_EINVAL with the reason in err otherwise. */
+int log_sibling_place(const char *path, char *err, size_t errlen);
 
 /* Opens (creating, or appending when the existing header matches) the log
  * and its sibling.  err gets a one-line reason naming the file. */

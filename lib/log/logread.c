@@ -15,7 +15,9 @@
  *
  * Rows with the same time form one tick.  The process sibling is read in
  * step: its rows at a tick's time become that snapshot's processes, rows
- * for times the GPU file lacks (a kill between the two writes) are skipped.
+ * for times the GPU file lacks (a kill between the two writes) are skipped,
+ * and a tick whose GPU rows list more or fewer processes than the sibling
+ * holds is an error: the files are not one pair (check_pairing).
  */
 #include "vramz/log.h"
 
@@ -72,6 +74,8 @@ struct vramz_log_reader {
 	int have_prev;
 	vramz_proc_sample *praw, *procs; /* rows as read, then by GPU */
 	unsigned pcap;
+	unsigned *want;            /* per tick row: processes the GPU file lists */
+	unsigned wcap;
 	vramz_proc_sample pnext;   /* a process row read ahead */
 	int64_t pnext_time;
 	int have_pnext, procs_done;
@@ -495,6 +499,7 @@ static int read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 			if (parse_u64(cl, UINT_MAX, &u))
 				return rfail(r, c, "bad proc_count '%s'", show(cl, b, 40));
 			g->valid |= VRAMZ_F_PROCS;
+			g->proc_count = (unsigned)u; /* checked against the sibling */
 			break;
 		}
 	}
@@ -611,13 +616,49 @@ static int read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
 	return 1;
 }
 
+/* The GPU file says how many processes each GPU had (proc_count); the
+ * sibling must hold exactly those rows at that time.  When it does not,
+ * the two files are not one log's pair (a rotation an older vramz was
+ * killed in, or files copied from different places): saying so beats
+ * replaying a tick without its processes as if it had none.  Only a
+ * sibling whose last line was cut short (a power loss) may end early. */
+static int check_pairing(vramz_log_reader *r, unsigned ngpus, int64_t t)
+{
+	if (!r->have_procs)
+		return 0;
+	for (unsigned i = 0; i < ngpus; i++) {
+		const vramz_gpu_sample *g = &r->gpus[i];
+		if (!(g->valid & VRAMZ_F_PROCS) || g->proc_count == r->want[i])
+			continue;
+		if (r->procs_done && r->p.torn && g->proc_count < r->want[i])
+			continue;
+		char tb[LOG_TIME_LEN + 1];
+		log_fmt_time(tb, t);
+		return rfail(r, &r->g,
+			     "gpu %u lists %u processes at %s but %s has %u there: the "
+			     "process file is not this log's pair (from an interrupted "
+			     "rotation, or copied from elsewhere); move it away to read "
+			     "the GPU rows alone",
+			     g->index, r->want[i], tb, r->p.path, g->proc_count);
+	}
+	return 0;
+}
+
 /* Gathers the process rows at time t into r->procs, grouped in the order of
  * the tick's GPUs, and sets each GPU's slice. */
 static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 {
 	unsigned n = 0;
-	for (unsigned i = 0; i < ngpus; i++)
+	while (ngpus > r->wcap) {
+		unsigned *w = grow_array(r->want, &r->wcap, 16, sizeof *w);
+		if (!w)
+			return VRAMZ_ENOMEM;
+		r->want = w;
+	}
+	for (unsigned i = 0; i < ngpus; i++) {
+		r->want[i] = r->gpus[i].proc_count;
 		r->gpus[i].proc_first = r->gpus[i].proc_count = 0;
+	}
 	while (r->have_procs && !r->procs_done) {
 		if (!r->have_pnext) {
 			int rc = read_proc_row(r, &r->pnext, &r->pnext_time);
@@ -677,7 +718,7 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 		r->procs[g->proc_first + g->proc_count++] = r->praw[k];
 	}
 	r->snap.proc_count = n;
-	return 0;
+	return check_pairing(r, ngpus, t);
 }
 
 static int ensure_gpus(vramz_log_reader *r, unsigned n)
@@ -803,6 +844,7 @@ void vramz_log_close(vramz_log_reader *r)
 	free(r->gpus);
 	free(r->praw);
 	free(r->procs);
+	free(r->want);
 	free(r->info);
 	free(r->known);
 	free(r->stamp);

@@ -8,7 +8,11 @@
  * tail found when appending is cut back to the last whole line); process
  * rows are written before the GPU rows of their tick, so a reader that sees
  * a GPU tick also sees its processes; rotation keeps FILE.1 .. FILE.keep
- * (named by log_rotated_path) and renames both files of a pair together.
+ * (named by log_rotated_path) and renames both files of a pair together,
+ * level by level, so that a kill at any point leaves at most one sibling
+ * one level behind its GPU file, which the next open puts back
+ * (log_rotation_repair).  A header cut short (a full disk) is rewritten:
+ * a file that holds only a prefix of our header holds no data.
  * Rotation and the append check apply to regular files only: /dev/stdout,
  * a pipe or /dev/full just get the header and the rows.
  */
@@ -113,7 +117,23 @@ static int file_open(struct log_file *f, char *err, size_t errlen)
 				return VRAMZ_ENOMEM;
 			ssize_t r = pread(f->fd, head, f->hdr.len, 0);
 			int same = r == (ssize_t)f->hdr.len && !memcmp(head, f->hdr.p, f->hdr.len);
+			/* shorter than our header and a prefix of it: the header's
+			 * write was cut short (a full disk), and no row follows */
+			int torn = r >= 0 && (uint64_t)st.st_size < f->hdr.len &&
+				   (size_t)r == (size_t)st.st_size && !memcmp(head, f->hdr.p, (size_t)r);
+			int newline = r > 0 && memchr(head, '\n', (size_t)r) != NULL;
 			free(head);
+			if (torn) {
+				if (ftruncate(f->fd, 0))
+					return fail(err, errlen, VRAMZ_EIO, f->path,
+						    "cannot rewrite its cut-short header", errno);
+				goto header;
+			}
+			if (!same && !newline)
+				return fail(err, errlen, VRAMZ_EPARSE, f->path,
+					    "its first line is cut short and is not a vramz log "
+					    "header; refusing to append or overwrite: pick another "
+					    "file or move it away", 0);
 			if (!same)
 				return fail(err, errlen, VRAMZ_EPARSE, f->path,
 					    "exists with other columns (not a log of this vramz "
@@ -125,6 +145,7 @@ static int file_open(struct log_file *f, char *err, size_t errlen)
 			return 0;
 		}
 	}
+header:;
 	int e = write_all(f->fd, f->hdr.p, f->hdr.len);
 	if (e)
 		return fail(err, errlen, VRAMZ_EIO, f->path, "write failed", e);
@@ -137,6 +158,24 @@ static void file_close(struct log_file *f)
 	if (f->own && f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
+}
+
+int log_sibling_place(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	char target[16];
+	if (!strcmp(path, "-"))
+		return fail(err, errlen, VRAMZ_EINVAL, "-",
+			    "process rows go to a sibling file: --procs needs -o FILE", 0);
+	/* /dev/stdout is a link to /proc/self/fd/1: even when that is a
+	 * regular file, /dev/stdout.procs would land in /dev */
+	ssize_t n = readlink(path, target, sizeof target);
+	if ((!stat(path, &st) && !S_ISREG(st.st_mode)) ||
+	    (n >= 6 && !memcmp(target, "/proc/", 6)))
+		return fail(err, errlen, VRAMZ_EINVAL, path,
+			    "not a regular file, so no place for a .procs sibling beside it: "
+			    "--procs needs -o FILE with FILE a regular file", 0);
+	return 0;
 }
 
 int log_writer_open(struct log_writer **out, const struct log_writer_opts *o,
@@ -153,11 +192,20 @@ int log_writer_open(struct log_writer **out, const struct log_writer_opts *o,
 	w->p.path = malloc(plen);
 	if (!w->g.path || !w->p.path || log_gpu_header(&w->g.hdr) || log_proc_header(&w->p.hdr))
 		return VRAMZ_ENOMEM;
+	if (o->keep > (unsigned)LOG_KEEP_MAX) {
+		snprintf(err, errlen, "--keep %u: at most %u rotated files", o->keep,
+			 (unsigned)LOG_KEEP_MAX);
+		return VRAMZ_EINVAL;
+	}
 	if (o->procs) {
-		if (!strcmp(o->path, "-"))
-			return fail(err, errlen, VRAMZ_EINVAL, "-",
-				    "process rows go to a sibling file: --procs needs -o FILE", 0);
+		int rc = log_sibling_place(o->path, err, errlen);
+		if (rc)
+			return rc;
 		log_sibling_path(o->path, w->p.path, plen);
+		int fixed = log_rotation_repair(o->path, o->keep > 0 ? o->keep : 1);
+		if (fixed < 0)
+			return fail(err, errlen, VRAMZ_EIO, o->path,
+				    "cannot repair an interrupted rotation", -fixed);
 	}
 	/* check both headers before writing to either */
 	int rc = file_open(&w->g, err, errlen);
@@ -166,47 +214,83 @@ int log_writer_open(struct log_writer **out, const struct log_writer_opts *o,
 	return rc;
 }
 
-static int shift(const char *base, unsigned keep, int sibling)
+/* The name of level n of the set: FILE (n = 0) or FILE.n, or its process
+ * sibling. */
+static void level_name(const char *base, unsigned n, int sibling, char *out, size_t len)
 {
-	size_t len = strlen(base) + 48;
-	char *a = malloc(len), *b = malloc(len), *t = malloc(len);
-	int rc = 0;
-	if (!a || !b || !t) {
-		rc = ENOMEM;
-		goto out;
+	char t[PATH_MAX + 48];
+	if (n == 0)
+		snprintf(t, sizeof t, "%s", base);
+	else
+		log_rotated_path(base, n, t, sizeof t);
+	if (sibling)
+		log_sibling_path(t, out, len);
+	else
+		snprintf(out, len, "%s", t);
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+unsigned log_rotation_top(const char *base, unsigned keep)
+{
+	char g[PATH_MAX + 64];
+	for (unsigned n = 1; n <= keep; n++) {
+		level_name(base, n, 0, g, sizeof g);
+		if (!exists(g))
+			return n;
 	}
-#define NAME(dst, n)                                                      \
-	do {                                                              \
-		if ((n) == 0)                                             \
-			snprintf(t, len, "%s", base);                     \
-		else                                                      \
-			log_rotated_path(base, (n), t, len);              \
-		if (sibling)                                              \
-			log_sibling_path(t, dst, len);                    \
-		else                                                      \
-			snprintf(dst, len, "%s", t);                      \
-	} while (0)
-	if (keep == 0) {
-		NAME(a, 0);
-		if (unlink(a) && errno != ENOENT)
-			rc = errno;
-		goto out;
+	return keep + 1;
+}
+
+int log_rotation_step(const char *base, unsigned keep, unsigned top, int procs, unsigned step)
+{
+	/* the steps: with every level there (top > keep), delete level keep
+	 * (GPU file, then sibling); then for each level n from top - 1 down
+	 * to 0, move the GPU file, then its sibling, up one.  A hole (a kill
+	 * mid-rotation left one) is filled instead of a level deleted.  A kill
+	 * between two steps leaves at most one level whose GPU file moved
+	 * without its sibling: log_rotation_repair's case. */
+	unsigned per = procs ? 2 : 1;
+	unsigned del = top > keep;
+	if (top > keep)
+		top = keep;
+	unsigned op = step / per, sibling = step % per;
+	if (op >= del + top)
+		return 1;
+	char a[PATH_MAX + 64], b[PATH_MAX + 64];
+	if (del && op == 0) {
+		level_name(base, keep, (int)sibling, a, sizeof a);
+		return unlink(a) && errno != ENOENT ? -errno : 0;
 	}
-	NAME(a, keep);
-	if (unlink(a) && errno != ENOENT)
-		rc = errno;
-	for (unsigned n = keep; n-- > 0 && !rc;) {
-		NAME(a, n);
-		NAME(b, n + 1);
-		if (rename(a, b) && errno != ENOENT)
-			rc = errno;
+	unsigned n = top - 1 - (op - del);
+	level_name(base, n, (int)sibling, a, sizeof a);
+	level_name(base, n + 1, (int)sibling, b, sizeof b);
+	return rename(a, b) && errno != ENOENT ? -errno : 0;
+}
+
+int log_rotation_repair(const char *base, unsigned keep)
+{
+	char g0[PATH_MAX + 64], p0[PATH_MAX + 64], g1[PATH_MAX + 64], p1[PATH_MAX + 64];
+	int fixed = 0;
+	for (unsigned n = 0; n < keep; n++) {
+		level_name(base, n, 1, p0, sizeof p0);
+		if (!exists(p0))
+			continue;
+		level_name(base, n, 0, g0, sizeof g0);
+		level_name(base, n + 1, 0, g1, sizeof g1);
+		level_name(base, n + 1, 1, p1, sizeof p1);
+		/* a sibling left behind by its GPU file, which moved up a level */
+		if (exists(g0) || !exists(g1) || exists(p1))
+			continue;
+		if (rename(p0, p1))
+			return -errno;
+		fixed++;
 	}
-#undef NAME
-out:
-	free(a);
-	free(b);
-	free(t);
-	return rc;
+	return fixed;
 }
 
 static int rotate(struct log_writer *w, char *err, size_t errlen)
@@ -217,11 +301,14 @@ static int rotate(struct log_writer *w, char *err, size_t errlen)
 		return rc;
 	file_close(&w->g);
 	file_close(&w->p);
-	int e = shift(w->o.path, w->o.keep, 0);
-	if (!e && procs)
-		e = shift(w->o.path, w->o.keep, 1);
-	if (e)
-		return fail(err, errlen, VRAMZ_EIO, w->o.path, "rotation failed", e);
+	unsigned top = log_rotation_top(w->o.path, w->o.keep);
+	for (unsigned step = 0;; step++) {
+		int e = log_rotation_step(w->o.path, w->o.keep, top, procs, step);
+		if (e > 0)
+			break;
+		if (e < 0)
+			return fail(err, errlen, VRAMZ_EIO, w->o.path, "rotation failed", -e);
+	}
 	w->rotations++;
 	rc = file_open(&w->g, err, errlen);
 	if (rc == 0 && procs)
