@@ -210,6 +210,11 @@ int cmd_analyze(int argc, char **argv)
 	}
 	const vramz_finding *cur, *past;
 	unsigned n = vramz_diag_findings(d, &cur);
+	unsigned long dropped = vramz_diag_series_dropped(d);
+	if (dropped) /* the engine's memory bound: say what it cost */
+		cli_err("analyze: %s: more than %d processes at once: %lu process series "
+			"dropped (exited first, then the smallest); findings about them may "
+			"be missing", path, VRAMZ_DIAG_SERIES_MAX, dropped);
 	unsigned np = vramz_diag_cleared(d, &past);
 	char dur[32];
 	if (g_opts.json) {

@@ -206,6 +206,14 @@ VRAMZ_EXPORT unsigned vramz_diag_clock_steps(const vramz_diag *d, int64_t *last_
  * free.  Evaluates first when data arrived since the last evaluation. */
 VRAMZ_EXPORT unsigned vramz_diag_findings(vramz_diag *d, const vramz_finding **out);
 
+/* At most this many processes (GPU, pid, start) have a series at once: a
+ * series keeps ring_windows windows (24 KiB at the default), so the bound
+ * is about 100 MiB.  Beyond it, exited processes' series go first, then
+ * those of the smallest peak usage; findings about them may be missing. */
+#define VRAMZ_DIAG_SERIES_MAX 4096
+/* Process series dropped at that bound since vramz_diag_new. */
+VRAMZ_EXPORT unsigned long vramz_diag_series_dropped(const vramz_diag *d);
+
 /* "leak", "imbalance", ... ; "?" for an unknown kind */
 VRAMZ_EXPORT const char *vramz_finding_kind_str(enum vramz_finding_kind k);
 /* "info", "warning", "critical" */

@@ -209,6 +209,7 @@ struct vramz_diag {
 	struct oom_event ooms[DIAG_OOM_MAX]; /* the latest, oldest dropped */
 	unsigned nooms;
 	int live;                      /* created with a proc_root: a live machine */
+	unsigned long series_dropped;  /* process series dropped at the bound */
 };
 
 /* advice.c: "880 MiB", "78.6 GiB" */

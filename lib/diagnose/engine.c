@@ -148,6 +148,76 @@ int vramz_diag_set_gpu_info(vramz_diag *d, const vramz_gpu_info *info, unsigned 
 
 /* ---- the process table ---- */
 
+/* ---- its bound: at most VRAMZ_DIAG_SERIES_MAX series ----
+ * A series costs its ring (ring_windows windows, 24 KiB at the default),
+ * so a log with 100,000 pids in a tick cost analyze 2.4 GB.  When a new
+ * process would pass the bound, the quarter of the series least worth
+ * keeping goes in one pass: exited processes first (the earliest exit
+ * first), then the smallest peak usage (the oldest first among equals).
+ * Dropped series are counted for the caller to report
+ * (vramz_diag_series_dropped); exited ones are not counted where they
+ * would have gone anyway (live use). */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+struct victim {
+	int live;
+	uint64_t peak_bytes;
+	int64_t last_ms;
+	unsigned index;
+};
+
+static int cmp_victim(const void *a, const void *b)
+{
+	const struct victim *x = a, *y = b;
+	if (x->live != y->live)
+		return x->live - y->live;
+	if (x->live && x->peak_bytes != y->peak_bytes)
+		return x->peak_bytes < y->peak_bytes ? -1 : 1;
+	if (x->last_ms != y->last_ms)
+		return x->last_ms < y->last_ms ? -1 : 1;
+	return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+static int hash_rebuild(vramz_diag *d, unsigned cap);
+
+static int series_make_room(vramz_diag *d)
+{
+	unsigned n = d->nprocs, drop = n / 4 ? n / 4 : 1;
+	struct victim *v = malloc(n * sizeof *v);
+	if (!v)
+		return VRAMZ_ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		const struct proc_state *p = &d->procs[i];
+		v[i] = (struct victim){.live = !p->ended, .peak_bytes = p->peak_bytes,
+				       .last_ms = p->last_ms, .index = i};
+	}
+	qsort(v, n, sizeof *v, cmp_victim);
+	for (unsigned k = 0; k < drop; k++) {
+		struct proc_state *p = &d->procs[v[k].index];
+		if (!p->ended || d->cfg.keep_ended)
+			d->series_dropped++;
+		ring_free(&p->mem);
+		p->used = 0;
+	}
+	free(v);
+	unsigned j = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (d->procs[i].used)
+			d->procs[j++] = d->procs[i];
+	d->nprocs = j;
+	return hash_rebuild(d, d->hash_cap ? d->hash_cap : 64);
+}
+
+unsigned long vramz_diag_series_dropped(const vramz_diag *d)
+{
+	return d ? d->series_dropped : 0;
+}
+
 static unsigned key_hash(unsigned gpu, uint32_t pid, uint64_t start)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -188,6 +258,8 @@ static struct proc_state *proc_get(vramz_diag *d, const vramz_proc_sample *s, in
 			k = (k + 1) & (d->hash_cap - 1);
 		}
 	}
+	if (d->nprocs >= VRAMZ_DIAG_SERIES_MAX && series_make_room(d))
+		return NULL;
 	if (d->nprocs == d->cap_procs) {
 		struct proc_state *np = grow_array(d->procs, &d->cap_procs, 32, sizeof *np);
 		if (!np)
@@ -241,13 +313,7 @@ static void procs_evict(vramz_diag *d)
 		for (unsigned i = 0; i < d->nprocs; i++)
 			if (d->procs[i].ended)
 				t[n++] = d->procs[i].last_ms;
-		for (unsigned i = 0; i < drop; i++) /* partial selection, rare */
-			for (unsigned j = i + 1; j < n; j++)
-				if (t[j] < t[i]) {
-					int64_t x = t[i];
-					t[i] = t[j];
-					t[j] = x;
-				}
+		qsort(t, n, sizeof *t, cmp_i64); /* n log n: 300,000 exits in one tick happen */
 		cut = t[drop - 1];
 		free(t);
 	}
