@@ -76,6 +76,8 @@ struct vramz_log_reader {
 	unsigned pcap;
 	unsigned *want;            /* per tick row: processes the GPU file lists */
 	unsigned wcap;
+	int have_prev, prev_listed; /* the previous tick listed its processes */
+	int64_t prev_t;            /* and its time */
 	vramz_proc_sample pnext;   /* a process row read ahead */
 	int64_t pnext_time;
 	int have_pnext, procs_done;
@@ -84,6 +86,7 @@ struct vramz_log_reader {
 	unsigned *stamp, *slot;    /* which tick a GPU was last in, and where */
 	unsigned ninfo, icap, tick;
 	int done, failed;          /* failed: the error, repeated once hit */
+	int deferred;              /* an error found reading ahead, for the next call */
 	vramz_snapshot snap;
 	char err[512];
 };
@@ -678,8 +681,16 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 					   (r->have_prev && r->pnext_time < r->prev_time))))
 			break;
 		r->have_pnext = 0;
-		if (r->pnext_time < t)
-			continue; /* a tick the GPU file lacks */
+		if (r->pnext_time < t) {
+			/* a tick the GPU file lacks (a kill between the two
+			 * writes), unless it is the last tick's time: then
+			 * that tick had more rows than its GPU rows list */
+			if (r->have_prev && r->pnext_time == r->prev_t && r->prev_listed)
+				return rfail(r, &r->p, "more process rows than %s lists at this "
+					     "time: the process file is not this log's pair",
+					     r->g.path);
+			continue;
+		}
 		unsigned gi = r->pnext.gpu_index;
 		if (gi >= r->icap || r->stamp[gi] != r->tick) {
 			if (r->g.torn) /* a torn tick at the end lost that GPU's row */
@@ -688,6 +699,13 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 			log_fmt_time(tb, t);
 			return rfail(r, &r->p, "process of gpu %u, which has no row at %s in %s",
 				     gi, tb, r->g.path);
+		}
+		const vramz_gpu_sample *gs = &r->gpus[r->slot[gi]];
+		if ((gs->valid & VRAMZ_F_PROCS) && gs->proc_count >= r->want[r->slot[gi]]) {
+			/* that GPU has all it lists: a next tick at the same
+			 * time (a repeated timestamp) begins here */
+			r->have_pnext = 1;
+			break;
 		}
 		if (n == r->pcap) {
 			if (n >= MAX_TICK_PROCS)
@@ -718,6 +736,11 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 		r->procs[g->proc_first + g->proc_count++] = r->praw[k];
 	}
 	r->snap.proc_count = n;
+	r->have_prev = 1;
+	r->prev_t = t;
+	r->prev_listed = 0;
+	for (unsigned i = 0; i < ngpus; i++)
+		r->prev_listed |= (r->gpus[i].valid & VRAMZ_F_PROCS) != 0;
 	return check_pairing(r, ngpus, t);
 }
 
@@ -749,6 +772,8 @@ static int next_tick(vramz_log_reader *r, const vramz_snapshot **snap)
 	unsigned n = 0;
 	int64_t t = 0, rt;
 	int rc;
+	if (r->deferred)
+		return r->deferred;
 	if (r->done)
 		return 0;
 	r->tick++;
@@ -773,8 +798,13 @@ static int next_tick(vramz_log_reader *r, const vramz_snapshot **snap)
 		if ((rc = ensure_gpus(r, n)))
 			return rc;
 		rc = read_gpu_row(r, &r->gpus[n], &rt);
-		if (rc < 0)
-			return rc;
+		if (rc < 0) {
+			/* a bad row after this tick's rows: the tick read so
+			 * far goes out, the error comes with the next call
+			 * (top --replay keeps showing the last good tick) */
+			r->deferred = rc;
+			break;
+		}
 		if (rc == 0)
 			break;
 		unsigned idx = r->gpus[n].index;

@@ -206,6 +206,10 @@ int model_feed(struct model *m, const struct tui_snap *s)
 			m->gpus[i].hist_n = m->gpus[i].hist_head = 0;
 		m->nacts = 0;
 	}
+	if (s->keep_last) { /* the error line under the last good tick */
+		snprintf(m->errmsg, sizeof m->errmsg, "%s", s->errmsg);
+		return 0;
+	}
 	m->ticks++;
 	m->now_ms = s->time_ms;
 	snprintf(m->errmsg, sizeof m->errmsg, "%s", s->err < 0 ? s->errmsg : "");

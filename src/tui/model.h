@@ -31,6 +31,8 @@ struct tui_snap {
 	int reset;                        /* replay seek: forget the history */
 	int catchup;                      /* replay seek: more follow at once */
 	int err;                          /* < 0: the tick failed, see errmsg */
+	int keep_last;                    /* an error only (a bad row of a replayed
+					     log): the last good tick stays shown */
 	char errmsg[160];
 	unsigned ngpus, nprocs;
 	struct tui_gpu *gpus;

@@ -233,6 +233,7 @@ static struct tui_snap *replay_next(struct sampler *sp, struct tui_snap **err_sn
 	}
 	if (rc < 0 && (*err_snap = calloc(1, sizeof **err_snap))) {
 		(*err_snap)->err = rc;
+		(*err_snap)->keep_last = 1; /* a bad row does not blank the GPUs */
 		(*err_snap)->time_ms = sp->pos_ms;
 		snprintf((*err_snap)->errmsg, sizeof (*err_snap)->errmsg, "%s",
 			 vramz_log_error(sp->log));

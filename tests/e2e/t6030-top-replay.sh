@@ -90,6 +90,16 @@ expect_success '+ and - change the speed; played to the end it says so and stays
 	keys q && wait_for "vramz-exited rc=0"
 '
 
+expect_success 'a bad row further on: the last good tick stays on screen, with the error' '
+	cp "$T/rec.csv" tail.csv && cp "$T/rec.procs.csv" tail.procs.csv &&
+	echo "2099-01-01T00:00:00.000Z,zero" >>tail.csv &&
+	line=$(wc -l <tail.csv) &&
+	top 160 24 --replay tail.csv --speed 4 &&
+	wait_for "tail.csv:$line: " &&
+	shows "$last" &&
+	has "recorded [0-9-]+ $last_time" screen
+'
+
 expect_success 'a log that is not one: one-line error naming FILE:LINE, exit 1, no terminal taken' '
 	printf "time,gpu\n2026-11-30T01:00:00.000Z,zero\n" >bad.csv &&
 	top 80 24 --replay bad.csv &&

@@ -210,6 +210,54 @@ static void test_mismatch_said(void **state)
 	assert_int_equal(b.error, 1);
 }
 
+/* Two ticks at the same millisecond (`run` writes its last sample once
+ * more): each gets its own process rows, split by the counts the GPU rows
+ * list; one row more than listed is said. */
+static void test_repeated_time(void **state)
+{
+	(void)state;
+	clean();
+	FILE *f = fopen(path_of("d.csv"), "w");
+	fputs("time,gpu,lost,proc_count,mem_used_bytes\n"
+	      "2026-11-30T01:00:00.000Z,0,0,1,100\n"
+	      "2026-11-30T01:00:00.000Z,0,0,1,100\n"
+	      "2026-11-30T01:00:01.000Z,0,0,1,100\n",
+	      f);
+	fclose(f);
+	f = fopen(path_of("d.procs.csv"), "w");
+	fputs("time,gpu,pid,used_bytes\n"
+	      "2026-11-30T01:00:00.000Z,0,7,100\n"
+	      "2026-11-30T01:00:00.000Z,0,7,100\n"
+	      "2026-11-30T01:00:01.000Z,0,7,100\n",
+	      f);
+	fclose(f);
+	vramz_log_reader *r;
+	const vramz_snapshot *s;
+	assert_int_equal(vramz_log_open(&r, path_of("d.csv")), 0);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(vramz_log_next(r, &s), 1);
+		assert_int_equal(s->proc_count, 1);
+	}
+	assert_int_equal(vramz_log_next(r, &s), 0);
+	vramz_log_close(r);
+	/* a row more than the first second lists */
+	f = fopen(path_of("d.procs.csv"), "w");
+	fputs("time,gpu,pid,used_bytes\n"
+	      "2026-11-30T01:00:00.000Z,0,7,100\n"
+	      "2026-11-30T01:00:00.000Z,0,7,100\n"
+	      "2026-11-30T01:00:00.000Z,0,8,100\n"
+	      "2026-11-30T01:00:01.000Z,0,7,100\n",
+	      f);
+	fclose(f);
+	assert_int_equal(vramz_log_open(&r, path_of("d.csv")), 0);
+	int rc;
+	while ((rc = vramz_log_next(r, &s)) == 1)
+		;
+	assert_int_equal(rc, VRAMZ_EPARSE);
+	assert_non_null(strstr(vramz_log_error(r), "is not this log's pair"));
+	vramz_log_close(r);
+}
+
 /* A full disk cut the header short: rewritten on the next open, since a
  * file holding a prefix of our header holds no data; a cut-short first
  * line that is not ours is refused with that reason. */
@@ -286,6 +334,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crash_states),
 		cmocka_unit_test(test_mismatch_said),
+		cmocka_unit_test(test_repeated_time),
 		cmocka_unit_test(test_torn_header),
 		cmocka_unit_test(test_keep_bound),
 		cmocka_unit_test(test_procs_need_regular_file),
