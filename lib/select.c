@@ -107,14 +107,38 @@ static int select_mig(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 	return add_sel(sel, n, (unsigned)hit);
 }
 
+/* A recorded log may lack some indices (logged with -g 0,5): those answer
+ * ENOTFOUND (backend.h, tick) and are not GPUs to select. */
+static int present(vramz_ctx *ctx, unsigned i)
+{
+	vramz_gpu_info tmp;
+	return !ctx->ops->tick || ctx->ops->gpu_info(ctx->be, i, &tmp) != VRAMZ_ENOTFOUND;
+}
+
+/* "0, 5": the indices there are, for a message about one that is not. */
+static const char *present_list(vramz_ctx *ctx, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (unsigned i = 0; i < ctx->ngpus && at + 16 < len; i++)
+		if (present(ctx, i))
+			at += (size_t)snprintf(buf + at, len - at, "%s%u", at ? ", " : "", i);
+	return buf;
+}
+
 static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 {
+	char have[160];
 	unsigned long a, b;
 	const char *dash = strchr(item, '-');
 	char norm[32], gnorm[32];
 
 	if (parse_index(item, &a) == 0) {
 		/* the item as typed: strtoul saturates a huge number */
+		if (ctx->ops->tick && (a >= ctx->ngpus || !present(ctx, (unsigned)a)))
+			return ctx_fail(ctx, VRAMZ_ENOTFOUND,
+					"no GPU with index '%s' in the log (it has GPUs %s)", item,
+					present_list(ctx, have, sizeof have));
 		if (a >= ctx->ngpus)
 			return ctx_fail(ctx, VRAMZ_ENOTFOUND,
 					"no GPU with index '%s' (found %u)", item, ctx->ngpus);
@@ -133,8 +157,16 @@ static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 			return ctx_fail(ctx, VRAMZ_ENOTFOUND,
 					"GPU range '%s' goes past the last GPU (%u)",
 					item, ctx->ngpus ? ctx->ngpus - 1 : 0);
+		int found = 0;
 		for (unsigned long i = a; i <= b; i++)
-			n = add_sel(sel, n, (unsigned)i);
+			if (present(ctx, (unsigned)i)) {
+				n = add_sel(sel, n, (unsigned)i);
+				found = 1;
+			}
+		if (!found) /* not one of them was recorded */
+			return ctx_fail(ctx, VRAMZ_ENOTFOUND,
+					"no GPU in range '%s' in the log (it has GPUs %s)", item,
+					present_list(ctx, have, sizeof have));
 		return n;
 	}
 	if (!strncasecmp(item, "MIG-", 4))
@@ -176,10 +208,8 @@ int select_parse(vramz_ctx *ctx, const char *spec, unsigned *sel)
 {
 	if (!spec || !strcmp(spec, "all")) {
 		unsigned n = 0;
-		vramz_gpu_info tmp;
 		for (unsigned i = 0; i < ctx->ngpus; i++)
-			/* a recorded log may lack some indices (backend.h, tick) */
-			if (!ctx->ops->tick || ctx->ops->gpu_info(ctx->be, i, &tmp) != VRAMZ_ENOTFOUND)
+			if (present(ctx, i))
 				sel[n++] = i;
 		return (int)n;
 	}

@@ -215,6 +215,10 @@ static int run_log_close(struct run_log *l)
 
 /* ---- --compare ---------------------------------------------------------- */
 
+/* A report of 8 GPUs and a few hundred processes is tens of KiB; reading
+ * stops past this, so `--compare /dev/zero` cannot take the memory. */
+#define RUN_REPORT_MAX_BYTES (16 << 20)
+
 static struct jr_val *run_load(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -225,20 +229,25 @@ static struct jr_val *run_load(const char *path)
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap);
 	size_t got;
-	while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+	while (buf && n <= RUN_REPORT_MAX_BYTES &&
+	       (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
 		n += got;
 		if (n + 1 == cap) {
 			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
+			if (!nb)
 				free(buf);
-				buf = NULL;
-			}
 			buf = nb;
 		}
 	}
 	fclose(f);
 	if (!buf) {
 		cli_err("run: %s: out of memory", path);
+		return NULL;
+	}
+	if (n > RUN_REPORT_MAX_BYTES) { /* /dev/zero, or a file that is not a report */
+		cli_err("run: %s: larger than %d MiB, not a 'vramz run --json' report", path,
+			RUN_REPORT_MAX_BYTES >> 20);
+		free(buf);
 		return NULL;
 	}
 	buf[n] = 0;

@@ -155,9 +155,25 @@ static int tick(struct sampler *s)
 	return 0;
 }
 
+/* The static facts that are slow to read (NVLink and PCIe maxima: a
+ * driver can take seconds), once, on the sampler's thread: the port is
+ * open meanwhile and answers 503 until the first body. */
+static void sampler_facts(struct sampler *s)
+{
+	for (unsigned i = 0; i < s->nsel; i++) {
+		vramz_gpu_details(s->ctx, s->sel[i]);
+		s->info[s->sel[i]] = *vramz_gpu(s->ctx, s->sel[i]);
+		if (s->diag)
+			vramz_diag_set_gpu_info(s->diag, vramz_gpu(s->ctx, s->sel[i]), 1);
+	}
+}
+
 static void *sampler_main(void *arg)
 {
 	struct sampler *s = arg;
+	sampler_facts(s);
+	if (tick(s) < 0)
+		cli_err("serve: out of memory rendering metrics");
 	int64_t next = ticker_advance(s->tk);
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
@@ -188,11 +204,8 @@ static int sampler_init(struct sampler *s, struct ticker *tk)
 	s->sel = calloc(s->nsel ? s->nsel : 1, sizeof *s->sel);
 	if (!s->info || !s->sel)
 		return -1;
-	for (unsigned i = 0; i < s->nsel; i++) {
+	for (unsigned i = 0; i < s->nsel; i++)
 		s->sel[i] = vramz_selected_index(ctx, i);
-		/* NVLink and PCIe maxima are slow to read: once, at start */
-		vramz_gpu_details(ctx, s->sel[i]);
-	}
 	for (unsigned i = 0; i < s->ngpus; i++)
 		s->info[i] = *vramz_gpu(ctx, i);
 	s->was_up = 1;
@@ -237,7 +250,7 @@ int cmd_serve(int argc, char **argv)
 		{0, "max-per-ip", OPT_UINT, &max_per_ip, "N", "concurrent connections per client (default 32)"},
 		{0, "timeout", OPT_UINT, &timeout_s, "SECONDS", "close idle connections after (default 10)"},
 		{0, "threads", OPT_UINT, &threads, "N", "HTTP worker threads (default 2)"},
-		{0, "once", OPT_FLAG, &once, NULL, "print one /metrics body to stdout and exit"},
+		{0, "once", OPT_FLAG, &once, NULL, "print one /metrics body to stdout and exit (1: no GPU could be read)"},
 		{0, "no-diagnose", OPT_FLAG, &no_diag, NULL, "no leak / idle / orphan series (no diagnosis engine)"},
 		OPT_GPUS,
 		OPT_END,
@@ -294,15 +307,18 @@ int cmd_serve(int argc, char **argv)
 			ticker_close(tk);
 			return ex ? ex : EXIT_FAIL;
 		}
-		for (unsigned i = 0; i < s.nsel; i++)
-			vramz_diag_set_gpu_info(s.diag, vramz_gpu(ctx, s.sel[i]), 1);
 	}
 	s.prom_flags = procs ? PROM_PROCS : 0;
 
 	if (once) {
+		sampler_facts(&s);
 		ex = tick(&s) < 0 ? EXIT_FAIL : EXIT_OK;
 		if (!ex)
 			fwrite(s.body.p, 1, s.body.len, stdout);
+		/* the body says vramz_up 0, tick said why on stderr: a check
+		 * that runs --once must see the failure in the exit status */
+		if (!ex && !s.st.up)
+			ex = EXIT_FAIL;
 		sampler_free(&s);
 		ticker_close(tk);
 		return ex;
@@ -321,21 +337,15 @@ int cmd_serve(int argc, char **argv)
 				     .max_per_ip = max_per_ip, .timeout_s = timeout_s,
 				     .threads = threads};
 	char err[256];
-	/* the first body exists before the port opens: no scrape sees 503 */
-	if (tick(&s) < 0) {
-		cli_err("serve: out of memory");
-		sampler_free(&s);
-		ticker_close(tk);
-		return EXIT_FAIL;
-	}
+	/* the port opens before the first sample: a slow driver (seconds for
+	 * the first reads) must not look like a dead exporter; until the
+	 * first body /metrics and /health answer 503 "no sample yet" */
 	if (serve_http_start(&s.http, &ho, err, sizeof err) < 0) {
 		cli_err("serve: %s", err);
 		sampler_free(&s);
 		ticker_close(tk);
 		return strstr(err, "expected ADDR") ? EXIT_USAGE : EXIT_FAIL;
 	}
-	serve_http_publish(s.http, s.body.p, s.body.len, s.st.up,
-			   s.st.up ? NULL : vramz_last_error(ctx));
 	fprintf(stderr, "vramz serve: listening on http://%s/metrics (%u GPU%s, every %lld ms%s)\n",
 		serve_http_address(s.http), s.nsel, s.nsel == 1 ? "" : "s",
 		(long long)interval_ms, procs ? ", with processes" : "");

@@ -101,7 +101,7 @@ expect_success '-o LOG: analyze reads it; a second run appends to it' '
 expect_success '-o to /dev/full or a foreign file: one line, exit 1, nothing run' '
 	test "$(rc vramz run -o /dev/full -- touch ran)" = 1 && test ! -e ran &&
 	{ vramz run -o /dev/full -- touch ran 2>err; true; } &&
-	test "$(wc -l <err)" = 1 && has "^vramz: run: /dev/full: write failed: No space left on device$" err &&
+	test "$(wc -l <err)" = 1 && has "^vramz: run: /dev/full: not a regular file, so no place for a .procs sibling" err &&
 	echo "a,b" >other.csv &&
 	{ vramz run -o other.csv -- touch ran 2>err; test $? = 1; } && test ! -e ran &&
 	has "other.csv: exists with other columns" err && test "$(cat other.csv)" = "a,b" &&
@@ -125,6 +125,13 @@ expect_success 'usage errors name the problem' '
 	test "$(rc vramz run --compare a.json)" = 2 &&
 	echo "{}" >x.json && test "$(rc vramz run --compare x.json x.json)" = 1 &&
 	vramz run --compare x.json x.json 2>err; has "not a .vramz run --json. report" err
+'
+
+expect_success 'run --compare reads at most 16 MiB a file: /dev/zero is refused, not swallowed' '
+	{ [ "${VRAMZ_SANITIZE:-0}" = 1 ] || ulimit -v 1048576; } &&
+	{ timeout 60 "$VRAMZ_BIN" run --compare /dev/zero /dev/zero 2>err && r=0 || r=$?; } &&
+	test "$r" = 1 &&
+	has "^vramz: run: /dev/zero: larger than 16 MiB, not a .vramz run --json. report$" err
 '
 
 finish
