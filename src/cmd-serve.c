@@ -286,7 +286,6 @@ int cmd_serve(int argc, char **argv)
 	int ex = ticker_open(&tk, &to);
 	if (ex)
 		return ex;
-	vramz_ctx *ctx = ticker_ctx(tk);
 	struct sampler s = {0};
 	if (sampler_init(&s, tk) < 0) {
 		cli_err("serve: out of memory");
