@@ -76,8 +76,7 @@ struct vramz_log_reader {
 	unsigned pcap;
 	unsigned *want;            /* per tick row: processes the GPU file lists */
 	unsigned wcap;
-	int have_prev, prev_listed; /* the previous tick listed its processes */
-	int64_t prev_t;            /* and its time */
+	int prev_listed;           /* the previous tick listed its processes */
 	vramz_proc_sample pnext;   /* a process row read ahead */
 	int64_t pnext_time;
 	int have_pnext, procs_done;
@@ -685,7 +684,7 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 			/* a tick the GPU file lacks (a kill between the two
 			 * writes), unless it is the last tick's time: then
 			 * that tick had more rows than its GPU rows list */
-			if (r->have_prev && r->pnext_time == r->prev_t && r->prev_listed)
+			if (r->have_prev && r->pnext_time == r->prev_time && r->prev_listed)
 				return rfail(r, &r->p, "more process rows than %s lists at this "
 					     "time: the process file is not this log's pair",
 					     r->g.path);
@@ -736,8 +735,6 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 		r->procs[g->proc_first + g->proc_count++] = r->praw[k];
 	}
 	r->snap.proc_count = n;
-	r->have_prev = 1;
-	r->prev_t = t;
 	r->prev_listed = 0;
 	for (unsigned i = 0; i < ngpus; i++)
 		r->prev_listed |= (r->gpus[i].valid & VRAMZ_F_PROCS) != 0;
