@@ -66,6 +66,9 @@ struct backend_ops {
 };
 
 extern const struct backend_ops backend_nvml;
+/* a live daemon's segment (lib/backend/segment.c); opened by
+ * vramz_open_daemon with the segment file as opts->replay_path */
+extern const struct backend_ops backend_segment;
 #ifdef VRAMZ_HAVE_REPLAY
 extern const struct backend_ops backend_replay;
 #endif

@@ -53,7 +53,7 @@ vramz_mig_sample *mig_vec_push(struct mig_vec *mv)
 	return m;
 }
 
-int vramz_open(vramz_ctx **out, const vramz_open_opts *opts)
+int ctx_open_ops(vramz_ctx **out, const struct backend_ops *ops, const vramz_open_opts *opts)
 {
 	static const vramz_open_opts none;
 	vramz_ctx *ctx = calloc(1, sizeof *ctx);
@@ -62,14 +62,9 @@ int vramz_open(vramz_ctx **out, const vramz_open_opts *opts)
 		return VRAMZ_ENOMEM;
 	if (!opts)
 		opts = &none;
-	ctx->ops = &backend_nvml;
-	if (opts->replay_path) {
-#ifdef VRAMZ_HAVE_REPLAY
-		ctx->ops = &backend_replay;
-#else
-		return ctx_fail(ctx, VRAMZ_EUNSUPPORTED, "replay is not built in");
-#endif
-	}
+	ctx->ops = ops;
+	if (!ops)
+		return ctx_fail(ctx, VRAMZ_EUNSUPPORTED, "%s", "replay is not built in");
 	int rc = ctx->ops->open(&ctx->be, opts, ctx->err, sizeof ctx->err);
 	if (rc < 0)
 		return rc;
@@ -96,6 +91,19 @@ int vramz_open(vramz_ctx **out, const vramz_open_opts *opts)
 	}
 	ctx->err[0] = 0;
 	return 0;
+}
+
+int vramz_open(vramz_ctx **out, const vramz_open_opts *opts)
+{
+	const struct backend_ops *ops = &backend_nvml;
+	if (opts && opts->replay_path) {
+#ifdef VRAMZ_HAVE_REPLAY
+		ops = &backend_replay;
+#else
+		ops = NULL;
+#endif
+	}
+	return ctx_open_ops(out, ops, opts);
 }
 
 void vramz_close(vramz_ctx *ctx)

@@ -26,6 +26,9 @@ struct vramz_ctx {
 	char err[256];
 };
 
+/* Opens a context on the backend ops (NULL: not built in). */
+int ctx_open_ops(vramz_ctx **out, const struct backend_ops *ops, const vramz_open_opts *opts);
+
 /* Records a detail for vramz_last_error and returns rc. */
 int ctx_fail(vramz_ctx *ctx, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

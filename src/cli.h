@@ -61,11 +61,14 @@ struct gopts {
 	int json;          /* --json */
 	int no_color;      /* --no-color */
 	const char *replay; /* --replay FILE where supported */
+	int live;          /* --live: the driver, not a running daemon */
 };
 extern struct gopts g_opts;
 #define OPT_GPUS {'g', "gpus", OPT_STR, &g_opts.gpus, "LIST", \
 	"GPUs: indices, ranges (0-3), UUID prefixes, PCI bus ids"}
 #define OPT_JSON {0, "json", OPT_FLAG, &g_opts.json, NULL, "print JSON (docs/json.md)"}
+#define OPT_LIVE {0, "live", OPT_FLAG, &g_opts.live, NULL, \
+	"read the driver now, not a running vramz daemon (docs/daemon.md)"}
 #define OPT_NOCOLOR {0, "no-color", OPT_FLAG, &g_opts.no_color, NULL, "no colour (also NO_COLOR=1)"}
 
 enum { CLI_OK = 0, CLI_HELP = -1, CLI_USAGE = -2 };

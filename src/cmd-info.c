@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "fmt.h"
 #include "json.h"
+#include "source.h"
 
 static const char *onoff(char *b, size_t n, int valid, unsigned cur, unsigned pend)
 {
@@ -177,7 +178,7 @@ static void json_info(struct jsonw *w, const vramz_gpu_info *gi, const vramz_gpu
 int cmd_info(int argc, char **argv)
 {
 	int nargs;
-	const struct opt opts[] = {OPT_GPUS, OPT_JSON, OPT_NOCOLOR, OPT_END};
+	const struct opt opts[] = {OPT_GPUS, OPT_JSON, OPT_LIVE, OPT_NOCOLOR, OPT_END};
 	int rc = cli_parse("info", "[-g LIST] [--json]",
 			   "Hardware facts per GPU: memory type, bus width and bandwidth, PCIe link\n"
 			   "now and at most, NVLink, MIG / ECC / persistence, limits, versions.",
@@ -190,7 +191,7 @@ int cmd_info(int argc, char **argv)
 	}
 	vramz_ctx *ctx;
 	const vramz_snapshot *snap;
-	int ex = cli_open_sample(&ctx, VRAMZ_SAMPLE_LINK, &snap);
+	int ex = source_open_sample(&ctx, VRAMZ_SAMPLE_LINK, &snap);
 	if (ex)
 		return ex;
 	const vramz_system_info *s = vramz_system(ctx);
@@ -204,6 +205,7 @@ int cmd_info(int argc, char **argv)
 		if (s->cuda_driver_version)
 			snprintf(cuda, sizeof cuda, "%d.%d", s->cuda_driver_version / 1000,
 				 s->cuda_driver_version % 1000 / 10);
+		source_line(stdout, ctx);
 		printf("Driver %s   NVML %s   CUDA (driver API) %s\n\n",
 		       *s->driver_version ? s->driver_version : "-",
 		       *s->nvml_version ? s->nvml_version : "-", cuda);

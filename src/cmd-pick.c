@@ -23,6 +23,7 @@
 #include "json.h"
 #include "picklock.h"
 #include "vramz/diagnose.h"
+#include "source.h"
 
 #define PICK_MAX 64
 #define PICK_ENUM_LIMIT 200000
@@ -151,6 +152,7 @@ int cmd_pick(int argc, char **argv)
 		{'v', "verbose", OPT_FLAG, &verbose, NULL, "explain the choice on stderr"},
 		OPT_GPUS,
 		OPT_JSON,
+		OPT_LIVE,
 		OPT_END,
 	};
 	int nargs = 0;
@@ -177,7 +179,7 @@ int cmd_pick(int argc, char **argv)
 	struct picklock pl = {-1};
 	if (lock && (ex = picklock_acquire(&pl)))
 		return ex;
-	ex = cli_open_sample(&ctx, VRAMZ_SAMPLE_PROCS, &s); /* the finding check reads them */
+	ex = source_open_sample(&ctx, VRAMZ_SAMPLE_PROCS, &s); /* the finding check reads them */
 	if (ex) {
 		picklock_release(&pl);
 		return ex;
@@ -190,6 +192,11 @@ int cmd_pick(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	ps->want = want;
+	if (verbose) { /* stdout is for CUDA_VISIBLE_DEVICES only */
+		char src[128];
+		if (*source_str(ctx, src, sizeof src))
+			fprintf(stderr, "vramz: pick: from %s\n", src);
+	}
 	unsigned considered = 0;
 	char b1[32], b2[32];
 	for (unsigned i = 0; i < s->gpu_count && ps->n < PICK_MAX; i++) {

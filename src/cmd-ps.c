@@ -9,6 +9,7 @@
 #include "json.h"
 #include "proctab.h"
 #include "script.h"
+#include "source.h"
 #include "status.h"
 
 struct ps_view {
@@ -64,6 +65,7 @@ int cmd_ps(int argc, char **argv)
 		{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
 		 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
 		{0, "replay", OPT_STR, &g_opts.replay, "FILE", "read the first tick of a recorded log"},
+		OPT_LIVE,
 		OPT_NOCOLOR,
 		OPT_END,
 	};
@@ -92,7 +94,7 @@ int cmd_ps(int argc, char **argv)
 	unsigned flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
 	if (v.loop)
 		return script_loop("ps", flags, loop_ms, ps_show, &v);
-	int ex = cli_open_sample(&ctx, flags, &snap);
+	int ex = source_open_sample(&ctx, flags, &snap);
 	if (ex)
 		return ex;
 	if (ps_show(ctx, snap, 0, &v)) {

@@ -12,13 +12,14 @@
 #include "json.h"
 #include "proctab.h"
 #include "script.h"
+#include "source.h"
 #include "status.h"
 
 static void print_header(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
 {
 	const vramz_system_info *s = vramz_system(ctx);
 	const struct colors *c = colors_for(f);
-	char t[40], cuda[16] = "-";
+	char t[40], cuda[16] = "-", src[128];
 	if (s->cuda_driver_version)
 		snprintf(cuda, sizeof cuda, "%d.%d", s->cuda_driver_version / 1000,
 			 s->cuda_driver_version % 1000 / 10);
@@ -27,10 +28,11 @@ static void print_header(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
 			VRAMZ_VERSION_STRING, c->reset, snap->gpu_count, vramz_gpu_count(ctx), c->dim,
 			fmt_iso_ms(t, sizeof t, snap->time_ms), c->reset);
 	else
-		fprintf(f, "%svramz %s%s  driver %s  CUDA %s  %u of %u GPUs  %s%s%s\n", c->bold,
+		fprintf(f, "%svramz %s%s  driver %s  CUDA %s  %u of %u GPUs  %s%s%s%s%s\n", c->bold,
 			VRAMZ_VERSION_STRING, c->reset, *s->driver_version ? s->driver_version : "-",
 			cuda, snap->gpu_count, vramz_gpu_count(ctx), c->dim,
-			fmt_iso_ms(t, sizeof t, snap->time_ms), c->reset);
+			fmt_iso_ms(t, sizeof t, snap->time_ms),
+			source_is_daemon(ctx) ? "  from " : "", source_str(ctx, src, sizeof src), c->reset);
 }
 
 void status_print_gpus(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
@@ -164,6 +166,7 @@ int cmd_status(int argc, char **argv)
 		{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
 		 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
 		{0, "replay", OPT_STR, &g_opts.replay, "FILE", "show the first tick of a recorded log"},
+		OPT_LIVE,
 		OPT_NOCOLOR,
 		OPT_END,
 	};
@@ -203,7 +206,7 @@ int cmd_status(int argc, char **argv)
 	flags |= VRAMZ_SAMPLE_MIG;
 	if (v.loop)
 		return script_loop("status", flags, loop_ms, status_show, &v);
-	int ex = cli_open_sample(&ctx, flags, &snap);
+	int ex = source_open_sample(&ctx, flags, &snap);
 	if (ex)
 		return ex;
 	status_show(ctx, snap, 0, &v);

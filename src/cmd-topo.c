@@ -7,11 +7,12 @@
 #include "commands.h"
 #include "fmt.h"
 #include "json.h"
+#include "source.h"
 
 int cmd_topo(int argc, char **argv)
 {
 	int nargs;
-	const struct opt opts[] = {OPT_GPUS, OPT_JSON, OPT_NOCOLOR, OPT_END};
+	const struct opt opts[] = {OPT_GPUS, OPT_JSON, OPT_LIVE, OPT_NOCOLOR, OPT_END};
 	int rc = cli_parse("topo", "[-g LIST] [--json]",
 			   "GPU-to-GPU interconnect matrix: NVLink count or PCIe path.", opts, argc,
 			   argv, &nargs);
@@ -22,7 +23,7 @@ int cmd_topo(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	vramz_ctx *ctx;
-	int ex = cli_open(&ctx);
+	int ex = source_open(&ctx, 0, 0);
 	if (ex)
 		return ex;
 	unsigned n = vramz_selected_count(ctx);

@@ -36,6 +36,7 @@ int cmd_fit(int argc, char **argv);
 int cmd_pick(int argc, char **argv);
 int cmd_kill(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_help(int argc, char **argv);

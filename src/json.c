@@ -4,11 +4,13 @@
 #include "json.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "agent.h"
 #include "fields.h"
 #include "procfields.h"
 #include "fmt.h"
+#include "vramz/daemon.h"
 
 void json_envelope(struct jsonw *w, const char *kind)
 {
@@ -26,6 +28,17 @@ void json_begin(struct jsonw *w, const char *kind, vramz_ctx *ctx, const vramz_s
 	if (snap) {
 		jw_str(w, "time", fmt_iso_ms(t, sizeof t, snap->time_ms));
 		jw_i64(w, "time_ms", snap->time_ms);
+	}
+	/* where the readings come from: the driver now, a daemon's snapshot
+	 * (and how old it is), or a recorded log (age unknown: null) */
+	vramz_daemon_info di;
+	if (vramz_daemon_info_get(ctx, &di) == 0) {
+		jw_str(w, "source", "daemon");
+		jw_i64(w, "age_ms", di.age_ms);
+		jw_u64(w, "daemon_pid", di.pid);
+	} else {
+		jw_str(w, "source", s->backend);
+		jw_i64_if(w, "age_ms", strcmp(s->backend, "replay") != 0, 0);
 	}
 	jw_obj(w, "system");
 	jw_str(w, "backend", s->backend);

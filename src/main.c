@@ -28,6 +28,7 @@ const struct command commands[] = {
 	{"watch", cmd_watch, "diagnose live: a line per new or changed finding"},
 	{"demo", cmd_demo, "replay a real 2 x H200 recording: vramz without a GPU"},
 	{"report", cmd_report, "a log as one HTML page with plots (docs/report.md)"},
+	{"daemon", cmd_daemon, "sample once, publish to every reader (shared memory)"},
 #ifdef VRAMZ_HAVE_SERVE
 	{"serve", cmd_serve, "Prometheus exporter (/metrics)"},
 #endif

@@ -1,0 +1,324 @@
+/* segment.c (backend) - a live `vramz daemon`'s segment behind the same
+ * backend_ops as NVML, so every view built on vramz_sample() runs on it
+ * unchanged and loads no driver: `vramz status` from a daemon costs a
+ * file map and a copy.
+ *
+ * Like the replay backend it is a recorded source (backend_ops.tick): each
+ * vramz_sample() copies the daemon's latest whole snapshot, and processes
+ * arrive attributed by the daemon - except in a redacted segment (the
+ * daemon runs as root with /proc hidepid), where this reader attributes
+ * the processes its own /proc shows it, and no others.
+ *
+ * Freshness is checked at open and at every tick: the snapshot must be at
+ * most two intervals and VRAMZ_DAEMON_MAX_AGE_MS old, its daemon running
+ * (pid and start time) and not stopped.  A daemon that replaced its file
+ * (it grew) is followed to the new one.
+ */
+#include "backend.h"
+#include "ctx_internal.h"
+#include "proc.h"
+#include "rundir.h"
+#include "segment.h"
+#include "vramz/daemon.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+struct backend {
+	char path[512];
+	struct seg_reader *r;
+	const struct seg_snapshot *cur;
+	struct proc_cache *pcache;    /* redacted segments only */
+	int64_t age_ms;
+};
+
+static int check_fresh(struct backend *b, char *err, size_t errlen)
+{
+	const struct seg_header *h = seg_reader_header(b->r);
+	int64_t age_ms = (clock_mono_ns() - b->cur->snap.mono_ns) / 1000000;
+	int64_t max_ms = 2 * (int64_t)h->interval_ms;
+	if (max_ms > VRAMZ_DAEMON_MAX_AGE_MS)
+		max_ms = VRAMZ_DAEMON_MAX_AGE_MS;
+	b->age_ms = age_ms < 0 ? 0 : age_ms;
+	if (age_ms <= max_ms)
+		return 0;
+	uint64_t torn;
+	if (!seg_pid_alive(h->pid, h->start_ticks)) {
+		if (seg_reader_torn(b->r, &torn))
+			snprintf(err, errlen,
+				 "%s: its daemon (pid %u) died while writing snapshot %llu; the last "
+				 "whole one is %.1f s old",
+				 b->path, h->pid, (unsigned long long)torn, (double)age_ms / 1000);
+		else
+			snprintf(err, errlen, "%s: its daemon (pid %u) is gone", b->path, h->pid);
+	} else {
+		snprintf(err, errlen, "%s: stale: the latest snapshot is %.1f s old (daemon pid %u, every %u ms)",
+			 b->path, (double)age_ms / 1000, h->pid, h->interval_ms);
+	}
+	return VRAMZ_EIO;
+}
+
+/* The latest snapshot, following a replaced file once. */
+static int read_latest(struct backend *b, char *err, size_t errlen)
+{
+	for (int again = 0; again < 2; again++) {
+		int rc = seg_reader_read(b->r, &b->cur, err, errlen);
+		if (rc == 0)
+			return check_fresh(b, err, errlen);
+		if (rc != VRAMZ_EIO || again)
+			return rc;
+		/* replaced (grown) or restarted under the same name: reopen */
+		struct seg_reader *nr;
+		char e2[300];
+		if (seg_reader_open(&nr, b->path, e2, sizeof e2) < 0) {
+			seg_reader_close(nr);
+			return rc;
+		}
+		const struct seg_header *oh = seg_reader_header(b->r), *nh = seg_reader_header(nr);
+		if (nh->gpu_count != oh->gpu_count) { /* not the same machine view */
+			seg_reader_close(nr);
+			return rc;
+		}
+		seg_reader_close(b->r);
+		b->r = nr;
+	}
+	return VRAMZ_EIO;
+}
+
+static int seg_open(struct backend **out, const vramz_open_opts *opts, char *err, size_t errlen)
+{
+	struct backend *b = calloc(1, sizeof *b);
+	*out = b;
+	if (!b)
+		return VRAMZ_ENOMEM;
+	snprintf(b->path, sizeof b->path, "%s", opts->replay_path);
+	int rc = seg_reader_open(&b->r, b->path, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (seg_reader_header(b->r)->flags & SEG_FL_REDACTED) {
+		b->pcache = proc_cache_new("/proc");
+		if (!b->pcache)
+			return VRAMZ_ENOMEM;
+	}
+	return read_latest(b, err, errlen);
+}
+
+static void seg_close(struct backend *b)
+{
+	seg_reader_close(b->r);
+	proc_cache_free(b->pcache);
+	free(b);
+}
+
+static int seg_system(struct backend *b, vramz_system_info *out)
+{
+	*out = seg_reader_header(b->r)->sys;
+	return 0;
+}
+
+static unsigned seg_count(struct backend *b)
+{
+	return seg_reader_header(b->r)->gpu_count;
+}
+
+static int seg_gpu_info(struct backend *b, unsigned idx, vramz_gpu_info *out)
+{
+	int present = 0;
+	const vramz_gpu_info *gi = seg_reader_gpu(b->r, idx, &present);
+	if (!gi || !present)
+		return VRAMZ_ENOTFOUND; /* the daemon does not sample it */
+	*out = *gi;
+	out->index = idx;
+	return 0;
+}
+
+static int seg_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *out)
+{
+	return seg_gpu_info(b, idx, out) == 0 ? 0 : VRAMZ_EUNSUPPORTED;
+}
+
+static int seg_tick(struct backend *b, int64_t *time_ms, int64_t *mono_ns, char *err, size_t errlen)
+{
+	int rc = read_latest(b, err, errlen);
+	if (rc < 0) {
+		b->cur = NULL;
+		return rc;
+	}
+	if (b->pcache)
+		proc_cache_sweep(b->pcache);
+	*time_ms = b->cur->snap.time_ms;
+	*mono_ns = b->cur->snap.mono_ns;
+	return 0;
+}
+
+static const vramz_gpu_sample *find(struct backend *b, unsigned idx)
+{
+	for (unsigned i = 0; b->cur && i < b->cur->snap.gpu_count; i++)
+		if (b->cur->gpus[i].index == idx)
+			return &b->cur->gpus[i];
+	return NULL;
+}
+
+static int seg_sample(struct backend *b, unsigned idx, unsigned flags, vramz_gpu_sample *out)
+{
+	const vramz_gpu_sample *g = find(b, idx);
+	if (!g)
+		return VRAMZ_ENOTFOUND;
+	if (g->lost)
+		return VRAMZ_ELOST;
+	*out = *g;
+	out->valid &= ~(uint32_t)VRAMZ_F_PROCS; /* the context sets it from procs() */
+	out->proc_first = out->proc_count = 0;
+	return 0;
+}
+
+static int seg_procs(struct backend *b, unsigned idx, unsigned flags, struct proc_vec *out)
+{
+	const vramz_gpu_sample *g = find(b, idx);
+	if (!g || !(g->valid & VRAMZ_F_PROCS))
+		return VRAMZ_EUNSUPPORTED; /* the daemon runs without --procs */
+	for (unsigned i = 0; i < g->proc_count; i++) {
+		vramz_proc_sample *p = proc_vec_push(out);
+		if (!p)
+			return VRAMZ_ENOMEM;
+		*p = b->cur->procs[g->proc_first + i];
+		/* redacted: what this reader's own /proc shows it, and no more */
+		if (b->pcache && !(p->valid & VRAMZ_P_VISIBLE))
+			proc_attribute(b->pcache, p);
+	}
+	return 0;
+}
+
+static int seg_migs(struct backend *b, unsigned idx, struct mig_vec *out)
+{
+	for (unsigned i = 0; b->cur && i < b->cur->snap.mig_count; i++) {
+		if (b->cur->migs[i].parent_index != idx)
+			continue;
+		vramz_mig_sample *m = mig_vec_push(out);
+		if (!m)
+			return VRAMZ_ENOMEM;
+		*m = b->cur->migs[i];
+	}
+	return 0;
+}
+
+static int seg_topology(struct backend *b, unsigned a, unsigned c, vramz_link *out)
+{
+	return seg_reader_link(b->r, a, c, out);
+}
+
+const struct backend_ops backend_segment = {
+	.name = "daemon",
+	.open = seg_open,
+	.close = seg_close,
+	.system = seg_system,
+	.count = seg_count,
+	.gpu_info = seg_gpu_info,
+	.gpu_details = seg_gpu_details,
+	.sample = seg_sample,
+	.procs = seg_procs,
+	.migs = seg_migs,
+	.topology = seg_topology,
+	.tick = seg_tick,
+};
+
+/* ---- the public side (vramz/daemon.h) ---- */
+
+/* Tries one file; 0 when it is a fresh live segment. */
+static int try_file(vramz_ctx **out, const char *path)
+{
+	vramz_open_opts o = {.replay_path = path};
+	return ctx_open_ops(out, &backend_segment, &o);
+}
+
+int vramz_open_daemon(vramz_ctx **out, const char *dir, unsigned flags)
+{
+	(void)flags;
+	char d[512], path[600], why[300] = "";
+	int why_rc = VRAMZ_ENOTFOUND;
+	*out = NULL;
+	for (unsigned n = 0;; n++) {
+		if (dir) {
+			if (n > 0)
+				break;
+			snprintf(d, sizeof d, "%s", dir);
+		} else if (vramz_runtime_dir_nth(n, d, sizeof d) < 0) {
+			break;
+		}
+		/* root reads the unredacted file when the daemon made one */
+		const char *names[] = {geteuid() == 0 ? VRAMZ_SEGMENT_FULL_NAME : NULL,
+				       VRAMZ_SEGMENT_NAME};
+		for (unsigned k = 0; k < 2; k++) {
+			if (!names[k])
+				continue;
+			snprintf(path, sizeof path, "%s/%s", d, names[k]);
+			vramz_ctx *ctx;
+			int rc = try_file(&ctx, path);
+			if (rc == 0) {
+				*out = ctx;
+				return 0;
+			}
+			if (!ctx)
+				return rc;
+			/* the first reason that is not "no file there" is the one to tell */
+			if (rc != VRAMZ_ENOTFOUND && why_rc == VRAMZ_ENOTFOUND) {
+				why_rc = rc;
+				snprintf(why, sizeof why, "%s", vramz_last_error(ctx));
+			}
+			vramz_close(ctx);
+		}
+	}
+	vramz_ctx *ctx = calloc(1, sizeof *ctx);
+	*out = ctx;
+	if (!ctx)
+		return VRAMZ_ENOMEM;
+	if (why_rc == VRAMZ_ENOTFOUND)
+		return ctx_fail(ctx, why_rc, "no daemon segment in %s", dir ? dir : "the runtime directories");
+	return ctx_fail(ctx, why_rc, "%s", why);
+}
+
+static struct backend *daemon_of(const vramz_ctx *ctx)
+{
+	return ctx && ctx->ops == &backend_segment ? ctx->be : NULL;
+}
+
+int vramz_daemon_info_get(const vramz_ctx *ctx, vramz_daemon_info *out)
+{
+	struct backend *b = daemon_of(ctx);
+	if (!b || !out)
+		return VRAMZ_EINVAL;
+	const struct seg_header *h = seg_reader_header(b->r);
+	memset(out, 0, sizeof *out);
+	out->pid = h->pid;
+	out->interval_ms = h->interval_ms;
+	out->sample_flags = h->sample_flags;
+	out->procs = (h->flags & SEG_FL_PROCS) != 0;
+	out->redacted = (h->flags & SEG_FL_REDACTED) != 0;
+	out->started_ms = h->start_ms;
+	out->age_ms = b->age_ms;
+	out->generation = b->cur ? b->cur->generation : 0;
+	snprintf(out->path, sizeof out->path, "%.*s", (int)sizeof out->path - 1, b->path);
+	return 0;
+}
+
+int vramz_daemon_covers(const vramz_ctx *ctx, unsigned index)
+{
+	struct backend *b = daemon_of(ctx);
+	int present = 0;
+	return b && seg_reader_gpu(b->r, index, &present) && present;
+}
+
+unsigned vramz_daemon_findings(const vramz_ctx *ctx, const vramz_finding **out)
+{
+	struct backend *b = daemon_of(ctx);
+	if (!b || !b->cur) {
+		*out = NULL;
+		return 0;
+	}
+	*out = b->cur->findings;
+	return b->cur->finding_count;
+}

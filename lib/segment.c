@@ -1,0 +1,352 @@
+/* segment.c - the daemon's segment file: the publisher creates, fills and
+ * retires it; readers map it, check it and copy whole snapshots out.
+ *
+ * Concurrency (docs/daemon.md, "Reading a snapshot"): two slots, each with
+ * a sequence counter.  The publisher writes the slot not holding the
+ * latest snapshot: seq odd, payload, CRC, seq even, then the header's
+ * generation.  A reader loads the generation, the slot's seq (even), copies
+ * the payload, loads seq again: equal means the copy is whole, and the
+ * CRC proves it again (for readers in languages with no fences).  The
+ * publisher never waits for a reader; a reader slower than two whole ticks
+ * just tries again.
+ *
+ * Lifecycle: the file is created under a temporary name, filled and
+ * renamed into place, so a reader never sees a half-made header.  When it
+ * must grow, a new file replaces it the same way and the old one is marked
+ * REPLACED; at exit it is marked STOPPED, then unlinked.  Readers keep
+ * their mapping valid through all of these (unlink and rename do not
+ * touch a mapped inode).
+ */
+#include "segment.h"
+#include "segment_codec.h"
+#include "proc.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+#define READ_TRIES 1000
+
+/* ---- CRC-32 (IEEE 802.3, zlib's crc32: Python's zlib.crc32 agrees) ---- */
+
+static uint32_t crc_table[256];
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+uint32_t seg_crc32(const void *p, size_t n)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, crc_init);
+	const unsigned char *b = p;
+	uint32_t c = 0xFFFFFFFFu;
+	for (size_t i = 0; i < n; i++)
+		c = crc_table[(c ^ b[i]) & 0xFF] ^ (c >> 8);
+	return c ^ 0xFFFFFFFFu;
+}
+
+/* ---- processes: alive by pid and start time ---- */
+
+uint64_t seg_self_start_ticks(void)
+{
+	return proc_start_time("/proc", (unsigned)getpid());
+}
+
+int seg_pid_alive(uint32_t pid, uint64_t start_ticks)
+{
+	if (pid == 0 || (pid_t)pid < 0)
+		return 0;
+	uint64_t t = proc_start_time("/proc", pid);
+	if (t)
+		return t == start_ticks;
+	/* hidepid hides another user's /proc/PID: existence is all we learn */
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+/* ---- publisher ---- */
+
+struct seg_writer {
+	char dir[512], name[64];
+	unsigned mode;
+	unsigned char *map;
+	size_t size;
+	struct seg_static st;
+	vramz_gpu_info *info;          /* copies: a regrow re-encodes them */
+	unsigned char *present;
+	vramz_link *links;
+	unsigned proc_cap, finding_cap, mig_cap;
+	uint64_t generation;
+	uint64_t slot_off[2], slot_size;
+	int redact;
+};
+
+static size_t slot_bytes(unsigned ngpus, unsigned procs, unsigned migs, unsigned findings)
+{
+	return SEG_SLOT_HEAD + SEG_PAYLOAD_HEAD + (size_t)ngpus * SEG_GPU_SAMPLE_SIZE +
+	       (size_t)procs * SEG_PROC_SIZE + (size_t)migs * SEG_MIG_SIZE +
+	       (size_t)findings * SEG_FINDING_SIZE;
+}
+
+static void put_header(struct seg_writer *w, unsigned char *p, size_t file_size,
+		       size_t info_off, size_t links_off)
+{
+	const struct seg_static *st = &w->st;
+	memset(p, 0, SEG_HEADER_SIZE);
+	memcpy(p + SEG_H_MAGIC, SEG_MAGIC, 8);
+	p[SEG_H_MAJOR] = SEG_MAJOR; /* u16 each, the high bytes zero */
+	p[SEG_H_MINOR] = SEG_MINOR;
+	seg_put32(p, SEG_H_HEADER_SIZE, SEG_HEADER_SIZE);
+	seg_put32(p, SEG_H_GPU_INFO_SIZE, SEG_GPU_INFO_SIZE);
+	seg_put32(p, SEG_H_GPU_SAMPLE_SIZE, SEG_GPU_SAMPLE_SIZE);
+	seg_put32(p, SEG_H_PROC_SIZE, SEG_PROC_SIZE);
+	seg_put32(p, SEG_H_MIG_SIZE, SEG_MIG_SIZE);
+	seg_put32(p, SEG_H_FINDING_SIZE, SEG_FINDING_SIZE);
+	seg_put32(p, SEG_H_LINK_SIZE, SEG_LINK_SIZE);
+	seg_put32(p, SEG_H_STATE, SEG_LIVE);
+	seg_put32(p, SEG_H_FLAGS, st->flags);
+	seg_put32(p, SEG_H_PID, (uint32_t)getpid());
+	seg_put32(p, SEG_H_UID, (uint32_t)geteuid());
+	seg_put64(p, SEG_H_START_TICKS, seg_self_start_ticks());
+	seg_put64(p, SEG_H_START_MS, (uint64_t)clock_real_ms());
+	seg_put32(p, SEG_H_INTERVAL_MS, st->interval_ms);
+	seg_put32(p, SEG_H_GPU_COUNT, st->gpu_count);
+	seg_put32(p, SEG_H_SLOW_INTERVAL_MS, st->slow_interval_ms);
+	seg_put32(p, SEG_H_SAMPLE_FLAGS, st->sample_flags);
+	seg_put64(p, SEG_H_FILE_SIZE, file_size);
+	seg_put64(p, SEG_H_INFO_OFF, info_off);
+	seg_put64(p, SEG_H_LINKS_OFF, w->links ? links_off : 0);
+	seg_put64(p, SEG_H_SLOT0_OFF, w->slot_off[0]);
+	seg_put64(p, SEG_H_SLOT1_OFF, w->slot_off[1]);
+	seg_put64(p, SEG_H_SLOT_SIZE, w->slot_size);
+	seg_put64(p, SEG_H_GENERATION, 0);
+	seg_put32(p, SEG_H_PROC_CAP, w->proc_cap);
+	seg_put32(p, SEG_H_FINDING_CAP, w->finding_cap);
+	seg_put32(p, SEG_H_MIG_CAP, w->mig_cap);
+	seg_put32(p, SEG_H_CUDA_VERSION, (uint32_t)st->sys.cuda_driver_version);
+	seg_putstr(p, SEG_H_DRIVER, 80, st->sys.driver_version);
+	seg_putstr(p, SEG_H_NVML, 80, st->sys.nvml_version);
+	seg_putstr(p, SEG_H_BACKEND, 16, st->sys.backend);
+}
+
+/* Makes a file of the writer's capacities and renames it into place. */
+static int build_file(struct seg_writer *w, char *err, size_t errlen)
+{
+	unsigned n = w->st.gpu_count;
+	size_t info_off = SEG_HEADER_SIZE;
+	size_t links_off = info_off + (size_t)n * SEG_GPU_INFO_SIZE;
+	size_t links_len = w->links ? (size_t)n * n * SEG_LINK_SIZE : 0;
+	w->slot_size = (slot_bytes(n, w->proc_cap, w->mig_cap, w->finding_cap) + 63) & ~(size_t)63;
+	w->slot_off[0] = (links_off + links_len + 63) & ~(size_t)63;
+	w->slot_off[1] = w->slot_off[0] + w->slot_size;
+	size_t size = w->slot_off[1] + w->slot_size;
+
+	char tmp[640], path[640];
+	snprintf(tmp, sizeof tmp, "%s/.%s.%ld", w->dir, w->name, (long)getpid());
+	snprintf(path, sizeof path, "%s/%s", w->dir, w->name);
+	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return VRAMZ_EIO;
+	}
+	/* allocate every page now: a full tmpfs fails here, not with SIGBUS
+	 * on a write into the map later */
+	int e = posix_fallocate(fd, 0, (off_t)size);
+	if (e == EOPNOTSUPP || e == EINVAL)
+		e = ftruncate(fd, (off_t)size) ? errno : 0;
+	if (e || fchmod(fd, w->mode)) {
+		if (!e)
+			e = errno;
+		snprintf(err, errlen, "%s: %s%s", tmp, strerror(e),
+			 e == ENOSPC ? " (the disk or tmpfs is full)" : "");
+		close(fd);
+		unlink(tmp);
+		return VRAMZ_EIO;
+	}
+	unsigned char *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		snprintf(err, errlen, "%s: mmap: %s", tmp, strerror(errno));
+		unlink(tmp);
+		return VRAMZ_EIO;
+	}
+	put_header(w, map, size, info_off, links_off);
+	for (unsigned i = 0; i < n; i++)
+		seg_enc_gpu_info(map + info_off + (size_t)i * SEG_GPU_INFO_SIZE, &w->info[i],
+				 w->present[i]);
+	for (size_t i = 0; w->links && i < (size_t)n * n; i++) {
+		seg_put32(map, links_off + i * SEG_LINK_SIZE, (uint32_t)w->links[i].kind);
+		seg_put32(map, links_off + i * SEG_LINK_SIZE + 4, w->links[i].nvlinks);
+	}
+	if (rename(tmp, path)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		munmap(map, size);
+		unlink(tmp);
+		return VRAMZ_EIO;
+	}
+	if (w->map) { /* readers of the old file move to the new one */
+		__atomic_store_n((uint32_t *)(w->map + SEG_H_STATE), htole32(SEG_REPLACED),
+				 __ATOMIC_RELEASE);
+		munmap(w->map, w->size);
+	}
+	w->map = map;
+	w->size = size;
+	w->generation = 0;
+	return 0;
+}
+
+int seg_writer_create(struct seg_writer **out, const char *dir, const char *name,
+		      unsigned mode, const struct seg_static *st, unsigned proc_cap,
+		      unsigned finding_cap, char *err, size_t errlen)
+{
+	struct seg_writer *w = calloc(1, sizeof *w);
+	*out = w;
+	if (!w)
+		return VRAMZ_ENOMEM;
+	if (st->gpu_count == 0 || st->gpu_count > SEG_MAX_GPUS) {
+		snprintf(err, errlen, "%u GPUs: a segment holds 1 to %u", st->gpu_count,
+			 SEG_MAX_GPUS);
+		return VRAMZ_EINVAL;
+	}
+	snprintf(w->dir, sizeof w->dir, "%s", dir);
+	snprintf(w->name, sizeof w->name, "%s", name);
+	w->mode = mode;
+	w->st = *st;
+	w->redact = (st->flags & SEG_FL_REDACTED) != 0;
+	unsigned n = st->gpu_count;
+	w->info = calloc(n, sizeof *w->info);
+	w->present = calloc(n, 1);
+	if (st->links)
+		w->links = calloc((size_t)n * n, sizeof *w->links);
+	if (!w->info || !w->present || (st->links && !w->links))
+		return VRAMZ_ENOMEM;
+	memcpy(w->info, st->info, n * sizeof *w->info);
+	memcpy(w->present, st->present, n);
+	if (st->links)
+		memcpy(w->links, st->links, (size_t)n * n * sizeof *w->links);
+	w->st.info = w->info;
+	w->st.present = w->present;
+	w->st.links = w->links;
+	w->proc_cap = proc_cap ? proc_cap : 64;
+	w->finding_cap = finding_cap ? finding_cap : 32;
+	w->mig_cap = 8;
+	return build_file(w, err, errlen);
+}
+
+unsigned char *seg_writer_map(struct seg_writer *w)
+{
+	return w->map;
+}
+
+static unsigned round_up_cap(unsigned need, unsigned cap)
+{
+	while (cap < need && cap < (1u << 20))
+		cap *= 2;
+	return cap < need ? need : cap;
+}
+
+int seg_writer_publish(struct seg_writer *w, const vramz_snapshot *snap, int sample_rc,
+		       const vramz_finding *f, unsigned nf, char *err, size_t errlen)
+{
+	if (snap->proc_count > w->proc_cap || nf > w->finding_cap || snap->mig_count > w->mig_cap ||
+	    snap->gpu_count > w->st.gpu_count) {
+		if (snap->gpu_count > w->st.gpu_count)
+			return VRAMZ_EINVAL;
+		struct seg_writer old = *w;
+		w->proc_cap = round_up_cap(snap->proc_count, w->proc_cap);
+		w->finding_cap = round_up_cap(nf, w->finding_cap);
+		w->mig_cap = round_up_cap(snap->mig_count, w->mig_cap);
+		uint64_t gen = w->generation;
+		int rc = build_file(w, err, errlen);
+		if (rc < 0) { /* keep publishing what fits: the old file stays */
+			w->proc_cap = old.proc_cap;
+			w->finding_cap = old.finding_cap;
+			w->mig_cap = old.mig_cap;
+			w->slot_off[0] = old.slot_off[0];
+			w->slot_off[1] = old.slot_off[1];
+			w->slot_size = old.slot_size;
+			return rc;
+		}
+		w->generation = gen; /* generations go on counting in the new file */
+	}
+	uint64_t gen = w->generation + 1;
+	unsigned char *slot = w->map + w->slot_off[gen & 1];
+	uint64_t *seqp = (uint64_t *)slot;
+	uint64_t seq = le64toh(__atomic_load_n(seqp, __ATOMIC_RELAXED));
+	__atomic_store_n(seqp, htole64(seq | 1), __ATOMIC_RELAXED); /* odd: being written */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+
+	unsigned char *pl = slot + SEG_SLOT_HEAD;
+	seg_put64(pl, 0, (uint64_t)snap->time_ms);
+	seg_put64(pl, 8, (uint64_t)snap->mono_ns);
+	seg_put32(pl, 16, snap->gpu_count);
+	seg_put32(pl, 20, snap->proc_count);
+	seg_put32(pl, 24, snap->mig_count);
+	seg_put32(pl, 28, nf);
+	seg_put32(pl, 32, (uint32_t)sample_rc);
+	seg_put32(pl, 36, 0);
+	size_t off = SEG_PAYLOAD_HEAD;
+	for (unsigned i = 0; i < snap->gpu_count; i++, off += SEG_GPU_SAMPLE_SIZE)
+		seg_enc_gpu_sample(pl + off, &snap->gpus[i]);
+	for (unsigned i = 0; i < snap->proc_count; i++, off += SEG_PROC_SIZE)
+		seg_enc_proc(pl + off, &snap->procs[i], w->redact);
+	for (unsigned i = 0; i < snap->mig_count; i++, off += SEG_MIG_SIZE)
+		seg_enc_mig(pl + off, &snap->migs[i]);
+	for (unsigned i = 0; i < nf; i++, off += SEG_FINDING_SIZE)
+		seg_enc_finding(pl + off, &f[i], w->redact);
+	seg_put64(slot, 8, gen);
+	seg_put32(slot, 16, seg_crc32(pl, off));
+	seg_put32(slot, 20, (uint32_t)off);
+
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(seqp, htole64((seq | 1) + 1), __ATOMIC_RELEASE); /* even: whole */
+	__atomic_store_n((uint64_t *)(w->map + SEG_H_GENERATION), htole64(gen), __ATOMIC_RELEASE);
+	w->generation = gen;
+	return 0;
+}
+
+void seg_writer_close(struct seg_writer *w)
+{
+	if (!w)
+		return;
+	if (w->map) {
+		__atomic_store_n((uint32_t *)(w->map + SEG_H_STATE), htole32(SEG_STOPPED),
+				 __ATOMIC_RELEASE);
+		char path[640];
+		snprintf(path, sizeof path, "%s/%s", w->dir, w->name);
+		/* only our own file: a successor may already have taken the name */
+		struct stat a, b;
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0) {
+			if (!fstat(fd, &a) && a.st_size == (off_t)w->size) {
+				unsigned char head[SEG_HEADER_SIZE];
+				if (pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+				    seg_get32(head, SEG_H_PID) == (uint32_t)getpid() &&
+				    !lstat(path, &b) && a.st_ino == b.st_ino)
+					unlink(path);
+			}
+			close(fd);
+		}
+		munmap(w->map, w->size);
+	}
+	free(w->info);
+	free(w->present);
+	free(w->links);
+	free(w);
+}

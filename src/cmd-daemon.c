@@ -1,0 +1,327 @@
+/* cmd-daemon.c - `vramz daemon`: one sampler for the whole machine.  It
+ * samples the selected GPUs as serve does (src/ticker.c: the slow readings
+ * on their own thread, the diagnosis engine fed every tick) and publishes
+ * each tick into the segment of its runtime directory (lib/segment.c,
+ * layout in docs/daemon.md), where status, ps, top, serve, log and the
+ * Python package read it without touching NVML.
+ *
+ * One publisher per directory: an exclusive flock on DIR/daemon.lock,
+ * which holds the owner's pid so a second daemon can say who has it.  On
+ * SIGTERM/SIGINT the segment is marked stopped and unlinked; readers that
+ * have it mapped keep a valid (stopped) map, and nothing stale that looks
+ * live is left.  When /proc is mounted hidepid and the daemon runs as root,
+ * it publishes two files: `segment` with other users' /proc fields left
+ * out, and `segment.full` (mode 0600) for root.  A full disk or tmpfs is
+ * reported once, and sampling goes on; publishing resumes when it can.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "commands.h"
+#include "diagconf.h"
+#include "segment.h"
+#include "ticker.h"
+#include "vramz/daemon.h"
+#include "vramz/diagnose.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+/* 1 when /proc is mounted with hidepid (other users' /proc/PID hidden). */
+static int proc_hidepid(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[2048];
+	int hide = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		/* ... mount-point ... - fstype source super-options */
+		char *sep = strstr(line, " - ");
+		if (!sep || !strstr(line, " /proc ") || strncmp(sep, " - proc ", 8))
+			continue;
+		char *h = strstr(sep, "hidepid=");
+		if (h) {
+			h += 8;
+			hide = !(h[0] == '0' || !strncmp(h, "off", 3));
+		}
+	}
+	if (f)
+		fclose(f);
+	return hide;
+}
+
+/* Takes DIR/daemon.lock; on contention says who holds it.  Returns the fd,
+ * or -1 (the message printed). */
+static int take_lock(const char *dir)
+{
+	char path[600], buf[32] = "";
+	snprintf(path, sizeof path, "%s/%s", dir, VRAMZ_LOCK_NAME);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		cli_err("daemon: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+		buf[n > 0 ? n : 0] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+		cli_err("daemon: %s is already published by %s%s (lock %s)", dir,
+			*buf ? "pid " : "another daemon", buf, path);
+		close(fd);
+		return -1;
+	}
+	char pid[32];
+	int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)len, 0) != len) {
+		/* the lock holds without the pid; a rival just cannot name us */
+	}
+	return fd;
+}
+
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, geteuid() == 0 ? 0755 : 0700) && errno != EEXIST) {
+		cli_err("daemon: cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		cli_err("daemon: %s is not a directory", dir);
+		return -1;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		cli_err("daemon: %s belongs to uid %u: readers would not trust it", dir,
+			(unsigned)st.st_uid);
+		return -1;
+	}
+	return 0;
+}
+
+struct pub {
+	const char *name;
+	unsigned mode;
+	int redact;
+	struct seg_writer *w;
+	int failing;          /* said so once; says again when it works */
+};
+
+struct daemon {
+	const char *dir;
+	struct seg_static st;
+	struct pub pubs[2];
+	unsigned npubs;
+};
+
+static void publish(struct daemon *d, const vramz_snapshot *snap, int rc, const vramz_finding *f,
+		    unsigned nf)
+{
+	char err[600];
+	for (unsigned i = 0; i < d->npubs; i++) {
+		struct pub *p = &d->pubs[i];
+		int r = 0;
+		if (!p->w) {
+			struct seg_static st = d->st;
+			if (p->redact)
+				st.flags |= SEG_FL_REDACTED;
+			r = seg_writer_create(&p->w, d->dir, p->name, p->mode, &st,
+					      snap->proc_count + 16, nf + 16, err, sizeof err);
+			if (r < 0) {
+				seg_writer_close(p->w);
+				p->w = NULL;
+			}
+		}
+		if (r == 0)
+			r = seg_writer_publish(p->w, snap, rc, f, nf, err, sizeof err);
+		if (r < 0 && !p->failing) {
+			cli_err("daemon: cannot publish: %s; still sampling, publishing again when it can", err);
+			p->failing = 1;
+		} else if (r == 0 && p->failing) {
+			cli_err("daemon: publishing %s/%s again", d->dir, p->name);
+			p->failing = 0;
+		}
+	}
+}
+
+int cmd_daemon(int argc, char **argv)
+{
+	int64_t interval_ms = 1000, slow_ms = 10000;
+	int procs = 0, no_diag = 0, nargs;
+	const char *dir_opt = NULL;
+	const struct opt opts[] = {
+		{'i', "interval", OPT_DURATION, &interval_ms, "D", "sample and publish every D (default 1s)"},
+		{0, "procs", OPT_FLAG, &procs, NULL, "also publish the processes holding VRAM, attributed"},
+		OPT_GPUS,
+		{0, "runtime-dir", OPT_STR, &dir_opt, "DIR",
+		 "publish in DIR (default: /run/vramz as root, else $XDG_RUNTIME_DIR/vramz)"},
+		{0, "slow-interval", OPT_DURATION, &slow_ms, "D",
+		 "PCIe link, throughput and energy every D, 0: never (default 10s)"},
+		{0, "no-diagnose", OPT_FLAG, &no_diag, NULL, "publish no findings (no diagnosis engine)"},
+		OPT_END,
+	};
+	int rc = cli_parse("daemon", "[-i INTERVAL] [--procs] [-g LIST] [--runtime-dir DIR]",
+			   "Samples once for the whole machine and publishes every tick in shared\n"
+			   "memory; status, ps, info, topo, pick, top, watch, serve and log read it\n"
+			   "instead of NVML (docs/daemon.md).  Runs in the foreground.",
+			   opts, argc, argv, &nargs);
+	if (cli_parse_exit(rc) >= 0)
+		return cli_parse_exit(rc);
+	if (nargs) {
+		cli_err("daemon: unexpected argument '%s'", argv[0]);
+		return EXIT_USAGE;
+	}
+	if (interval_ms < 10 || interval_ms > 3600000) {
+		cli_err("daemon: --interval must be between 10ms and 1h");
+		return EXIT_USAGE;
+	}
+	if (slow_ms != 0 && slow_ms < interval_ms) {
+		cli_err("daemon: --slow-interval must be 0 or at least --interval");
+		return EXIT_USAGE;
+	}
+	char dir[512];
+	if (dir_opt) {
+		snprintf(dir, sizeof dir, "%s", dir_opt);
+	} else if (vramz_runtime_dir(dir, sizeof dir) < 0) {
+		cli_err("daemon: no runtime directory: XDG_RUNTIME_DIR is not set (give --runtime-dir DIR)");
+		return EXIT_USAGE;
+	}
+	if (make_dir(dir))
+		return EXIT_FAIL;
+	int lockfd = take_lock(dir);
+	if (lockfd < 0)
+		return EXIT_FAIL;
+
+	unsigned flags = VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_LINK |
+			 (procs ? VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL : 0);
+	struct ticker_opts to = {.cmd = "daemon", .interval_ms = interval_ms,
+				 .slow_interval_ms = slow_ms, .flags = flags, .daemon = 0};
+	struct ticker *tk;
+	int ex = ticker_open(&tk, &to);
+	if (ex) {
+		close(lockfd);
+		return ex;
+	}
+	vramz_ctx *ctx = ticker_ctx(tk);
+	unsigned n = vramz_gpu_count(ctx), nsel = vramz_selected_count(ctx);
+	unsigned char *present = calloc(n, 1);
+	vramz_link *links = calloc((size_t)n * n, sizeof *links);
+	vramz_gpu_info *info = calloc(n, sizeof *info);
+	vramz_diag *diag = NULL;
+	if (!present || !links || !info) {
+		cli_err("daemon: out of memory");
+		ex = EXIT_FAIL;
+		goto out;
+	}
+	/* the slow static facts and the topology: once, for every reader */
+	for (unsigned i = 0; i < nsel; i++) {
+		unsigned idx = vramz_selected_index(ctx, i);
+		vramz_gpu_details(ctx, idx);
+		present[idx] = 1;
+	}
+	for (unsigned a = 0; a < n; a++) {
+		info[a] = *vramz_gpu(ctx, a);
+		for (unsigned b = 0; b < n; b++)
+			if (present[a] && present[b])
+				vramz_topology(ctx, a, b, &links[(size_t)a * n + b]);
+	}
+	if (!no_diag) {
+		vramz_diag_config cfg;
+		struct diag_cmd_conf cc = {0};
+		vramz_diag_config_defaults(&cfg);
+		if ((ex = diagconf_load(&cfg, &cc)))
+			goto out;
+		cfg.keep_ended = 0;
+		cfg.proc_root = "/proc";
+		if (cfg.window_ms < 2 * interval_ms)
+			cfg.window_ms = 2 * interval_ms;
+		if (cfg.eval_interval_ms > interval_ms)
+			cfg.eval_interval_ms = interval_ms;
+		if (!(diag = vramz_diag_new(&cfg))) {
+			cli_err("daemon: invalid thresholds or out of memory");
+			ex = EXIT_FAIL;
+			goto out;
+		}
+		for (unsigned i = 0; i < nsel; i++)
+			vramz_diag_set_gpu_info(diag, vramz_gpu(ctx, vramz_selected_index(ctx, i)), 1);
+	}
+	struct daemon d = {.dir = dir};
+	d.st = (struct seg_static){
+		.flags = (procs ? SEG_FL_PROCS : 0) | (diag ? SEG_FL_FINDINGS : 0),
+		.interval_ms = (unsigned)interval_ms, .slow_interval_ms = (unsigned)slow_ms,
+		.sample_flags = flags, .sys = *vramz_system(ctx), .gpu_count = n,
+		.info = info, .present = present, .links = links,
+	};
+	char full[600];
+	snprintf(full, sizeof full, "%s/%s", dir, VRAMZ_SEGMENT_FULL_NAME);
+	int split = procs && geteuid() == 0 && proc_hidepid();
+	if (split) /* root's own view, then everyone's without other users' /proc */
+		d.pubs[d.npubs++] = (struct pub){VRAMZ_SEGMENT_FULL_NAME, 0600, 0, NULL, 0};
+	else
+		unlink(full); /* a previous run's, now misleading */
+	d.pubs[d.npubs++] = (struct pub){VRAMZ_SEGMENT_NAME, 0644, split, NULL, 0};
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal; /* no SA_RESTART: the sleep must end */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN); /* a file size limit is an error to report, not death */
+
+	fprintf(stderr, "vramz daemon: publishing %u GPU%s every %lld ms%s to %s/%s (pid %ld)%s\n",
+		nsel, nsel == 1 ? "" : "s", (long long)interval_ms, procs ? " with processes" : "",
+		dir, VRAMZ_SEGMENT_NAME, (long)getpid(),
+		split ? "; /proc is hidepid: other users' processes redacted" : "");
+	fflush(stderr);
+	int was_ok = 1;
+	while (!stop_flag) {
+		const vramz_snapshot *snap;
+		vramz_ctx *src = ctx;
+		rc = ticker_sample(tk, &snap, &src);
+		if (rc == VRAMZ_ENOMEM) {
+			cli_err("daemon: out of memory");
+			ex = EXIT_FAIL;
+			break;
+		}
+		int ok = rc == 0 || rc == VRAMZ_ELOST;
+		if (ok != was_ok) {
+			if (!ok)
+				cli_err("daemon: sampling failed: %s%s%s", vramz_strerror(rc),
+					*vramz_last_error(src) ? ": " : "", vramz_last_error(src));
+			else
+				cli_err("daemon: sampling works again");
+			was_ok = ok;
+		}
+		const vramz_finding *f = NULL;
+		unsigned nf = 0;
+		if (diag && ok && vramz_diag_feed(diag, snap) >= 0)
+			nf = vramz_diag_findings(diag, &f);
+		else if (diag)
+			nf = vramz_diag_findings(diag, &f);
+		publish(&d, snap, rc, f, nf);
+		ticker_sleep(tk, &stop_flag, 0);
+	}
+	for (unsigned i = 0; i < d.npubs; i++)
+		seg_writer_close(d.pubs[i].w);
+	fprintf(stderr, "vramz daemon: stopped; %s/%s removed\n", dir, VRAMZ_SEGMENT_NAME);
+out:
+	vramz_diag_free(diag);
+	free(present);
+	free(links);
+	free(info);
+	ticker_close(tk);
+	close(lockfd);
+	return ex;
+}
