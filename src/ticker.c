@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "source.h"
 
 /* what the slow thread reads, and what a tick carries from it when the
  * tick did not read the field itself */
@@ -38,6 +39,9 @@ struct slow {
 struct ticker {
 	struct ticker_opts o;
 	vramz_ctx *ctx;            /* static facts; the samples' source too */
+	vramz_ctx *live;           /* the driver, after a daemon stopped */
+	int daemon;                /* ctx reads a daemon and live is not open */
+	int64_t last_mono_ns;      /* the daemon snapshot handed out last */
 	struct slow slow;
 	int slow_on;
 	int ticks;
@@ -178,11 +182,12 @@ int ticker_open(struct ticker **out, const struct ticker_opts *o)
 		return EXIT_FAIL;
 	}
 	t->o = *o;
-	int ex = cli_open(&t->ctx);
+	int ex = o->daemon ? source_open(&t->ctx, o->flags, o->interval_ms) : cli_open(&t->ctx);
 	if (ex) {
 		free(t);
 		return ex;
 	}
+	t->daemon = source_is_daemon(t->ctx);
 	unsigned n = vramz_gpu_count(t->ctx);
 	t->merged = calloc(n ? n : 1, sizeof *t->merged);
 	if (!t->merged) {
@@ -190,7 +195,7 @@ int ticker_open(struct ticker **out, const struct ticker_opts *o)
 		ticker_close(t);
 		return EXIT_FAIL;
 	}
-	if (o->slow_interval_ms > 0) {
+	if (o->slow_interval_ms > 0 && !t->daemon) { /* a daemon carries its own */
 		if (slow_start(&t->slow, n, o->slow_interval_ms * 1000000))
 			cli_err("%s: PCIe throughput and energy will be unknown (no second context)",
 				o->cmd);
@@ -207,6 +212,8 @@ void ticker_close(struct ticker *t)
 		return;
 	slow_stop(&t->slow);
 	free(t->merged);
+	if (t->live)
+		cli_close(t->live);
 	cli_close(t->ctx);
 	free(t);
 }
@@ -218,16 +225,61 @@ vramz_ctx *ticker_ctx(const struct ticker *t)
 
 int ticker_from_daemon(const struct ticker *t)
 {
-	(void)t;
+	return t->daemon;
+}
+
+/* The daemon's next snapshot: the latest, waiting (a little) when it is
+ * the one handed out last, so a reader on the daemon's cadence neither
+ * repeats nor skips one. */
+static int daemon_sample(struct ticker *t, const vramz_snapshot **snap)
+{
+	int64_t give_up = clock_mono_ns() + t->step_ns / 2;
+	for (;;) {
+		int rc = vramz_sample(t->ctx, t->o.flags, snap);
+		if (rc < 0 && rc != VRAMZ_ELOST)
+			return rc;
+		if ((*snap)->mono_ns != t->last_mono_ns || clock_mono_ns() >= give_up) {
+			t->last_mono_ns = (*snap)->mono_ns;
+			return rc;
+		}
+		struct timespec ts = {0, 2000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The daemon stopped: the driver from now on, as if it never ran. */
+static int go_live(struct ticker *t)
+{
+	cli_err("%s: %s; sampling the driver from now on", t->o.cmd, vramz_last_error(t->ctx));
+	if (cli_open(&t->live))
+		return VRAMZ_EIO;
+	t->daemon = 0;
+	if (t->o.slow_interval_ms > 0 &&
+	    slow_start(&t->slow, vramz_gpu_count(t->live), t->o.slow_interval_ms * 1000000))
+		cli_err("%s: PCIe throughput and energy will be unknown (no second context)", t->o.cmd);
+	t->ticks = 0;
 	return 0;
 }
 
 int ticker_sample(struct ticker *t, const vramz_snapshot **out, vramz_ctx **ctx_out)
 {
 	const vramz_snapshot *snap = NULL;
-	int rc = vramz_sample(t->ctx, t->o.flags, &snap);
+	int rc;
+	if (t->daemon) {
+		rc = daemon_sample(t, &snap);
+		if (rc < 0 && rc != VRAMZ_ELOST && rc != VRAMZ_ENOMEM && go_live(t) == 0)
+			rc = vramz_sample(t->live, t->o.flags, &snap);
+		else if (rc >= 0 || rc == VRAMZ_ELOST) {
+			if (ctx_out)
+				*ctx_out = t->ctx;
+			*out = snap;
+			return rc;
+		}
+	} else {
+		rc = vramz_sample(t->live ? t->live : t->ctx, t->o.flags, &snap);
+	}
 	if (ctx_out)
-		*ctx_out = t->ctx;
+		*ctx_out = t->live ? t->live : t->ctx;
 	*out = snap;
 	if (!snap) { /* nothing read at all: an empty tick, never NULL */
 		memset(&t->snap, 0, sizeof t->snap);
@@ -250,6 +302,9 @@ int ticker_sample(struct ticker *t, const vramz_snapshot **out, vramz_ctx **ctx_
 int64_t ticker_advance(struct ticker *t)
 {
 	int64_t now = clock_mono_ns();
+	/* on a daemon: the phase of its publishing, a little after it */
+	if (t->daemon && t->last_mono_ns)
+		t->next_ns = t->last_mono_ns + 2000000;
 	t->next_ns += t->step_ns;
 	if (t->next_ns <= now) /* late: skip to the next deadline still ahead */
 		t->next_ns += ((now - t->next_ns) / t->step_ns + 1) * t->step_ns;
