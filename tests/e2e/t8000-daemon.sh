@@ -148,6 +148,25 @@ expect_success 'a segment it cannot write (full disk, size limit): said once, sa
 	kill -TERM "$(cat "$T/full.pid")" && wait "$(cat "$T/full.pid")" && rm -f "$T/full.pid"
 '
 
+expect_success 'packaging/vramz-daemon.service parses with no warning, and its command line runs' '
+	P=$TESTS_SRC/../packaging &&
+	if command -v systemd-analyze >/dev/null; then
+		mkdir -p root/usr/bin root/etc/systemd/system root/usr/lib/systemd &&
+		cp -r /lib/systemd/system root/usr/lib/systemd/ &&
+		cp "$VRAMZ_BIN" root/usr/bin/vramz &&
+		cp "$P/vramz-daemon.service" root/etc/systemd/system/ &&
+		systemd-analyze verify --root="$T/root" --man=no \
+			/etc/systemd/system/vramz-daemon.service >out 2>&1 &&
+		{ ! test -s out || { cat out; false; }; }
+	fi &&
+	cmd=$(sed -n "s/^ExecStart=//p" "$P/vramz-daemon.service" |
+		sed -e "s|/usr/bin/vramz|$VRAMZ_BIN|" -e "s|/run/vramz|$T/unitrun|") &&
+	mkdir -p unitrun && { $cmd 2>uerr & echo $! >"$T/unit.pid"; } &&
+	sleep 1 && test -s unitrun/segment &&
+	VRAMZ_RUNTIME_DIR=$T/unitrun nonvml ps --json >j && jassert j "d[\"source\"] == \"daemon\" and d[\"processes\"]" &&
+	kill "$(cat "$T/unit.pid")" && wait "$(cat "$T/unit.pid")" && rm "$T/unit.pid"
+'
+
 expect_success 'bad usage: exit 2, one line' '
 	usage_err "--interval" daemon -i 1ms &&
 	usage_err "'"'"'x'"'"'" daemon x &&

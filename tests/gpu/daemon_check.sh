@@ -1,0 +1,102 @@
+#!/bin/bash
+# daemon_check.sh - issue 14 on real GPUs, in about 2 minutes, from the
+# repository root with .carry/ built by tools/carry-build.sh (vramz with top):
+#   1. one-shots: `vramz status --json` from a live daemon vs
+#      `nvidia-smi --query-gpu=memory.used,memory.total --format=csv` and vs
+#      `vramz status --json --live`: median wall time, peak RSS, and whether
+#      libnvidia-ml was loaded at all (LD_DEBUG=libs);
+#   2. the daemon's own CPU at 1 Hz with --procs, over 30 s, while hold.py
+#      holds memory on each GPU (targets: <= 0.1 % of a core);
+#   3. ten `vramz top` reading the daemon vs one `vramz top --live` sampling
+#      alone, 20 s each, total CPU (target: ten <= 2x one).
+#   bash tests/gpu/daemon_check.sh
+# Prints a table at the end.  Kills only what it started.
+set -u
+C=$PWD/.carry; VZ=$C/vramz
+export LD_LIBRARY_PATH=$C NCCL_NVLS_ENABLE=0
+D=$(mktemp -d /tmp/vramz-daemon-check.XXXXXX)
+export VRAMZ_RUNTIME_DIR=$D/run
+sock=vzd-$$
+hz=$(getconf CLK_TCK)
+cleanup() {
+	tmux -L $sock kill-server 2>/dev/null
+	[ -n "${DP:-}" ] && kill "$DP" 2>/dev/null
+	[ -n "${H:-}" ] && kill "$H" 2>/dev/null
+	wait 2>/dev/null
+}
+trap cleanup EXIT
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+timeout 90 python3 tests/gpu/hold.py 2048 1024 >$D/h.out 2>&1 & H=$!
+for _ in $(seq 120); do grep -q ready $D/h.out && break; kill -0 $H 2>/dev/null || break; sleep 0.5; done
+
+"$VZ" daemon -i 1s --procs 2>$D/daemon.err & DP=$!
+for _ in $(seq 50); do [ -s "$VRAMZ_RUNTIME_DIR/segment" ] && break; sleep 0.2; done
+sleep 2
+"$VZ" status
+echo "--- daemon's snapshot vs the driver (GPU memory, processes):"
+"$VZ" status --json >$D/d.json; "$VZ" status --json --live >$D/l.json
+python3 - $D/d.json $D/l.json <<'PY'
+import json, sys
+d, l = (json.load(open(p)) for p in sys.argv[1:3])
+print("source", d["source"], "age_ms", d["age_ms"], "| live source", l["source"])
+print("gpus match:", [g["uuid"] for g in d["gpus"]] == [g["uuid"] for g in l["gpus"]])
+print("procs daemon", sorted((p["gpu"], p["pid"], p["used_bytes"]) for p in d["processes"]))
+print("procs live  ", sorted((p["gpu"], p["pid"], p["used_bytes"]) for p in l["processes"]))
+PY
+nvml_loaded=$(LD_DEBUG=libs "$VZ" status --json 2>&1 >/dev/null | grep -c "libnvidia-ml.so")
+echo "--- one-shot wall time and RSS (30 runs each)"
+timeout 60 python3 bench/oneshot.py 30 \
+	"nvidia-smi=nvidia-smi --query-gpu=memory.used,memory.total --format=csv" \
+	"status-daemon=$VZ status --json" \
+	"status-live=$VZ status --json --live" \
+	"vramz-h=$VZ -h" "true=/bin/true" | tee $D/oneshot.txt
+
+echo "--- the daemon's CPU at 1 Hz with processes (30 s)"
+c0=$(cpu_ticks $DP); read -r t0 _ </proc/uptime
+sleep 30
+c1=$(cpu_ticks $DP); read -r t1 _ </proc/uptime
+daemon_pct=$(awk -v a=$c0 -v b=$c1 -v t0=$t0 -v t1=$t1 -v hz=$hz 'BEGIN{printf "%.3f", 100*(b-a)/hz/(t1-t0)}')
+daemon_rss=$(awk '/VmRSS/{print $2}' /proc/$DP/status)
+
+# top_cpu N ENV SECONDS: N tops in one private tmux, their total CPU %
+top_cpu() {
+	local n=$1 env=$2 secs=$3 i pids=() c0=0 c1=0
+	tmux -L $sock new-session -d -s b -n hold -x 200 -y 60 "exec sleep 100000"
+	for i in $(seq $n); do
+		tmux -L $sock new-window -d -t b -n "t$i" "LANG=C.UTF-8 $env exec $VZ top -i 1s"
+	done
+	sleep 3
+	pids=($(tmux -L $sock list-windows -t b -F "#{window_name} #{pane_pid}" | awk '$1 != "hold" {print $2}'))
+	for i in "${pids[@]}"; do c0=$((c0 + $(cpu_ticks $i))); done
+	local ta tb; read -r ta _ </proc/uptime
+	sleep "$secs"
+	for i in "${pids[@]}"; do c1=$((c1 + $(cpu_ticks $i))); done
+	read -r tb _ </proc/uptime
+	tmux -L $sock kill-server 2>/dev/null
+	awk -v a=$c0 -v b=$c1 -v t0=$ta -v t1=$tb -v hz=$hz -v n=${#pids[@]} \
+		'BEGIN{printf "%.3f %d", 100*(b-a)/hz/(t1-t0), n}'
+}
+echo "--- ten tops on the daemon, then one top sampling alone (20 s each)"
+read -r ten_pct ten_n < <(top_cpu 10 "" 20)
+read -r one_pct one_n < <(top_cpu 1 "VRAMZ_NO_DAEMON=1" 20)
+
+smi=$(awk '$1=="nvidia-smi"{print $2}' $D/oneshot.txt)
+dm=$(awk '$1=="status-daemon"{print $2, $5}' $D/oneshot.txt)
+lv=$(awk '$1=="status-live"{print $2, $5}' $D/oneshot.txt)
+hh=$(awk '$1=="vramz-h"{print $2}' $D/oneshot.txt); tr=$(awk '$1=="true"{print $2}' $D/oneshot.txt)
+echo
+echo "=== daemon_check results ($(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $(nvidia-smi -L | wc -l))"
+printf "%-44s %s\n" "metric" "value (target)"
+printf "%-44s %s\n" "nvidia-smi --query-gpu wall, ms" "$smi"
+printf "%-44s %s\n" "status --json from daemon: wall ms, RSS KiB" "$dm (<= 0.1x smi, <= 8192 KiB)"
+printf "%-44s %s\n" "status --json --live: wall ms, RSS KiB" "$lv"
+printf "%-44s %s\n" "daemon / nvidia-smi wall ratio" "$(awk -v a="${dm%% *}" -v b="$smi" 'BEGIN{printf "%.3f", a/b}') (<= 0.1)"
+printf "%-44s %s\n" "libnvidia-ml loads in status from daemon" "$nvml_loaded (0)"
+printf "%-44s %s\n" "daemon CPU at 1 Hz --procs, % of a core" "$daemon_pct (<= 0.1); RSS $daemon_rss KiB"
+printf "%-44s %s\n" "ten tops on the daemon, total CPU %" "$ten_pct ($ten_n running)"
+printf "%-44s %s\n" "one top sampling alone, CPU %" "$one_pct ($one_n running)"
+printf "%-44s %s\n" "ten / one" "$(awk -v a="$ten_pct" -v b="$one_pct" 'BEGIN{printf "%.2f", b > 0 ? a/b : -1}') (<= 2)"
+printf "%-44s %s\n" "vramz -h vs /bin/true, ms" "$hh vs $tr"
+cat $D/daemon.err
+rm -rf "$D"
