@@ -41,9 +41,14 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-/* 1 when /proc is mounted with hidepid (other users' /proc/PID hidden). */
+/* 1 when /proc is mounted with hidepid (other users' /proc/PID hidden).
+ * VRAMZ_TEST_HIDEPID=1 says so without a remount: the tests' way to run
+ * the redacting path (mounting /proc needs more than CI gives). */
 static int proc_hidepid(void)
 {
+	const char *t = getenv("VRAMZ_TEST_HIDEPID");
+	if (t && *t)
+		return strcmp(t, "0") != 0;
 	FILE *f = fopen("/proc/self/mountinfo", "r");
 	char line[2048];
 	int hide = 0;

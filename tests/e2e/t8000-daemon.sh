@@ -148,6 +148,45 @@ expect_success 'a segment it cannot write (full disk, size limit): said once, sa
 	kill -TERM "$(cat "$T/full.pid")" && wait "$(cat "$T/full.pid")" && rm -f "$T/full.pid"
 '
 
+expect_success 'hidepid: other users read no command line; root reads segment.full' '
+	if [ "$(id -u)" != 0 ]; then echo "(needs root, as CI runs)"; exit 0; fi
+	sleep 300 & SLEEP_PID=$! && export SLEEP_PID &&
+	write_scn vis.scn <<-EOS &&
+	driver 580.159.04
+	gpu 0 name="NVIDIA H200" uuid=GPU-c0a1e900-0000-4000-8000-000000000000 pci=00000000:19:00.0 mem_total=143771MiB mem_reserved=616MiB
+	proc gpu=0 pid=env:SLEEP_PID used=3GiB type=compute sm=25
+	EOS
+	VRAMZ_TEST_HIDEPID=1 start_daemon -i 200ms --procs &&
+	has "hidepid: other users. processes redacted" "$T/daemon.err" &&
+	test "$(stat -c %a run/segment.full)" = 600 && test "$(stat -c %a run/segment)" = 644 &&
+	python3 - "$SLEEP_PID" <<-PY &&
+	import struct, sys
+	pid = int(sys.argv[1])
+	def procs(path):
+	    b = open(path, "rb").read()
+	    flags, = struct.unpack_from("<I", b, 44)
+	    gen, = struct.unpack_from("<Q", b, 136)
+	    slot, = struct.unpack_from("<Q", b, 112 + 8 * (gen % 2))
+	    psize, gsize = struct.unpack_from("<I", b, 24)[0], struct.unpack_from("<I", b, 20)[0]
+	    pl = slot + 24
+	    ng, np = struct.unpack_from("<II", b, pl + 16)
+	    out = {}
+	    for i in range(np):
+	        r = pl + 40 + ng * gsize + i * psize
+	        p, = struct.unpack_from("<I", b, r + 4)
+	        out[p] = b[r + 120:r + 376].split(b"\0")[0].decode()
+	    return flags, out
+	fl, pub = procs("run/segment")
+	ff, full = procs("run/segment.full")
+	assert fl & 2 and not ff & 2, (fl, ff)
+	assert pub[pid] == "", pub
+	assert full[pid] == "sleep 300", full
+	PY
+	nonvml ps >out && has " $SLEEP_PID root .* sleep 300$" out &&
+	kill $SLEEP_PID && stop_daemon &&
+	test ! -e run/segment && test ! -e run/segment.full
+'
+
 expect_success 'packaging/vramz-daemon.service parses with no warning, and its command line runs' '
 	P=$TESTS_SRC/../packaging &&
 	if command -v systemd-analyze >/dev/null; then
