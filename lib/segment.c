@@ -95,6 +95,11 @@ struct seg_writer {
 	uint64_t generation;
 	uint64_t slot_off[2], slot_size;
 	int redact;
+	/* a file made, not yet renamed into place: the next publish fills a
+	 * slot of it first, so no reader ever opens a file with no snapshot */
+	unsigned char *pending;
+	size_t pending_size;
+	char tmp[640];
 };
 
 static size_t slot_bytes(unsigned ngpus, unsigned procs, unsigned migs, unsigned findings)
@@ -145,7 +150,8 @@ static void put_header(struct seg_writer *w, unsigned char *p, size_t file_size,
 	seg_putstr(p, SEG_H_BACKEND, 16, st->sys.backend);
 }
 
-/* Makes a file of the writer's capacities and renames it into place. */
+/* Makes a file of the writer's capacities under a temporary name (the
+ * writer's pending file); publish renames it into place. */
 static int build_file(struct seg_writer *w, char *err, size_t errlen)
 {
 	unsigned n = w->st.gpu_count;
@@ -157,9 +163,8 @@ static int build_file(struct seg_writer *w, char *err, size_t errlen)
 	w->slot_off[1] = w->slot_off[0] + w->slot_size;
 	size_t size = w->slot_off[1] + w->slot_size;
 
-	char tmp[640], path[640];
-	snprintf(tmp, sizeof tmp, "%s/.%s.%ld", w->dir, w->name, (long)getpid());
-	snprintf(path, sizeof path, "%s/%s", w->dir, w->name);
+	char *tmp = w->tmp;
+	snprintf(w->tmp, sizeof w->tmp, "%s/.%s.%ld", w->dir, w->name, (long)getpid());
 	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
@@ -194,21 +199,39 @@ static int build_file(struct seg_writer *w, char *err, size_t errlen)
 		seg_put32(map, links_off + i * SEG_LINK_SIZE, (uint32_t)w->links[i].kind);
 		seg_put32(map, links_off + i * SEG_LINK_SIZE + 4, w->links[i].nvlinks);
 	}
-	if (rename(tmp, path)) {
+	w->pending = map;
+	w->pending_size = size;
+	return 0;
+}
+
+/* Renames the pending file into place; readers of the old one see it
+ * replaced and reopen the name. */
+static int commit_file(struct seg_writer *w, char *err, size_t errlen)
+{
+	char path[640];
+	snprintf(path, sizeof path, "%s/%s", w->dir, w->name);
+	if (rename(w->tmp, path)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		munmap(map, size);
-		unlink(tmp);
 		return VRAMZ_EIO;
 	}
-	if (w->map) { /* readers of the old file move to the new one */
+	if (w->map) {
 		__atomic_store_n((uint32_t *)(w->map + SEG_H_STATE), htole32(SEG_REPLACED),
 				 __ATOMIC_RELEASE);
 		munmap(w->map, w->size);
 	}
-	w->map = map;
-	w->size = size;
-	w->generation = 0;
+	w->map = w->pending;
+	w->size = w->pending_size;
+	w->pending = NULL;
 	return 0;
+}
+
+static void drop_pending(struct seg_writer *w)
+{
+	if (!w->pending)
+		return;
+	munmap(w->pending, w->pending_size);
+	unlink(w->tmp);
+	w->pending = NULL;
 }
 
 int seg_writer_create(struct seg_writer **out, const char *dir, const char *name,
@@ -251,7 +274,7 @@ int seg_writer_create(struct seg_writer **out, const char *dir, const char *name
 
 unsigned char *seg_writer_map(struct seg_writer *w)
 {
-	return w->map;
+	return w->map ? w->map : w->pending;
 }
 
 static unsigned round_up_cap(unsigned need, unsigned cap)
@@ -264,29 +287,23 @@ static unsigned round_up_cap(unsigned need, unsigned cap)
 int seg_writer_publish(struct seg_writer *w, const vramz_snapshot *snap, int sample_rc,
 		       const vramz_finding *f, unsigned nf, char *err, size_t errlen)
 {
-	if (snap->proc_count > w->proc_cap || nf > w->finding_cap || snap->mig_count > w->mig_cap ||
-	    snap->gpu_count > w->st.gpu_count) {
-		if (snap->gpu_count > w->st.gpu_count)
-			return VRAMZ_EINVAL;
-		struct seg_writer old = *w;
+	if (snap->gpu_count > w->st.gpu_count)
+		return VRAMZ_EINVAL;
+	/* the current layout, kept to go back to when a bigger file fails */
+	unsigned caps[3] = {w->proc_cap, w->finding_cap, w->mig_cap};
+	uint64_t offs[3] = {w->slot_off[0], w->slot_off[1], w->slot_size};
+	if (snap->proc_count > w->proc_cap || nf > w->finding_cap || snap->mig_count > w->mig_cap) {
+		drop_pending(w);
 		w->proc_cap = round_up_cap(snap->proc_count, w->proc_cap);
 		w->finding_cap = round_up_cap(nf, w->finding_cap);
 		w->mig_cap = round_up_cap(snap->mig_count, w->mig_cap);
-		uint64_t gen = w->generation;
 		int rc = build_file(w, err, errlen);
-		if (rc < 0) { /* keep publishing what fits: the old file stays */
-			w->proc_cap = old.proc_cap;
-			w->finding_cap = old.finding_cap;
-			w->mig_cap = old.mig_cap;
-			w->slot_off[0] = old.slot_off[0];
-			w->slot_off[1] = old.slot_off[1];
-			w->slot_size = old.slot_size;
-			return rc;
-		}
-		w->generation = gen; /* generations go on counting in the new file */
+		if (rc < 0)
+			goto restore; /* the old file keeps its last snapshot */
 	}
+	unsigned char *map = w->pending ? w->pending : w->map;
 	uint64_t gen = w->generation + 1;
-	unsigned char *slot = w->map + w->slot_off[gen & 1];
+	unsigned char *slot = map + w->slot_off[gen & 1];
 	uint64_t *seqp = (uint64_t *)slot;
 	uint64_t seq = le64toh(__atomic_load_n(seqp, __ATOMIC_RELAXED));
 	__atomic_store_n(seqp, htole64(seq | 1), __ATOMIC_RELAXED); /* odd: being written */
@@ -316,15 +333,30 @@ int seg_writer_publish(struct seg_writer *w, const vramz_snapshot *snap, int sam
 
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(seqp, htole64((seq | 1) + 1), __ATOMIC_RELEASE); /* even: whole */
-	__atomic_store_n((uint64_t *)(w->map + SEG_H_GENERATION), htole64(gen), __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)(map + SEG_H_GENERATION), htole64(gen), __ATOMIC_RELEASE);
+	if (w->pending && commit_file(w, err, errlen) < 0) {
+		drop_pending(w);
+		if (!w->map)
+			return VRAMZ_EIO; /* nothing published yet: try again next time */
+		goto restore;
+	}
 	w->generation = gen;
 	return 0;
+restore:
+	w->proc_cap = caps[0];
+	w->finding_cap = caps[1];
+	w->mig_cap = caps[2];
+	w->slot_off[0] = offs[0];
+	w->slot_off[1] = offs[1];
+	w->slot_size = offs[2];
+	return VRAMZ_EIO;
 }
 
 void seg_writer_close(struct seg_writer *w)
 {
 	if (!w)
 		return;
+	drop_pending(w);
 	if (w->map) {
 		__atomic_store_n((uint32_t *)(w->map + SEG_H_STATE), htole32(SEG_STOPPED),
 				 __ATOMIC_RELEASE);
