@@ -40,6 +40,7 @@ static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, vo
 	}
 	if (tick)
 		fputc('\n', stdout);
+	source_line(stdout, ctx);
 	if (proctab_print(stdout, snap, &v->po) == 0)
 		printf("    (no process holds GPU memory%s)\n",
 		       v->po.user || v->po.min_bytes ? " that matches the filters" : "");
