@@ -4,8 +4,17 @@
  * fill one GPU's sample and process list on demand.  The context (ctx.c)
  * owns selection, buffers, /proc attribution and derived figures, so a
  * backend stays a thin translation of one vendor API.  The table of
- * backends is explicit (backends[] in ctx.c), not registered by
- * constructors, so one line of C shows which exist.
+ * backends is explicit (backends[] in ctx.c, in probe order), not
+ * registered by constructors, so one list of C shows which exist.
+ *
+ * A backend speaks its own indices 0..count-1; the context maps them to
+ * global ones (a second backend's GPUs follow the first's), including the
+ * gpu_index of the processes and the parent_index of the MIG instances
+ * it appends.
+ *
+ * Adding a backend (docs/architecture.md): lib/backend/NAME.c defining
+ * `const struct backend_ops backend_NAME`, its extern line below, its row
+ * in backends[] (ctx.c) and its source in lib/CMakeLists.txt.
  */
 #ifndef VRAMZ_BACKEND_H
 #define VRAMZ_BACKEND_H
@@ -29,14 +38,24 @@ struct mig_vec {
 vramz_mig_sample *mig_vec_push(struct mig_vec *mv);
 
 struct backend_ops {
-	const char *name;
+	const char *name;           /* "nvml": vramz_backend_info.name */
+	const char *vendor;         /* "nvidia": each GPU's vendor; "" for a
+				       recorded source (its GPUs say theirs) */
+	/* A recorded source (a log, a daemon's segment) is opened alone, when
+	 * wanted(opts) says the options ask for it.  Live backends (NULL
+	 * here) are all probed; each that finds GPUs is kept.  A live
+	 * backend's open returns VRAMZ_ENOLIB or VRAMZ_ENODEV when its
+	 * vendor is simply absent, so that it can be skipped quietly. */
+	int (*wanted)(const vramz_open_opts *opts);
 	/* sample() may run for different GPUs on different threads at once */
 	int parallel_safe;
 	/* err: a one-line detail for vramz_last_error on failure. */
 	int (*open)(struct backend **out, const vramz_open_opts *opts,
 		    char *err, size_t errlen);
 	void (*close)(struct backend *b);
-	int (*system)(struct backend *b, vramz_system_info *out);
+	/* Its driver's version into bi->driver_version, and its vendor's
+	 * group of sys (sys->nvidia); nothing else. */
+	int (*system)(struct backend *b, vramz_system_info *sys, vramz_backend_info *bi);
 	unsigned (*count)(struct backend *b);
 	/* Identity only (name, uuid, pci_bus_id, cheap facts): at open. */
 	int (*gpu_info)(struct backend *b, unsigned idx, vramz_gpu_info *out);

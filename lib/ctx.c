@@ -53,81 +53,201 @@ vramz_mig_sample *mig_vec_push(struct mig_vec *mv)
 	return m;
 }
 
-int ctx_open_ops(vramz_ctx **out, const struct backend_ops *ops, const vramz_open_opts *opts)
+/* Every backend, in probe order: recorded sources first (used alone when
+ * the options name them), then the live ones, each kept when it finds
+ * GPUs.  Adding one is a row here (docs/architecture.md). */
+static const struct backend_ops *const backends[] = {
+#ifdef VRAMZ_HAVE_REPLAY
+	&backend_replay,
+#endif
+	&backend_nvml,
+};
+#define NBACKENDS (sizeof backends / sizeof backends[0])
+
+const struct ctx_backend *ctx_backend_of(const vramz_ctx *ctx, unsigned gpu, unsigned *local)
 {
-	static const vramz_open_opts none;
+	for (unsigned k = 0; k < ctx->nbk; k++) {
+		const struct ctx_backend *c = &ctx->bk[k];
+		if (gpu >= c->info.gpu_first && gpu - c->info.gpu_first < c->info.gpu_count) {
+			*local = gpu - c->info.gpu_first;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+/* Opens one backend into the next slot; keeps it when it has GPUs. */
+static int open_one(vramz_ctx *ctx, const struct backend_ops *ops, const vramz_open_opts *o)
+{
+	struct ctx_backend *c = &ctx->bk[ctx->nbk];
+	memset(c, 0, sizeof *c);
+	c->ops = ops;
+	int rc = ops->open(&c->be, o, ctx->err, sizeof ctx->err);
+	unsigned n = rc < 0 ? 0 : ops->count(c->be);
+	if (rc == 0 && n == 0)
+		rc = ctx_fail(ctx, VRAMZ_ENODEV, "%s: the driver reports no GPUs", ops->name);
+	if (rc < 0) {
+		if (c->be)
+			ops->close(c->be);
+		c->be = NULL;
+		return rc;
+	}
+	snprintf(c->info.name, sizeof c->info.name, "%s", ops->name);
+	snprintf(c->info.vendor, sizeof c->info.vendor, "%s", ops->vendor ? ops->vendor : "");
+	c->info.gpu_first = ctx->ngpus;
+	c->info.gpu_count = n;
+	ops->system(c->be, &ctx->sys, &c->info);
+	ctx->ngpus += n;
+	ctx->nbk++;
+	return 0;
+}
+
+/* NOLIB and NODEV say a vendor is absent; anything else is worth telling. */
+static int telling(int rc)
+{
+	return rc != VRAMZ_ENOLIB && rc != VRAMZ_ENODEV;
+}
+
+static int open_backends(vramz_ctx *ctx, const vramz_open_opts *o,
+			 const struct backend_ops *only)
+{
+	if (only) { /* a source named by the caller (the daemon's segment) */
+		ctx->recorded = only->tick != NULL;
+		return open_one(ctx, only, o);
+	}
+	for (unsigned k = 0; k < NBACKENDS; k++)
+		if (backends[k]->wanted && backends[k]->wanted(o)) {
+			ctx->recorded = 1;
+			return open_one(ctx, backends[k], o);
+		}
+	if (o->replay_path)
+		return ctx_fail(ctx, VRAMZ_EUNSUPPORTED, "replay is not built in");
+	int first = 0;
+	char why[sizeof ctx->err] = "";
+	for (unsigned k = 0; k < NBACKENDS && ctx->nbk < CTX_MAX_BACKENDS; k++) {
+		if (backends[k]->wanted)
+			continue;
+		int rc = open_one(ctx, backends[k], o);
+		if (rc == VRAMZ_ENOMEM)
+			return rc;
+		/* the error to report if no backend finds a GPU: the first
+		 * telling one, else the first */
+		if (rc < 0 && (!first || (!telling(first) && telling(rc)))) {
+			first = rc;
+			memcpy(why, ctx->err, sizeof why);
+		}
+	}
+	if (ctx->nbk == 0)
+		return ctx_fail(ctx, first ? first : VRAMZ_ENODEV, "%s", why);
+	return 0;
+}
+
+static int ctx_open(vramz_ctx **out, const vramz_open_opts *opts, const vramz_abi *abi,
+		    const struct backend_ops *only)
+{
+	vramz_open_opts o = VRAMZ_OPEN_OPTS_INIT;
 	vramz_ctx *ctx = calloc(1, sizeof *ctx);
 	*out = ctx;
 	if (!ctx)
 		return VRAMZ_ENOMEM;
-	if (!opts)
-		opts = &none;
-	ctx->ops = ops;
-	if (!ops)
-		return ctx_fail(ctx, VRAMZ_EUNSUPPORTED, "%s", "replay is not built in");
-	int rc = ctx->ops->open(&ctx->be, opts, ctx->err, sizeof ctx->err);
+	int rc = abi_init(&ctx->abi, abi, ctx->err, sizeof ctx->err);
+	if (rc == 0 && opts && only) { /* from inside the library: this struct */
+		o = *opts;
+		o.size = sizeof o;
+	} else if (rc == 0 && opts) {
+		rc = abi_copy_in(&o, sizeof o, opts, ABI_SIZE_UPTO(vramz_open_opts, proc_util_interval_ms),
+				 "vramz_open_opts", ctx->err, sizeof ctx->err);
+	}
+	if (rc == 0)
+		rc = open_backends(ctx, &o, only);
 	if (rc < 0)
 		return rc;
-	ctx->ops->system(ctx->be, &ctx->sys);
-	ctx->ngpus = ctx->ops->count(ctx->be);
-	if (ctx->ngpus == 0)
-		return ctx_fail(ctx, VRAMZ_ENODEV, "%s", "the driver reports no GPUs");
+	for (unsigned k = 0; k < ctx->nbk; k++) {
+		size_t l = strlen(ctx->sys.backend);
+		snprintf(ctx->sys.backend + l, sizeof ctx->sys.backend - l, "%s%s", k ? "+" : "",
+			 ctx->bk[k].info.name);
+	}
+	memcpy(ctx->sys.driver_version, ctx->bk[0].info.driver_version,
+	       sizeof ctx->sys.driver_version);
 	ctx->info = calloc(ctx->ngpus, sizeof *ctx->info);
 	ctx->sel = calloc(ctx->ngpus, sizeof *ctx->sel);
 	ctx->gpus = calloc(ctx->ngpus, sizeof *ctx->gpus);
 	ctx->rcs = calloc(ctx->ngpus, sizeof *ctx->rcs);
+	ctx->present = calloc(ctx->ngpus, 1);
 	ctx->pcache = proc_cache_new("/proc");
+	if (!ctx->info || !ctx->sel || !ctx->gpus || !ctx->rcs || !ctx->present || !ctx->pcache)
+		return VRAMZ_ENOMEM;
 	/* a stat read per process per tick is most of what attribution costs at
 	 * 10 Hz: once a second per pid is enough (proc.h says what it risks) */
 	proc_cache_set_recheck(ctx->pcache, 1000000000);
-	if (!ctx->info || !ctx->sel || !ctx->gpus || !ctx->rcs || !ctx->pcache)
-		return VRAMZ_ENOMEM;
 	ctx->nsel = 0;
 	for (unsigned i = 0; i < ctx->ngpus; i++) {
-		ctx->info[i].index = i;
+		unsigned local;
+		const struct ctx_backend *c = ctx_backend_of(ctx, i, &local);
+		vramz_gpu_info *gi = &ctx->info[i];
 		/* a lost or unreadable GPU still gets an entry; its sample says lost */
-		if (ctx->ops->gpu_info(ctx->be, i, &ctx->info[i]) != VRAMZ_ENOTFOUND)
+		if (c->ops->gpu_info(c->be, local, gi) != VRAMZ_ENOTFOUND) {
 			ctx->sel[ctx->nsel++] = i;
+			ctx->present[i] = 1;
+		}
+		gi->index = i;
+		if (!gi->vendor[0])
+			snprintf(gi->vendor, sizeof gi->vendor, "%s", c->ops->vendor ? c->ops->vendor : "");
+		snprintf(gi->backend, sizeof gi->backend, "%s", c->ops->name);
 	}
 	ctx->err[0] = 0;
 	return 0;
 }
 
-int vramz_open(vramz_ctx **out, const vramz_open_opts *opts)
+int vramz_open_abi(vramz_ctx **out, const vramz_open_opts *opts, const vramz_abi *abi)
 {
-	const struct backend_ops *ops = &backend_nvml;
-	if (opts && opts->replay_path) {
-#ifdef VRAMZ_HAVE_REPLAY
-		ops = &backend_replay;
-#else
-		ops = NULL;
-#endif
-	}
-	return ctx_open_ops(out, ops, opts);
+	return ctx_open(out, opts, abi, NULL);
+}
+
+int ctx_open_ops(vramz_ctx **out, const struct backend_ops *ops, const vramz_open_opts *opts)
+{
+	return ctx_open(out, opts, NULL, ops);
 }
 
 void vramz_close(vramz_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	if (ctx->be)
-		ctx->ops->close(ctx->be);
+	for (unsigned k = 0; k < ctx->nbk; k++)
+		if (ctx->bk[k].be)
+			ctx->bk[k].ops->close(ctx->bk[k].be);
 	proc_cache_free(ctx->pcache);
 	agent_scan_free(&ctx->agents);
+	abi_free(&ctx->abi);
 	free(ctx->info);
 	free(ctx->sel);
 	free(ctx->gpus);
 	free(ctx->rcs);
+	free(ctx->present);
 	free(ctx->procs.v);
 	free(ctx->migs.v);
 	free(ctx);
 }
 
+unsigned vramz_backend_count(const vramz_ctx *ctx)
+{
+	return ctx ? ctx->nbk : 0;
+}
+
+const vramz_backend_info *vramz_backend(const vramz_ctx *ctx, unsigned i)
+{
+	return ctx && i < ctx->nbk ? &ctx->bk[i].info : NULL;
+}
+
 unsigned vramz_call_stats(const vramz_ctx *ctx, vramz_call_stat *out, unsigned cap)
 {
-	if (!ctx || !ctx->be || !ctx->ops->call_stats || (cap && !out))
+	if (!ctx || (cap && !out))
 		return 0;
-	return ctx->ops->call_stats(ctx->be, out, cap);
+	/* the first backend that keeps them (NVML's names its calls) */
+	for (unsigned k = 0; k < ctx->nbk; k++)
+		if (ctx->bk[k].ops->call_stats)
+			return ctx->bk[k].ops->call_stats(ctx->bk[k].be, out, cap);
+	return 0;
 }
 
 const char *vramz_last_error(const vramz_ctx *ctx)
@@ -157,7 +277,9 @@ int vramz_gpu_details(vramz_ctx *ctx, unsigned index)
 	vramz_gpu_info *gi = &ctx->info[index];
 	if (gi->valid & VRAMZ_I_DETAILS)
 		return 0;
-	int rc = ctx->ops->gpu_details(ctx->be, index, gi);
+	unsigned local;
+	const struct ctx_backend *c = ctx_backend_of(ctx, index, &local);
+	int rc = c->ops->gpu_details(c->be, local, gi);
 	gi->valid |= VRAMZ_I_DETAILS;
 	return rc;
 }
@@ -217,7 +339,10 @@ static void sample_one(void *arg, unsigned s)
 	unsigned idx = j->ctx->sel[s];
 	memset(g, 0, sizeof *g);
 	g->index = idx;
-	j->rcs[s] = j->ctx->ops->sample(j->ctx->be, idx, j->flags, g);
+	unsigned local;
+	const struct ctx_backend *c = ctx_backend_of(j->ctx, idx, &local);
+	j->rcs[s] = c->ops->sample(c->be, local, j->flags, g);
+	g->index = idx;
 	if (j->rcs[s] == VRAMZ_ELOST) {
 		memset(g, 0, sizeof *g);
 		g->index = idx;
@@ -231,8 +356,8 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 	int last = 0;
 	ctx->procs.n = 0;
 	ctx->migs.n = 0;
-	if (ctx->ops->tick) {
-		int rc = ctx->ops->tick(ctx->be, &ctx->snap.time_ms, &ctx->snap.mono_ns,
+	if (ctx->recorded) {
+		int rc = ctx->bk[0].ops->tick(ctx->bk[0].be, &ctx->snap.time_ms, &ctx->snap.mono_ns,
 					ctx->err, sizeof ctx->err);
 		if (rc < 0)
 			return rc;
@@ -245,7 +370,10 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 	 * utilization on H200) and PCIe throughput always takes 20 ms, so
 	 * those samples run one thread per GPU; a steady tick costs a few
 	 * microseconds a GPU and stays on this thread. */
-	if ((ctx->ticks == 0 || (flags & VRAMZ_SAMPLE_SLOW)) && ctx->ops->parallel_safe)
+	int parallel = 1;
+	for (unsigned k = 0; k < ctx->nbk; k++)
+		parallel &= ctx->bk[k].ops->parallel_safe;
+	if ((ctx->ticks == 0 || (flags & VRAMZ_SAMPLE_SLOW)) && parallel)
 		par_for(ctx->nsel, sample_one, &job);
 	else
 		for (unsigned s = 0; s < ctx->nsel; s++)
@@ -262,7 +390,11 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 		}
 		ok++;
 		if (flags & VRAMZ_SAMPLE_PROCS) {
-			rc = ctx->ops->procs(ctx->be, idx, flags, &ctx->procs);
+			unsigned local;
+			const struct ctx_backend *c = ctx_backend_of(ctx, idx, &local);
+			rc = c->ops->procs(c->be, local, flags, &ctx->procs);
+			for (unsigned i = g->proc_first; i < ctx->procs.n; i++)
+				ctx->procs.v[i].gpu_index = idx;
 			if (rc == VRAMZ_ENOMEM)
 				return rc;
 			if (rc == 0)
@@ -270,20 +402,20 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 		}
 		g->proc_count = ctx->procs.n - g->proc_first;
 		/* a replayed log's processes keep their recorded attribution */
-		if (!(flags & VRAMZ_SAMPLE_NO_ATTRIB) && !ctx->ops->tick)
+		if (!(flags & VRAMZ_SAMPLE_NO_ATTRIB) && !ctx->recorded)
 			for (unsigned i = g->proc_first; i < ctx->procs.n; i++)
 				proc_attribute(ctx->pcache, &ctx->procs.v[i]);
 		derive_unattributed(g, ctx->procs.v + g->proc_first);
 		if ((flags & VRAMZ_SAMPLE_MIG) && (ctx->info[idx].valid & VRAMZ_I_MIG) &&
 		    ctx->info[idx].mig_current) {
-			if (ctx->ops->migs(ctx->be, idx, &ctx->migs) == VRAMZ_ENOMEM)
+			if (ctx_migs(ctx, idx, &ctx->migs) == VRAMZ_ENOMEM)
 				return VRAMZ_ENOMEM;
 		}
 	}
 	if ((flags & VRAMZ_SAMPLE_PROCS) && !(flags & VRAMZ_SAMPLE_NO_ATTRIB)) {
 		proc_cache_sweep(ctx->pcache);
 		/* what only the process knows: its PyTorch agent's figures */
-		if (!ctx->ops->tick && agent_join(&ctx->agents, ctx->procs.v, ctx->procs.n,
+		if (!ctx->recorded && agent_join(&ctx->agents, ctx->procs.v, ctx->procs.n,
 						  ctx->info, ctx->ngpus) == VRAMZ_ENOMEM)
 			return VRAMZ_ENOMEM;
 	}
@@ -293,13 +425,28 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 	ctx->snap.procs = ctx->procs.v;
 	ctx->snap.mig_count = ctx->migs.n;
 	ctx->snap.migs = ctx->migs.v;
-	*out = &ctx->snap;
+	/* at the record sizes the caller was built with (abi.c) */
+	*out = abi_snapshot_out(&ctx->abi, &ctx->snap);
+	if (!*out) {
+		*out = &ctx->snap;
+		return VRAMZ_ENOMEM;
+	}
 	if (ok == 0 && ctx->nsel > 0) {
 		if (last == VRAMZ_ELOST)
 			return ctx_fail(ctx, VRAMZ_ELOST, "%s", "every selected GPU is lost");
 		return last ? last : VRAMZ_EBACKEND;
 	}
 	return 0;
+}
+
+int ctx_migs(vramz_ctx *ctx, unsigned gpu, struct mig_vec *out)
+{
+	unsigned local, from = out->n;
+	const struct ctx_backend *c = ctx_backend_of(ctx, gpu, &local);
+	int rc = c->ops->migs(c->be, local, out);
+	for (unsigned i = from; i < out->n; i++)
+		out->v[i].parent_index = gpu;
+	return rc;
 }
 
 int vramz_topology(vramz_ctx *ctx, unsigned a, unsigned b, vramz_link *out)
@@ -311,7 +458,12 @@ int vramz_topology(vramz_ctx *ctx, unsigned a, unsigned b, vramz_link *out)
 		out->kind = VRAMZ_LINK_SELF;
 		return 0;
 	}
-	return ctx->ops->topology(ctx->be, a, b, out);
+	unsigned la = 0, lb = 0;
+	const struct ctx_backend *ca = ctx_backend_of(ctx, a, &la);
+	const struct ctx_backend *cb = ctx_backend_of(ctx, b, &lb);
+	if (!ca || ca != cb)
+		return VRAMZ_EUNSUPPORTED; /* GPUs of two vendors: no common view */
+	return ca->ops->topology(ca->be, la, lb, out);
 }
 
 const char *vramz_link_str(const vramz_link *l, char *buf, size_t len)

@@ -3,15 +3,28 @@
 #ifndef VRAMZ_CTX_INTERNAL_H
 #define VRAMZ_CTX_INTERNAL_H
 
+#include "abi.h"
 #include "backend.h"
 #include "proc.h"
 #include "agent.h"
 
-struct vramz_ctx {
+/* One opened backend and the global indices of its GPUs. */
+struct ctx_backend {
 	const struct backend_ops *ops;
 	struct backend *be;
+	vramz_backend_info info;      /* name, vendor, driver, first, count */
+};
+
+#define CTX_MAX_BACKENDS 8
+
+struct vramz_ctx {
+	struct ctx_backend bk[CTX_MAX_BACKENDS];
+	unsigned nbk;
+	int recorded;                 /* a recorded source: it has tick() */
 	vramz_system_info sys;
 	unsigned ngpus;
+	unsigned char *present;       /* [ngpus] in the default selection (a
+					 recorded log may lack some indices) */
 	vramz_gpu_info *info;         /* [ngpus] */
 	unsigned nsel;
 	unsigned *sel;                /* [ngpus] selected backend indices */
@@ -23,11 +36,16 @@ struct vramz_ctx {
 	struct proc_cache *pcache;
 	struct agent_scan agents;     /* PyTorch agents' files (agent.c) */
 	vramz_snapshot snap;
+	struct abi_state abi;         /* the caller's record sizes */
 	char err[256];
 };
 
 /* Opens a context on the backend ops (NULL: not built in). */
 int ctx_open_ops(vramz_ctx **out, const struct backend_ops *ops, const vramz_open_opts *opts);
+/* The backend of global GPU index gpu, and the GPU's index in it. */
+const struct ctx_backend *ctx_backend_of(const vramz_ctx *ctx, unsigned gpu, unsigned *local);
+/* Appends GPU gpu's MIG instances, parent_index global. */
+int ctx_migs(vramz_ctx *ctx, unsigned gpu, struct mig_vec *out);
 
 /* Records a detail for vramz_last_error and returns rc. */
 int ctx_fail(vramz_ctx *ctx, int rc, const char *fmt, ...)

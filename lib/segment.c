@@ -144,9 +144,9 @@ static void put_header(struct seg_writer *w, unsigned char *p, size_t file_size,
 	seg_put32(p, SEG_H_PROC_CAP, w->proc_cap);
 	seg_put32(p, SEG_H_FINDING_CAP, w->finding_cap);
 	seg_put32(p, SEG_H_MIG_CAP, w->mig_cap);
-	seg_put32(p, SEG_H_CUDA_VERSION, (uint32_t)st->sys.cuda_driver_version);
+	seg_put32(p, SEG_H_CUDA_VERSION, (uint32_t)st->sys.nvidia.cuda_driver_version);
 	seg_putstr(p, SEG_H_DRIVER, 80, st->sys.driver_version);
-	seg_putstr(p, SEG_H_NVML, 80, st->sys.nvml_version);
+	seg_putstr(p, SEG_H_NVML, 80, st->sys.nvidia.nvml_version);
 	seg_putstr(p, SEG_H_BACKEND, 16, st->sys.backend);
 }
 

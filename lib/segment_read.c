@@ -110,9 +110,9 @@ static int parse_header(struct seg_reader *r, char *err, size_t errlen)
 	h->gpu_count = seg_get32(p, SEG_H_GPU_COUNT);
 	h->slow_interval_ms = seg_get32(p, SEG_H_SLOW_INTERVAL_MS);
 	h->sample_flags = seg_get32(p, SEG_H_SAMPLE_FLAGS);
-	h->sys.cuda_driver_version = (int)seg_get32(p, SEG_H_CUDA_VERSION);
+	h->sys.nvidia.cuda_driver_version = (int)seg_get32(p, SEG_H_CUDA_VERSION);
 	seg_getstr(p, SEG_H_DRIVER, 80, h->sys.driver_version, sizeof h->sys.driver_version);
-	seg_getstr(p, SEG_H_NVML, 80, h->sys.nvml_version, sizeof h->sys.nvml_version);
+	seg_getstr(p, SEG_H_NVML, 80, h->sys.nvidia.nvml_version, sizeof h->sys.nvidia.nvml_version);
 	snprintf(h->sys.backend, sizeof h->sys.backend, "daemon");
 	uint64_t file_size = seg_get64(p, SEG_H_FILE_SIZE);
 	r->info_off = seg_get64(p, SEG_H_INFO_OFF);

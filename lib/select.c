@@ -85,7 +85,7 @@ static int select_mig(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 		if (!(gi->valid & VRAMZ_I_MIG) || !gi->mig_current)
 			continue;
 		mv.n = 0;
-		if (ctx->ops->migs(ctx->be, i, &mv) == VRAMZ_ENOMEM) {
+		if (ctx_migs(ctx, i, &mv) == VRAMZ_ENOMEM) {
 			rc = VRAMZ_ENOMEM;
 			break;
 		}
@@ -111,8 +111,8 @@ static int select_mig(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
  * ENOTFOUND (backend.h, tick) and are not GPUs to select. */
 static int present(vramz_ctx *ctx, unsigned i)
 {
-	vramz_gpu_info tmp;
-	return !ctx->ops->tick || ctx->ops->gpu_info(ctx->be, i, &tmp) != VRAMZ_ENOTFOUND;
+	/* a recorded log may lack some indices (backend.h, tick) */
+	return i < ctx->ngpus && ctx->present[i];
 }
 
 /* "0, 5": the indices there are, for a message about one that is not. */
@@ -135,7 +135,7 @@ static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 
 	if (parse_index(item, &a) == 0) {
 		/* the item as typed: strtoul saturates a huge number */
-		if (ctx->ops->tick && (a >= ctx->ngpus || !present(ctx, (unsigned)a)))
+		if (ctx->recorded && (a >= ctx->ngpus || !present(ctx, (unsigned)a)))
 			return ctx_fail(ctx, VRAMZ_ENOTFOUND,
 					"no GPU with index '%s' in the log (it has GPUs %s)", item,
 					present_list(ctx, have, sizeof have));

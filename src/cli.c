@@ -400,7 +400,7 @@ int cli_color(FILE *f)
 int cli_open(vramz_ctx **ctx)
 {
 	/* every command's process ends soon after its context */
-	vramz_open_opts o = {.replay_path = g_opts.replay, .flags = VRAMZ_OPEN_EXITING};
+	vramz_open_opts o = {.size = sizeof o, .replay_path = g_opts.replay, .flags = VRAMZ_OPEN_EXITING};
 	const char *prof = getenv("VRAMZ_PROFILE_NVML");
 	if (prof && *prof && strcmp(prof, "0"))
 		o.flags |= VRAMZ_OPEN_PROFILE;

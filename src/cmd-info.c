@@ -202,13 +202,13 @@ int cmd_info(int argc, char **argv)
 		jw_arr(&w, "gpus");
 	} else {
 		char cuda[16] = "-";
-		if (s->cuda_driver_version)
-			snprintf(cuda, sizeof cuda, "%d.%d", s->cuda_driver_version / 1000,
-				 s->cuda_driver_version % 1000 / 10);
+		if (s->nvidia.cuda_driver_version)
+			snprintf(cuda, sizeof cuda, "%d.%d", s->nvidia.cuda_driver_version / 1000,
+				 s->nvidia.cuda_driver_version % 1000 / 10);
 		source_line(stdout, ctx);
 		printf("Driver %s   NVML %s   CUDA (driver API) %s\n\n",
 		       *s->driver_version ? s->driver_version : "-",
-		       *s->nvml_version ? s->nvml_version : "-", cuda);
+		       *s->nvidia.nvml_version ? s->nvidia.nvml_version : "-", cuda);
 	}
 	for (unsigned i = 0; i < snap->gpu_count; i++) {
 		const vramz_gpu_sample *g = &snap->gpus[i];

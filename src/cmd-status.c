@@ -20,9 +20,9 @@ static void print_header(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
 	const vramz_system_info *s = vramz_system(ctx);
 	const struct colors *c = colors_for(f);
 	char t[40], cuda[16] = "-", src[128];
-	if (s->cuda_driver_version)
-		snprintf(cuda, sizeof cuda, "%d.%d", s->cuda_driver_version / 1000,
-			 s->cuda_driver_version % 1000 / 10);
+	if (s->nvidia.cuda_driver_version)
+		snprintf(cuda, sizeof cuda, "%d.%d", s->nvidia.cuda_driver_version / 1000,
+			 s->nvidia.cuda_driver_version % 1000 / 10);
 	if (!strcmp(s->backend, "replay"))
 		fprintf(f, "%svramz %s%s  replay of a log  %u of %u GPUs  recorded %s%s%s\n", c->bold,
 			VRAMZ_VERSION_STRING, c->reset, snap->gpu_count, vramz_gpu_count(ctx), c->dim,

@@ -43,11 +43,11 @@ void json_begin(struct jsonw *w, const char *kind, vramz_ctx *ctx, const vramz_s
 	jw_obj(w, "system");
 	jw_str(w, "backend", s->backend);
 	jw_str(w, "driver_version", *s->driver_version ? s->driver_version : NULL);
-	jw_str(w, "nvml_version", *s->nvml_version ? s->nvml_version : NULL);
-	if (s->cuda_driver_version) {
+	jw_str(w, "nvml_version", *s->nvidia.nvml_version ? s->nvidia.nvml_version : NULL);
+	if (s->nvidia.cuda_driver_version) {
 		char v[16];
-		snprintf(v, sizeof v, "%d.%d", s->cuda_driver_version / 1000,
-			 s->cuda_driver_version % 1000 / 10);
+		snprintf(v, sizeof v, "%d.%d", s->nvidia.cuda_driver_version / 1000,
+			 s->nvidia.cuda_driver_version % 1000 / 10);
 		jw_str(w, "cuda_driver_version", v);
 	} else {
 		jw_null(w, "cuda_driver_version");

@@ -9,7 +9,9 @@
  * vramz_finding_summary() and vramz_finding_advice() put them into words.
  * docs/diagnoses.md documents every kind, its figures and its thresholds.
  *
- * Struct layouts are append-only within a major version.
+ * Struct layouts are append-only within a major version; vramz.h says how
+ * a program built against an older header keeps working (the config's
+ * `size`, the record sizes vramz_diag_create passes).
  */
 #ifndef VRAMZ_DIAGNOSE_H
 #define VRAMZ_DIAGNOSE_H
@@ -118,6 +120,8 @@ typedef struct vramz_finding {
 } vramz_finding;
 
 typedef struct vramz_diag_config {
+	size_t size;                  /* sizeof(vramz_diag_config), as
+					 vramz_diag_config_init sets it */
 	int64_t window_ms;            /* first window width (1000); grows as rings merge */
 	unsigned ring_windows;        /* windows kept per series (512, even, >= 16) */
 	int64_t eval_interval_ms;     /* evaluate at most this often in data time (1000) */
@@ -174,14 +178,43 @@ typedef struct vramz_diag_config {
 
 typedef struct vramz_diag vramz_diag;
 
-VRAMZ_EXPORT void vramz_diag_config_defaults(vramz_diag_config *cfg);
+/* Sets cfg->size = size and every field to its default.  VRAMZ_EINVAL
+ * when size is smaller than the config's first sized version. */
+VRAMZ_EXPORT int vramz_diag_config_init(vramz_diag_config *cfg, size_t size);
+#define vramz_diag_config_defaults(cfg) \
+	((void)vramz_diag_config_init((cfg), sizeof *(cfg)))
 
-/* NULL cfg: defaults.  NULL on out of memory or an invalid config. */
-VRAMZ_EXPORT vramz_diag *vramz_diag_new(const vramz_diag_config *cfg);
+/* vramz_abi with vramz_finding's size: what vramz_diag_create passes. */
+static inline const vramz_abi *vramz_diag_abi_current(void)
+{
+	static const vramz_abi abi = {
+		sizeof(vramz_abi), sizeof(vramz_gpu_info), sizeof(vramz_gpu_sample),
+		sizeof(vramz_proc_sample), sizeof(vramz_mig_sample),
+		sizeof(vramz_snapshot), sizeof(vramz_finding)};
+	return &abi;
+}
+
+/* Creates an engine.  NULL cfg: defaults.  Returns 0; VRAMZ_EINVAL for a
+ * config it rejects, with vramz_diag_error() naming the field
+ * ("ring_windows 8: must be even and at least 16"); VRAMZ_ENOMEM.  On
+ * VRAMZ_EINVAL *out is set so the error can be read; free it either way.
+ * abi NULL: the library's own record sizes. */
+VRAMZ_EXPORT int vramz_diag_create_abi(vramz_diag **out, const vramz_diag_config *cfg,
+				       const vramz_abi *abi);
+#define vramz_diag_create(out, cfg) \
+	vramz_diag_create_abi((out), (cfg), vramz_diag_abi_current())
+/* Detail of the last failure ("" none). */
+VRAMZ_EXPORT const char *vramz_diag_error(const vramz_diag *d);
+/* As vramz_diag_create, NULL on any failure (kept from 0.1, which could
+ * not tell a bad config from out of memory). */
+VRAMZ_EXPORT vramz_diag *vramz_diag_new_abi(const vramz_diag_config *cfg,
+					    const vramz_abi *abi);
+#define vramz_diag_new(cfg) vramz_diag_new_abi((cfg), vramz_diag_abi_current())
 VRAMZ_EXPORT void vramz_diag_free(vramz_diag *d);
 
 /* Static facts (PCIe max link, memory temperature limit, total memory) of
- * count GPUs, matched to samples by index.  Optional; call any time. */
+ * count GPUs (an array at the caller's record size), matched to samples by
+ * index.  Optional; call any time. */
 VRAMZ_EXPORT int vramz_diag_set_gpu_info(vramz_diag *d, const vramz_gpu_info *info,
 					 unsigned count);
 

@@ -19,8 +19,11 @@ extern "C" {
 typedef struct vramz_log_reader vramz_log_reader;
 
 /* Opens path (and its process sibling when present).  On failure *out may
- * be set so vramz_log_error() can explain; close it either way. */
-VRAMZ_EXPORT int vramz_log_open(vramz_log_reader **out, const char *path);
+ * be set so vramz_log_error() can explain; close it either way.  The
+ * snapshots come at abi's record sizes (vramz.h; NULL: the library's). */
+VRAMZ_EXPORT int vramz_log_open_abi(vramz_log_reader **out, const char *path,
+				    const vramz_abi *abi);
+#define vramz_log_open(out, path) vramz_log_open_abi((out), (path), vramz_abi_current())
 
 /* The next tick.  Returns 1 with *snap set (valid until the next call), 0 at
  * the end, or a negative code with vramz_log_error() as "FILE:LINE: reason".

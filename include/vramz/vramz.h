@@ -11,7 +11,20 @@
  * returns 0 or a negative VRAMZ_E* code; vramz_strerror() names it and
  * vramz_last_error() gives the detail of the last failure on a context.
  *
- * Error codes and struct layouts are append-only within a major version.
+ * Compatibility (docs/api.md says it in full).  Within a major version error
+ * codes are append-only and so are struct layouts, and a program built
+ * against an older header keeps working with a newer library:
+ *  - structs the caller fills (vramz_open_opts, vramz_diag_config) start with
+ *    `size`, set to sizeof by the caller; fields past an older caller's size
+ *    take their defaults;
+ *  - arrays the library hands out (a snapshot's GPUs, processes and MIG
+ *    instances, findings) come at the record sizes the caller was compiled
+ *    with: the constructors (vramz_open, vramz_log_open, vramz_diag_create)
+ *    are macros that pass this header's sizes (vramz_abi), so indexing
+ *    snap->gpus[i] stays right when a newer library's records have grown;
+ *  - a function whose arguments change keeps its old symbol for old
+ *    programs and gets a new one (NVML's _v2 pattern): vramz_open() calls
+ *    vramz_open_abi().
  */
 #ifndef VRAMZ_VRAMZ_H
 #define VRAMZ_VRAMZ_H
@@ -32,27 +45,29 @@ extern "C" {
 #endif
 
 #define VRAMZ_VERSION_MAJOR 0
-#define VRAMZ_VERSION_MINOR 1
+#define VRAMZ_VERSION_MINOR 2
 #define VRAMZ_VERSION_PATCH 0
-#define VRAMZ_VERSION_STRING "0.1.0"
+#define VRAMZ_VERSION_STRING "0.2.0"
 /* Version of the JSON documents the tool writes (docs/json.md). */
 #define VRAMZ_JSON_SCHEMA_VERSION 1
 
-/* The library's version at run time ("0.1.0"), to compare with the macros. */
+/* The library's version at run time ("0.2.0"), to compare with the macros. */
 VRAMZ_EXPORT const char *vramz_version(void);
 
 /* ---- errors ------------------------------------------------------------ */
 
-/* X(NAME, value, message): append-only; values never reused. */
+/* X(NAME, value, message): append-only; values never reused.  Messages
+ * are vendor-neutral; vramz_last_error() names the vendor's library or
+ * driver ("libnvidia-ml.so.1: ..."). */
 #define VRAMZ_ERRORS(X)                                                       \
 	X(OK, 0, "success")                                                   \
 	X(NOMEM, -1, "out of memory")                                         \
 	X(INVAL, -2, "invalid argument")                                      \
-	X(NOLIB, -3, "NVIDIA management library libnvidia-ml.so.1 not found") \
-	X(DRIVER, -4, "NVIDIA driver is not loaded")                          \
-	X(MISMATCH, -5, "NVIDIA driver/library version mismatch")             \
+	X(NOLIB, -3, "GPU management library not found")                      \
+	X(DRIVER, -4, "GPU driver is not loaded")                             \
+	X(MISMATCH, -5, "GPU driver/library version mismatch")                \
 	X(PERM, -6, "insufficient permissions")                               \
-	X(NODEV, -7, "no NVIDIA GPU found")                                   \
+	X(NODEV, -7, "no GPU found")                                          \
 	X(LOST, -8, "GPU has fallen off the bus")                             \
 	X(UNSUPPORTED, -9, "not supported")                                   \
 	X(BACKEND, -10, "management library error")                           \
@@ -102,7 +117,8 @@ enum {
 };
 
 typedef struct vramz_gpu_info {
-	unsigned index;                  /* backend (NVML) index */
+	unsigned index;                  /* global index: the GPUs of every
+					    backend in probe order (NVML's first) */
 	uint32_t valid;                  /* VRAMZ_I_* bits */
 	char name[VRAMZ_NAME_LEN];       /* "NVIDIA H200" */
 	char uuid[VRAMZ_UUID_LEN];       /* "GPU-xxxxxxxx-..." */
@@ -125,14 +141,30 @@ typedef struct vramz_gpu_info {
 	unsigned persistence;            /* 1 enabled */
 	unsigned power_default_limit_mw, power_min_limit_mw, power_max_limit_mw;
 	int temp_shutdown_c, temp_slowdown_c, temp_mem_max_c, temp_gpu_max_c;
+	/* appended in 0.2 */
+	char vendor[16];                 /* "nvidia", "amd"; "" unknown (a log
+					    that did not record it) */
+	char backend[16];                /* the backend that reads it: "nvml" */
 } vramz_gpu_info;
 
 typedef struct vramz_system_info {
-	char driver_version[80];         /* "580.159.04"; "" unknown */
-	char nvml_version[80];           /* "13.580.159.04"; "" unknown */
-	int cuda_driver_version;         /* 13000 for 13.0; 0 unknown */
-	char backend[16];                /* "nvml" or "replay" */
+	char driver_version[80];         /* the first backend's driver:
+					    "580.159.04"; "" unknown */
+	struct {                         /* NVIDIA's own, when NVML found GPUs */
+		char nvml_version[80];   /* "13.580.159.04"; "" unknown */
+		int cuda_driver_version; /* 13000 for 13.0; 0 unknown */
+	} nvidia;
+	char backend[16];                /* the backends with GPUs joined by
+					    '+': "nvml", "replay", "nvml+amdgpu" */
 } vramz_system_info;
+
+/* One backend that found GPUs (vramz_backend()): a mixed machine has two. */
+typedef struct vramz_backend_info {
+	char name[16];                   /* "nvml", "replay" */
+	char vendor[16];                 /* "nvidia"; "" for a recording */
+	char driver_version[80];         /* "" unknown */
+	unsigned gpu_first, gpu_count;   /* its GPUs' global indices */
+} vramz_backend_info;
 
 /* ---- one sample --------------------------------------------------------- */
 
@@ -282,7 +314,39 @@ typedef struct vramz_snapshot {
 	const vramz_proc_sample *procs;
 	unsigned mig_count;
 	const vramz_mig_sample *migs;
+	/* appended in 0.2: the arrays' strides, the caller's record sizes
+	 * (vramz_abi).  A program built against this header indexes the
+	 * arrays directly; a language binding that lays the structs out
+	 * itself steps by these (or calls vramz_snapshot_gpu() etc.).  A
+	 * snapshot a caller builds to feed vramz_diag_feed sets them, or
+	 * leaves them 0 for the record sizes its diag was created with. */
+	size_t gpu_size, proc_size, mig_size;
 } vramz_snapshot;
+
+/* Element i of a snapshot's arrays by its strides; NULL out of range. */
+VRAMZ_EXPORT const vramz_gpu_sample *vramz_snapshot_gpu(const vramz_snapshot *s, unsigned i);
+VRAMZ_EXPORT const vramz_proc_sample *vramz_snapshot_proc(const vramz_snapshot *s, unsigned i);
+VRAMZ_EXPORT const vramz_mig_sample *vramz_snapshot_mig(const vramz_snapshot *s, unsigned i);
+
+/* The record sizes a program was compiled with, passed by the constructor
+ * macros so the library hands out arrays at those strides.  A size of 0:
+ * the library's own (what a binding that reads the strides wants).  A
+ * size smaller than the record had in 0.1, or larger than this library's
+ * (a program built against a newer header), is VRAMZ_EINVAL. */
+typedef struct vramz_abi {
+	size_t size;                  /* sizeof(vramz_abi) */
+	size_t gpu_info, gpu_sample, proc_sample, mig_sample, snapshot;
+	size_t finding;               /* vramz_finding (diagnose.h); 0 here */
+} vramz_abi;
+
+static inline const vramz_abi *vramz_abi_current(void)
+{
+	static const vramz_abi abi = {
+		sizeof(vramz_abi), sizeof(vramz_gpu_info), sizeof(vramz_gpu_sample),
+		sizeof(vramz_proc_sample), sizeof(vramz_mig_sample),
+		sizeof(vramz_snapshot), 0};
+	return &abi;
+}
 
 /* ---- the context -------------------------------------------------------- */
 
@@ -310,7 +374,13 @@ enum {
 };
 
 typedef struct vramz_open_opts {
-	/* NULL: NVML.  A path: replay that log file (see vramz_log_*). */
+	/* sizeof(vramz_open_opts): the caller's version of this struct.  Fields
+	 * past it take their defaults; a larger size than the library knows is
+	 * accepted when the bytes it does not know are zero, else
+	 * VRAMZ_EINVAL.  VRAMZ_OPEN_OPTS_INIT sets it. */
+	size_t size;
+	/* NULL: the live backends, each that finds GPUs (NVML first).  A
+	 * path: replay that log file alone (see vramz_log_*). */
 	const char *replay_path;
 	/* NULL: dlopen "libnvidia-ml.so.1" then "libnvidia-ml.so". */
 	const char *nvml_path;
@@ -322,6 +392,8 @@ typedef struct vramz_open_opts {
 	unsigned proc_util_interval_ms;
 } vramz_open_opts;
 
+#define VRAMZ_OPEN_OPTS_INIT {sizeof(vramz_open_opts), NULL, NULL, 0, 0}
+
 enum {
 	/* The process exits right after vramz_close: skip nvmlShutdown (3-4 ms
 	 * on H200) and let exit release the driver, as it does for a killed
@@ -332,10 +404,17 @@ enum {
 	VRAMZ_OPEN_PROFILE = 1u << 1,
 };
 
-/* Opens the backend and reads every GPU's static facts.  On failure *out is
- * still set (unless VRAMZ_ENOMEM) so vramz_last_error() can explain; the
- * caller closes it either way. */
-VRAMZ_EXPORT int vramz_open(vramz_ctx **out, const vramz_open_opts *opts);
+/* Opens the backends and reads every GPU's static facts.  Without a
+ * replay_path every live backend is tried in order (docs/architecture.md
+ * lists them); each that finds GPUs is kept, so a machine with NVIDIA and
+ * AMD GPUs is one list, by global index.  A backend finding nothing is
+ * skipped quietly; it fails only when none finds a GPU, with the most
+ * telling backend's error.  On failure *out is still set (unless
+ * VRAMZ_ENOMEM) so vramz_last_error() can explain; the caller closes it
+ * either way.  opts NULL: defaults.  abi NULL: the library's own sizes. */
+VRAMZ_EXPORT int vramz_open_abi(vramz_ctx **out, const vramz_open_opts *opts,
+				const vramz_abi *abi);
+#define vramz_open(out, opts) vramz_open_abi((out), (opts), vramz_abi_current())
 VRAMZ_EXPORT void vramz_close(vramz_ctx *ctx);
 
 /* Detail of the last failure on ctx, e.g. "nvmlInit_v2: Driver Not Loaded". */
@@ -343,7 +422,11 @@ VRAMZ_EXPORT const char *vramz_last_error(const vramz_ctx *ctx);
 
 VRAMZ_EXPORT const vramz_system_info *vramz_system(const vramz_ctx *ctx);
 
-/* All GPUs the backend sees, in backend order.  vramz_gpu() holds the
+/* The backends that found GPUs, in probe order; NULL out of range. */
+VRAMZ_EXPORT unsigned vramz_backend_count(const vramz_ctx *ctx);
+VRAMZ_EXPORT const vramz_backend_info *vramz_backend(const vramz_ctx *ctx, unsigned i);
+
+/* All GPUs the backends see, by global index.  vramz_gpu() holds the
  * identity (name, UUID, PCI bus id) from open; the rest of vramz_gpu_info
  * is filled by vramz_gpu_details(), which reads slow calls (max clocks,
  * bus width, NVLink state: milliseconds per GPU) once, so one-shot views
@@ -370,7 +453,8 @@ VRAMZ_EXPORT int vramz_sample(vramz_ctx *ctx, unsigned flags,
 
 /* One driver call's totals over every GPU of a context opened with
  * VRAMZ_OPEN_PROFILE: where a command's CPU goes, on a real driver, without
- * a profiler. */
+ * a profiler.  The caller allocates the array, so this layout is frozen: a
+ * new figure would come with a new function. */
 typedef struct vramz_call_stat {
 	const char *name;   /* the driver function, "nvmlDeviceGetMemoryInfo_v2" */
 	uint64_t calls;
@@ -384,7 +468,7 @@ typedef struct vramz_call_stat {
 VRAMZ_EXPORT unsigned vramz_call_stats(const vramz_ctx *ctx, vramz_call_stat *out,
 				       unsigned cap);
 
-/* Interconnect between two GPUs (backend indices), like nvidia-smi topo -m.
+/* Interconnect between two GPUs (global indices), like nvidia-smi topo -m.
  * Reads the backend on each call (slow): call it for a topology view only. */
 enum vramz_link_kind {
 	VRAMZ_LINK_UNKNOWN = 0,
@@ -396,6 +480,7 @@ enum vramz_link_kind {
 	VRAMZ_LINK_NODE,   /* host bridges within a NUMA node */
 	VRAMZ_LINK_SYS,    /* across NUMA nodes (SMP interconnect) */
 };
+/* Filled by the library into the caller's struct: frozen, as vramz_call_stat. */
 typedef struct vramz_link {
 	enum vramz_link_kind kind;
 	unsigned nvlinks;  /* NVLinks joining the pair (kind NVLINK) */

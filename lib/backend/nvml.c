@@ -147,7 +147,7 @@ static int nvml_open(struct backend **out, const vramz_open_opts *opts,
 			b->dl = dlopen("libnvidia-ml.so", RTLD_NOW | RTLD_LOCAL);
 	}
 	if (!b->dl) {
-		snprintf(err, errlen, "cannot load %s (is the NVIDIA driver installed?)",
+		snprintf(err, errlen, "%s (is the NVIDIA driver installed?)",
 			 opts->nvml_path ? opts->nvml_path : "libnvidia-ml.so.1");
 		return VRAMZ_ENOLIB;
 	}
@@ -190,21 +190,19 @@ static int nvml_open(struct backend **out, const vramz_open_opts *opts,
 	return 0;
 }
 
-static int nvml_system(struct backend *b, vramz_system_info *s)
+static int nvml_system(struct backend *b, vramz_system_info *s, vramz_backend_info *bi)
 {
-	memset(s, 0, sizeof *s);
-	snprintf(s->backend, sizeof s->backend, "nvml");
-	if (CALL(b, NULL, nvmlSystemGetDriverVersion, s->driver_version,
-		 sizeof s->driver_version) != NVML_SUCCESS)
-		s->driver_version[0] = 0;
-	if (CALL(b, NULL, nvmlSystemGetNVMLVersion, s->nvml_version,
-		 sizeof s->nvml_version) != NVML_SUCCESS)
-		s->nvml_version[0] = 0;
+	if (CALL(b, NULL, nvmlSystemGetDriverVersion, bi->driver_version,
+		 sizeof bi->driver_version) != NVML_SUCCESS)
+		bi->driver_version[0] = 0;
+	if (CALL(b, NULL, nvmlSystemGetNVMLVersion, s->nvidia.nvml_version,
+		 sizeof s->nvidia.nvml_version) != NVML_SUCCESS)
+		s->nvidia.nvml_version[0] = 0;
 	int v = 0;
 	if (CALL(b, NULL, nvmlSystemGetCudaDriverVersion_v2, &v) != NVML_SUCCESS &&
 	    CALL(b, NULL, nvmlSystemGetCudaDriverVersion, &v) != NVML_SUCCESS)
 		v = 0;
-	s->cuda_driver_version = v;
+	s->nvidia.cuda_driver_version = v;
 	return 0;
 }
 
@@ -633,6 +631,7 @@ static int nvml_topology(struct backend *b, unsigned a, unsigned c, vramz_link *
 
 const struct backend_ops backend_nvml = {
 	.name = "nvml",
+	.vendor = "nvidia",
 	.parallel_safe = 1,
 	.open = nvml_open,
 	.close = nvml_close,

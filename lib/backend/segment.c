@@ -114,9 +114,12 @@ static void seg_close(struct backend *b)
 	free(b);
 }
 
-static int seg_system(struct backend *b, vramz_system_info *out)
+static int seg_system(struct backend *b, vramz_system_info *sys, vramz_backend_info *bi)
 {
-	*out = seg_reader_header(b->r)->sys;
+	/* the publisher's system facts, as its own context had them */
+	*sys = seg_reader_header(b->r)->sys;
+	memcpy(bi->driver_version, sys->driver_version, sizeof bi->driver_version);
+	sys->backend[0] = 0; /* the context names its backends */
 	return 0;
 }
 
@@ -213,6 +216,7 @@ static int seg_topology(struct backend *b, unsigned a, unsigned c, vramz_link *o
 
 const struct backend_ops backend_segment = {
 	.name = "daemon",
+	.vendor = "",
 	.open = seg_open,
 	.close = seg_close,
 	.system = seg_system,
@@ -283,7 +287,7 @@ int vramz_open_daemon(vramz_ctx **out, const char *dir, unsigned flags)
 
 static struct backend *daemon_of(const vramz_ctx *ctx)
 {
-	return ctx && ctx->ops == &backend_segment ? ctx->be : NULL;
+	return ctx && ctx->nbk == 1 && ctx->bk[0].ops == &backend_segment ? ctx->bk[0].be : NULL;
 }
 
 int vramz_daemon_info_get(const vramz_ctx *ctx, vramz_daemon_info *out)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "vramz/diagnose.h"
+#include "abi.h"
 
 /* ---- rings of windows (ring.c) ---- */
 
@@ -210,6 +211,8 @@ struct vramz_diag {
 	unsigned nooms;
 	int live;                      /* created with a proc_root: a live machine */
 	unsigned long series_dropped;  /* process series dropped at the bound */
+	struct abi_state abi;          /* the caller's record sizes (lib/abi.h) */
+	char err[160];                 /* vramz_diag_error */
 };
 
 /* advice.c: "880 MiB", "78.6 GiB" */

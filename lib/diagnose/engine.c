@@ -11,15 +11,20 @@
  * leaked until it died" is the answer wanted.
  */
 #include "diag_internal.h"
+#include "abi.h"
 #include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void vramz_diag_config_defaults(vramz_diag_config *c)
+/* 0.2's config, the first with a size: up to proc_root */
+#define CFG_MIN_SIZE ABI_SIZE_UPTO(vramz_diag_config, proc_root)
+
+static void config_defaults(vramz_diag_config *c)
 {
 	memset(c, 0, sizeof *c);
+	c->size = sizeof *c;
 	c->window_ms = 1000;
 	c->ring_windows = 512;
 	c->eval_interval_ms = 1000;
@@ -58,34 +63,92 @@ void vramz_diag_config_defaults(vramz_diag_config *c)
 	c->oom_keep_ms = 10 * 60 * 1000;
 }
 
-vramz_diag *vramz_diag_new(const vramz_diag_config *cfg)
+int vramz_diag_config_init(vramz_diag_config *cfg, size_t size)
+{
+	if (!cfg || size < CFG_MIN_SIZE)
+		return VRAMZ_EINVAL;
+	vramz_diag_config c;
+	config_defaults(&c);
+	/* an older caller's struct gets its part; a newer one's unknown tail 0 */
+	memcpy(cfg, &c, size < sizeof c ? size : sizeof c);
+	if (size > sizeof c)
+		memset((char *)cfg + sizeof c, 0, size - sizeof c);
+	cfg->size = size;
+	return 0;
+}
+
+/* The first rule a config breaks, named for the user; NULL when it is valid. */
+static const char *config_check(const vramz_diag_config *c, char *buf, size_t len)
+{
+	if (c->window_ms <= 0)
+		snprintf(buf, len, "window_ms %lld: must be positive", (long long)c->window_ms);
+	else if (c->ring_windows < 16)
+		snprintf(buf, len, "ring_windows %u: must be at least 16", c->ring_windows);
+	else if (c->leak_min_windows < 3)
+		snprintf(buf, len, "leak_min_windows %u: must be at least 3", c->leak_min_windows);
+	else if (!(c->leak_p > 0 && c->leak_p < 1))
+		snprintf(buf, len, "leak_p %g: must be between 0 and 1", c->leak_p);
+	else if (!(c->imbalance_ratio >= 1))
+		snprintf(buf, len, "imbalance_ratio %g: must be at least 1", c->imbalance_ratio);
+	else if (c->job_warmup_ms < 0)
+		snprintf(buf, len, "job_warmup_ms %lld: must not be negative", (long long)c->job_warmup_ms);
+	else if (c->report_after_ms < 0)
+		snprintf(buf, len, "report_after_ms %lld: must not be negative",
+			 (long long)c->report_after_ms);
+	else if (c->leak_fast_tto_ms < 0 || c->leak_fast_warmup_ms < 0 ||
+		 c->leak_fast_min_span_ms < 0)
+		snprintf(buf, len, "leak_fast_*_ms: must not be negative");
+	else if (!(c->leak_fast_share > 0))
+		snprintf(buf, len, "leak_fast_share %g: must be positive", c->leak_fast_share);
+	else if (!(c->oom_free_share >= 0 && c->oom_free_share < 1))
+		snprintf(buf, len, "oom_free_share %g: must be at least 0 and below 1",
+			 c->oom_free_share);
+	else if (c->oom_rise_ms < 0 || c->oom_keep_ms < 0)
+		snprintf(buf, len, "oom_rise_ms, oom_keep_ms: must not be negative");
+	else
+		return NULL;
+	return buf;
+}
+
+int vramz_diag_create_abi(vramz_diag **out, const vramz_diag_config *cfg, const vramz_abi *abi)
 {
 	vramz_diag *d = calloc(1, sizeof *d);
+	*out = d;
 	if (!d)
-		return NULL;
-	if (cfg)
-		d->cfg = *cfg;
-	else
-		vramz_diag_config_defaults(&d->cfg);
-	if (d->cfg.window_ms <= 0 || d->cfg.ring_windows < 16 || d->cfg.leak_min_windows < 3 ||
-	    d->cfg.leak_p <= 0 || d->cfg.leak_p >= 1 || d->cfg.imbalance_ratio < 1 ||
-	    d->cfg.job_warmup_ms < 0 || d->cfg.report_after_ms < 0 ||
-	    d->cfg.leak_fast_tto_ms < 0 || d->cfg.leak_fast_warmup_ms < 0 ||
-	    d->cfg.leak_fast_min_span_ms < 0 || !(d->cfg.leak_fast_share > 0) ||
-	    !(d->cfg.oom_free_share >= 0 && d->cfg.oom_free_share < 1) ||
-	    d->cfg.oom_rise_ms < 0 || d->cfg.oom_keep_ms < 0) {
-		free(d);
-		return NULL;
-	}
+		return VRAMZ_ENOMEM;
+	config_defaults(&d->cfg);
+	int rc = abi_init(&d->abi, abi, d->err, sizeof d->err);
+	if (rc == 0 && cfg)
+		rc = abi_copy_in(&d->cfg, sizeof d->cfg, cfg, CFG_MIN_SIZE, "vramz_diag_config",
+				 d->err, sizeof d->err);
+	if (rc == 0 && config_check(&d->cfg, d->err, sizeof d->err))
+		rc = VRAMZ_EINVAL;
+	if (rc < 0)
+		return rc;
 	d->jobs = jobkey_new(d->cfg.proc_root);
 	if (!d->jobs) {
 		free(d);
-		return NULL;
+		*out = NULL;
+		return VRAMZ_ENOMEM;
 	}
 	d->live = d->cfg.proc_root != NULL; /* torch.c may ask agents for leak sites */
 	d->cfg.proc_root = NULL; /* the cache holds its own copy */
 	d->last_eval_ms = 0;
-	return d;
+	return 0;
+}
+
+vramz_diag *vramz_diag_new_abi(const vramz_diag_config *cfg, const vramz_abi *abi)
+{
+	vramz_diag *d;
+	if (vramz_diag_create_abi(&d, cfg, abi) == 0)
+		return d;
+	vramz_diag_free(d);
+	return NULL;
+}
+
+const char *vramz_diag_error(const vramz_diag *d)
+{
+	return d ? d->err : "out of memory";
 }
 
 void vramz_diag_free(vramz_diag *d)
@@ -107,6 +170,7 @@ void vramz_diag_free(vramz_diag *d)
 	free(d->scratch.y);
 	free(d->scratch.tmp);
 	jobkey_free(d->jobs);
+	abi_free(&d->abi);
 	free(d);
 }
 
@@ -137,10 +201,14 @@ int vramz_diag_set_gpu_info(vramz_diag *d, const vramz_gpu_info *info, unsigned 
 	if (!d || (count && !info))
 		return VRAMZ_EINVAL;
 	for (unsigned i = 0; i < count; i++) {
-		struct gpu_state *g = gpu_get(d, info[i].index);
+		/* at the caller's record size: the fields it lacks stay unknown */
+		vramz_gpu_info gi = {0};
+		size_t sz = d->abi.sz.gpu_info;
+		memcpy(&gi, (const char *)info + i * sz, sz < sizeof gi ? sz : sizeof gi);
+		struct gpu_state *g = gpu_get(d, gi.index);
 		if (!g)
 			return VRAMZ_ENOMEM;
-		g->info = info[i];
+		g->info = gi;
 		g->have_info = 1;
 	}
 	return 0;
@@ -434,6 +502,9 @@ int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 {
 	if (!d || !snap || (snap->gpu_count && !snap->gpus) || (snap->proc_count && !snap->procs))
 		return VRAMZ_EINVAL;
+	/* the caller's record sizes to the library's (abi.c) */
+	if (!(snap = abi_snapshot_in(&d->abi, snap)))
+		return VRAMZ_ENOMEM;
 	int64_t t = engine_time(d, snap);
 	if (!d->have_time)
 		d->last_eval_ms = t;
@@ -654,12 +725,13 @@ unsigned vramz_diag_findings(vramz_diag *d, const vramz_finding **out)
 		*out = NULL;
 		return 0;
 	}
-	*out = d->out;
-	return d->nout;
+	*out = abi_restride(&d->abi.findings, d->out, d->nout, sizeof *d->out, d->abi.sz.finding);
+	return *out ? d->nout : 0;
 }
 
 unsigned vramz_diag_cleared(vramz_diag *d, const vramz_finding **out)
 {
-	*out = d ? d->past : NULL;
-	return d ? d->npast : 0;
+	*out = d ? abi_restride(&d->abi.cleared, d->past, d->npast, sizeof *d->past,
+				d->abi.sz.finding) : NULL;
+	return *out ? d->npast : 0;
 }

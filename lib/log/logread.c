@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "fields.h"
 #include "grow.h"
 #include "log/logfile.h"
@@ -87,6 +88,7 @@ struct vramz_log_reader {
 	int done, failed;          /* failed: the error, repeated once hit */
 	int deferred;              /* an error found reading ahead, for the next call */
 	vramz_snapshot snap;
+	struct abi_state abi;      /* the caller's record sizes (lib/abi.h) */
 	char err[512];
 };
 
@@ -352,13 +354,16 @@ static int map_columns(vramz_log_reader *r, struct csv_in *c, int procs)
 	return 0;
 }
 
-int vramz_log_open(vramz_log_reader **out, const char *path)
+int vramz_log_open_abi(vramz_log_reader **out, const char *path, const vramz_abi *abi)
 {
 	vramz_log_reader *r = calloc(1, sizeof *r);
 	*out = r;
 	if (!r)
 		return VRAMZ_ENOMEM;
 	r->g.fd = r->p.fd = -1;
+	int arc = abi_init(&r->abi, abi, r->err, sizeof r->err);
+	if (arc)
+		return arc;
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
 	if (fd < 0) {
 		snprintf(r->err, sizeof r->err, "%s: %s", path, strerror(errno));
@@ -759,6 +764,9 @@ int vramz_log_next(vramz_log_reader *r, const vramz_snapshot **snap)
 	if (r->failed)
 		return r->failed;
 	int rc = next_tick(r, snap);
+	/* at the record sizes the caller was built with (abi.c) */
+	if (rc == 1 && !(*snap = abi_snapshot_out(&r->abi, &r->snap)))
+		rc = VRAMZ_ENOMEM;
 	if (rc < 0)
 		r->failed = rc;
 	return rc;
@@ -876,5 +884,6 @@ void vramz_log_close(vramz_log_reader *r)
 	free(r->known);
 	free(r->stamp);
 	free(r->slot);
+	abi_free(&r->abi);
 	free(r);
 }

@@ -69,11 +69,14 @@ static void replay_close(struct backend *b)
 	free(b);
 }
 
-static int replay_system(struct backend *b, vramz_system_info *out)
+static int replay_system(struct backend *b, vramz_system_info *sys, vramz_backend_info *bi)
 {
-	memset(out, 0, sizeof *out);
-	snprintf(out->backend, sizeof out->backend, "replay");
-	return 0;
+	return 0; /* a log does not record the driver */
+}
+
+static int replay_wanted(const vramz_open_opts *opts)
+{
+	return opts->replay_path != NULL;
 }
 
 static unsigned replay_count(struct backend *b)
@@ -167,6 +170,8 @@ static int replay_topology(struct backend *b, unsigned a, unsigned c, vramz_link
 
 const struct backend_ops backend_replay = {
 	.name = "replay",
+	.vendor = "",
+	.wanted = replay_wanted,
 	.open = replay_open,
 	.close = replay_close,
 	.system = replay_system,

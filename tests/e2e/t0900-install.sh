@@ -34,6 +34,6 @@ expect_success 'an outside program builds with pkg-config and reads the GPUs' '
 '
 
 expect_success 'the runtime version matches the header' '
-	$T/usr/bin/vramz --version > v && has "vramz 0\.1\.0 \(library 0\.1\.0\)" v
+	$T/usr/bin/vramz --version > v && has "vramz 0\.2\.0 \(library 0\.2\.0\)" v
 '
 finish

@@ -8,7 +8,7 @@ scenario 2gpu-h200.scn
 
 expect_success 'table: header and one row per GPU with the scenario numbers' '
 	vramz status >out &&
-	has "^vramz 0\.1\.0 +driver 580\.159\.04 +CUDA 13\.0 +2 of 2 GPUs" out &&
+	has "^vramz 0\.2\.0 +driver 580\.159\.04 +CUDA 13\.0 +2 of 2 GPUs" out &&
 	has "^GPU NAME +MEMORY USED / TOTAL +USE% +RESERVED +UTIL +TEMP +POWER / LIMIT" out &&
 	has "^  0 H200 +71\.0 GiB / 140\.4 GiB +50\.6% +616 MiB +37% +41C +318 / 700 W$" out &&
 	has "^  1 H200 +85\.0 GiB / 140\.4 GiB +60\.5% +616 MiB +64% +47C +455 / 700 W$" out
@@ -31,7 +31,7 @@ expect_success 'no subcommand is status' '
 
 expect_success 'json: schema, system and every GPU field' '
 	vramz status --json >j &&
-	jassert j "d[\"schema\"] == 1 and d[\"vramz_version\"] == \"0.1.0\"" &&
+	jassert j "d[\"schema\"] == 1 and d[\"vramz_version\"] == \"0.2.0\"" &&
 	jassert j "d[\"time\"].endswith(\"Z\") and isinstance(d[\"time_ms\"], int)" &&
 	jassert j "d[\"system\"] == {\"backend\": \"nvml\", \"driver_version\": \"580.159.04\", \"nvml_version\": \"13.580.159.04\", \"cuda_driver_version\": \"13.0\"}" &&
 	jassert j "[g[\"index\"] for g in d[\"gpus\"]] == [0, 1]" &&

@@ -24,17 +24,17 @@ expect_success '-h on every command, help CMD, --version: exit 0' '
 		vramz $c --help >o2 && cmp o o2 &&
 		vramz help $c >o3 && cmp o o3 || exit 1
 	done &&
-	vramz --version >v && has "^vramz 0\.1\.0 \(library 0\.1\.0\)$" v
+	vramz --version >v && has "^vramz 0\.2\.0 \(library 0\.2\.0\)$" v
 '
 
 expect_success '-h needs no driver' '
 	LD_LIBRARY_PATH= FAKE_NVML_SCENARIO= vramz status -h >out && has "^usage:" out
 '
 
-expect_success 'no NVIDIA library: exit 1 naming libnvidia-ml.so.1' '
+expect_success 'no NVIDIA library: exit 1, a neutral error naming libnvidia-ml.so.1' '
 	for cmd in status ps info topo; do
-		LD_LIBRARY_PATH=/nonexistent fails_with 1 "libnvidia-ml.so.1 not found" $cmd &&
-		LD_LIBRARY_PATH=/nonexistent fails_with 1 "libnvidia-ml.so.1 not found" $cmd --json || exit 1
+		LD_LIBRARY_PATH=/nonexistent fails_with 1 "GPU management library not found: libnvidia-ml.so.1" $cmd &&
+		LD_LIBRARY_PATH=/nonexistent fails_with 1 "GPU management library not found: libnvidia-ml.so.1" $cmd --json || exit 1
 	done
 '
 
@@ -45,7 +45,7 @@ expect_success 'a library without a required symbol: exit 1 naming it' '
 '
 
 expect_success 'driver errors at init: exit 1, one line' '
-	for e in "DRIVER_NOT_LOADED:NVIDIA driver is not loaded: nvmlInit: Driver Not Loaded" \
+	for e in "DRIVER_NOT_LOADED:GPU driver is not loaded: nvmlInit: Driver Not Loaded" \
 		 "LIB_RM_VERSION_MISMATCH:driver/library version mismatch" \
 		 "NO_PERMISSION:insufficient permissions: nvmlInit" \
 		 "UNKNOWN:management library error: nvmlInit" \
@@ -60,7 +60,7 @@ expect_success 'driver errors at init: exit 1, one line' '
 expect_success 'no driver at all, and a driver that sees no GPU' '
 	FAKE_NVML_SCENARIO= fails_with 1 "Driver Not Loaded" status &&
 	printf "driver 580.159.04\n" >"$T/none.scn" &&
-	FAKE_NVML_SCENARIO=$T/none.scn fails_with 1 "no NVIDIA GPU found" ps
+	FAKE_NVML_SCENARIO=$T/none.scn fails_with 1 "no GPU found: nvml: the driver reports no GPUs" ps
 '
 
 expect_success 'a lost GPU: its row says so, the others are reported, exit 1' '

@@ -8,7 +8,7 @@ unset FAKE_NVML_SCENARIO   # the fake then answers as a machine without a driver
 
 expect_success 'no GPU: vramz exits 1 with one line, then the demo runs' '
 	{ vramz || vramz demo; } >out 2>err &&
-	test "$(wc -l <err)" -eq 1 && has "NVIDIA driver is not loaded" err &&
+	test "$(wc -l <err)" -eq 1 && has "GPU driver is not loaded" err &&
 	head -1 out >first && has "^vramz demo: not a live GPU; replaying .*examples/h200-leak.csv" first
 '
 

@@ -54,7 +54,7 @@ static inline const char *variant(const char *name)
 
 static inline vramz_ctx *open_variant(const char *scn, const char *var)
 {
-	vramz_open_opts o = {.nvml_path = var ? variant(var) : NULL};
+	vramz_open_opts o = {.size = sizeof o, .nvml_path = var ? variant(var) : NULL};
 	vramz_ctx *ctx = NULL;
 	use_scenario(scn);
 	int rc = vramz_open(&ctx, &o);

@@ -239,7 +239,7 @@ static void test_replay_backend(void **state)
 	fclose(f);
 	vramz_ctx *ctx;
 	const vramz_snapshot *s;
-	vramz_open_opts o = {.replay_path = p};
+	vramz_open_opts o = {.size = sizeof o, .replay_path = p};
 	assert_int_equal(vramz_open(&ctx, &o), 0);
 	assert_string_equal(vramz_system(ctx)->backend, "replay");
 	assert_int_equal(vramz_selected_count(ctx), 2);

@@ -170,7 +170,7 @@ static void test_proc_util_budget(void **state)
 	done(ctx);
 
 	/* a caller that wants fresher figures pays for them */
-	vramz_open_opts o = {.proc_util_interval_ms = 1};
+	vramz_open_opts o = {.size = sizeof o, .proc_util_interval_ms = 1};
 	use_scenario("core-procutil.scn");
 	assert_int_equal(vramz_open(&ctx, &o), 0);
 	open_ctx = ctx;
