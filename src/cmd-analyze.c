@@ -148,10 +148,15 @@ int cmd_analyze(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *path = argv[0];
-	vramz_diag *d = vramz_diag_new(&cfg);
-	if (!d) {
-		cli_err("analyze: invalid thresholds (see vramz analyze -h)");
-		return EXIT_USAGE;
+	vramz_diag *d;
+	int drc = vramz_diag_create(&d, &cfg);
+	if (drc < 0) { /* a threshold the engine refuses, or out of memory */
+		if (drc == VRAMZ_ENOMEM)
+			cli_err("analyze: out of memory");
+		else
+			cli_err("analyze: %s (see vramz analyze -h)", vramz_diag_error(d));
+		vramz_diag_free(d);
+		return drc == VRAMZ_ENOMEM ? EXIT_FAIL : EXIT_USAGE;
 	}
 	struct logset *r = NULL;
 	char err[640];

@@ -299,9 +299,13 @@ int cmd_serve(int argc, char **argv)
 		vramz_diag_config_defaults(&cfg);
 		ex = diagconf_load(&cfg, &cc); /* the thresholds of watch and analyze */
 		cfg.proc_root = "/proc";
-		if (ex || !(s.diag = vramz_diag_new(&cfg))) {
+		int drc = ex ? 0 : vramz_diag_create(&s.diag, &cfg);
+		if (ex || drc < 0) {
 			if (!ex)
-				cli_err("serve: out of memory");
+				cli_err("serve: %s", drc == VRAMZ_ENOMEM ? "out of memory"
+								  : vramz_diag_error(s.diag));
+			vramz_diag_free(s.diag);
+			s.diag = NULL;
 			sampler_free(&s);
 			ticker_close(tk);
 			return ex ? ex : EXIT_FAIL;
@@ -339,11 +343,12 @@ int cmd_serve(int argc, char **argv)
 	/* the port opens before the first sample: a slow driver (seconds for
 	 * the first reads) must not look like a dead exporter; until the
 	 * first body /metrics and /health answer 503 "no sample yet" */
-	if (serve_http_start(&s.http, &ho, err, sizeof err) < 0) {
+	int hrc = serve_http_start(&s.http, &ho, err, sizeof err);
+	if (hrc < 0) {
 		cli_err("serve: %s", err);
 		sampler_free(&s);
 		ticker_close(tk);
-		return strstr(err, "expected ADDR") ? EXIT_USAGE : EXIT_FAIL;
+		return hrc == SERVE_HTTP_EUSAGE ? EXIT_USAGE : EXIT_FAIL;
 	}
 	fprintf(stderr, "vramz serve: listening on http://%s/metrics (%u GPU%s, every %lld ms%s)\n",
 		serve_http_address(s.http), s.nsel, s.nsel == 1 ? "" : "s",

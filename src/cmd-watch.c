@@ -264,10 +264,15 @@ int cmd_watch(int argc, char **argv)
 		cfg.window_ms = 2 * interval_ms; /* a window needs samples to take a maximum of */
 	if (cfg.eval_interval_ms > interval_ms)
 		cfg.eval_interval_ms = interval_ms;
-	vramz_diag *d = vramz_diag_new(&cfg);
-	if (!d) {
-		cli_err("watch: invalid thresholds (see vramz watch -h)");
-		return EXIT_USAGE;
+	vramz_diag *d;
+	int drc = vramz_diag_create(&d, &cfg);
+	if (drc < 0) { /* a threshold the engine refuses, or out of memory */
+		if (drc == VRAMZ_ENOMEM)
+			cli_err("watch: out of memory");
+		else
+			cli_err("watch: %s (see vramz watch -h)", vramz_diag_error(d));
+		vramz_diag_free(d);
+		return drc == VRAMZ_ENOMEM ? EXIT_FAIL : EXIT_USAGE;
 	}
 	struct ticker_opts to = {.cmd = "watch", .interval_ms = interval_ms,
 				 .flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL | VRAMZ_SAMPLE_LINK,

@@ -163,7 +163,7 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t
 	return 0;
 bad:
 	snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [IPV6]:PORT", spec);
-	return -1;
+	return SERVE_HTTP_EUSAGE;
 }
 
 int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
@@ -172,8 +172,9 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 	*out = NULL;
-	if (parse_listen(o->listen, &ss, &sslen, err, errlen))
-		return -1;
+	int prc = parse_listen(o->listen, &ss, &sslen, err, errlen);
+	if (prc)
+		return prc;
 	struct serve_http *h = calloc(1, sizeof *h);
 	if (!h) {
 		snprintf(err, errlen, "out of memory");

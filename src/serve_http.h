@@ -17,8 +17,10 @@ struct serve_http_opts {
 	unsigned threads;         /* worker threads */
 };
 
-/* Binds and starts the daemon.  On failure returns -1 with a one-line
+/* Binds and starts the daemon.  On failure returns -1 (a runtime
+ * failure) or SERVE_HTTP_EUSAGE (a malformed --listen) with a one-line
  * reason in err that names the bad input. */
+#define SERVE_HTTP_EUSAGE (-2)
 int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 		     char *err, size_t errlen);
 /* The bound address as "127.0.0.1:9963" / "[::1]:9963". */

@@ -383,10 +383,14 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 	pthread_cond_init(&sp->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	sp->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (o->diag && !(sp->diag = vramz_diag_new(o->diag))) {
-		snprintf(err, errlen, "invalid diagnosis thresholds (see vramz watch -h)");
+	int drc = o->diag ? vramz_diag_create(&sp->diag, o->diag) : 0;
+	if (drc < 0) {
+		snprintf(err, errlen, "%s", drc == VRAMZ_ENOMEM ? "out of memory"
+								: vramz_diag_error(sp->diag));
+		vramz_diag_free(sp->diag);
+		sp->diag = NULL;
 		sampler_stop(sp);
-		return VRAMZ_EINVAL;
+		return drc;
 	}
 	void *(*fn)(void *) = live_main;
 	if (o->replay_path) {
