@@ -76,6 +76,7 @@ void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
 	jw_str(w, "uuid", gi && *gi->uuid ? gi->uuid : NULL);
 	jw_str(w, "name", gi && *gi->name ? gi->name : NULL);
 	jw_str(w, "pci_bus_id", gi && *gi->pci_bus_id ? gi->pci_bus_id : NULL);
+	jw_str(w, "vendor", gi && *gi->vendor ? gi->vendor : NULL);
 	jw_bool(w, "lost", g->lost);
 	for (size_t i = 0; i < gpu_field_count; i++) {
 		const struct field *f = &gpu_fields[i];

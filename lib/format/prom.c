@@ -258,6 +258,7 @@ static void render_identity(struct prom_buf *b, const struct prom_input *in)
 		if (gi) {
 			label(b, "name", gi->name);
 			label(b, "pci_bus_id", gi->pci_bus_id);
+			label(b, "vendor", gi->vendor); /* a mixed machine's dashboards split by it */
 		}
 		if (in->sys)
 			label(b, "driver", in->sys->driver_version);

@@ -35,6 +35,7 @@ static void gpu_full(struct world *w, unsigned i)
 	snprintf(gi->name, sizeof gi->name, "NVIDIA H200");
 	snprintf(gi->uuid, sizeof gi->uuid, "GPU-0000000%u-aaaa-bbbb-cccc-dddddddddddd", i);
 	snprintf(gi->pci_bus_id, sizeof gi->pci_bus_id, "00000000:%02X:00.0", 0x19 + i);
+	snprintf(gi->vendor, sizeof gi->vendor, "nvidia");
 	gi->valid |= VRAMZ_I_NVLINK | VRAMZ_I_PCIE_MAX;
 	gi->nvlink_count = 18;
 	gi->pcie_max_gen = 5;
@@ -160,7 +161,7 @@ static void test_gpu_values_in_base_units(void **state)
 	has(b, "# TYPE vramz_energy_joules_total counter\n");
 	has(b, "vramz_temperature_celsius{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\"} 41\n");
 	has(b, "vramz_gpu_info{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",name=\"NVIDIA H200\","
-	       "pci_bus_id=\"00000000:19:00.0\",driver=\"580.159.04\"} 1\n");
+	       "pci_bus_id=\"00000000:19:00.0\",vendor=\"nvidia\",driver=\"580.159.04\"} 1\n");
 	has(b, "vramz_nvlink_active_links{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\"} 18\n");
 	has(b, "vramz_clock_throttle_reason{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",reason=\"sw_power_cap\"} 1\n");
 	has(b, "vramz_clock_throttle_reason{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",reason=\"hw_thermal\"} 0\n");
