@@ -23,6 +23,21 @@ class GpuInfo(ctypes.Structure):
                 ("uuid", ctypes.c_char * 96), ("pci_bus_id", ctypes.c_char * 32)]
 
 
+class GpuInfo02(ctypes.Structure):
+    # the whole 0.1 struct, then what 0.2 appended (vendor, backend)
+    _fields_ = GpuInfo._fields_ + [
+        ("serial", ctypes.c_char * 32), ("vbios", ctypes.c_char * 32), ("arch", ctypes.c_char * 16),
+        ("mem_type", ctypes.c_char * 16), ("cc_major", c_uint), ("cc_minor", c_uint),
+        ("mem_total_bytes", u64), ("bar1_total_bytes", u64), ("mem_bus_width_bits", c_uint),
+        ("max_mem_clock_mhz", c_uint), ("max_sm_clock_mhz", c_uint), ("bandwidth_bytes_per_s", u64),
+        ("pcie_max_gen", c_uint), ("pcie_max_width", c_uint), ("nvlink_count", c_uint),
+        ("mig_current", c_uint), ("mig_pending", c_uint), ("ecc_current", c_uint),
+        ("ecc_pending", c_uint), ("persistence", c_uint), ("power_default_limit_mw", c_uint),
+        ("power_min_limit_mw", c_uint), ("power_max_limit_mw", c_uint), ("temp_shutdown_c", c_int),
+        ("temp_slowdown_c", c_int), ("temp_mem_max_c", c_int), ("temp_gpu_max_c", c_int),
+        ("vendor", ctypes.c_char * 16), ("backend", ctypes.c_char * 16)]
+
+
 class SystemInfo(ctypes.Structure):
     # 0.2 nests nvml_version and cuda_driver_version in a struct at the
     # same offsets
@@ -137,12 +152,12 @@ def snapshot(procs=True, lib=None):
     lib.vramz_version.restype = ctypes.c_char_p
     lib.vramz_system.restype = ctypes.POINTER(SystemInfo)
     lib.vramz_system.argtypes = [vp]
-    lib.vramz_gpu.restype = ctypes.POINTER(GpuInfo)
     lib.vramz_gpu.argtypes = [vp, c_uint]
     lib.vramz_sample.argtypes = [vp, c_uint, ctypes.POINTER(vp)]
     lib.vramz_close.argtypes = [vp]
     ctx = vp()
     strided = hasattr(lib, "vramz_open_abi")
+    lib.vramz_gpu.restype = ctypes.POINTER(GpuInfo02 if strided else GpuInfo)
     if strided:  # 0.2+: no caller sizes, so the library's own, which the snapshot states
         lib.vramz_open_abi.argtypes = [ctypes.POINTER(vp), vp, vp]
         rc = lib.vramz_open_abi(ctypes.byref(ctx), None, None)
@@ -200,8 +215,10 @@ def _gpu(lib, ctx, g, migs):
     d = {"index": g.index,
          "uuid": (_s(gi.uuid) or None) if gi else None,
          "name": (_s(gi.name) or None) if gi else None,
-         "pci_bus_id": (_s(gi.pci_bus_id) or None) if gi else None,
-         "lost": bool(g.lost)}
+         "pci_bus_id": (_s(gi.pci_bus_id) or None) if gi else None}
+    if hasattr(gi, "vendor"):  # 0.2+
+        d["vendor"] = _s(gi.vendor) or None
+    d["lost"] = bool(g.lost)
     for name, bit, member in GPU_FIELDS:
         ok = not g.lost and (g.valid & bit) == bit
         d[name] = getattr(g, member) if ok else None
