@@ -14,7 +14,7 @@ expect_success 'a two-GPU body passes promtool and says what the scenario says' 
 	has "^vramz_utilization_gpu_ratio\{gpu=\"1\",uuid=\"GPU-10000001-[-0-9a-f]*\"\} 0.1$" m.txt &&
 	has "^vramz_power_watts\{gpu=\"0\",[^}]*\} 300$" m.txt &&
 	has "^vramz_clock_sm_hertz\{gpu=\"0\",[^}]*\} 1980000000$" m.txt &&
-	has "^vramz_gpu_info\{gpu=\"1\",uuid=\"GPU-10000001-[-0-9a-f]*\",name=\"NVIDIA H200\",pci_bus_id=\"00000000:1A:00.0\",driver=\"580.159.04\"\} 1$" m.txt &&
+	has "^vramz_gpu_info\{gpu=\"1\",uuid=\"GPU-10000001-[-0-9a-f]*\",name=\"NVIDIA H200\",pci_bus_id=\"00000000:1A:00.0\",vendor=\"nvidia\",driver=\"580.159.04\"\} 1$" m.txt &&
 	has "^vramz_clock_throttle_reason\{gpu=\"0\",[^}]*,reason=\"sw_power_cap\"\} 1$" m.txt &&
 	has "^vramz_clock_throttle_reason\{gpu=\"0\",[^}]*,reason=\"hw_thermal\"\} 0$" m.txt &&
 	has "^vramz_nvlink_active_links\{gpu=\"1\",[^}]*\} 18$" m.txt &&
