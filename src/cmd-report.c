@@ -202,11 +202,16 @@ int cmd_report(int argc, char **argv)
 		logset_close(s);
 		return rc == VRAMZ_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
-	vramz_diag *d = vramz_diag_new(&cfg);
-	if (!d) {
+	vramz_diag *d;
+	int drc = vramz_diag_create(&d, &cfg);
+	if (drc < 0) { /* a threshold the engine refuses, or out of memory */
 		logset_close(s);
-		cli_err("report: invalid thresholds (see vramz report -h)");
-		return EXIT_USAGE;
+		if (drc == VRAMZ_ENOMEM)
+			cli_err("report: out of memory");
+		else
+			cli_err("report: %s (see vramz report -h)", vramz_diag_error(d));
+		vramz_diag_free(d);
+		return drc == VRAMZ_ENOMEM ? EXIT_FAIL : EXIT_USAGE;
 	}
 	int64_t t0, t1;
 	logset_span(s, &t0, &t1);
