@@ -3,6 +3,8 @@
  * input, so a user (or a script reading stderr) knows what to fix. */
 #include "cli.h"
 
+#include "vramz/diagnose.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -430,6 +432,20 @@ int cli_open(vramz_ctx **ctx)
 		}
 	}
 	return 0;
+}
+
+int cli_diag_create(const char *cmd, vramz_diag **d, const vramz_diag_config *cfg)
+{
+	int rc = vramz_diag_create(d, cfg);
+	if (rc == 0)
+		return 0;
+	if (rc == VRAMZ_ENOMEM)
+		cli_err("%s: out of memory", cmd);
+	else /* a threshold the engine refuses */
+		cli_err("%s: %s (see vramz %s -h)", cmd, vramz_diag_error(*d), cmd);
+	vramz_diag_free(*d);
+	*d = NULL;
+	return rc == VRAMZ_ENOMEM ? EXIT_FAIL : EXIT_USAGE;
 }
 
 int cli_open_sample(vramz_ctx **ctx, unsigned flags, const vramz_snapshot **snap)

@@ -119,6 +119,12 @@ int cli_color(FILE *f);
  * failure prints one line and returns the exit code (1, or 2 for a bad
  * -g); 0 on success. */
 int cli_open(vramz_ctx **ctx);
+/* Creates the diagnosis engine for command cmd; on failure prints one line
+ * naming the refused threshold (or out of memory) and returns the exit
+ * code (2, or 1 out of memory); 0 on success. */
+struct vramz_diag;
+struct vramz_diag_config;
+int cli_diag_create(const char *cmd, struct vramz_diag **d, const struct vramz_diag_config *cfg);
 /* The same with sample flags, then one sample. */
 int cli_open_sample(vramz_ctx **ctx, unsigned flags, const vramz_snapshot **snap);
 /* Closes a context.  With VRAMZ_PROFILE_NVML set in the environment (cli_open

@@ -149,15 +149,9 @@ int cmd_analyze(int argc, char **argv)
 	}
 	const char *path = argv[0];
 	vramz_diag *d;
-	int drc = vramz_diag_create(&d, &cfg);
-	if (drc < 0) { /* a threshold the engine refuses, or out of memory */
-		if (drc == VRAMZ_ENOMEM)
-			cli_err("analyze: out of memory");
-		else
-			cli_err("analyze: %s (see vramz analyze -h)", vramz_diag_error(d));
-		vramz_diag_free(d);
-		return drc == VRAMZ_ENOMEM ? EXIT_FAIL : EXIT_USAGE;
-	}
+	int dex = cli_diag_create("analyze", &d, &cfg);
+	if (dex)
+		return dex;
 	struct logset *r = NULL;
 	char err[640];
 	rc = logset_open(&r, argv, (unsigned)nargs, &win, err, sizeof err);

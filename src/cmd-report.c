@@ -203,15 +203,10 @@ int cmd_report(int argc, char **argv)
 		return rc == VRAMZ_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
 	vramz_diag *d;
-	int drc = vramz_diag_create(&d, &cfg);
-	if (drc < 0) { /* a threshold the engine refuses, or out of memory */
+	int dex = cli_diag_create("report", &d, &cfg);
+	if (dex) {
 		logset_close(s);
-		if (drc == VRAMZ_ENOMEM)
-			cli_err("report: out of memory");
-		else
-			cli_err("report: %s (see vramz report -h)", vramz_diag_error(d));
-		vramz_diag_free(d);
-		return drc == VRAMZ_ENOMEM ? EXIT_FAIL : EXIT_USAGE;
+		return dex;
 	}
 	int64_t t0, t1;
 	logset_span(s, &t0, &t1);

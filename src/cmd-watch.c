@@ -265,15 +265,9 @@ int cmd_watch(int argc, char **argv)
 	if (cfg.eval_interval_ms > interval_ms)
 		cfg.eval_interval_ms = interval_ms;
 	vramz_diag *d;
-	int drc = vramz_diag_create(&d, &cfg);
-	if (drc < 0) { /* a threshold the engine refuses, or out of memory */
-		if (drc == VRAMZ_ENOMEM)
-			cli_err("watch: out of memory");
-		else
-			cli_err("watch: %s (see vramz watch -h)", vramz_diag_error(d));
-		vramz_diag_free(d);
-		return drc == VRAMZ_ENOMEM ? EXIT_FAIL : EXIT_USAGE;
-	}
+	int dex = cli_diag_create("watch", &d, &cfg);
+	if (dex)
+		return dex;
 	struct ticker_opts to = {.cmd = "watch", .interval_ms = interval_ms,
 				 .flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL | VRAMZ_SAMPLE_LINK,
 				 .daemon = 1};
