@@ -88,6 +88,7 @@ extern const struct backend_ops backend_nvml;
 /* a live daemon's segment (lib/backend/segment.c); opened by
  * vramz_open_daemon with the segment file as opts->replay_path */
 extern const struct backend_ops backend_segment;
+extern const struct backend_ops backend_amdgpu;
 #ifdef VRAMZ_HAVE_REPLAY
 extern const struct backend_ops backend_replay;
 #endif

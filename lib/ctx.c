@@ -61,6 +61,7 @@ static const struct backend_ops *const backends[] = {
 	&backend_replay,
 #endif
 	&backend_nvml,
+	&backend_amdgpu,
 };
 #define NBACKENDS (sizeof backends / sizeof backends[0])
 
@@ -174,7 +175,7 @@ static int ctx_open(vramz_ctx **out, const vramz_open_opts *opts, const vramz_ab
 	ctx->gpus = calloc(ctx->ngpus, sizeof *ctx->gpus);
 	ctx->rcs = calloc(ctx->ngpus, sizeof *ctx->rcs);
 	ctx->present = calloc(ctx->ngpus, 1);
-	ctx->pcache = proc_cache_new("/proc");
+	ctx->pcache = proc_cache_new(proc_root());
 	if (!ctx->info || !ctx->sel || !ctx->gpus || !ctx->rcs || !ctx->present || !ctx->pcache)
 		return VRAMZ_ENOMEM;
 	/* a stat read per process per tick is most of what attribution costs at

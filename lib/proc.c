@@ -446,6 +446,12 @@ int proc_self_is_host(void)
 	return proc_ns_is_init(AT_FDCWD, "/proc/self/ns/pid") == 1;
 }
 
+const char *proc_root(void)
+{
+	const char *r = getenv("VRAMZ_PROCFS_ROOT");
+	return r && *r ? r : "/proc";
+}
+
 /* ---- the cache ------------------------------------------------------------- */
 
 struct proc_cache *proc_cache_new(const char *root)

@@ -17,6 +17,10 @@
 
 struct proc_cache;
 
+/* The /proc that attribution reads: $VRAMZ_PROCFS_ROOT when set (a
+ * DaemonSet that mounts the host's /proc elsewhere), else "/proc". */
+const char *proc_root(void);
+
 /* root: the /proc to read ("/proc"; tests pass a fake tree).  NULL on OOM. */
 struct proc_cache *proc_cache_new(const char *root);
 void proc_cache_free(struct proc_cache *pc);

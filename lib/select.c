@@ -144,7 +144,7 @@ static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 					"no GPU with index '%s' (found %u)", item, ctx->ngpus);
 		return add_sel(sel, n, (unsigned)a);
 	}
-	if (dash && isdigit((unsigned char)item[0]) && strncasecmp(item, "GPU-", 4)) {
+	if (dash && isdigit((unsigned char)item[0])) {
 		char first[24];
 		size_t flen = (size_t)(dash - item);
 		if (flen >= sizeof first)
@@ -171,7 +171,8 @@ static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 	}
 	if (!strncasecmp(item, "MIG-", 4))
 		return select_mig(ctx, item, sel, n);
-	if (!strncasecmp(item, "GPU-", 4)) {
+	/* NVIDIA's UUIDs are GPU-..., amdgpu's unique_id is shown as AMD-... */
+	if (!strncasecmp(item, "GPU-", 4) || !strncasecmp(item, "AMD-", 4)) {
 		int hit = -1;
 		size_t len = strlen(item);
 		for (unsigned i = 0; i < ctx->ngpus; i++) {

@@ -201,14 +201,23 @@ int cmd_info(int argc, char **argv)
 		json_begin(&w, "info", ctx, snap);
 		jw_arr(&w, "gpus");
 	} else {
-		char cuda[16] = "-";
-		if (s->nvidia.cuda_driver_version)
-			snprintf(cuda, sizeof cuda, "%d.%d", s->nvidia.cuda_driver_version / 1000,
-				 s->nvidia.cuda_driver_version % 1000 / 10);
 		source_line(stdout, ctx);
-		printf("Driver %s   NVML %s   CUDA (driver API) %s\n\n",
-		       *s->driver_version ? s->driver_version : "-",
-		       *s->nvidia.nvml_version ? s->nvidia.nvml_version : "-", cuda);
+		/* a line per backend: a mixed machine has NVIDIA's and AMD's */
+		for (unsigned k = 0; k < vramz_backend_count(ctx); k++) {
+			const vramz_backend_info *bi = vramz_backend(ctx, k);
+			const char *drv = *bi->driver_version ? bi->driver_version : "-";
+			if (strcmp(bi->name, "nvml") && strcmp(bi->name, "daemon")) {
+				printf("%s driver %s\n", bi->name, drv);
+				continue;
+			}
+			char cuda[16] = "-";
+			if (s->nvidia.cuda_driver_version)
+				snprintf(cuda, sizeof cuda, "%d.%d", s->nvidia.cuda_driver_version / 1000,
+					 s->nvidia.cuda_driver_version % 1000 / 10);
+			printf("Driver %s   NVML %s   CUDA (driver API) %s\n", drv,
+			       *s->nvidia.nvml_version ? s->nvidia.nvml_version : "-", cuda);
+		}
+		putchar('\n');
 	}
 	for (unsigned i = 0; i < snap->gpu_count; i++) {
 		const vramz_gpu_sample *g = &snap->gpus[i];

@@ -19,18 +19,15 @@ static void print_header(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
 {
 	const vramz_system_info *s = vramz_system(ctx);
 	const struct colors *c = colors_for(f);
-	char t[40], cuda[16] = "-", src[128];
-	if (s->nvidia.cuda_driver_version)
-		snprintf(cuda, sizeof cuda, "%d.%d", s->nvidia.cuda_driver_version / 1000,
-			 s->nvidia.cuda_driver_version % 1000 / 10);
+	char t[40], drv[256], src[128];
 	if (!strcmp(s->backend, "replay"))
 		fprintf(f, "%svramz %s%s  replay of a log  %u of %u GPUs  recorded %s%s%s\n", c->bold,
 			VRAMZ_VERSION_STRING, c->reset, snap->gpu_count, vramz_gpu_count(ctx), c->dim,
 			fmt_iso_ms(t, sizeof t, snap->time_ms), c->reset);
 	else
-		fprintf(f, "%svramz %s%s  driver %s  CUDA %s  %u of %u GPUs  %s%s%s%s%s\n", c->bold,
-			VRAMZ_VERSION_STRING, c->reset, *s->driver_version ? s->driver_version : "-",
-			cuda, snap->gpu_count, vramz_gpu_count(ctx), c->dim,
+		fprintf(f, "%svramz %s%s  %s  %u of %u GPUs  %s%s%s%s%s\n", c->bold,
+			VRAMZ_VERSION_STRING, c->reset, fmt_drivers(drv, sizeof drv, ctx, "  "),
+			snap->gpu_count, vramz_gpu_count(ctx), c->dim,
 			fmt_iso_ms(t, sizeof t, snap->time_ms),
 			source_is_daemon(ctx) ? "  from " : "", source_str(ctx, src, sizeof src), c->reset);
 }

@@ -109,3 +109,28 @@ const char *fmt_job(char *buf, size_t len, const vramz_proc_sample *p)
 		snprintf(buf, len, "container:%.12s", p->container);
 	return buf;
 }
+
+const char *fmt_drivers(char *buf, size_t len, vramz_ctx *ctx, const char *sep)
+{
+	const vramz_system_info *s = vramz_system(ctx);
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (unsigned k = 0; k < vramz_backend_count(ctx) && at < len; k++) {
+		const vramz_backend_info *bi = vramz_backend(ctx, k);
+		const char *drv = *bi->driver_version ? bi->driver_version : "-";
+		int n;
+		/* a daemon's segment carries NVML's facts on an NVIDIA machine */
+		if (!strcmp(bi->name, "nvml") || !strcmp(bi->name, "daemon")) {
+			char cuda[16] = "-";
+			if (s->nvidia.cuda_driver_version)
+				snprintf(cuda, sizeof cuda, "%d.%d", s->nvidia.cuda_driver_version / 1000,
+					 s->nvidia.cuda_driver_version % 1000 / 10);
+			n = snprintf(buf + at, len - at, "%sdriver %s%sCUDA %s", k ? sep : "", drv, sep, cuda);
+		} else {
+			n = snprintf(buf + at, len - at, "%s%s driver %s", k ? sep : "", bi->name, drv);
+		}
+		at += n > 0 ? (size_t)n : 0;
+	}
+	return buf;
+}

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "vramz/vramz.h"
 #include <stdio.h>
 
 #include "vramz/vramz.h"
@@ -17,6 +19,10 @@ const char *fmt_bytes_if(char *buf, size_t len, int valid, uint64_t bytes);
 const char *fmt_uint_if(char *buf, size_t len, int valid, unsigned v, const char *suffix);
 /* "2026-11-30T01:32:33.123Z" */
 const char *fmt_iso_ms(char *buf, size_t len, int64_t unix_ms);
+/* Each live backend's driver, joined by sep: "driver 580.159.04  CUDA 13.0"
+ * for NVML, "amdgpu driver 6.8.0-45-generic" for amdgpu; both on a mixed
+ * machine. */
+const char *fmt_drivers(char *buf, size_t len, vramz_ctx *ctx, const char *sep);
 /* "45s", "12m", "3h05m", "2d04h" */
 const char *fmt_duration(char *buf, size_t len, int64_t ms);
 /* Copies s shortened to at most width display columns, ending in "…"/"+" */
