@@ -27,7 +27,10 @@ cleanup() {
 trap cleanup EXIT
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
-timeout 90 python3 tests/gpu/hold.py 2048 1024 >$D/h.out 2>&1 & H=$!
+# 2 GiB on GPU 0, 1 GiB on each other GPU there is (hold.py exits if asked
+# for a GPU the machine lacks)
+n=$(nvidia-smi -L | wc -l); mibs="2048"; for _ in $(seq 2 "$n"); do mibs="$mibs 1024"; done
+timeout 90 python3 tests/gpu/hold.py $mibs >$D/h.out 2>&1 & H=$!
 for _ in $(seq 120); do grep -q ready $D/h.out && break; kill -0 $H 2>/dev/null || break; sleep 0.5; done
 
 "$VZ" daemon -i 1s --procs 2>$D/daemon.err & DP=$!

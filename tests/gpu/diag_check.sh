@@ -23,6 +23,8 @@ echo "== 1. idle means idle (25 s)"
 timeout 60 python3 $H/jobs_idle.py 4096 >$O/idle.out 2>&1 & IDLE=$!; PIDS+=($IDLE)
 timeout 60 python3 $H/diag_alloc.py 256 >$O/alloc.out 2>&1 & ALLOC=$!; PIDS+=($ALLOC)
 ready $O/idle.out && ready $O/alloc.out || echo "helpers not ready: $(cat $O/idle.out $O/alloc.out)"
+# $! is timeout's pid: the GPU process is its child
+IDLE=$(pgrep -P $IDLE -n || echo $IDLE); ALLOC=$(pgrep -P $ALLOC -n || echo $ALLOC)
 timeout 40 $VZ watch -g 0 -i 1s -d 25s --idle-time 15s --report-after 2s --json >$O/idle_watch.json 2>$O/idle_watch.err &
 W=$!
 timeout 40 $VZ kill --idle 20s -i 1s -g 0 $IDLE $ALLOC >$O/kill.out 2>&1; echo "kill --idle exit $? (1: a refusal)"
@@ -36,7 +38,8 @@ timeout 130 $VZ log -g 0 --procs -i 500ms -o $O/fill.csv --duration 120s 2>$O/lo
 timeout 130 $VZ watch -g 0 -i 500ms -d 120s --json >$O/fill_watch.json 2>$O/fill_watch.err & W=$!; PIDS+=($W)
 sleep 1
 timeout 110 python3 $H/diag_fill.py 10 2 >$O/fill.out 2>$O/fill.err & F=$!; PIDS+=($F)
-wait $F; echo "fill job exit $? ($(grep -E '^(leak|oom)' $O/fill.out | tr '\n' ' '))"
+sleep 0.5; FT=$F; F=$(pgrep -P $FT -n || echo $FT)
+wait $FT; echo "fill job exit $? ($(grep -E '^(leak|oom)' $O/fill.out | tr '\n' ' '))"
 sleep 12   # the oom finding, then stop watch and log
 kill -INT $W $LOG 2>/dev/null; wait $W $LOG 2>/dev/null
 timeout 60 $VZ analyze $O/fill.csv >$O/analyze.out 2>&1; echo "analyze exit $?"
