@@ -83,6 +83,8 @@ expect_success 'pick warns when the GPU it chose has a finding (memory no proces
 # Every command that lists --json in -h: one document (or one a line) that
 # starts with the envelope.  A new --json command fails here until it has a
 # recipe below - and its envelope.
+# the version this build says it is (the envelope carries it)
+ver=$("$VRAMZ_BIN" --version | awk '{print $2}')
 expect_success 'every --json command writes the envelope: schema, vramz_version, kind' '
 	cp "$TESTS_SRC/logs/demo.csv" "$TESTS_SRC/logs/demo.procs.csv" . &&
 	. "$TESTS_SRC/helpers/jobs-world.sh" 2>/dev/null; scenario 2gpu-h200.scn &&
@@ -102,7 +104,7 @@ expect_success 'every --json command writes the envelope: schema, vramz_version,
 		kill) vramz kill --json 4200101 >$c.json || true ;;
 		*) echo "no --json recipe for $c: add one to t0950-cli.sh"; exit 1 ;;
 		esac
-		jassert $c.json "list(d)[:3] == [\"schema\", \"vramz_version\", \"kind\"] and d[\"schema\"] == 1 and d[\"vramz_version\"] == \"0.1.0\" and d[\"kind\"].split(\"-\")[0] == \"$c\"" || exit 1
+		jassert $c.json "list(d)[:3] == [\"schema\", \"vramz_version\", \"kind\"] and d[\"schema\"] == 1 and d[\"vramz_version\"] == \"$ver\" and d[\"kind\"].split(\"-\")[0] == \"$c\"" || exit 1
 		n=$((n + 1))
 	done &&
 	echo "$n commands" && test $n -ge 11
