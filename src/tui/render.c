@@ -430,8 +430,10 @@ static void table_row(const struct app *a, int y, const struct model_row *r, int
 			 fmt_bytes(rb, sizeof rb, r->torch_reserved_bytes),
 			 fmt_bytes(ob, sizeof ob, r->outside_bytes));
 	}
-	snprintf(cells[COL_CMD], sizeof cells[0], "%*s%s%s%s", r->depth > 1 ? (r->depth - 1) * 2 : 0,
-		 "", r->depth ? branch : "", tag, r->cmd);
+	/* a long command is cut at the cell: that is the point of the cell */
+	if (snprintf(cells[COL_CMD], sizeof cells[0], "%*s%s%s%s", r->depth > 1 ? (r->depth - 1) * 2 : 0,
+		     "", r->depth ? branch : "", tag, r->cmd) >= (int)sizeof cells[0])
+		cells[COL_CMD][sizeof cells[0] - 1] = '\0';
 	int base = sel ? ROLE_SEL : r->group ? ROLE_DIM : ROLE_NORMAL;
 	if (sel)
 		fb_fill(y, 0, COLS, ROLE_SEL, L' ');
