@@ -50,8 +50,11 @@ static int collect_findings(struct rep *r, vramz_diag *d)
 	r->findings = calloc((size_t)n + np + 1, sizeof *r->findings);
 	if (!r->findings)
 		return VRAMZ_ENOMEM;
-	memcpy(r->findings, cur, n * sizeof *cur);
-	memcpy(r->findings + n, past, np * sizeof *past);
+	/* no findings: the engine may hand out NULL, which memcpy must not see */
+	if (n)
+		memcpy(r->findings, cur, n * sizeof *cur);
+	if (np)
+		memcpy(r->findings + n, past, np * sizeof *past);
 	r->nfind = n + np;
 	return 0;
 }
