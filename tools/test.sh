@@ -1,7 +1,8 @@
 #!/bin/sh
 # test.sh - every test: a warnings-as-errors build and an ASan/UBSan build,
 # each running the whole ctest suite (unit tests, the fake NVML, end-to-end
-# tests of the real binary).  Prints ctest's summary for each.
+# tests of the real binary, and python.unittest for python/ against the stub
+# torch).  Prints ctest's summary for each.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
