@@ -14,6 +14,7 @@
  */
 #include "proc.h"
 #include "clock.h"
+#include "hashtab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,10 +45,9 @@ struct proc_entry {
 	int64_t checked_ns;   /* CLOCK_MONOTONIC of the last stat read */
 };
 
-/* Slots double from MIN to MAX; the table is kept at most 3/4 full.  Beyond
- * that (thousands of GPU processes between two sweeps) pids are attributed
- * uncached: correct, only slower, and memory stays bounded (~2 MiB). */
-#define PROC_BITS_MIN 6u
+/* Slots double up to MAX (hashtab.h).  Beyond that (thousands of GPU
+ * processes between two sweeps) pids are attributed uncached: correct,
+ * only slower, and memory stays bounded (~2 MiB). */
 #define PROC_BITS_MAX 12u
 #define PROC_USERS 32u
 
@@ -60,8 +60,7 @@ struct proc_cache {
 	int rootfd;           /* -1: root unreadable, every pid not visible */
 	int host_pids;        /* 1: this /proc numbers pids as NVML does */
 	uint32_t gen;
-	unsigned bits, count; /* 1 << bits slots */
-	struct proc_entry *tab;
+	struct htab tab;      /* of struct proc_entry, by pid */
 	/* getpwuid_r may ask LDAP/sssd: at most once per uid. */
 	struct proc_user users[PROC_USERS];
 	unsigned nusers, next_user;
@@ -454,15 +453,32 @@ const char *proc_root(void)
 
 /* ---- the cache ------------------------------------------------------------- */
 
+static uint64_t proc_hash(const void *e)
+{
+	return ((const struct proc_entry *)e)->pid;
+}
+
+static int proc_used(const void *e)
+{
+	return ((const struct proc_entry *)e)->pid != 0;
+}
+
+static int proc_match(const void *e, const void *pid)
+{
+	return ((const struct proc_entry *)e)->pid == *(const uint32_t *)pid;
+}
+
 struct proc_cache *proc_cache_new(const char *root)
 {
 	struct proc_cache *pc = calloc(1, sizeof *pc);
 
-	if (!pc || !(pc->tab = calloc(1u << PROC_BITS_MIN, sizeof *pc->tab))) {
+	if (!pc)
+		return NULL;
+	htab_init(&pc->tab, sizeof(struct proc_entry), proc_hash, proc_used);
+	if (htab_reserve(&pc->tab, PROC_BITS_MAX)) {
 		free(pc);
 		return NULL;
 	}
-	pc->bits = PROC_BITS_MIN;
 	/* Unopenable root is not an allocation failure: every pid is then
 	 * reported not visible, which is the truth from here. */
 	pc->rootfd = open(root ? root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -481,59 +497,14 @@ void proc_cache_free(struct proc_cache *pc)
 		return;
 	if (pc->rootfd >= 0)
 		close(pc->rootfd);
-	free(pc->tab);
+	htab_free(&pc->tab);
 	free(pc);
 }
 
-/* Fibonacci hashing takes the high bits of the product: its low bits are only
- * a permutation of the pid's low bits. */
-static unsigned proc_home(const struct proc_cache *pc, uint32_t pid)
-{
-	return (unsigned)((pid * 0x9e3779b97f4a7c15ull) >> (64 - pc->bits));
-}
-
-/* Linear probing: the slot holding pid, or the empty slot where it belongs. */
+/* The slot holding pid, or the empty slot where it belongs. */
 static struct proc_entry *proc_slot(struct proc_cache *pc, uint32_t pid)
 {
-	unsigned i = proc_home(pc, pid), mask = (1u << pc->bits) - 1;
-
-	while (pc->tab[i].pid && pc->tab[i].pid != pid)
-		i = (i + 1) & mask;
-	return &pc->tab[i];
-}
-
-static int proc_grow(struct proc_cache *pc)
-{
-	struct proc_entry *old = pc->tab;
-	unsigned i, oslots = 1u << pc->bits;
-
-	if (pc->bits >= PROC_BITS_MAX ||
-	    !(pc->tab = calloc(oslots * 2, sizeof *pc->tab))) {
-		pc->tab = old;
-		return -1;
-	}
-	pc->bits++;
-	for (i = 0; i < oslots; i++)
-		if (old[i].pid)
-			*proc_slot(pc, old[i].pid) = old[i];
-	free(old);
-	return 0;
-}
-
-/* Backward-shift deletion keeps probe chains whole without tombstones. */
-static void proc_delete(struct proc_cache *pc, unsigned hole)
-{
-	unsigned mask = (1u << pc->bits) - 1, j = hole;
-
-	while (pc->tab[j = (j + 1) & mask].pid) {
-		/* The entry at j may fill the hole if its home is not in (hole, j]. */
-		if (((j - proc_home(pc, pc->tab[j].pid)) & mask) >= ((j - hole) & mask)) {
-			pc->tab[hole] = pc->tab[j];
-			hole = j;
-		}
-	}
-	pc->tab[hole].pid = 0;
-	pc->count--;
+	return htab_at(&pc->tab, htab_find(&pc->tab, pid, proc_match, &pid));
 }
 
 void proc_cache_sweep(struct proc_cache *pc)
@@ -544,9 +515,9 @@ void proc_cache_sweep(struct proc_cache *pc)
 		return;
 	/* An entry shifted into an already visited slot was already judged,
 	 * and kept entries are not modified, so one pass is exact. */
-	for (i = 0; i < 1u << pc->bits; i++)
-		while (pc->tab[i].pid && pc->tab[i].gen != pc->gen)
-			proc_delete(pc, i);
+	for (i = 0; i < htab_cap(&pc->tab); i++)
+		for (struct proc_entry *e = htab_at(&pc->tab, i); e->pid && e->gen != pc->gen;)
+			htab_delete(&pc->tab, i);
 	pc->gen++;
 }
 
@@ -626,10 +597,11 @@ int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 		/* New pid, reused pid (start time) or exec (comm): read it all. */
 		if (proc_load(pc, p->pid, &st, &fresh))
 			return VRAMZ_ENOTFOUND; /* gone since the stat read */
-		if (!e->pid && (pc->count + 1) * 4 > (3u << pc->bits))
-			e = proc_grow(pc) ? NULL : proc_slot(pc, p->pid);
+		if (!e->pid) /* growing moves the entries */
+			e = htab_reserve(&pc->tab, PROC_BITS_MAX) ? NULL : proc_slot(pc, p->pid);
 		if (e) { /* else full: attributed uncached */
-			pc->count += !e->pid;
+			if (!e->pid)
+				htab_added(&pc->tab);
 			e->pid = p->pid;
 			e->st = st;
 			e->a = fresh;

@@ -9,6 +9,7 @@
 
 #include "vramz/diagnose.h"
 #include "abi.h"
+#include "hashtab.h"
 
 /* ---- rings of windows (ring.c) ---- */
 
@@ -184,8 +185,7 @@ struct vramz_diag {
 	unsigned ngpus;
 	struct proc_state *procs;
 	unsigned nprocs, cap_procs;
-	unsigned *hash;                /* open addressing: proc index + 1; 0 empty */
-	unsigned hash_cap;
+	struct htab index;             /* procs by (gpu, pid, start): engine.c */
 	uint64_t tick;
 	int64_t last_ms;               /* engine time of the latest feed (engine.c: engine_time) */
 	int have_time;

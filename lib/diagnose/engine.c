@@ -13,10 +13,23 @@
 #include "diag_internal.h"
 #include "abi.h"
 #include "grow.h"
+#include "hashtab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The index of d->procs by (GPU, pid, start time); rebuilt when evictions
+ * move the processes. */
+struct proc_key {
+	uint32_t idx1;                 /* index in d->procs + 1; 0 empty */
+	uint32_t pid;
+	unsigned gpu;
+	uint64_t start;
+};
+
+static uint64_t key_hash(const void *e);
+static int key_used(const void *e);
 
 /* 0.2's config, the first with a size: up to proc_root */
 #define CFG_MIN_SIZE ABI_SIZE_UPTO(vramz_diag_config, proc_root)
@@ -117,6 +130,7 @@ int vramz_diag_create_abi(vramz_diag **out, const vramz_diag_config *cfg, const 
 	if (!d)
 		return VRAMZ_ENOMEM;
 	config_defaults(&d->cfg);
+	htab_init(&d->index, sizeof(struct proc_key), key_hash, key_used);
 	int rc = abi_init(&d->abi, abi, d->err, sizeof d->err);
 	if (rc == 0 && cfg)
 		rc = abi_copy_in(&d->cfg, sizeof d->cfg, cfg, CFG_MIN_SIZE, "vramz_diag_config",
@@ -161,7 +175,7 @@ void vramz_diag_free(vramz_diag *d)
 		ring_free(&d->procs[i].mem);
 	free(d->gpus);
 	free(d->procs);
-	free(d->hash);
+	htab_free(&d->index);
 	free(d->cur);
 	free(d->next);
 	free(d->out);
@@ -216,6 +230,43 @@ int vramz_diag_set_gpu_info(vramz_diag *d, const vramz_gpu_info *info, unsigned 
 
 /* ---- the process table ---- */
 
+static uint64_t key_hash(const void *e)
+{
+	const struct proc_key *k = e;
+	return htab_mix(htab_mix(htab_mix(HTAB_SEED, k->gpu), k->pid), k->start);
+}
+
+static int key_used(const void *e)
+{
+	return ((const struct proc_key *)e)->idx1 != 0;
+}
+
+static int key_match(const void *e, const void *key)
+{
+	const struct proc_key *a = e, *b = key;
+	return a->pid == b->pid && a->gpu == b->gpu && a->start == b->start;
+}
+
+static int index_put(vramz_diag *d, unsigned i)
+{
+	const struct proc_state *p = &d->procs[i];
+	struct proc_key k = {i + 1, p->pid, p->gpu, p->start_ticks};
+	if (htab_reserve(&d->index, 30))
+		return VRAMZ_ENOMEM;
+	*(struct proc_key *)htab_at(&d->index, htab_find(&d->index, key_hash(&k), key_match, &k)) = k;
+	htab_added(&d->index);
+	return 0;
+}
+
+/* After evictions moved the processes: fewer than before, so no growth
+ * and no failure. */
+static void index_rebuild(vramz_diag *d)
+{
+	htab_clear(&d->index);
+	for (unsigned i = 0; i < d->nprocs; i++)
+		index_put(d, i);
+}
+
 /* ---- its bound: at most VRAMZ_DIAG_SERIES_MAX series ----
  * A series costs its ring (ring_windows windows, 24 KiB at the default),
  * so a log with 100,000 pids in a tick cost analyze 2.4 GB.  When a new
@@ -251,8 +302,6 @@ static int cmp_victim(const void *a, const void *b)
 	return x->index < y->index ? -1 : (x->index > y->index);
 }
 
-static int hash_rebuild(vramz_diag *d, unsigned cap);
-
 static int series_make_room(vramz_diag *d)
 {
 	unsigned n = d->nprocs, drop = n / 4 ? n / 4 : 1;
@@ -278,7 +327,8 @@ static int series_make_room(vramz_diag *d)
 		if (d->procs[i].used)
 			d->procs[j++] = d->procs[i];
 	d->nprocs = j;
-	return hash_rebuild(d, d->hash_cap ? d->hash_cap : 64);
+	index_rebuild(d);
+	return 0;
 }
 
 unsigned long vramz_diag_series_dropped(const vramz_diag *d)
@@ -286,45 +336,16 @@ unsigned long vramz_diag_series_dropped(const vramz_diag *d)
 	return d ? d->series_dropped : 0;
 }
 
-static unsigned key_hash(unsigned gpu, uint32_t pid, uint64_t start)
-{
-	uint64_t h = 1469598103934665603ull;
-	h = (h ^ gpu) * 1099511628211ull;
-	h = (h ^ pid) * 1099511628211ull;
-	h = (h ^ start) * 1099511628211ull;
-	return (unsigned)(h ^ (h >> 29));
-}
-
-static int hash_rebuild(vramz_diag *d, unsigned cap)
-{
-	unsigned *h = calloc(cap, sizeof *h);
-	if (!h)
-		return VRAMZ_ENOMEM;
-	free(d->hash);
-	d->hash = h;
-	d->hash_cap = cap;
-	for (unsigned i = 0; i < d->nprocs; i++) {
-		const struct proc_state *p = &d->procs[i];
-		unsigned k = key_hash(p->gpu, p->pid, p->start_ticks) & (cap - 1);
-		while (h[k])
-			k = (k + 1) & (cap - 1);
-		h[k] = i + 1;
-	}
-	return 0;
-}
-
 static struct proc_state *proc_get(vramz_diag *d, const vramz_proc_sample *s, int64_t t_ms)
 {
 	int vis = (s->valid & VRAMZ_P_VISIBLE) != 0;
 	uint64_t start = vis ? s->start_time_ticks : 0;
-	if (d->hash_cap) {
-		unsigned k = key_hash(s->gpu_index, s->pid, start) & (d->hash_cap - 1);
-		while (d->hash[k]) {
-			struct proc_state *p = &d->procs[d->hash[k] - 1];
-			if (p->gpu == s->gpu_index && p->pid == s->pid && p->start_ticks == start)
-				return p;
-			k = (k + 1) & (d->hash_cap - 1);
-		}
+	if (htab_cap(&d->index)) {
+		struct proc_key k = {0, s->pid, s->gpu_index, start};
+		const struct proc_key *e =
+			htab_at(&d->index, htab_find(&d->index, key_hash(&k), key_match, &k));
+		if (e->idx1)
+			return &d->procs[e->idx1 - 1];
 	}
 	if (d->nprocs >= VRAMZ_DIAG_SERIES_MAX && series_make_room(d))
 		return NULL;
@@ -346,17 +367,10 @@ static struct proc_state *proc_get(vramz_diag *d, const vramz_proc_sample *s, in
 	vramz_idle_reset(&p->idle);
 	p->hidden_since_ms = -1;
 	d->nprocs++;
-	if (d->nprocs * 2 > d->hash_cap) {
-		if (hash_rebuild(d, d->hash_cap ? d->hash_cap * 2 : 64)) {
-			d->nprocs--;
-			ring_free(&p->mem);
-			return NULL;
-		}
-	} else {
-		unsigned k = key_hash(p->gpu, p->pid, p->start_ticks) & (d->hash_cap - 1);
-		while (d->hash[k])
-			k = (k + 1) & (d->hash_cap - 1);
-		d->hash[k] = d->nprocs;
+	if (index_put(d, d->nprocs - 1)) {
+		d->nprocs--;
+		ring_free(&p->mem);
+		return NULL;
 	}
 	return p;
 }
@@ -395,7 +409,7 @@ static void procs_evict(vramz_diag *d)
 		d->procs[j++] = *p;
 	}
 	d->nprocs = j;
-	hash_rebuild(d, d->hash_cap ? d->hash_cap : 64);
+	index_rebuild(d);
 }
 
 /* ---- feeding ---- */

@@ -32,6 +32,7 @@
  * for a few ticks are dropped, so memory follows the live processes.
  */
 #include "diag_internal.h"
+#include "hashtab.h"
 #include "proc.h"
 
 #include <fcntl.h>
@@ -53,18 +54,21 @@ struct jk_entry {
 
 struct jobkey_cache {
 	char *root;                   /* NULL: no /proc (log replay) */
-	struct jk_entry *tab;
-	unsigned cap, count;          /* cap a power of two */
+	struct htab tab;              /* of struct jk_entry, by (pid, start) */
 	uint64_t tick;
 	char *envbuf;                 /* JK_ENV_MAX + 1, allocated on first use */
 	unsigned env_reads;           /* environments read (tests: once per process) */
 };
+
+static uint64_t jk_hash(const void *e);
+static int jk_used(const void *e);
 
 struct jobkey_cache *jobkey_new(const char *proc_root)
 {
 	struct jobkey_cache *c = calloc(1, sizeof *c);
 	if (!c)
 		return NULL;
+	htab_init(&c->tab, sizeof(struct jk_entry), jk_hash, jk_used);
 	if (proc_root && !(c->root = strdup(proc_root))) {
 		free(c);
 		return NULL;
@@ -77,7 +81,7 @@ void jobkey_free(struct jobkey_cache *c)
 	if (!c)
 		return;
 	free(c->root);
-	free(c->tab);
+	htab_free(&c->tab);
 	free(c->envbuf);
 	free(c);
 }
@@ -254,50 +258,39 @@ void jobkey_compute(struct jobkey_cache *c, const vramz_snapshot *snap,
 
 /* ---- the cache ---- */
 
-static unsigned jk_hash(uint32_t pid, uint64_t start)
+static uint64_t jk_hash(const void *e)
 {
-	uint64_t h = (pid * 0x9e3779b97f4a7c15ull) ^ (start * 0xc2b2ae3d27d4eb4full);
-	return (unsigned)(h ^ (h >> 31));
+	const struct jk_entry *x = e;
+	return htab_mix(htab_mix(HTAB_SEED, x->pid), x->start);
 }
 
-static struct jk_entry *jk_find(struct jobkey_cache *c, uint32_t pid, uint64_t start)
+static int jk_used(const void *e)
 {
-	unsigned m = c->cap - 1, k = jk_hash(pid, start) & m;
-	while (c->tab[k].pid && (c->tab[k].pid != pid || c->tab[k].start != start))
-		k = (k + 1) & m;
-	return &c->tab[k];
+	return ((const struct jk_entry *)e)->pid != 0;
 }
 
-/* Rebuilds the table at cap, keeping the entries asked about lately. */
-static int jk_rehash(struct jobkey_cache *c, unsigned cap)
+static int jk_match(const void *e, const void *key)
 {
-	struct jk_entry *old = c->tab;
-	unsigned ocap = c->cap;
-	if (!(c->tab = calloc(cap, sizeof *c->tab))) {
-		c->tab = old;
-		return VRAMZ_ENOMEM;
-	}
-	c->cap = cap;
-	c->count = 0;
-	for (unsigned i = 0; i < ocap; i++)
-		if (old[i].pid && c->tick - old[i].tick < JK_STALE_TICKS) {
-			*jk_find(c, old[i].pid, old[i].start) = old[i];
-			c->count++;
-		}
-	free(old);
-	return 0;
+	const struct jk_entry *a = e, *b = key;
+	return a->pid == b->pid && a->start == b->start;
+}
+
+static int jk_fresh(const void *e, void *arg)
+{
+	const struct jobkey_cache *c = arg;
+	return c->tick - ((const struct jk_entry *)e)->tick < JK_STALE_TICKS;
 }
 
 void jobkey_tick(struct jobkey_cache *c)
 {
 	c->tick++;
 	/* forget processes gone for a while: every 64 ticks, when half full of them */
-	if (c->cap && (c->tick & 63) == 0) {
+	if (htab_cap(&c->tab) && (c->tick & 63) == 0) {
 		unsigned stale = 0;
-		for (unsigned i = 0; i < c->cap; i++)
-			stale += c->tab[i].pid && c->tick - c->tab[i].tick >= JK_STALE_TICKS;
-		if (stale * 2 >= c->count)
-			jk_rehash(c, c->cap);
+		for (unsigned i = 0; i < htab_cap(&c->tab); i++)
+			stale += jk_used(htab_at(&c->tab, i)) && !jk_fresh(htab_at(&c->tab, i), c);
+		if (stale * 2 >= c->tab.count)
+			htab_rebuild(&c->tab, c->tab.bits, jk_fresh, c);
 	}
 }
 
@@ -307,13 +300,14 @@ int jobkey_get(struct jobkey_cache *c, const vramz_snapshot *snap, const vramz_p
 	out[0] = 0;
 	if (!(s->valid & VRAMZ_P_VISIBLE) || !s->pid)
 		return 0;
-	if ((c->count + 1) * 2 > c->cap && jk_rehash(c, c->cap ? c->cap * 2 : 64))
+	if (htab_reserve(&c->tab, 24))
 		return VRAMZ_ENOMEM;
-	struct jk_entry *e = jk_find(c, s->pid, s->start_time_ticks);
+	struct jk_entry k = {.pid = s->pid, .start = s->start_time_ticks};
+	struct jk_entry *e = htab_at(&c->tab, htab_find(&c->tab, jk_hash(&k), jk_match, &k));
 	/* a changed ppid (the parent died: adopted) changes the parent rule's answer */
 	if (!e->pid || e->ppid != s->ppid) {
 		if (!e->pid)
-			c->count++;
+			htab_added(&c->tab);
 		e->pid = s->pid;
 		e->start = s->start_time_ticks;
 		e->ppid = s->ppid;
