@@ -8,6 +8,9 @@
  * whose low bits alone would cluster; deletion shifts the rest of the
  * probe chain back instead of leaving tombstones, so a table that sees
  * processes come and go for weeks never degrades.
+ *
+ * The process index at the end is the one key the engine, analyze and
+ * the report share: (GPU, pid, start time) to a record's position.
  */
 #include "hashtab.h"
 
@@ -125,4 +128,50 @@ void htab_delete(struct htab *t, unsigned hole)
 	}
 	memset(htab_at(t, hole), 0, t->esz);
 	t->count--;
+}
+
+/* ---- the process index ---- */
+
+static uint64_t pkey_hash(const void *e)
+{
+	const struct htab_pkey *k = e;
+	return htab_mix(htab_mix(htab_mix(HTAB_SEED, k->gpu), k->pid), k->start_ticks);
+}
+
+static int pkey_used(const void *e)
+{
+	return ((const struct htab_pkey *)e)->idx1 != 0;
+}
+
+static int pkey_match(const void *e, const void *key)
+{
+	const struct htab_pkey *a = e, *b = key;
+	return a->pid == b->pid && a->gpu == b->gpu && a->start_ticks == b->start_ticks;
+}
+
+void htab_pkey_init(struct htab *t)
+{
+	htab_init(t, sizeof(struct htab_pkey), pkey_hash, pkey_used);
+}
+
+unsigned htab_pkey_get(const struct htab *t, unsigned gpu, uint32_t pid, uint64_t start_ticks)
+{
+	if (!t->slots)
+		return 0;
+	struct htab_pkey k = {0, pid, gpu, start_ticks};
+	return ((const struct htab_pkey *)htab_at(t, htab_find(t, pkey_hash(&k), pkey_match, &k)))
+		->idx1;
+}
+
+int htab_pkey_put(struct htab *t, unsigned gpu, uint32_t pid, uint64_t start_ticks,
+		  unsigned index)
+{
+	struct htab_pkey k = {index + 1, pid, gpu, start_ticks};
+	if (!t->esz)
+		htab_pkey_init(t);
+	if (htab_reserve(t, 30))
+		return -1;
+	*(struct htab_pkey *)htab_at(t, htab_find(t, pkey_hash(&k), pkey_match, &k)) = k;
+	htab_added(t);
+	return 0;
 }

@@ -13,8 +13,10 @@
  *     struct e *e = htab_at(&t, i);
  *     if (!t.used(e)) { fill *e; htab_added(&t); }
  *
- * Internal to the library: the /proc cache (proc.c), the job keys
- * (diagnose/jobkey.c) and the engine's process series (diagnose/engine.c).
+ * Internal to the library and the tool: the /proc cache (proc.c), the job
+ * keys (diagnose/jobkey.c) and, through the process index below, the
+ * engine's process series (diagnose/engine.c) and analyze's processes
+ * (src/analyze_procs.c).
  */
 #ifndef VRAMZ_HASHTAB_H
 #define VRAMZ_HASHTAB_H
@@ -82,5 +84,25 @@ static inline uint64_t htab_mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 1099511628211ull;
 }
 #define HTAB_SEED 1469598103934665603ull
+
+/* ---- the process index ----
+ * Arrays of per-process records keyed as the engine keys a process: GPU,
+ * pid and start time (0 for a process not visible).  The index maps a key
+ * to its record's position in the caller's array.  A zeroed struct htab
+ * is an empty process index too (htab_pkey_init is then optional). */
+struct htab_pkey {
+	uint32_t idx1;                /* the record's index + 1; 0: empty slot */
+	uint32_t pid;
+	unsigned gpu;
+	uint64_t start_ticks;
+};
+
+void htab_pkey_init(struct htab *t);
+/* The index of the record with that key + 1; 0: none. */
+unsigned htab_pkey_get(const struct htab *t, unsigned gpu, uint32_t pid, uint64_t start_ticks);
+/* Adds a key not yet in the index for the record at index.  0, or -1 out
+ * of memory (the index unchanged). */
+int htab_pkey_put(struct htab *t, unsigned gpu, uint32_t pid, uint64_t start_ticks,
+		  unsigned index);
 
 #endif

@@ -19,50 +19,15 @@
 void aprocs_free(struct aprocs *a)
 {
 	free(a->p);
-	free(a->hash);
+	htab_free(&a->index);
 	memset(a, 0, sizeof *a);
-}
-
-static unsigned key_hash(unsigned gpu, uint32_t pid, uint64_t start)
-{
-	uint64_t h = 1469598103934665603ull;
-	h = (h ^ gpu) * 1099511628211ull;
-	h = (h ^ pid) * 1099511628211ull;
-	h = (h ^ start) * 1099511628211ull;
-	return (unsigned)(h ^ (h >> 29));
-}
-
-static int rehash(struct aprocs *a, unsigned cap)
-{
-	unsigned *h = calloc(cap, sizeof *h);
-	if (!h)
-		return -1;
-	free(a->hash);
-	a->hash = h;
-	a->hash_cap = cap;
-	for (unsigned i = 0; i < a->n; i++) {
-		const struct aproc *p = &a->p[i];
-		unsigned k = key_hash(p->gpu, p->pid, p->start_ticks) & (cap - 1);
-		while (h[k])
-			k = (k + 1) & (cap - 1);
-		h[k] = i + 1;
-	}
-	return 0;
 }
 
 const struct aproc *aprocs_find(const struct aprocs *a, unsigned gpu, uint32_t pid,
 				uint64_t start_ticks)
 {
-	if (!a->hash_cap)
-		return NULL;
-	unsigned k = key_hash(gpu, pid, start_ticks) & (a->hash_cap - 1);
-	while (a->hash[k]) {
-		const struct aproc *p = &a->p[a->hash[k] - 1];
-		if (p->gpu == gpu && p->pid == pid && p->start_ticks == start_ticks)
-			return p;
-		k = (k + 1) & (a->hash_cap - 1);
-	}
-	return NULL;
+	unsigned idx1 = htab_pkey_get(&a->index, gpu, pid, start_ticks);
+	return idx1 ? &a->p[idx1 - 1] : NULL;
 }
 
 int aprocs_add(struct aprocs *a, const vramz_snapshot *snap)
@@ -77,24 +42,20 @@ int aprocs_add(struct aprocs *a, const vramz_snapshot *snap)
 				a->dropped++;
 				continue;
 			}
-			if ((a->n + 1) * 2 > a->hash_cap && rehash(a, a->hash_cap ? a->hash_cap * 2 : 64))
-				return -1;
 			if (a->n == a->cap) {
 				struct aproc *np = grow_array(a->p, &a->cap, 64, sizeof *np);
 				if (!np)
 					return -1;
 				a->p = np;
 			}
+			if (htab_pkey_put(&a->index, s->gpu_index, s->pid, start, a->n))
+				return -1;
 			p = &a->p[a->n++];
 			memset(p, 0, sizeof *p);
 			p->gpu = s->gpu_index;
 			p->pid = s->pid;
 			p->start_ticks = start;
 			p->first_ms = p->last_ms = snap->time_ms;
-			unsigned k = key_hash(p->gpu, p->pid, start) & (a->hash_cap - 1);
-			while (a->hash[k])
-				k = (k + 1) & (a->hash_cap - 1);
-			a->hash[k] = a->n;
 		}
 		if (snap->time_ms > p->last_ms)
 			p->seen_ms += snap->time_ms - p->last_ms;

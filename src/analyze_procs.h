@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "format/jsonw.h"
+#include "hashtab.h"
 #include "vramz/vramz.h"
 
 struct aproc {
@@ -26,8 +27,7 @@ struct aprocs {
 	struct aproc *p;
 	unsigned n, cap;
 	unsigned dropped;              /* processes beyond APROCS_MAX, not tracked */
-	unsigned *hash;                /* open addressing: index + 1; 0 empty */
-	unsigned hash_cap;
+	struct htab index;             /* p by (gpu, pid, start): lib/hashtab.h */
 };
 
 #define APROCS_MAX 16384

@@ -19,18 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The index of d->procs by (GPU, pid, start time); rebuilt when evictions
- * move the processes. */
-struct proc_key {
-	uint32_t idx1;                 /* index in d->procs + 1; 0 empty */
-	uint32_t pid;
-	unsigned gpu;
-	uint64_t start;
-};
-
-static uint64_t key_hash(const void *e);
-static int key_used(const void *e);
-
 /* 0.2's config, the first with a size: up to proc_root */
 #define CFG_MIN_SIZE ABI_SIZE_UPTO(vramz_diag_config, proc_root)
 
@@ -130,7 +118,7 @@ int vramz_diag_create_abi(vramz_diag **out, const vramz_diag_config *cfg, const 
 	if (!d)
 		return VRAMZ_ENOMEM;
 	config_defaults(&d->cfg);
-	htab_init(&d->index, sizeof(struct proc_key), key_hash, key_used);
+	htab_pkey_init(&d->index);
 	int rc = abi_init(&d->abi, abi, d->err, sizeof d->err);
 	if (rc == 0 && cfg)
 		rc = abi_copy_in(&d->cfg, sizeof d->cfg, cfg, CFG_MIN_SIZE, "vramz_diag_config",
@@ -230,32 +218,10 @@ int vramz_diag_set_gpu_info(vramz_diag *d, const vramz_gpu_info *info, unsigned 
 
 /* ---- the process table ---- */
 
-static uint64_t key_hash(const void *e)
-{
-	const struct proc_key *k = e;
-	return htab_mix(htab_mix(htab_mix(HTAB_SEED, k->gpu), k->pid), k->start);
-}
-
-static int key_used(const void *e)
-{
-	return ((const struct proc_key *)e)->idx1 != 0;
-}
-
-static int key_match(const void *e, const void *key)
-{
-	const struct proc_key *a = e, *b = key;
-	return a->pid == b->pid && a->gpu == b->gpu && a->start == b->start;
-}
-
 static int index_put(vramz_diag *d, unsigned i)
 {
 	const struct proc_state *p = &d->procs[i];
-	struct proc_key k = {i + 1, p->pid, p->gpu, p->start_ticks};
-	if (htab_reserve(&d->index, 30))
-		return VRAMZ_ENOMEM;
-	*(struct proc_key *)htab_at(&d->index, htab_find(&d->index, key_hash(&k), key_match, &k)) = k;
-	htab_added(&d->index);
-	return 0;
+	return htab_pkey_put(&d->index, p->gpu, p->pid, p->start_ticks, i) ? VRAMZ_ENOMEM : 0;
 }
 
 /* After evictions moved the processes: fewer than before, so no growth
@@ -340,13 +306,9 @@ static struct proc_state *proc_get(vramz_diag *d, const vramz_proc_sample *s, in
 {
 	int vis = (s->valid & VRAMZ_P_VISIBLE) != 0;
 	uint64_t start = vis ? s->start_time_ticks : 0;
-	if (htab_cap(&d->index)) {
-		struct proc_key k = {0, s->pid, s->gpu_index, start};
-		const struct proc_key *e =
-			htab_at(&d->index, htab_find(&d->index, key_hash(&k), key_match, &k));
-		if (e->idx1)
-			return &d->procs[e->idx1 - 1];
-	}
+	unsigned idx1 = htab_pkey_get(&d->index, s->gpu_index, s->pid, start);
+	if (idx1)
+		return &d->procs[idx1 - 1];
 	if (d->nprocs >= VRAMZ_DIAG_SERIES_MAX && series_make_room(d))
 		return NULL;
 	if (d->nprocs == d->cap_procs) {

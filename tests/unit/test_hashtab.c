@@ -1,7 +1,9 @@
 /* test_hashtab.c - the library's one open-addressing table (lib/hashtab.h):
  * every key put in is found again, through growth, deletions that shift
  * probe chains (the sweep pattern of the /proc cache), a rebuild that
- * keeps only some entries, and a table held at its maximum size. */
+ * keeps only some entries, and a table held at its maximum size; and the
+ * process index (GPU, pid, start time -> record) that the engine and
+ * analyze keep over their arrays. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,6 +144,36 @@ static void test_max_bits(void **state)
 	htab_free(&t);
 }
 
+static void test_pkey_index(void **state)
+{
+	struct htab t = {0}; /* zeroed: an empty index, as analyze keeps it */
+	assert_int_equal(htab_pkey_get(&t, 0, 1, 0), 0);
+	unsigned n = 0;
+	/* the same pid on two GPUs, and a reused pid (a new start time) */
+	for (unsigned gpu = 0; gpu < 8; gpu++)
+		for (uint32_t pid = 100; pid < 600; pid++)
+			assert_int_equal(htab_pkey_put(&t, gpu, pid, 1000 + pid, n++), 0);
+	assert_int_equal(htab_pkey_put(&t, 3, 150, 77, n++), 0);
+	assert_int_equal(t.count, n);
+	assert_int_equal(htab_pkey_get(&t, 0, 100, 1100), 1);
+	assert_int_equal(htab_pkey_get(&t, 7, 599, 1599), 8 * 500);
+	assert_int_equal(htab_pkey_get(&t, 3, 150, 77), n);
+	assert_int_equal(htab_pkey_get(&t, 3, 150, 1150), 3 * 500 + 50 + 1);
+	assert_int_equal(htab_pkey_get(&t, 8, 100, 1100), 0);  /* another GPU */
+	assert_int_equal(htab_pkey_get(&t, 0, 100, 1101), 0);  /* another start */
+	/* the engine after evicting: cleared and refilled with new positions,
+	 * at its size (fewer entries: no growth) */
+	unsigned cap = htab_cap(&t);
+	htab_clear(&t);
+	for (uint32_t pid = 100; pid < 600; pid += 2)
+		assert_int_equal(htab_pkey_put(&t, 1, pid, 1000 + pid, (pid - 100) / 2), 0);
+	assert_int_equal(htab_cap(&t), cap);
+	assert_int_equal(htab_pkey_get(&t, 1, 102, 1102), 2);
+	assert_int_equal(htab_pkey_get(&t, 1, 101, 1101), 0);
+	assert_int_equal(htab_pkey_get(&t, 0, 100, 1100), 0);
+	htab_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_deletes),
 		cmocka_unit_test(test_rebuild_keeps),
 		cmocka_unit_test(test_max_bits),
+		cmocka_unit_test(test_pkey_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
