@@ -10,7 +10,7 @@
 
 #include <sys/socket.h>
 
-#include <microhttpd.h>
+#include "mhd_dl.h"
 
 /* Seconds a request has to arrive whole (request line and headers) from
  * the moment its connection opens; after an answer on a kept-alive

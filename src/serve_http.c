@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <microhttpd.h>
+#include "mhd_dl.h"
 
 #include "format/prom.h"
 #include "serve_guard.h"
@@ -175,6 +175,8 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 	int prc = parse_listen(o->listen, &ss, &sslen, err, errlen);
 	if (prc)
 		return prc;
+	if (mhd_dl_load(err, errlen))
+		return -1;
 	struct serve_http *h = calloc(1, sizeof *h);
 	if (!h) {
 		snprintf(err, errlen, "out of memory");

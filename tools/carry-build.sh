@@ -11,8 +11,12 @@ cp build-dev/vramz build-dev/bench/bench_tick build-dev/tests/unit_sandbox .carr
 # nvtop to measure side by side (bench/bench_top.sh): NVTOP=path/to/nvtop, e.g.
 # from Debian contrib's nvtop .deb (dpkg-deb -x); it needs only libncursesw6
 [ -n "${NVTOP:-}" ] && cp "$NVTOP" .carry/
+gcc -O2 -std=c11 bench/peakrss.c -o .carry/peakrss
 gcc -O2 -std=c11 -Ilib bench/oneshot_ref.c -o .carry/oneshot_ref -ldl
 gcc -O2 -std=c11 -D_GNU_SOURCE -Ilib bench/nvml_callcost.c -o .carry/callcost -ldl
 rm -rf .carry/bench-ref && cp -r ../shared/bench-ref .carry/bench-ref
-for so in $(ldd .carry/vramz | awk '/microhttpd/ {print $3}'); do cp -L "$so" .carry/; done
+# serve dlopen()s libmicrohttpd by soname (src/mhd_dl.h): carry that file
+mhd=$(sed -n 's/^VRAMZ_MHD_LIBRARY:FILEPATH=//p' build-dev/CMakeCache.txt)
+[ -n "$mhd" ] && [ -e "$mhd" ] &&
+	cp -L "$mhd" ".carry/$(sed -n 's/^VRAMZ_MHD_SONAME:[A-Z]*=//p;' build-dev/CMakeCache.txt)"
 ls .carry

@@ -1,0 +1,56 @@
+/* mhd_dl.h - libmicrohttpd, loaded only when `vramz serve` starts.
+ *
+ * Linking libmicrohttpd pulls GnuTLS and a dozen libraries behind it into
+ * every run of vramz, which made `vramz -h` or a one-shot `status` pay
+ * for a TLS stack they never use (issue 14: the one-shot path loads
+ * nothing it does not use).  So the tool is built against the header but
+ * not linked with the library: serve calls mhd_dl_load() first, which
+ * dlopen()s the soname found at configure time, and the MHD_* calls in
+ * serve's files go through a table of pointers whose types are the
+ * header's own (no signature is copied by hand, so none can drift).
+ *
+ * Include this instead of <microhttpd.h>; the MHD_* functions listed
+ * below then call through the table.
+ */
+#ifndef VRAMZ_MHD_DL_H
+#define VRAMZ_MHD_DL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+/* every libmicrohttpd function serve uses: add one here to use it */
+#define VRAMZ_MHD_FUNCS(X)                                                   \
+	X(MHD_start_daemon)                                                  \
+	X(MHD_stop_daemon)                                                   \
+	X(MHD_get_daemon_info)                                               \
+	X(MHD_get_connection_info)                                           \
+	X(MHD_create_response_from_buffer)                                   \
+	X(MHD_add_response_header)                                           \
+	X(MHD_queue_response)                                                \
+	X(MHD_destroy_response)
+
+struct vramz_mhd_api {
+#define VRAMZ_MHD_FIELD(f) __typeof__(f) *f;
+	VRAMZ_MHD_FUNCS(VRAMZ_MHD_FIELD)
+#undef VRAMZ_MHD_FIELD
+};
+extern struct vramz_mhd_api vramz_mhd;
+
+/* Loads the library once; 0, or -1 with a one-line reason in err. */
+int mhd_dl_load(char *err, size_t errlen);
+
+#ifndef VRAMZ_MHD_DL_IMPL
+#define MHD_start_daemon (*vramz_mhd.MHD_start_daemon)
+#define MHD_stop_daemon (*vramz_mhd.MHD_stop_daemon)
+#define MHD_get_daemon_info (*vramz_mhd.MHD_get_daemon_info)
+#define MHD_get_connection_info (*vramz_mhd.MHD_get_connection_info)
+#define MHD_create_response_from_buffer (*vramz_mhd.MHD_create_response_from_buffer)
+#define MHD_add_response_header (*vramz_mhd.MHD_add_response_header)
+#define MHD_queue_response (*vramz_mhd.MHD_queue_response)
+#define MHD_destroy_response (*vramz_mhd.MHD_destroy_response)
+#endif
+
+#endif
