@@ -17,15 +17,18 @@ export LD_LIBRARY_PATH=$C NCCL_NVLS_ENABLE=0
 D=$(mktemp -d /tmp/vramz-daemon-check.XXXXXX)
 export VRAMZ_RUNTIME_DIR=$D/run
 sock=vzd-$$
-hz=$(getconf CLK_TCK)
 cleanup() {
-	tmux -L $sock kill-server 2>/dev/null
+	tmux -L $sock-10 kill-server 2>/dev/null; tmux -L $sock-1 kill-server 2>/dev/null
 	[ -n "${DP:-}" ] && kill "$DP" 2>/dev/null
 	[ -n "${H:-}" ] && kill "$H" 2>/dev/null
 	wait 2>/dev/null
 }
 trap cleanup EXIT
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU nanoseconds of a process, all its threads (schedstat: ns, where
+# /proc/PID/stat's clock ticks are 10 ms, too coarse for 0.1 % over 30 s)
+cpu_ns() { cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%d", s}'; }
+# per thread: "comm ns" lines
+cpu_threads() { for t in /proc/$1/task/*; do echo "$(cat $t/comm) $(awk '{print $1}' $t/schedstat)"; done; }
 
 # 2 GiB on GPU 0, 1 GiB on each other GPU there is (hold.py exits if asked
 # for a GPU the machine lacks)
@@ -55,30 +58,44 @@ timeout 60 python3 bench/oneshot.py 30 \
 	"status-live=$VZ status --json --live" \
 	"vramz-h=$VZ -h" "true=/bin/true" | tee $D/oneshot.txt
 
-echo "--- the daemon's CPU at 1 Hz with processes (30 s)"
-c0=$(cpu_ticks $DP); read -r t0 _ </proc/uptime
-sleep 30
-c1=$(cpu_ticks $DP); read -r t1 _ </proc/uptime
-daemon_pct=$(awk -v a=$c0 -v b=$c1 -v t0=$t0 -v t1=$t1 -v hz=$hz 'BEGIN{printf "%.3f", 100*(b-a)/hz/(t1-t0)}')
+echo "--- peak RSS (median of 9; /bin/true is this measure's floor)"
+for c in "/bin/true" "$VZ -h" "$VZ status --json" "$VZ status --json --live" \
+	 "nvidia-smi --query-gpu=memory.used,memory.total --format=csv"; do
+	echo "$($C/peakrss 9 $c) $c"
+done | tee $D/rss.txt
+echo "--- the daemon's CPU at 1 Hz with processes (40 s), by thread"
+cpu_threads $DP >$D/thr0
+c0=$(cpu_ns $DP); read -r t0 _ </proc/uptime
+sleep 40
+c1=$(cpu_ns $DP); read -r t1 _ </proc/uptime
+cpu_threads $DP >$D/thr1
+join <(sort $D/thr0) <(sort $D/thr1) | awk -v t=40 '{printf "  thread %-16s %.4f %% of a core\n", $1, 100*($3-$2)/1e9/t}'
+daemon_pct=$(awk -v a=$c0 -v b=$c1 -v t0=$t0 -v t1=$t1 'BEGIN{printf "%.4f", 100*(b-a)/1e9/(t1-t0)}')
 daemon_rss=$(awk '/VmRSS/{print $2}' /proc/$DP/status)
 
 # top_cpu N ENV SECONDS: N tops in one private tmux, their total CPU %
 top_cpu() {
-	local n=$1 env=$2 secs=$3 i pids=() c0=0 c1=0
-	tmux -L $sock new-session -d -s b -n hold -x 200 -y 60 "exec sleep 100000"
+	local n=$1 env=$2 secs=$3 i pids=() c0=0 c1=0 s=$sock-$1
+	tmux -L $s -f /dev/null new-session -d -s b -n hold -x 200 -y 60 "exec sleep 100000"
+	tmux -L $s set -g remain-on-exit on >/dev/null
 	for i in $(seq $n); do
-		tmux -L $sock new-window -d -t b -n "t$i" "LANG=C.UTF-8 $env exec $VZ top -i 1s"
+		tmux -L $s new-window -d -t b -n "t$i" "env TERM=xterm-256color LANG=C.UTF-8 $env $VZ top -i 1s"
 	done
-	sleep 3
-	pids=($(tmux -L $sock list-windows -t b -F "#{window_name} #{pane_pid}" | awk '$1 != "hold" {print $2}'))
-	for i in "${pids[@]}"; do c0=$((c0 + $(cpu_ticks $i))); done
+	sleep 4
+	# a top that died shows why, instead of a silent low figure
+	tmux -L $s list-panes -s -t b -F "#{window_name} #{pane_dead} #{pane_pid}" >$D/panes.$n
+	awk '$1 != "hold" && $2 == 1 {print $1}' $D/panes.$n | while read -r w; do
+		echo "top window $w exited:" >&2; tmux -L $s capture-pane -p -t "b:$w" | tail -5 >&2
+	done
+	pids=($(awk '$1 != "hold" && $2 == 0 {print $3}' $D/panes.$n))
+	for i in "${pids[@]}"; do c0=$((c0 + $(cpu_ns $i))); done
 	local ta tb; read -r ta _ </proc/uptime
 	sleep "$secs"
-	for i in "${pids[@]}"; do c1=$((c1 + $(cpu_ticks $i))); done
+	for i in "${pids[@]}"; do c1=$((c1 + $(cpu_ns $i))); done
 	read -r tb _ </proc/uptime
-	tmux -L $sock kill-server 2>/dev/null
-	awk -v a=$c0 -v b=$c1 -v t0=$ta -v t1=$tb -v hz=$hz -v n=${#pids[@]} \
-		'BEGIN{printf "%.3f %d", 100*(b-a)/hz/(t1-t0), n}'
+	tmux -L $s kill-server 2>/dev/null
+	awk -v a=$c0 -v b=$c1 -v t0=$ta -v t1=$tb -v n=${#pids[@]} \
+		'BEGIN{printf "%.4f %d", 100*(b-a)/1e9/(t1-t0), n}'
 }
 echo "--- ten tops on the daemon, then one top sampling alone (20 s each)"
 read -r ten_pct ten_n < <(top_cpu 10 "" 20)
@@ -100,6 +117,7 @@ printf "%-44s %s\n" "daemon CPU at 1 Hz --procs, % of a core" "$daemon_pct (<= 0
 printf "%-44s %s\n" "ten tops on the daemon, total CPU %" "$ten_pct ($ten_n running)"
 printf "%-44s %s\n" "one top sampling alone, CPU %" "$one_pct ($one_n running)"
 printf "%-44s %s\n" "ten / one" "$(awk -v a="$ten_pct" -v b="$one_pct" 'BEGIN{printf "%.2f", b > 0 ? a/b : -1}') (<= 2)"
-printf "%-44s %s\n" "vramz -h vs /bin/true, ms" "$hh vs $tr"
+printf "%-44s %s\n" "vramz -h vs /bin/true, ms" "$hh vs $tr ($(awk -v a="$hh" -v b="$tr" 'BEGIN{printf "%.2f", a/b}')x)"
+printf "%-44s %s\n" "peak RSS KiB: true, -h, status daemon, live, smi" "$(awk '{printf "%s ", $1}' $D/rss.txt)(status from daemon <= 8192)"
 cat $D/daemon.err
 rm -rf "$D"
