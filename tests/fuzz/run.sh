@@ -2,7 +2,11 @@
 # run.sh - build and run a fuzz target with libFuzzer (needs clang).
 #   tests/fuzz/run.sh [TARGET] [SECONDS] [extra libFuzzer args]
 # TARGET: logread (default; the CSV log reader), jsonr (the JSON reader of
-# `run --compare`), config (the config file parser); SECONDS default 120.
+# `run --compare`), config (the config file parser), segment (the daemon's
+# shared-memory segment reader; its seed is a segment a `vramz daemon` of
+# build/ publishes with the fake NVML, so build first), amdgpu (the amdgpu
+# backend's sysfs and fdinfo parsers, seeded from tests/helpers/amd-fixture);
+# SECONDS default 120.
 # New inputs that widen coverage land in a scratch copy of the corpus;
 # add the interesting ones to the corpus by hand (keep it small).
 # Every build also runs each target over its corpus plus fixed mutations
@@ -13,7 +17,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 target=logread
-case "${1:-}" in logread|jsonr|config) target=$1; shift ;; esac
+case "${1:-}" in logread|jsonr|config|segment|amdgpu) target=$1; shift ;; esac
 secs=${1:-120}
 [ $# -gt 0 ] && shift
 out=${FUZZ_OUT:-/tmp/vramz-fuzz}/$target
@@ -32,9 +36,38 @@ config)
 	srcs="$root/src/diagconf.c $root/src/cli.c $root/src/fmt.c $(ls "$root"/lib/*.c \
 		"$root"/lib/backend/*.c "$root"/lib/format/*.c "$root"/lib/diagnose/*.c \
 		"$root"/lib/log/*.c)" ;;
+segment)
+	corpus=""
+	srcs="$(ls "$root"/lib/*.c "$root"/lib/backend/*.c "$root"/lib/format/*.c \
+		"$root"/lib/diagnose/*.c "$root"/lib/log/*.c)" ;;
+amdgpu)
+	corpus=""
+	srcs="$root/lib/backend/amdgpu_parse.c" ;;
 esac
 mkdir -p "$out/corpus"
-cp "$here/$corpus"/* "$out/corpus/"
+[ -n "$corpus" ] && cp "$here/$corpus"/* "$out/corpus/"
+if [ "$target" = segment ]; then
+	# a real segment: a daemon of build/ with the fake NVML, for a second
+	b=${BUILD:-$root/build}
+	run=$(mktemp -d)
+	LD_LIBRARY_PATH=$b/tests/fake-nvml/full FAKE_NVML_SCENARIO=$root/tests/scenarios/2gpu-h200.scn \
+		VRAMZ_RUNTIME_DIR=$run timeout -s TERM 2 "$b/vramz" daemon -i 100ms --procs 2>/dev/null &
+	sleep 1.5
+	cp "$run/segment" "$out/corpus/seed-2gpu" 2>/dev/null ||
+		echo "run.sh: no seed segment (is $b/vramz built?); fuzzing from nothing" >&2
+	wait
+	rm -rf "$run"
+fi
+if [ "$target" = amdgpu ]; then
+	# every file of the fixture trees: sysfs values, pp_dpm tables, fdinfo
+	fx=$(mktemp -d)
+	for k in mi300x radeon broken; do bash "$root/tests/helpers/amd-fixture" $k "$fx/$k"; done
+	i=0
+	for f in $(find "$fx" -type f -size -8k); do # mktemp's names: no spaces
+		i=$((i + 1)); cp "$f" "$out/corpus/seed-$i"
+	done
+	rm -rf "$fx"
+fi
 # shellcheck disable=SC2086
 clang -std=c11 -D_GNU_SOURCE -DVRAMZ_STATIC -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -I"$root/include" -I"$root/lib" -I"$root/src" \
