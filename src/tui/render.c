@@ -488,7 +488,7 @@ static void table(struct app *a, int y, int rows)
 
 /* ---- header, findings, status, keys, dialogs ----------------------------- */
 
-/* "vramz top  driver 580.159.04  2 GPUs  3 processes ...  12:00:01"; a
+/* "vramz top  driver 580.159.04  CUDA 13.0  2 GPUs  3 processes ...  12:00:01"; a
  * replay names its file instead of the driver (a log does not record it)
  * and shows the recorded date and time, and how far into the log. */
 static void header(const struct app *a)
@@ -511,7 +511,7 @@ static void header(const struct app *a)
 	if (a->replay)
 		x += putf(0, x, COLS - x, ROLE_WARN, "  replay of %s", a->source);
 	else
-		x += putf(0, x, COLS - x, ROLE_NORMAL, "  driver %s", a->source[0] ? a->source : "-");
+		x += putf(0, x, COLS - x, ROLE_NORMAL, "  %s", a->source[0] ? a->source : "driver -");
 	x += putf(0, x, COLS - x, ROLE_NORMAL, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
 		  m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
 		  ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fmt.h"
 #include "commands.h"
 #include "diagconf.h"
 #include "tui/fb.h"
@@ -217,7 +218,7 @@ int cmd_top(int argc, char **argv)
 	if (a->replay)
 		snprintf(a->source, sizeof a->source, "%s", g_opts.replay);
 	else if (vramz_system(ctx))
-		snprintf(a->source, sizeof a->source, "%s", vramz_system(ctx)->driver_version);
+		fmt_drivers(a->source, sizeof a->source, ctx, "  "); /* as status's header */
 	struct sampler_opts so = {
 		.ticker = tk, .replay_path = g_opts.replay, .speed = speed, .diag = &dc,
 	};
