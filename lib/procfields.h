@@ -31,6 +31,9 @@ struct proc_field {
 	int prom_label;       /* 1: a label of every per-process series */
 	const char *help;     /* one line: metric HELP and docs */
 	int json_optional;    /* 1: the JSON key is left out, not null, when unknown */
+	uint32_t torch_bit;   /* VRAMZ_T_* that must also be set in torch_valid
+				 (the PyTorch agent's figures); 0 none */
+	int prom_counter;     /* 1: a Prometheus counter (name ends _total) */
 };
 
 extern const struct proc_field proc_fields[];
@@ -43,7 +46,8 @@ static inline const char *proc_field_json(const struct proc_field *f)
 /* The field's value is known in p. */
 static inline int proc_field_valid(const struct proc_field *f, const vramz_proc_sample *p)
 {
-	return !f->valid_bit || (p->valid & f->valid_bit) == f->valid_bit;
+	return (!f->valid_bit || (p->valid & f->valid_bit) == f->valid_bit) &&
+	       (!f->torch_bit || (p->torch_valid & f->torch_bit) == f->torch_bit);
 }
 /* An integer field's value (PC_U32, PC_UINT, PC_U64). */
 uint64_t proc_field_u64(const struct proc_field *f, const vramz_proc_sample *p);

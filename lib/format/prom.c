@@ -418,7 +418,7 @@ static void render_procs(struct prom_buf *b, const struct prom_input *in)
 		const struct proc_field *f = &proc_fields[k];
 		if (!f->prom)
 			continue;
-		help_type(b, f->prom, f->help, "gauge");
+		help_type(b, f->prom, f->help, f->prom_counter ? "counter" : "gauge");
 		for (unsigned i = 0; i < s->proc_count; i++) {
 			const vramz_proc_sample *p = &s->procs[i];
 			if (!proc_field_valid(f, p))

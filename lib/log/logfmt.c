@@ -298,7 +298,7 @@ static int format_procs(struct logbuf *b, const char *t, const vramz_snapshot *s
 				return VRAMZ_ENOMEM;
 			if (c)
 				b->p[b->len++] = ',';
-			if (col->valid_bit && (p->valid & col->valid_bit) != col->valid_bit)
+			if (!proc_field_valid(col, p))
 				continue;
 			switch (col->kind) {
 			case PC_TIME:

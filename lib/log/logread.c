@@ -616,6 +616,7 @@ static int read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
 			else
 				*(unsigned *)dst = (unsigned)u;
 			p->valid |= col->valid_bit;
+			p->torch_valid |= col->torch_bit; /* an agent figure */
 			break;
 		}
 	}
