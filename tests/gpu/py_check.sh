@@ -10,7 +10,9 @@
 #  3. a training loop leaking at a known line (py_leak_train.py, with
 #     history) and an allocator-fragmenting workload (py_frag.py) under the
 #     agent while `vramz watch` runs: the leak's site must name that file
-#     and line; fragmentation must come with allocation retries.
+#     and line; py_frag.py fragments a 5 GiB pool and makes the allocator
+#     retry, then holds still: torch's own inactive_split / num_alloc_retries
+#     against `vramz ps --json` for that pid, and the fragmentation finding.
 # Kills only the processes it started; NCCL_NVLS_ENABLE=0; every step
 # bounded by timeout.  Prints a table of results at the end.
 set -u
@@ -41,13 +43,21 @@ echo "== [$(since)s] 3. leak at a known line + fragmentation, watched"
 timeout 110 python3 -m vramz.torch --history -i 0.5 "$H/py_leak_train.py" --seconds 95 --leak-mib 16 \
 	> "$OUT/leak.json" 2> "$OUT/leak.err" &
 PIDS+=($!)
-timeout 110 python3 -m vramz.torch -i 0.5 "$H/py_frag.py" --seconds 90 --gib 24 \
+timeout 105 "$VZ" watch --json -i 500ms -d 95s --leak-warmup 5s --leak-min-span 20s --report-after 2s \
+	> "$OUT/watch.json" 2> "$OUT/watch.err" &
+WATCH=$!; PIDS+=($WATCH)
+sleep 3 # watch sees py_frag before its retries start (after its --warmup)
+# py_frag.py: a 5 GiB pool fragmented by mixed sizes freed every other,
+# retries every 0.5 s for 18 s, then still for 15 s (phase "steady")
+timeout 70 python3 -m vramz.torch -i 0.5 "$H/py_frag.py" --gib 5 --warmup 6 --retry-seconds 18 --hold 15 \
 	> "$OUT/frag.json" 2> "$OUT/frag.err" &
 FRAG=$!; PIDS+=($FRAG)
-timeout 105 "$VZ" watch --json -i 500ms -d 95s --leak-warmup 5s --leak-min-span 20s --report-after 2s \
-	> "$OUT/watch.json" 2> "$OUT/watch.err"
-echo "watch rc=$?"
+for _ in $(seq 240); do grep -q '"steady"' "$OUT/frag.json" && break; kill -0 $FRAG 2>/dev/null || break; sleep 0.25; done
+sleep 2 # the agent publishes every 0.5 s: its file now holds the steady figures
+timeout 10 "$VZ" ps --json > "$OUT/ps-frag.json" 2> "$OUT/ps-frag.err"
 timeout 10 "$VZ" ps > "$OUT/ps-frag.txt" 2>&1
+wait $FRAG; echo "frag rc=$?"
+wait $WATCH; echo "watch rc=$?"
 wait
 echo "== [$(since)s] results"
 python3 - "$OUT" <<'PYEOF'
@@ -96,12 +106,36 @@ rows.append(("leak site named", sited[-1]["site"] if sited else None, want, bool
 rows.append(("share of the growth at that line", sited[-1].get("site_share") if sited else None, ">= 0.8",
              bool(sited) and (sited[-1].get("site_share") or 0) >= 0.8))
 frag = lines("frag.json")
-fin = [x for x in frag if x.get("final")]
-fpid = None
-frags = [f for f in ev if f.get("kind") == "fragmentation" and f.get("count") is not None]
-rows.append(("fragmentation finding (agent) with retries", f'{frags[-1]["count"]} retries, share {frags[-1].get("share")}' if frags else None,
-             ">= 1", bool(frags)))
-rows.append(("py_frag.py's own retries / inactive split at the end", f'{fin[0]["retries"]} / {fin[0]["inactive_split"] >> 20} MiB' if fin else None, "report", None))
+steady = ([x for x in frag if x.get("phase") == "steady"] or [{}])[0]
+fin = ([x for x in frag if x.get("final")] or [{}])[0]
+fpid = steady.get("pid") or fin.get("pid")
+try:
+    psf = json.load(open(os.path.join(out, "ps-frag.json")))
+except (OSError, ValueError):
+    psf = {"processes": []}
+vf = ([p for p in psf["processes"] if fpid is not None and p["pid"] == fpid and p["gpu"] == 0] or [{}])[0]
+vt = vf.get("torch") or {}
+mib = lambda b: None if b is None else f"{b / 2**20:.0f} MiB"
+rows.append(("py_frag: torch's own inactive_split / reserved (steady)",
+             f'{mib(steady.get("inactive_split"))} / {mib(steady.get("reserved"))}', ">= 1 GiB, 25 %",
+             steady.get("inactive_split") is not None and steady["inactive_split"] >= 1 << 30
+             and steady["inactive_split"] >= 0.25 * steady["reserved"]))
+rows.append(("py_frag: torch's own num_alloc_retries / num_ooms (steady)",
+             f'{steady.get("retries")} / {steady.get("ooms")} ({fin.get("fallback_cycles")} of {fin.get("cycles")} cycles fell back to an OOM)',
+             ">= 10 retries", (steady.get("retries") or 0) >= 10))
+rows.append(("vramz ps --json torch.inactive_split_bytes == torch's",
+             f'{vt.get("inactive_split_bytes")} vs {steady.get("inactive_split")}', "equal",
+             vt.get("inactive_split_bytes") is not None and vt.get("inactive_split_bytes") == steady.get("inactive_split")))
+rows.append(("vramz ps --json torch.alloc_retries == torch's num_alloc_retries",
+             f'{vt.get("alloc_retries")} vs {steady.get("retries")}', "equal",
+             vt.get("alloc_retries") is not None and vt.get("alloc_retries") == steady.get("retries")))
+rows.append(("vramz ps --json torch.ooms == torch's num_ooms",
+             f'{vt.get("ooms")} vs {steady.get("ooms")}', "equal",
+             vt.get("ooms") is not None and vt.get("ooms") == steady.get("ooms")))
+frags = [f for f in ev if f.get("kind") == "fragmentation" and f.get("pid") == fpid and f.get("count") is not None]
+rows.append(("fragmentation finding (watch, agent) for py_frag",
+             f'{frags[-1]["count"]} retries, share {frags[-1].get("share")}' if frags else None,
+             "appears", bool(frags)))
 outside = [f for f in ev if f.get("kind") == "outside_allocator"]
 rows.append(("outside_allocator findings", len(outside), "report", None))
 w = max(len(r[0]) for r in rows)
