@@ -13,27 +13,37 @@ vramz.torch.  See docs/python.md.
 from ._rundir import runtime_dir, runtime_dirs
 
 __all__ = ["snapshot", "gpus", "processes", "runtime_dir", "runtime_dirs", "VramzError", "__version__"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the tree's (CMakeLists.txt project VERSION)
 
 
 class VramzError(RuntimeError):
     """No source of vramz data could be used; the message says why."""
 
 
-def snapshot(procs=True):
+def snapshot(procs=True, live=False):
     """One snapshot of every GPU as a dict shaped like `vramz status
-    --json` (docs/json.md), plus "source": "daemon" or "library"."""
+    --json` (docs/json.md).  From a live `vramz daemon`'s segment when one
+    is fresh and covers every GPU (and publishes processes, with procs):
+    "source": "daemon", "age_ms", "daemon_pid"; else sampled through
+    libvramz: "source": "library".  live=True, or VRAMZ_NO_DAEMON=1, skips
+    the daemon.  Raises VramzError naming each source tried and why it
+    could not be used."""
     from . import _segment, _clib
+    import os
     why = []
-    dirs = runtime_dirs()
-    for d in dirs:
-        doc, reason = _segment.read(d)
-        if doc is not None:
-            doc["source"] = "daemon"
-            return doc
-        why.append(f"no live vramz daemon segment in {d} ({reason})")
-    if not dirs:
-        why.append("no runtime directory for a vramz daemon segment")
+    off = os.environ.get("VRAMZ_NO_DAEMON", "")
+    if live or (off and off != "0"):
+        why.append("the daemon was not asked (" + ("live=True" if live else "VRAMZ_NO_DAEMON") + ")")
+    else:
+        dirs = runtime_dirs()
+        for d in dirs:
+            doc, reason = _segment.read(d, procs=procs)
+            if doc is not None:
+                return doc
+            why.append(f"no live vramz daemon segment in {d} ({reason})")
+        if not dirs:
+            why.append("no runtime directory for a vramz daemon segment "
+                       "(set VRAMZ_RUNTIME_DIR or XDG_RUNTIME_DIR)")
     try:
         doc = _clib.snapshot(procs=procs)
     except _clib.LibError as e:

@@ -1,5 +1,6 @@
 """What /proc says about a process: its start time, the half of the key
 (pid, start time) that tells a live process from a reused pid."""
+import os
 
 
 def start_time_ticks(pid="self"):
@@ -21,3 +22,42 @@ def start_time_ticks(pid="self"):
 def alive(pid, start_ticks):
     """The process pid exists and started at start_ticks (not a reused pid)."""
     return start_ticks is not None and start_time_ticks(pid) == start_ticks
+
+
+def attribute(pid):
+    """What this process's /proc shows of pid, with the members of a
+    segment's process record (a redacted segment left them out), or None
+    when pid is not visible here.  The cgroup keys (container, pod, Slurm
+    job) are not read: they stay unknown."""
+    import pwd
+    base = f"/proc/{pid}"
+    try:
+        uid = os.stat(base).st_uid
+        with open(f"{base}/stat", "rb") as f:
+            stat = f.read()
+        with open(f"{base}/comm", "rb") as f:
+            comm = f.read().rstrip(b"\n")
+        with open(f"{base}/cmdline", "rb") as f:
+            cmd = f.read()
+        with open(f"{base}/status", "rb") as f:
+            status = f.read()
+    except OSError:
+        return None
+    rest = stat[stat.rfind(b")") + 2:].split()
+    try:
+        ppid, pgid, start = int(rest[1]), int(rest[2]), int(rest[19])
+    except (IndexError, ValueError):
+        return None
+    ns_pid = pid
+    for line in status.splitlines():
+        if line.startswith(b"NSpid:"):
+            ns_pid = int(line.split()[-1])
+    try:
+        user = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        user = str(uid)
+    command = cmd.rstrip(b"\0").replace(b"\0", b" ").decode("utf-8", "replace")
+    return {"uid": uid, "ppid": ppid, "pgid": pgid, "ns_pid": ns_pid,
+            "start_time_ticks": start, "user": user[:32],
+            "comm": comm.decode("utf-8", "replace")[:15], "cmdline": command[:255],
+            "container": "", "pod_uid": "", "slurm_job": ""}

@@ -29,15 +29,15 @@ class WheelTest(unittest.TestCase):
         import vramz_build
         with tempfile.TemporaryDirectory() as d:
             name = vramz_build.build_wheel(d)
-            self.assertEqual(name, "vramz-0.1.0-py3-none-any.whl")
+            self.assertEqual(name, "vramz-0.2.0-py3-none-any.whl")
             with zipfile.ZipFile(os.path.join(d, name)) as z:
                 names = set(z.namelist())
                 for must in ("vramz/__init__.py", "vramz/torch/__init__.py", "vramz/torch/__main__.py",
                              "vramz/agentfile.py", "vramz-torch.pth",
-                             "vramz-0.1.0.dist-info/RECORD", "vramz-0.1.0.dist-info/WHEEL"):
+                             "vramz-0.2.0.dist-info/RECORD", "vramz-0.2.0.dist-info/WHEEL"):
                     self.assertIn(must, names)
                 self.assertFalse([n for n in names if "__pycache__" in n or n.endswith(".pyc")])
-                record = z.read("vramz-0.1.0.dist-info/RECORD").decode().splitlines()
+                record = z.read("vramz-0.2.0.dist-info/RECORD").decode().splitlines()
                 for line in record:
                     path, digest, size = line.rsplit(",", 2)
                     if not digest:

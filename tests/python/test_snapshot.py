@@ -1,6 +1,6 @@
 """vramz.snapshot(): the same document as `vramz status --json`, through
 libvramz against the fake NVML; a clear error when nothing can be read;
-the daemon-segment path reported as not implemented (issue 14 lands it)."""
+the daemon-segment path's own tests are test_segment.py."""
 import json
 import os
 import subprocess
@@ -55,12 +55,11 @@ class SnapshotErrorsTest(EnvCase):
             self.assertIn("libvramz could not be loaded", msg)
             self.assertIn("set VRAMZ_LIBRARY", msg)
 
-    def test_daemon_segment_reader_is_not_implemented_yet(self):
-        self.assertFalse(_segment.IMPLEMENTED)
+    def test_an_empty_runtime_dir_is_said(self):
         with tempfile.TemporaryDirectory() as d:
             doc, why = _segment.read(d)
             self.assertIsNone(doc)
-            self.assertIn("not implemented", why)
+            self.assertEqual(why, f"no segment in {d}")
 
 
 @unittest.skipUnless(BIN and LIB and SCN, "run through ctest (needs the built tool and library)")
