@@ -114,6 +114,7 @@ static int open_backends(vramz_ctx *ctx, const vramz_open_opts *o,
 {
 	if (only) { /* a source named by the caller (the daemon's segment) */
 		ctx->recorded = only->tick != NULL;
+		ctx->live_recorded = ctx->recorded;
 		return open_one(ctx, only, o);
 	}
 	for (unsigned k = 0; k < NBACKENDS; k++)
@@ -415,8 +416,9 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 	}
 	if ((flags & VRAMZ_SAMPLE_PROCS) && !(flags & VRAMZ_SAMPLE_NO_ATTRIB)) {
 		proc_cache_sweep(ctx->pcache);
-		/* what only the process knows: its PyTorch agent's figures */
-		if (!ctx->recorded && agent_join(&ctx->agents, ctx->procs.v, ctx->procs.n,
+		/* what only the process knows: its PyTorch agent's figures (a
+		 * daemon's segment carries none: they are read here, now) */
+		if ((!ctx->recorded || ctx->live_recorded) && agent_join(&ctx->agents, ctx->procs.v, ctx->procs.n,
 						  ctx->info, ctx->ngpus) == VRAMZ_ENOMEM)
 			return VRAMZ_ENOMEM;
 	}

@@ -21,6 +21,9 @@ struct vramz_ctx {
 	struct ctx_backend bk[CTX_MAX_BACKENDS];
 	unsigned nbk;
 	int recorded;                 /* a recorded source: it has tick() */
+	int live_recorded;            /* ... of now, not the past (a daemon's
+					 segment): its processes' PyTorch agents
+					 are read here, as a live context would */
 	vramz_system_info sys;
 	unsigned ngpus;
 	unsigned char *present;       /* [ngpus] in the default selection (a

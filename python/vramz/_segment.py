@@ -26,7 +26,7 @@ import time
 import zlib
 
 from ._fields import GPU_FIELDS
-from . import _proc
+from . import _agentjoin, _proc
 
 IMPLEMENTED = True
 MAGIC = b"VRAMZSEG"
@@ -311,6 +311,7 @@ def _document(seg, snap, procs):
     if procs:
         redacted = bool(h["flags"] & FL_REDACTED)
         doc["processes"] = [_proc_doc(seg, p, redacted) for p in plist]
+        _agentjoin.join(doc["processes"])  # the segment carries no agent figures
     return doc
 
 
@@ -366,7 +367,7 @@ def _proc_doc(seg, p, redacted):
               "container": (p["container"] or None) if vis else None,
               "pod_uid": (p["pod_uid"] or None) if vis else None,
               "slurm_job": (p["slurm_job"] or None) if vis else None})
-    # layout 1.0 carries no PyTorch agent figures (docs/python.md's files)
+    # layout 1.0 carries no PyTorch agent figures: _agentjoin reads them
     d["outside_allocator_bytes"] = None
     d["torch"] = None
     return d

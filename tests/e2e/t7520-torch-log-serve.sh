@@ -119,5 +119,19 @@ expect_success 'serve without --procs: no torch series at all' '
 	hasnt "^vramz_process_torch" m.txt
 '
 
+expect_success 'from a vramz daemon (its segment carries no agent figures): joined by the reader' '
+	(unset VRAMZ_NO_DAEMON
+	"$VRAMZ_BIN" daemon -i 100ms --procs 2> "$T/daemon.err" & D=$!
+	trap "kill $D 2>/dev/null" EXIT
+	for _ in $(seq 100); do [ -s "$VRAMZ_RUNTIME_DIR/segment" ] && vramz status --json > st.json &&
+		json st.json "d[\"source\"]" | grep -qx daemon && break; sleep 0.1; done &&
+	test "$(json st.json "d[\"source\"]")" = daemon &&
+	test "$(json st.json "[p[\"torch\"][\"reserved_bytes\"] for p in d[\"processes\"] if p[\"pid\"]==$AGENT][0]")" = $((5*GiB)) &&
+	test "$(json st.json "[p[\"outside_allocator_bytes\"] for p in d[\"processes\"] if p[\"pid\"]==$AGENT][0]")" = $((1*GiB)) &&
+	vramz log -o d.csv --procs -i 100ms --duration 350ms 2> log.err &&
+	test "$(cell d.procs.csv torch_reserved_bytes $AGENT)" = $((5*GiB)) &&
+	test "$(cell d.procs.csv torch_reserved_bytes 4200999)" = EMPTY)
+'
+
 touch "$T/stop"
 finish

@@ -11,6 +11,7 @@ import shutil
 import signal
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -27,8 +28,9 @@ VOLATILE = ("time", "time_ms", "age_ms")
 class Daemon:
     """`vramz daemon ARGS` publishing in a fresh runtime directory."""
 
-    def __init__(self, scenario, *args):
-        self.dir = tempfile.mkdtemp(prefix="vramz-pyseg.")
+    def __init__(self, scenario, *args, runtime_dir=None):
+        self.own_dir = runtime_dir is None
+        self.dir = runtime_dir or tempfile.mkdtemp(prefix="vramz-pyseg.")
         self.env = dict(os.environ, VRAMZ_RUNTIME_DIR=self.dir,
                         FAKE_NVML_SCENARIO=os.path.join(SCN, scenario))
         self.err = open(os.path.join(self.dir, "daemon.err"), "w+")
@@ -62,7 +64,8 @@ class Daemon:
 
     def cleanup(self):
         self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if self.own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def strip(doc):
@@ -167,6 +170,77 @@ class DaemonSegmentTest(EnvCase):
         doc, why = _segment.read(d.dir)
         self.assertIsNone(doc)
         self.assertIn("is gone", why)
+
+
+AGENT = """
+import os, sys, time
+import torch, vramz.torch
+s = torch.cuda._stub
+s.alloc(3 << 30, reserve=4 << 30)
+s.alloc(1 << 30)
+s.dev[0].update(inactive_split=512 << 20, retries=3)
+a = vramz.torch.attach(interval=0.05)
+while not os.path.exists(a.path):
+    time.sleep(0.01)
+print("ready", flush=True)
+end = time.time() + 120
+while time.time() < end and not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+"""
+
+
+@unittest.skipUnless(BIN and SCN, "run through ctest (needs the built tool)")
+class DaemonAgentTest(EnvCase):
+    """A process with a PyTorch agent (the stub torch) on a GPU the daemon
+    samples: the segment carries no agent figures, so the reader joins the
+    agent's file itself, as `vramz status --json` from a daemon does."""
+
+    def test_torch_object_joined_like_status_json(self):
+        run = tempfile.mkdtemp(prefix="vramz-pyseg-agent.")
+        self.addCleanup(shutil.rmtree, run, True)
+        stop = os.path.join(run, "stop")
+        agent = subprocess.Popen([sys.executable, "-c", AGENT, stop], stdout=subprocess.PIPE,
+                                 env=_paths.child_env(VRAMZ_RUNTIME_DIR=run), text=True)
+
+        def end():
+            open(stop, "w").close()
+            agent.wait(timeout=60)
+            agent.stdout.close()
+        self.addCleanup(end)
+        self.assertEqual(agent.stdout.readline().split(), ["ready"])
+        scn = os.path.join(run, "m.scn")
+        with open(scn, "w") as f:
+            f.write("driver 580.159.04\n"
+                    'gpu 0 name="NVIDIA H200" uuid=GPU-00000000-0000-4000-8000-000000000000 '
+                    "mem_total=143771MiB util=50\n"
+                    'gpu 1 name="NVIDIA H200" uuid=GPU-00000001-0000-4000-8000-000000000001 '
+                    "mem_total=143771MiB\n"
+                    f"proc gpu=0 pid={agent.pid} used=6GiB\n"
+                    f"proc gpu=1 pid={agent.pid} used=600MiB\n"
+                    "proc gpu=0 pid=4200999 used=1GiB\n")
+        # the daemon publishes in the agent's runtime directory
+        self.setenv(VRAMZ_RUNTIME_DIR=run, VRAMZ_NO_DAEMON=None,
+                    VRAMZ_LIBRARY=os.path.join(run, "no-libvramz.so.0"), FAKE_NVML_SCENARIO=scn)
+        d = Daemon(scn, "-i", "200ms", "--procs", runtime_dir=run)
+        self.addCleanup(d.cleanup)
+        mine, tool = vramz.snapshot(), d.status()
+        self.assertEqual(mine["source"], "daemon")
+        self.assertEqual(tool["source"], "daemon")
+        row = {(p["pid"], p["gpu"]): p for p in mine["processes"]}
+        t0 = row[(agent.pid, 0)]["torch"]
+        self.assertEqual((t0["allocated_bytes"], t0["reserved_bytes"], t0["inactive_split_bytes"],
+                          t0["alloc_retries"]), (4 << 30, 5 << 30, 512 << 20, 3))
+        self.assertEqual(row[(agent.pid, 0)]["outside_allocator_bytes"], 1 << 30)
+        self.assertEqual(row[(agent.pid, 1)]["torch"]["reserved_bytes"], 0)  # never used
+        self.assertEqual(row[(agent.pid, 1)]["outside_allocator_bytes"], 600 << 20)
+        self.assertIsNone(row[(4200999, 0)]["torch"])
+        self.assertIsNone(row[(4200999, 0)]["outside_allocator_bytes"])
+        # the agent publishes every 50 ms: its time_ms differs between reads
+        for doc in (mine, tool):
+            for p in doc["processes"]:
+                if p["torch"]:
+                    p["torch"].pop("time_ms")
+        self.assertEqual(strip(mine), strip(tool))
 
 
 @unittest.skipUnless(BIN and SCN, "run through ctest (needs the built tool)")

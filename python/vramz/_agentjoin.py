@@ -1,0 +1,100 @@
+"""The PyTorch agents' figures joined to process rows read from a daemon's
+segment (which carries none): lib/agent.c's agent_join in Python, so
+vramz.snapshot() from a daemon shows the same "torch" object and
+"outside_allocator_bytes" as `vramz status --json`.
+
+A file is believed only as the C reader believes it (docs/python.md, "The
+agent's files"): named torch-PID-START in a runtime directory, a regular
+file opened without following links, owned by the process's uid or root,
+not writable by group or others, of major version 1, and its process
+record naming that pid and start time."""
+import os
+import stat
+
+from . import agentfile
+from ._rundir import runtime_dirs
+
+# the "torch" object's figures, in lib/agent.c's torch_fields order
+FIGURES = ("allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes",
+           "peak_allocated_bytes", "alloc_retries", "ooms", "allocations")
+FILE_MAX = 64 << 10
+
+
+def _dirs(uids):
+    out = list(runtime_dirs())
+    if not os.environ.get("VRAMZ_RUNTIME_DIR"):
+        out += [f"/run/user/{u}/vramz" for u in sorted(uids)]
+    seen = set()
+    return [d for d in out if not (d in seen or seen.add(d))]
+
+
+def _read_trusted(path, uid):
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (not stat.S_ISREG(st.st_mode) or st.st_uid not in (uid, 0)
+                or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+            return None
+        return os.read(fd, FILE_MAX).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
+
+
+def lookup(dirs, pid, start, uid):
+    """The parsed figures file of (pid, start) owned by uid or root, or None."""
+    for d in dirs:
+        text = _read_trusted(os.path.join(d, agentfile.base_name(pid, start)), uid)
+        if text is None:
+            continue
+        try:
+            f = agentfile.parse(text)
+        except ValueError:
+            continue
+        p = f.get("process", {})
+        if f["magic"] != agentfile.MAGIC or p.get("pid") != pid or p.get("start_time_ticks") != start:
+            continue  # a file claiming another process
+        return f
+    return None
+
+
+def _torch(f, uuid):
+    """(torch object, known) for the GPU of uuid, as lib/agent.c's fill_torch."""
+    devs = f.get("device", [])
+    dev = next((d for d in devs if uuid and d.get("uuid") == uuid), None)
+    if dev is None and any(not d.get("uuid") for d in devs):
+        return None  # a record without its UUID could be this GPU: unknown
+    p = f["process"]
+    t = {}
+    for k in FIGURES:
+        v = dev.get(k) if dev is not None else 0
+        t[k] = v if isinstance(v, int) and v >= 0 else None
+    t["history"] = bool(p.get("history"))
+    tm = p.get("time_ms")
+    t["time_ms"] = tm if isinstance(tm, int) and tm > 0 else None
+    return t
+
+
+def join(processes):
+    """Fills "torch" and "outside_allocator_bytes" of each visible process
+    row (dicts shaped like status --json's) from its agent's file."""
+    rows = [p for p in processes if p.get("visible") and p.get("start_time_ticks") is not None]
+    if not rows:
+        return
+    dirs = _dirs({p["uid"] for p in rows if p.get("uid") is not None})
+    cache = {}
+    for p in rows:
+        key = (p["pid"], p["start_time_ticks"])
+        if key not in cache:
+            cache[key] = lookup(dirs, p["pid"], p["start_time_ticks"], p["uid"])
+        f = cache[key]
+        if f is None:
+            continue
+        t = _torch(f, p.get("gpu_uuid"))
+        if t is None:
+            continue
+        p["torch"] = t
+        if p.get("used_bytes") is not None and t["reserved_bytes"] is not None:
+            p["outside_allocator_bytes"] = max(0, p["used_bytes"] - t["reserved_bytes"])
