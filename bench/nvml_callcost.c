@@ -138,6 +138,16 @@ int main(int argc, char **argv)
 			printf("gpu%u memory temperature: field rc=%d type=%d value(ui)=%u value(ll)=%lld latency_us=%lld\n",
 			       i, (int)fv.nvmlReturn, (int)fv.valueType, fv.value.uiVal, fv.value.sllVal,
 			       fv.latencyUsec);
+			/* PCIe byte counters (NVML_FI_DEV_PCIE_COUNT_TX/RX_BYTES, 197/198):
+			 * monotonic, so a rate is two reads apart, against the 20 ms
+			 * window nvmlDeviceGetPcieThroughput waits out per direction */
+			nvmlFieldValue_t pc[2];
+			TIME_N("nvmlDeviceGetFieldValues(PCIE_COUNT_TX+RX)",
+			       (memset(pc, 0, sizeof pc), pc[0].fieldId = 197, pc[1].fieldId = 198,
+				nvmlDeviceGetFieldValues(d, 2, pc)), 20);
+			printf("gpu%u pcie counters: tx rc=%d type=%d value=%llu; rx rc=%d value=%llu\n",
+			       i, (int)pc[0].nvmlReturn, (int)pc[0].valueType, pc[0].value.ullVal,
+			       (int)pc[1].nvmlReturn, pc[1].value.ullVal);
 		}
 		TIME("nvmlDeviceGetProcessUtilization(since=now-1s)",
 		     (c = 8192, nvmlDeviceGetProcessUtilization(d, us, &c, (unsigned long long)(time(NULL) - 1) * 1000000ull)));
