@@ -27,8 +27,8 @@ trap cleanup EXIT
 # CPU nanoseconds of a process, all its threads (schedstat: ns, where
 # /proc/PID/stat's clock ticks are 10 ms, too coarse for 0.1 % over 30 s)
 cpu_ns() { cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%d", s}'; }
-# per thread: "comm ns" lines
-cpu_threads() { for t in /proc/$1/task/*; do echo "$(cat $t/comm) $(awk '{print $1}' $t/schedstat)"; done; }
+# per thread: "tid:comm ns" lines
+cpu_threads() { for t in /proc/$1/task/*; do echo "${t##*/}:$(cat $t/comm) $(awk '{print $1}' $t/schedstat)"; done; }
 
 # 2 GiB on GPU 0, 1 GiB on each other GPU there is (hold.py exits if asked
 # for a GPU the machine lacks)
@@ -109,14 +109,14 @@ echo
 echo "=== daemon_check results ($(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $(nvidia-smi -L | wc -l))"
 printf "%-44s %s\n" "metric" "value (target)"
 printf "%-44s %s\n" "nvidia-smi --query-gpu wall, ms" "$smi"
-printf "%-44s %s\n" "status --json from daemon: wall ms, RSS KiB" "$dm (<= 0.1x smi, <= 8192 KiB)"
-printf "%-44s %s\n" "status --json --live: wall ms, RSS KiB" "$lv"
+printf "%-44s %s\n" "status --json from daemon: wall ms" "${dm%% *} (<= 0.1x smi)"
+printf "%-44s %s\n" "status --json --live: wall ms" "${lv%% *}"
 printf "%-44s %s\n" "daemon / nvidia-smi wall ratio" "$(awk -v a="${dm%% *}" -v b="$smi" 'BEGIN{printf "%.3f", a/b}') (<= 0.1)"
 printf "%-44s %s\n" "libnvidia-ml loads in status from daemon" "$nvml_loaded (0)"
 printf "%-44s %s\n" "daemon CPU at 1 Hz --procs, % of a core" "$daemon_pct (<= 0.1); RSS $daemon_rss KiB"
 printf "%-44s %s\n" "ten tops on the daemon, total CPU %" "$ten_pct ($ten_n running)"
 printf "%-44s %s\n" "one top sampling alone, CPU %" "$one_pct ($one_n running)"
-printf "%-44s %s\n" "ten / one" "$(awk -v a="$ten_pct" -v b="$one_pct" 'BEGIN{printf "%.2f", b > 0 ? a/b : -1}') (<= 2)"
+printf "%-44s %s\n" "ten / one" "$(awk -v a="$ten_pct" -v b="$one_pct" 'BEGIN{printf "%.2f", (b > 0 ? a/b : -1)}') (<= 2)"
 printf "%-44s %s\n" "vramz -h vs /bin/true, ms" "$hh vs $tr ($(awk -v a="$hh" -v b="$tr" 'BEGIN{printf "%.2f", a/b}')x)"
 printf "%-44s %s\n" "peak RSS KiB: true, -h, status daemon, live, smi" "$(awk '{printf "%s ", $1}' $D/rss.txt)(status from daemon <= 8192)"
 cat $D/daemon.err
