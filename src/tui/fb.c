@@ -8,8 +8,8 @@
  * cells - ASCII, nearly all of the text, is copied byte by byte and only
  * the other characters are decoded - and fb_flush compares each row with
  * what the frame before sent: an equal row costs one memcmp, and a changed
- * one only its span from the first to the last changed cell, in runs of
- * one colour role each.  curses then works out the terminal output for
+ * one only its changed cells (spans joined across short unchanged gaps), in
+ * runs of one colour role each.  curses then works out the terminal output for
  * those cells alone, since nothing else was touched.
  *
  * A wide character (a CJK command line) takes two cells: the character,
@@ -184,6 +184,45 @@ static void send_span(int y, const struct cell *row, int a, int b)
 	}
 }
 
+/* Unchanged cells between two changes of a row worth a new span rather
+ * than sending them again: a plot that grows by a column and its axis
+ * label far to the left change two cells, not the hundred between. */
+#define FB_GAP_CELLS 12
+
+static int same(const struct cell *c, const struct cell *s, int i)
+{
+	return c[i].ch == s[i].ch && c[i].role == s[i].role;
+}
+
+/* Sends the changed cells of row c (s: what curses has) within [a, b], in
+ * spans joined across gaps shorter than FB_GAP_CELLS; a span starts and
+ * ends on whole wide characters. */
+static void send_changes(int y, const struct cell *c, const struct cell *s, int a, int b)
+{
+	while (a <= b) {
+		while (a <= b && same(c, s, a))
+			a++;
+		if (a > b)
+			break;
+		int e = a, gap = 0;
+		for (int i = a + 1; i <= b && gap < FB_GAP_CELLS; i++) {
+			if (same(c, s, i)) {
+				gap++;
+			} else {
+				e = i;
+				gap = 0;
+			}
+		}
+		int from = a, to = e;
+		if (from > 0 && c[from].ch == 0)
+			from--; /* start on the whole wide character */
+		if (to + 1 < cols && c[to + 1].ch == 0)
+			to++;
+		send_span(y, c, from, to);
+		a = e + 1;
+	}
+}
+
 void fb_flush(void)
 {
 	if (!cur)
@@ -191,20 +230,13 @@ void fb_flush(void)
 	for (int y = 0; y < rows; y++) {
 		struct cell *c = cur + (size_t)y * (size_t)cols;
 		struct cell *s = sent + (size_t)y * (size_t)cols;
-		int a = 0, b = cols - 1;
 		if (row_ok[y] && !memcmp(c, s, (size_t)cols * sizeof *c))
 			continue; /* most rows, most frames: one memcmp */
 		if (row_ok[y]) {
-			while (a < cols && c[a].ch == s[a].ch && c[a].role == s[a].role)
-				a++;
-			while (b > a && c[b].ch == s[b].ch && c[b].role == s[b].role)
-				b--;
+			send_changes(y, c, s, 0, cols - 1);
+		} else {
+			send_span(y, c, 0, cols - 1);
 		}
-		if (a > 0 && c[a].ch == 0)
-			a--; /* start on the whole wide character */
-		if (b + 1 < cols && c[b + 1].ch == 0)
-			b++;
-		send_span(y, c, a, b);
 		memcpy(s, c, (size_t)cols * sizeof *c);
 		row_ok[y] = 1;
 	}
