@@ -10,6 +10,7 @@
  * exec at once, so the baseline is this program's footprint (about 1 MiB;
  * print /bin/true's beside a figure to show it).
  */
+#define _DEFAULT_SOURCE /* wait4 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
