@@ -20,11 +20,18 @@ static void print_header(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap)
 	const vramz_system_info *s = vramz_system(ctx);
 	const struct colors *c = colors_for(f);
 	char t[40], drv[256], src[128];
-	if (!strcmp(s->backend, "replay"))
+	if (!strcmp(s->backend, "replay")) {
+		/* a log of GPUs 0 and 5 holds two GPUs, not six: count those
+		 * it recorded, not the indices up to the highest */
+		unsigned recorded = 0;
+		for (unsigned i = 0; i < vramz_gpu_count(ctx); i++) {
+			const vramz_gpu_info *gi = vramz_gpu(ctx, i);
+			recorded += gi && (gi->uuid[0] || gi->name[0]); /* an index it never saw is blank */
+		}
 		fprintf(f, "%svramz %s%s  replay of a log  %u of %u GPUs  recorded %s%s%s\n", c->bold,
-			VRAMZ_VERSION_STRING, c->reset, snap->gpu_count, vramz_gpu_count(ctx), c->dim,
+			VRAMZ_VERSION_STRING, c->reset, snap->gpu_count, recorded, c->dim,
 			fmt_iso_ms(t, sizeof t, snap->time_ms), c->reset);
-	else
+	} else
 		fprintf(f, "%svramz %s%s  %s  %u of %u GPUs  %s%s%s%s%s\n", c->bold,
 			VRAMZ_VERSION_STRING, c->reset, fmt_drivers(drv, sizeof drv, ctx, "  "),
 			snap->gpu_count, vramz_gpu_count(ctx), c->dim,

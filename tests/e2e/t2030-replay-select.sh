@@ -31,4 +31,11 @@ expect_success 'replay -g 0-5: GPUs 0 and 5 only, no phantom GPUs 1-4' '
 	has "\"index\": *5" j5 && hasnt "\"index\": *0" j5
 '
 
+expect_success 'the header counts the GPUs the log has (2), not the indices up to 5' '
+	vramz replay --fast g.csv >all &&
+	has "replay of a log  2 of 2 GPUs" all &&
+	vramz replay --fast -g 5 g.csv >one &&
+	has "replay of a log  1 of 2 GPUs" one
+'
+
 finish
