@@ -314,6 +314,9 @@ int jobkey_get(struct jobkey_cache *c, const vramz_snapshot *snap, const vramz_p
 		jobkey_compute(c, snap, s, e->key, sizeof e->key);
 	}
 	e->tick = c->tick;
-	snprintf(out, len, "%s", e->key);
+	/* every process of every tick passes here: a copy, not snprintf */
+	size_t n = strnlen(e->key, len - 1);
+	memcpy(out, e->key, n);
+	out[n] = 0;
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +74,14 @@ struct vramz_log_reader {
 	unsigned long carry_line, tick_line; /* GPU-file line of the carried row, of the tick's first row */
 	int64_t prev_time;         /* the previous tick's time (have_prev) */
 	int have_prev;
-	vramz_proc_sample *praw, *procs; /* rows as read, then by GPU */
-	unsigned pcap;
+	vramz_proc_sample *praw;   /* the tick's rows as read, then one read ahead */
+	vramz_proc_sample *procs;  /* the rows by GPU, where praw is not in that order */
+	const vramz_proc_sample *tick_procs; /* praw or procs */
+	unsigned pcap, procs_cap;
 	unsigned *want;            /* per tick row: processes the GPU file lists */
 	unsigned wcap;
 	int prev_listed;           /* the previous tick listed its processes */
-	vramz_proc_sample pnext;   /* a process row read ahead */
+	unsigned pahead;           /* where in praw the row read ahead is */
 	int64_t pnext_time;
 	int have_pnext, procs_done;
 	vramz_gpu_info *info;      /* [ninfo], by the log's GPU index */
@@ -168,7 +171,7 @@ static int csv_line(vramz_log_reader *r, struct csv_in *c, char **line, size_t *
 
 /* Splits a line into at most max cells, unquoting RFC 4180 cells in place.
  * Returns the count (max + 1: more than max), or -1 on broken quoting. */
-static int split(char *s, size_t n, struct cell *cells, int max)
+static int split_quoted(char *s, size_t n, struct cell *cells, int max)
 {
 	char *p = s, *end = s + n;
 	int k = 0;
@@ -195,7 +198,6 @@ static int split(char *s, size_t n, struct cell *cells, int max)
 			if (p < end && *p != ',')
 				return -1;
 		} else {
-			/* cells are short: a plain loop beats a memchr call each */
 			c->s = p;
 			while (p < end && *p != ',')
 				p++;
@@ -207,6 +209,90 @@ static int split(char *s, size_t n, struct cell *cells, int max)
 			return k;
 		p++;
 	}
+}
+
+/* Bit i set where byte i of the 16 (or 8) at p is a comma; *quote set
+ * when one of them is a quote.  The only per-byte work of a row, so it
+ * looks at a block at a time: SSE2 on x86-64, else eight bytes in a word. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define BLOCK 16
+static inline unsigned block_commas(const char *p, unsigned *quote)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	*quote |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')));
+}
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BLOCK 8
+/* 0x80 in each byte of w that is zero, exactly (no borrow between bytes) */
+static inline uint64_t zero_bytes(uint64_t w)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+	return ~(((w & low7) + low7) | w | low7);
+}
+static inline unsigned block_commas(const char *p, unsigned *quote)
+{
+	uint64_t w, z;
+	memcpy(&w, p, 8);
+	*quote |= zero_bytes(w ^ 0x2222222222222222ull) != 0;
+	z = zero_bytes(w ^ 0x2c2c2c2c2c2c2c2cull) >> 7;
+	/* one bit a byte, at bits 0, 8, ..., 56: gather them into bits 0-7 */
+	return (unsigned)((z * 0x0102040810204080ull) >> 56);
+}
+#else
+#define BLOCK 1
+static inline unsigned block_commas(const char *p, unsigned *quote)
+{
+	*quote |= *p == '"';
+	return *p == ',';
+}
+#endif
+
+/* More cells than max: that is the answer unless a quote further on makes
+ * the line's quoting broken, which split_quoted says first. */
+static int more_cells(char *s, size_t n, struct cell *cells, int max, unsigned quote)
+{
+	return quote || memchr(s, '"', n) ? split_quoted(s, n, cells, max) : max + 1;
+}
+
+/* split, for a line with no quote anywhere (every line vramz writes but
+ * those with a comma or quote in a command): cells end at commas, found a
+ * block at a time; a line with a quote goes to split_quoted. */
+static int split(char *s, size_t n, struct cell *cells, int max)
+{
+	char *start = s, *p = s, *end = s + n;
+	unsigned quote = 0;
+	int k = 0;
+	for (; (size_t)(end - p) >= BLOCK; p += BLOCK) {
+		unsigned m = block_commas(p, &quote);
+		while (m) {
+			char *c = p + __builtin_ctz(m);
+			m &= m - 1;
+			if (k == max)
+				return more_cells(s, n, cells, max, quote);
+			cells[k].s = start;
+			cells[k].n = (size_t)(c - start);
+			k++;
+			start = c + 1;
+		}
+	}
+	for (; p < end; p++) {
+		quote |= *p == '"';
+		if (*p == ',') {
+			if (k == max)
+				return more_cells(s, n, cells, max, quote);
+			cells[k].s = start;
+			cells[k].n = (size_t)(p - start);
+			k++;
+			start = p + 1;
+		}
+	}
+	if (quote)
+		return split_quoted(s, n, cells, max);
+	cells[k].s = start;
+	cells[k].n = (size_t)(end - start);
+	return k + 1;
 }
 
 static int parse_u64(const struct cell *c, uint64_t max, uint64_t *v)
@@ -267,13 +353,31 @@ static int cell_time(vramz_log_reader *r, struct csv_in *c, const struct cell *c
 	return 0;
 }
 
+/* dst is NUL-terminated within size, so comparing its first n + 1 bytes
+ * stays inside it; the same text (a GPU's name every row) is not rewritten */
 static void copy_str(char *dst, size_t size, const struct cell *c)
 {
 	size_t n = c->n < size - 1 ? c->n : size - 1;
-	if (strncmp(dst, c->s, n) || dst[n]) {
+	if (dst[n] || memcmp(dst, c->s, n)) {
 		memcpy(dst, c->s, n);
 		dst[n] = 0;
 	}
+}
+
+/* A process row starts unknown: numbers 0, strings empty.  Only the
+ * strings' first bytes are cleared: a row's 440 bytes of text buffers
+ * cost more to zero than the rest of its parse, and nothing reads past a
+ * string's end (what lies there is an earlier row's text). */
+static void proc_blank(vramz_proc_sample *p)
+{
+	_Static_assert(offsetof(vramz_proc_sample, user) < offsetof(vramz_proc_sample, slurm_job) &&
+			       offsetof(vramz_proc_sample, slurm_job) + sizeof p->slurm_job <=
+				       offsetof(vramz_proc_sample, torch_valid),
+		       "the text fields lie together, between the numbers");
+	memset(p, 0, offsetof(vramz_proc_sample, user));
+	p->user[0] = p->comm[0] = p->cmdline[0] = 0;
+	p->container[0] = p->pod_uid[0] = p->slurm_job[0] = 0;
+	memset(&p->torch_valid, 0, sizeof *p - offsetof(vramz_proc_sample, torch_valid));
 }
 
 /* ---- header ---- */
@@ -568,7 +672,7 @@ static int read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
 		return rc;
 	uint64_t u;
 	char b[48];
-	memset(p, 0, sizeof *p);
+	proc_blank(p);
 	for (int i = 0; i < c->ncols; i++) {
 		const struct cell *cl = &c->cells[i];
 		if (!c->act[i])
@@ -667,9 +771,26 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 		r->want[i] = r->gpus[i].proc_count;
 		r->gpus[i].proc_first = r->gpus[i].proc_count = 0;
 	}
+	/* rows are parsed in place in praw; the one read ahead for this tick
+	 * waits where the last tick ended */
+	if (r->have_pnext && r->pahead) {
+		r->praw[0] = r->praw[r->pahead];
+		r->pahead = 0;
+	}
 	while (r->have_procs && !r->procs_done) {
 		if (!r->have_pnext) {
-			int rc = read_proc_row(r, &r->pnext, &r->pnext_time);
+			if (n == r->pcap) {
+				/* one past MAX_TICK_PROCS, for the row that fails */
+				unsigned ncap = r->pcap ? r->pcap * 2 : 64;
+				if (ncap > MAX_TICK_PROCS + 1)
+					ncap = MAX_TICK_PROCS + 1;
+				vramz_proc_sample *a = realloc(r->praw, ncap * sizeof *a);
+				if (!a)
+					return VRAMZ_ENOMEM;
+				r->praw = a;
+				r->pcap = ncap;
+			}
+			int rc = read_proc_row(r, &r->praw[n], &r->pnext_time);
 			if (rc < 0)
 				return rc;
 			if (rc == 0) {
@@ -677,6 +798,7 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 				break;
 			}
 			r->have_pnext = 1;
+			r->pahead = n;
 		}
 		/* rows of a later tick wait for it: after it in time, or - the
 		 * recorded clock stepped back - the next tick's time, or before
@@ -696,7 +818,7 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 					     r->g.path);
 			continue;
 		}
-		unsigned gi = r->pnext.gpu_index;
+		unsigned gi = r->praw[n].gpu_index;
 		if (gi >= r->icap || r->stamp[gi] != r->tick) {
 			if (r->g.torn) /* a torn tick at the end lost that GPU's row */
 				continue;
@@ -712,22 +834,9 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 			r->have_pnext = 1;
 			break;
 		}
-		if (n == r->pcap) {
-			if (n >= MAX_TICK_PROCS)
-				return rfail(r, &r->p, "more than %u processes in one tick",
-					     MAX_TICK_PROCS);
-			unsigned ncap = r->pcap ? r->pcap * 2 : 64;
-			vramz_proc_sample *a = realloc(r->praw, ncap * sizeof *a);
-			if (a)
-				r->praw = a;
-			vramz_proc_sample *b = realloc(r->procs, ncap * sizeof *b);
-			if (b)
-				r->procs = b;
-			if (!a || !b)
-				return VRAMZ_ENOMEM;
-			r->pcap = ncap;
-		}
-		r->praw[n++] = r->pnext;
+		if (n >= MAX_TICK_PROCS)
+			return rfail(r, &r->p, "more than %u processes in one tick", MAX_TICK_PROCS);
+		n++;
 		r->gpus[r->slot[gi]].proc_count++;
 	}
 	unsigned first = 0;
@@ -736,10 +845,25 @@ static int attach_procs(vramz_log_reader *r, unsigned ngpus, int64_t t)
 		first += r->gpus[i].proc_count;
 		r->gpus[i].proc_count = 0;
 	}
+	/* the writer lists a tick's processes GPU by GPU in the order of its
+	 * GPU rows: then praw is the answer as it stands */
+	unsigned in_order = 1;
+	for (unsigned k = 1; k < n && in_order; k++)
+		in_order = r->slot[r->praw[k - 1].gpu_index] <= r->slot[r->praw[k].gpu_index];
+	if (!in_order && r->procs_cap < r->pcap) {
+		vramz_proc_sample *b = realloc(r->procs, r->pcap * sizeof *b);
+		if (!b)
+			return VRAMZ_ENOMEM;
+		r->procs = b;
+		r->procs_cap = r->pcap;
+	}
 	for (unsigned k = 0; k < n; k++) {
 		vramz_gpu_sample *g = &r->gpus[r->slot[r->praw[k].gpu_index]];
-		r->procs[g->proc_first + g->proc_count++] = r->praw[k];
+		if (!in_order)
+			r->procs[g->proc_first + g->proc_count] = r->praw[k];
+		g->proc_count++;
 	}
+	r->tick_procs = in_order ? r->praw : r->procs;
 	r->snap.proc_count = n;
 	r->prev_listed = 0;
 	for (unsigned i = 0; i < ngpus; i++)
@@ -834,7 +958,7 @@ static int next_tick(vramz_log_reader *r, const vramz_snapshot **snap)
 			: t < INT64_MIN / 1000000 ? INT64_MIN : t * 1000000;
 	r->snap.gpu_count = n;
 	r->snap.gpus = r->gpus;
-	r->snap.procs = r->procs;
+	r->snap.procs = r->tick_procs;
 	r->snap.mig_count = 0;
 	r->snap.migs = NULL;
 	*snap = &r->snap;
