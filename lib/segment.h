@@ -21,7 +21,7 @@
 
 #define SEG_MAGIC "VRAMZSEG"
 #define SEG_MAJOR 1
-#define SEG_MINOR 0
+#define SEG_MINOR 1 /* 1.1: the GPU's vendor in its static record */
 
 /* record sizes of layout 1.0; a newer minor may make them larger (fields
  * appended), never smaller: readers step by the sizes in the header */

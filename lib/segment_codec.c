@@ -51,7 +51,8 @@ static double bits_f64(uint64_t u)
 	U32(400, ecc_pending) U32(404, persistence) U32(408, power_default_limit_mw) \
 	U32(412, power_min_limit_mw) U32(416, power_max_limit_mw)                    \
 	I32(420, temp_shutdown_c) I32(424, temp_slowdown_c) I32(428, temp_mem_max_c) \
-	I32(432, temp_gpu_max_c)
+	I32(432, temp_gpu_max_c)                                                     \
+	/* 1.1 */ STR(440, 16, vendor)
 #define GPU_INFO_PRESENT 436
 
 void seg_enc_gpu_info(unsigned char *p, const vramz_gpu_info *x, int present)

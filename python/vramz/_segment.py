@@ -193,7 +193,9 @@ class Segment:
             off = h["info_off"] + i * h["gpu_info"]
             self.info.append({"name": _str(m, off + 8, 96), "uuid": _str(m, off + 104, 96),
                               "pci_bus_id": _str(m, off + 200, 32),
-                              "present": _get(m, off + 436, "<I") == 1})
+                              "present": _get(m, off + 436, "<I") == 1,
+                              # 1.1; a 1.0 segment has zeros there: unknown
+                              "vendor": _str(m, off + 440, 16)})
 
     def covers_all(self):
         """The daemon samples every GPU the driver has."""
@@ -320,7 +322,7 @@ def _gpu(seg, g, migs):
     lost = bool(g["lost"])
     d = {"index": g["index"], "uuid": gi["uuid"] or None, "name": gi["name"] or None,
          "pci_bus_id": gi["pci_bus_id"] or None,
-         "vendor": None,  # not in layout 1.0
+         "vendor": gi["vendor"] or None,  # layout 1.1 on
          "lost": lost}
     for name, bit, member in GPU_FIELDS:
         d[name] = g[member] if not lost and (g["valid"] & bit) == bit else None

@@ -41,8 +41,9 @@ expect_success 'a daemon publishes; vramz --json reads it with no NVML reachable
 	python3 - <<PY &&
 import json
 live, d = json.load(open("live.json")), json.load(open("d.json"))
-assert [(g["uuid"], g["mem_used_bytes"], g["mem_total_bytes"]) for g in live["gpus"]] == \
-       [(g["uuid"], g["mem_used_bytes"], g["mem_total_bytes"]) for g in d["gpus"]], (live["gpus"], d["gpus"])
+assert [(g["uuid"], g["vendor"], g["mem_used_bytes"], g["mem_total_bytes"]) for g in live["gpus"]] == \
+       [(g["uuid"], g["vendor"], g["mem_used_bytes"], g["mem_total_bytes"]) for g in d["gpus"]], (live["gpus"], d["gpus"])
+assert all(g["vendor"] == "nvidia" for g in d["gpus"]), d["gpus"]
 key = lambda p: (p["gpu"], p["pid"], p["used_bytes"], p["visible"])
 assert sorted(map(key, live["processes"])) == sorted(map(key, d["processes"])) and d["processes"]
 assert live["source"] == "nvml"
@@ -121,7 +122,7 @@ expect_success 'a segment of another layout, group-writable or not owned by us: 
 	python3 -c "
 import mmap, os
 fd = os.open(\"run/segment\", os.O_RDWR); m = mmap.mmap(fd, 0)
-m[8:10] = (2).to_bytes(2, \"little\")" &&
+m[8:12] = (2).to_bytes(4, \"little\")" &&  # major 2, minor 0
 	vramz status -P --json 2>err >j && jassert j "d[\"source\"] == \"nvml\"" &&
 	has "segment layout 2\.0; this vramz reads layout 1\.x only" err &&
 	stop_daemon

@@ -295,7 +295,8 @@ class UntrustedSegmentTest(EnvCase):
         self.refused(self.file(b"NOTVRAMZ" + self.good[8:]), "not a vramz segment (wrong magic)")
 
     def test_another_major_version(self):
-        msg = self.refused(self.file(self.patched(8, "<H", 2)), "segment layout 2.0; this vramz reads layout 1.x only")
+        # u32 at 8: major 2 and minor 0 in one write
+        msg = self.refused(self.file(self.patched(8, "<I", 2)), "segment layout 2.0; this vramz reads layout 1.x only")
         self.assertIn("run the same vramz version as the daemon", msg)
 
     def test_a_newer_minor_version_reads(self):

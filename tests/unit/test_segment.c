@@ -307,6 +307,7 @@ static void bad_files_are_refused_with_a_reason(void **state)
 	/* another major layout */
 	memcpy(c, b, n);
 	c[SEG_H_MAJOR] = 2;
+	c[SEG_H_MINOR] = c[SEG_H_MINOR + 1] = 0; /* a 2.0, whatever minor this one is */
 	mem_refuses(c, n, VRAMZ_EUNSUPPORTED, "segment layout 2.0; this vramz reads layout 1.x");
 	/* a newer minor of layout 1 is read */
 	memcpy(c, b, n);
