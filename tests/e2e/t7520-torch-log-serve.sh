@@ -6,34 +6,9 @@
 # and no series (never 0); a replayed log gives the torch object back, and
 # an old log without the columns still reads.
 . "$(dirname "$0")/lib.sh"
-PY="$TESTS_SRC/python"
-export PYTHONPATH="$PY/stub:$TESTS_SRC/../python" PYTHONDONTWRITEBYTECODE=1
-export VRAMZ_RUNTIME_DIR="$T/run"
-mkdir -p "$VRAMZ_RUNTIME_DIR"
-GiB=1073741824
-
-# 4 GiB of tensors in 5 GiB reserved, 512 MiB split and free, 3 retries,
-# 1 OOM; NVML says it holds 6 GiB (1 GiB outside the allocator)
-cat > "$T/train.py" <<'PYEOF'
-import os, sys, time
-import torch, vramz.torch
-s = torch.cuda._stub
-s.alloc(3 << 30, reserve=4 << 30)
-s.alloc(1 << 30)
-s.dev[0].update(inactive_split=512 << 20, retries=3, ooms=1)
-a = vramz.torch.attach(interval=0.05)
-while not os.path.exists(a.path):
-    time.sleep(0.01)
-print("ready", a.path, flush=True)
-end = time.time() + float(sys.argv[1])
-while time.time() < end and not os.path.exists(sys.argv[2]):
-    time.sleep(0.05)
-PYEOF
-python3 "$T/train.py" 600 "$T/stop" > "$T/train.out" 2>&1 &
-AGENT=$!
-trap 'kill $AGENT 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 600); do grep -q ready "$T/train.out" && break; sleep 0.1; done
-export AGENT_PID=$AGENT
+. "$(dirname "$0")/torch-lib.sh"
+# NVML says the trainer holds 6 GiB on GPU 0 (1 GiB outside the allocator)
+start_trainer 1
 cat > "$T/m.scn" <<'SCN'
 driver 580.159.04
 gpu 0 name="NVIDIA H200" uuid=GPU-00000000-0000-4000-8000-000000000000 mem_total=143771MiB mem_reserved=616MiB util=50
