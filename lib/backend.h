@@ -47,6 +47,10 @@ struct backend_ops {
 	 * backend's open returns VRAMZ_ENOLIB or VRAMZ_ENODEV when its
 	 * vendor is simply absent, so that it can be skipped quietly. */
 	int (*wanted)(const vramz_open_opts *opts);
+	/* A recorded source of now, not the past (a daemon's segment): what
+	 * only the processes know (their PyTorch agents) is read at each
+	 * sample, as a live backend's would be. */
+	int records_now;
 	/* sample() may run for different GPUs on different threads at once */
 	int parallel_safe;
 	/* err: a one-line detail for vramz_last_error on failure. */
@@ -84,13 +88,18 @@ struct backend_ops {
 		    char *err, size_t errlen);
 };
 
-extern const struct backend_ops backend_nvml;
-/* a live daemon's segment (lib/backend/segment.c); opened by
- * vramz_open_daemon with the segment file as opts->replay_path */
+/* vramz_open_opts.flags bits only the library sets (vramz_open clears
+ * them from a caller's options): which recorded source is wanted. */
+#define BACKEND_OPEN_SEGMENT (1u << 31) /* replay_path is a daemon's segment */
+#define BACKEND_OPEN_LIBRARY BACKEND_OPEN_SEGMENT
+
+/* a live daemon's segment (lib/backend/segment.c), wanted with
+ * BACKEND_OPEN_SEGMENT: vramz_open_daemon sets it, with the file as
+ * opts->replay_path */
 extern const struct backend_ops backend_segment;
-extern const struct backend_ops backend_amdgpu;
-#ifdef VRAMZ_HAVE_REPLAY
+/* a CSV log (lib/log/replay.c), wanted with opts->replay_path */
 extern const struct backend_ops backend_replay;
-#endif
+extern const struct backend_ops backend_nvml;
+extern const struct backend_ops backend_amdgpu;
 
 #endif

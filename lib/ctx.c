@@ -53,13 +53,14 @@ vramz_mig_sample *mig_vec_push(struct mig_vec *mv)
 	return m;
 }
 
-/* Every backend, in probe order: recorded sources first (used alone when
- * the options name them), then the live ones, each kept when it finds
- * GPUs.  Adding one is a row here (docs/architecture.md). */
+/* Every backend, in probe order (adding one is a row here:
+ * docs/architecture.md).  Recorded sources come first: the first whose
+ * wanted() accepts the open options is opened alone (the daemon's
+ * segment, asked for by vramz_open_daemon; a log, by replay_path).
+ * Otherwise every live backend is opened and each that finds GPUs kept. */
 static const struct backend_ops *const backends[] = {
-#ifdef VRAMZ_HAVE_REPLAY
+	&backend_segment,
 	&backend_replay,
-#endif
 	&backend_nvml,
 	&backend_amdgpu,
 };
@@ -109,21 +110,14 @@ static int telling(int rc)
 	return rc != VRAMZ_ENOLIB && rc != VRAMZ_ENODEV;
 }
 
-static int open_backends(vramz_ctx *ctx, const vramz_open_opts *o,
-			 const struct backend_ops *only)
+static int open_backends(vramz_ctx *ctx, const vramz_open_opts *o)
 {
-	if (only) { /* a source named by the caller (the daemon's segment) */
-		ctx->recorded = only->tick != NULL;
-		ctx->live_recorded = ctx->recorded;
-		return open_one(ctx, only, o);
-	}
 	for (unsigned k = 0; k < NBACKENDS; k++)
 		if (backends[k]->wanted && backends[k]->wanted(o)) {
 			ctx->recorded = 1;
+			ctx->live_recorded = backends[k]->records_now;
 			return open_one(ctx, backends[k], o);
 		}
-	if (o->replay_path)
-		return ctx_fail(ctx, VRAMZ_EUNSUPPORTED, "replay is not built in");
 	int first = 0;
 	char why[sizeof ctx->err] = "";
 	for (unsigned k = 0; k < NBACKENDS && ctx->nbk < CTX_MAX_BACKENDS; k++) {
@@ -145,7 +139,7 @@ static int open_backends(vramz_ctx *ctx, const vramz_open_opts *o,
 }
 
 static int ctx_open(vramz_ctx **out, const vramz_open_opts *opts, const vramz_abi *abi,
-		    const struct backend_ops *only)
+		    int internal)
 {
 	vramz_open_opts o = VRAMZ_OPEN_OPTS_INIT;
 	vramz_ctx *ctx = calloc(1, sizeof *ctx);
@@ -153,15 +147,16 @@ static int ctx_open(vramz_ctx **out, const vramz_open_opts *opts, const vramz_ab
 	if (!ctx)
 		return VRAMZ_ENOMEM;
 	int rc = abi_init(&ctx->abi, abi, ctx->err, sizeof ctx->err);
-	if (rc == 0 && opts && only) { /* from inside the library: this struct */
+	if (rc == 0 && opts && internal) { /* from inside the library: this struct */
 		o = *opts;
 		o.size = sizeof o;
 	} else if (rc == 0 && opts) {
 		rc = abi_copy_in(&o, sizeof o, opts, ABI_SIZE_UPTO(vramz_open_opts, proc_util_interval_ms),
 				 "vramz_open_opts", ctx->err, sizeof ctx->err);
+		o.flags &= ~BACKEND_OPEN_LIBRARY;
 	}
 	if (rc == 0)
-		rc = open_backends(ctx, &o, only);
+		rc = open_backends(ctx, &o);
 	if (rc < 0)
 		return rc;
 	for (unsigned k = 0; k < ctx->nbk; k++) {
@@ -203,12 +198,12 @@ static int ctx_open(vramz_ctx **out, const vramz_open_opts *opts, const vramz_ab
 
 int vramz_open_abi(vramz_ctx **out, const vramz_open_opts *opts, const vramz_abi *abi)
 {
-	return ctx_open(out, opts, abi, NULL);
+	return ctx_open(out, opts, abi, 0);
 }
 
-int ctx_open_ops(vramz_ctx **out, const struct backend_ops *ops, const vramz_open_opts *opts)
+int ctx_open_internal(vramz_ctx **out, const vramz_open_opts *opts)
 {
-	return ctx_open(out, opts, NULL, ops);
+	return ctx_open(out, opts, NULL, 1);
 }
 
 void vramz_close(vramz_ctx *ctx)

@@ -43,8 +43,9 @@ struct vramz_ctx {
 	char err[256];
 };
 
-/* Opens a context on the backend ops (NULL: not built in). */
-int ctx_open_ops(vramz_ctx **out, const struct backend_ops *ops, const vramz_open_opts *opts);
+/* vramz_open for the library itself: opts is this library's struct and
+ * may carry BACKEND_OPEN_LIBRARY flags (vramz_open_daemon's). */
+int ctx_open_internal(vramz_ctx **out, const vramz_open_opts *opts);
 /* The backend of global GPU index gpu, and the GPU's index in it. */
 const struct ctx_backend *ctx_backend_of(const vramz_ctx *ctx, unsigned gpu, unsigned *local);
 /* Appends GPU gpu's MIG instances, parent_index global. */

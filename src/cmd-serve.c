@@ -42,6 +42,8 @@ struct sampler {
 	struct serve_http *http;
 	vramz_gpu_info *info;    /* static facts, by backend index */
 	unsigned ngpus;
+	vramz_backend_info *bk;  /* the backends, for each GPU's driver label */
+	unsigned nbk;
 	unsigned *sel;           /* the selection, for a body without a sample */
 	unsigned nsel;
 	struct prom_buf body;
@@ -132,6 +134,8 @@ static int tick(struct sampler *s)
 
 	struct prom_input in = {
 		.sys = vramz_system(s->ctx),
+		.backends = s->bk,
+		.backend_count = s->nbk,
 		.info = s->info,
 		.info_count = s->ngpus,
 		.sel = s->sel,
@@ -202,8 +206,12 @@ static int sampler_init(struct sampler *s, struct ticker *tk)
 	s->nsel = vramz_selected_count(ctx);
 	s->info = calloc(s->ngpus ? s->ngpus : 1, sizeof *s->info);
 	s->sel = calloc(s->nsel ? s->nsel : 1, sizeof *s->sel);
-	if (!s->info || !s->sel)
+	s->nbk = vramz_backend_count(ctx);
+	s->bk = calloc(s->nbk ? s->nbk : 1, sizeof *s->bk);
+	if (!s->info || !s->sel || !s->bk)
 		return -1;
+	for (unsigned k = 0; k < s->nbk; k++)
+		s->bk[k] = *vramz_backend(ctx, k);
 	for (unsigned i = 0; i < s->nsel; i++)
 		s->sel[i] = vramz_selected_index(ctx, i);
 	for (unsigned i = 0; i < s->ngpus; i++)
@@ -224,6 +232,7 @@ static void sampler_free(struct sampler *s)
 {
 	free(s->info);
 	free(s->sel);
+	free(s->bk);
 	free(s->rows);
 	vramz_diag_free(s->diag);
 	prom_buf_free(&s->body);

@@ -214,9 +214,16 @@ static int seg_topology(struct backend *b, unsigned a, unsigned c, vramz_link *o
 	return seg_reader_link(b->r, a, c, out);
 }
 
+static int seg_wanted(const vramz_open_opts *opts)
+{
+	return (opts->flags & BACKEND_OPEN_SEGMENT) != 0;
+}
+
 const struct backend_ops backend_segment = {
 	.name = "daemon",
 	.vendor = "",
+	.wanted = seg_wanted,
+	.records_now = 1,
 	.open = seg_open,
 	.close = seg_close,
 	.system = seg_system,
@@ -235,8 +242,8 @@ const struct backend_ops backend_segment = {
 /* Tries one file; 0 when it is a fresh live segment. */
 static int try_file(vramz_ctx **out, const char *path)
 {
-	vramz_open_opts o = {.replay_path = path};
-	return ctx_open_ops(out, &backend_segment, &o);
+	vramz_open_opts o = {.replay_path = path, .flags = BACKEND_OPEN_SEGMENT};
+	return ctx_open_internal(out, &o);
 }
 
 int vramz_open_daemon(vramz_ctx **out, const char *dir, unsigned flags)

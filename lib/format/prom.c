@@ -247,6 +247,17 @@ static unsigned gpu_at(const struct prom_input *in, unsigned i)
 	return in->sel ? in->sel[i] : i;
 }
 
+/* The driver of GPU idx: its backend's; without backends, the system's. */
+static const char *driver_of(const struct prom_input *in, unsigned idx)
+{
+	for (unsigned k = 0; k < in->backend_count; k++) {
+		const vramz_backend_info *bk = &in->backends[k];
+		if (idx >= bk->gpu_first && idx - bk->gpu_first < bk->gpu_count)
+			return bk->driver_version;
+	}
+	return in->backend_count || !in->sys ? NULL : in->sys->driver_version;
+}
+
 static void render_identity(struct prom_buf *b, const struct prom_input *in)
 {
 	unsigned n = gpu_count(in);
@@ -260,8 +271,7 @@ static void render_identity(struct prom_buf *b, const struct prom_input *in)
 			label(b, "pci_bus_id", gi->pci_bus_id);
 			label(b, "vendor", gi->vendor); /* a mixed machine's dashboards split by it */
 		}
-		if (in->sys)
-			label(b, "driver", in->sys->driver_version);
+		label(b, "driver", driver_of(in, idx));
 		prom_buf_puts(b, "} 1\n");
 	}
 

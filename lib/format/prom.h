@@ -54,6 +54,11 @@ struct prom_exporter {
 
 struct prom_input {
 	const vramz_system_info *sys; /* NULL: no driver label */
+	/* The backends that found GPUs (vramz_backend()): each GPU's driver
+	 * label is its own backend's, so a mixed NVIDIA + AMD machine labels
+	 * each with its driver.  None: sys's driver for every GPU. */
+	const vramz_backend_info *backends;
+	unsigned backend_count;
 	const vramz_gpu_info *info;   /* static facts, indexed by backend index */
 	unsigned info_count;
 	/* The GPUs to describe when snap is NULL (backend indices); NULL: all of

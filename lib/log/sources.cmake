@@ -1,4 +1,3 @@
 # CSV logs: row formatting, the safe file writer, the streaming reader and
 # the replay backend (docs/csv.md, docs/logging.md).
 list(APPEND VRAMZ_LIB_SOURCES log/logfmt.c log/logwrite.c log/logread.c log/replay.c)
-list(APPEND VRAMZ_LIB_DEFS VRAMZ_HAVE_REPLAY)

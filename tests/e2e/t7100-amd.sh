@@ -104,4 +104,12 @@ expect_success 'mixed box: the fake NVML'"'"'s H200 and the Radeon in one list' 
 	mix analyze mixed.csv >a.out; test $? -le 3
 '
 
+expect_success 'mixed box serve: each GPU labelled with its own driver' '
+	{ ! "$VRAMZ_BIN" serve -h >/dev/null 2>&1 || {
+		LD_LIBRARY_PATH=$NV_LIBS FAKE_NVML_SCENARIO=$SCENARIOS/1gpu.scn VRAMZ_SYSFS_ROOT=$T/rx/sys \
+			VRAMZ_PROCFS_ROOT=$T/rx/proc "$VRAMZ_BIN" serve --once >m.txt &&
+		has "^vramz_gpu_info\{gpu=\"0\".*vendor=\"nvidia\",driver=\"[0-9.]+\"\} 1$" m.txt &&
+		has "^vramz_gpu_info\{gpu=\"1\".*vendor=\"amd\",driver=\"6\.8\.0-45-generic\"\} 1$" m.txt; }; }
+'
+
 finish

@@ -346,6 +346,32 @@ static void test_findings(void **state)
 	world_free(w);
 }
 
+/* A mixed machine: each GPU's driver label is its own backend's, not the
+ * first backend's (an AMD GPU labelled with the NVIDIA driver misleads a
+ * dashboard that splits by driver). */
+static void test_driver_label_per_backend(void **state)
+{
+	struct world *w = world_new(3);
+	snprintf(w->info[2].vendor, sizeof w->info[2].vendor, "amd");
+	vramz_backend_info bk[2] = {
+		{.name = "nvml", .vendor = "nvidia", .driver_version = "580.159.04",
+		 .gpu_first = 0, .gpu_count = 2},
+		{.name = "amdgpu", .vendor = "amd", .driver_version = "6.8.0-45-generic",
+		 .gpu_first = 2, .gpu_count = 1},
+	};
+	w->in.backends = bk;
+	w->in.backend_count = 2;
+	const char *b = render(w);
+	has(b, "vramz_gpu_info{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\",name=\"NVIDIA H200\","
+	       "pci_bus_id=\"00000000:1A:00.0\",vendor=\"nvidia\",driver=\"580.159.04\"} 1\n");
+	has(b, "pci_bus_id=\"00000000:1B:00.0\",vendor=\"amd\",driver=\"6.8.0-45-generic\"} 1\n");
+	/* a backend whose driver is unknown: no driver label, not another's */
+	bk[1].driver_version[0] = 0;
+	b = render(w);
+	has(b, "pci_bus_id=\"00000000:1B:00.0\",vendor=\"amd\"} 1\n");
+	world_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_label_escaping),
 		cmocka_unit_test(test_big_fleet_body_is_valid),
 		cmocka_unit_test(test_findings),
+		cmocka_unit_test(test_driver_label_per_backend),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
