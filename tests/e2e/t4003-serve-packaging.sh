@@ -26,6 +26,14 @@ expect_success 'dashboard and DaemonSet parse' '
 	grep -q "^kind: DaemonSet" "$P/k8s-daemonset.yaml"
 '
 
+expect_success 'the DaemonSet, Dockerfile and docs name this version'"'"'s image' '
+	v=$(vramz --version | sed -n "s/^vramz \([0-9][0-9.]*\) .*/\1/p") && test -n "$v" &&
+	grep -oh "vramz/vramz:[A-Za-z0-9._-]*\|vramz_[0-9][^ ]*_amd64\.deb" "$P/k8s-daemonset.yaml" "$P/Dockerfile" \
+		"$TESTS_SRC/../docs/exporter.md" "$TESTS_SRC/../README.md" | sort -u >tags &&
+	grep -q "^vramz/vramz:" tags &&
+	{ ! grep -v "^vramz/vramz:$v\$\|^vramz_${v}_amd64\.deb\$" tags || { echo "not $v"; false; }; }
+'
+
 expect_success 'every metric the dashboard and alerts use is served' '
 	scenario_fleet f.scn 2 2 &&
 	FAKE_NVML_SCENARIO=$T/f.scn vramz serve --once --procs >m.txt &&
