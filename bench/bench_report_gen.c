@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log/logfile.h"
+#include "log/logwrite.h"
 
 #define MAXG 64
 #define PPG 3

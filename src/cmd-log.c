@@ -22,7 +22,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "fmt.h"
-#include "log/logfile.h"
+#include "log/logwrite.h"
 #include "ticker.h"
 
 #define TEXT_(x) #x

@@ -34,7 +34,7 @@
 #include "format/jsonw.h"
 #include "jobrun.h"
 #include "jsonr.h"
-#include "log/logfile.h"
+#include "log/logwrite.h"
 
 struct run_opts {
 	int64_t interval_ms;

@@ -1,7 +1,7 @@
 /* logfile.h - the inside of vramz's CSV logs, shared by the row formatter
- * (logfmt.c), the file writer with its append check and rotation
- * (logwrite.c), the reader (logread.c), the replay backend (replay.c) and
- * `vramz log`.  The public face is include/vramz/log.h; the format is
+ * (logfmt.c), the reader (logread.c), the replay backend (replay.c) and
+ * the tool's file writer (src/log/logwrite.h: the append check and
+ * rotation).  The public face is include/vramz/log.h; the format is
  * docs/csv.md.
  *
  * A log is two plain tables: FILE, one row per GPU per tick, and its
@@ -71,56 +71,5 @@ int log_format_tick(struct logbuf *gpu, struct logbuf *procs,
  * leading/trailing space (RFC 4180), line breaks replaced by spaces so a
  * row is always one line. */
 int log_put_str(struct logbuf *b, const char *s);
-
-/* ---- the file writer ---- */
-struct log_writer;
-
-struct log_writer_opts {
-	const char *path;       /* "-": stdout, no rotation, no sibling */
-	int procs;              /* also write the process sibling */
-	uint64_t rotate_bytes;  /* 0: never rotate */
-	unsigned keep;          /* rotated files kept (FILE.1 .. FILE.keep),
-				   at most LOG_KEEP_MAX */
-};
-
-/* The most rotated files --keep may ask for: each rotation renames every
- * one of them, so the bound is what keeps a rotation short. */
-#define LOG_KEEP_MAX 1000 /* the -h text of `log --keep` spells it */
-
-/* Rotating the set at base (keep rotated files) fills its lowest hole:
- * the first level 1..keep without a GPU file (a kill mid-rotation can
- * leave one), or keep + 1 when there is none, and then level keep is
- * deleted.  log_rotation_step does step `step` (from 0) of it: 0 when
- * done (a missing file is not an error), 1 past the last step, or -errno.
- * rotate() runs them all; tests stop between any two to make the states
- * a kill can leave. */
-unsigned log_rotation_top(const char *base, unsigned keep);
-int log_rotation_step(const char *base, unsigned keep, unsigned top, int procs, unsigned step);
-/* Puts back a process sibling that a kill mid-rotation left one level
- * behind its GPU file (levels 0 .. keep); the number moved or -errno. */
-int log_rotation_repair(const char *base, unsigned keep);
-
-/* 0 when path can have a process sibling (log_sibling_path): a regular
- * file or none yet, and not a link into /proc such as /dev/stdout;
- * VRAMZ_EINVAL with the reason in err otherwise. */
-int log_sibling_place(const char *path, char *err, size_t errlen);
-
-/* Opens (creating, or appending when the existing header matches) the log
- * and its sibling.  err gets a one-line reason naming the file. */
-int log_writer_open(struct log_writer **out, const struct log_writer_opts *o,
-		    char *err, size_t errlen);
-/* Writes one tick: the process rows first, then the GPU rows, each with a
- * single write(2) of whole lines, rotating first when either file would
- * pass rotate_bytes.  A GPU tick in the file thus always has its process
- * rows before it, and a kill leaves no torn line. */
-int log_writer_tick(struct log_writer *w, const struct logbuf *gpu,
-		    const struct logbuf *procs, char *err, size_t errlen);
-/* fsync of both files. */
-int log_writer_sync(struct log_writer *w, char *err, size_t errlen);
-/* Syncs and closes; the return says whether the last sync worked. */
-int log_writer_close(struct log_writer *w, char *err, size_t errlen);
-/* Bytes written to the current GPU file (header included), rotations so far. */
-uint64_t log_writer_size(const struct log_writer *w);
-unsigned log_writer_rotations(const struct log_writer *w);
 
 #endif

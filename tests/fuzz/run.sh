@@ -33,12 +33,12 @@ config)
 	corpus=corpus-config
 	# the parser, the option parser it shares with the command line, and
 	# the library they call into
-	srcs="$root/src/diagconf.c $root/src/cli.c $root/src/fmt.c $(ls "$root"/lib/*.c \
-		"$root"/lib/backend/*.c "$root"/lib/format/*.c "$root"/lib/diagnose/*.c \
+	srcs="$root/src/diagconf.c $root/src/cli.c $root/src/fmt.c $root/src/format/jsonw.c \
+		$(ls "$root"/lib/*.c "$root"/lib/backend/*.c "$root"/lib/diagnose/*.c \
 		"$root"/lib/log/*.c)" ;;
 segment)
 	corpus=""
-	srcs="$(ls "$root"/lib/*.c "$root"/lib/backend/*.c "$root"/lib/format/*.c \
+	srcs="$(ls "$root"/lib/*.c "$root"/lib/backend/*.c \
 		"$root"/lib/diagnose/*.c "$root"/lib/log/*.c)" ;;
 amdgpu)
 	corpus=""

@@ -13,9 +13,9 @@ declare -a RES
 res() { RES+=("$(printf '%-52s %s' "$1" "$2")"); }
 
 # 1. the library from source, as CMake would build it (lib/**/*.c)
-SRCS=$(ls lib/*.c lib/backend/*.c lib/diagnose/*.c lib/log/*.c lib/format/*.c 2>/dev/null)
+SRCS=$(ls lib/*.c lib/backend/*.c lib/diagnose/*.c lib/log/*.c 2>/dev/null)
 if timeout 180 gcc -O2 -std=c11 -fPIC -shared -fvisibility=hidden -D_GNU_SOURCE \
-	-DVRAMZ_HAVE_REPLAY -Iinclude -Ilib $SRCS -Wl,-soname,libvramz.so.0 \
+	-Iinclude -Ilib $SRCS -Wl,-soname,libvramz.so.0 \
 	-o $W/libvramz.so.0 -ldl -lpthread -lm 2>$W/build.err; then
 	res "libvramz.so.0 built from source" ok
 else

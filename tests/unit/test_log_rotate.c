@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "log/logfile.h"
+#include "log/logwrite.h"
 #include "vramz/log.h"
 
 static char dir[64];

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "fields.h"
-#include "log/logfile.h"
+#include "log/logwrite.h"
 #include "vramz/log.h"
 
 static char dir[64];
