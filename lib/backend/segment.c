@@ -114,12 +114,27 @@ static void seg_close(struct backend *b)
 	free(b);
 }
 
+static unsigned seg_count(struct backend *b);
+
 static int seg_system(struct backend *b, vramz_system_info *sys, vramz_backend_info *bi)
 {
 	/* the publisher's system facts, as its own context had them */
 	*sys = seg_reader_header(b->r)->sys;
-	memcpy(bi->driver_version, sys->driver_version, sizeof bi->driver_version);
 	sys->backend[0] = 0; /* the context names its backends */
+	/* The segment carries one driver, the publisher's first backend's:
+	 * the driver of every GPU only when they are all of one vendor.  On
+	 * a mixed machine each GPU's is unknown here, not another's. */
+	const char *vendor = NULL;
+	for (unsigned i = 0; i < seg_count(b); i++) {
+		int present = 0;
+		const vramz_gpu_info *gi = seg_reader_gpu(b->r, i, &present);
+		if (!gi || !present || !gi->vendor[0])
+			continue;
+		if (vendor && strcmp(vendor, gi->vendor))
+			return 0;
+		vendor = gi->vendor;
+	}
+	memcpy(bi->driver_version, sys->driver_version, sizeof bi->driver_version);
 	return 0;
 }
 

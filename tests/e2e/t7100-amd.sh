@@ -112,4 +112,22 @@ expect_success 'mixed box serve: each GPU labelled with its own driver' '
 		has "^vramz_gpu_info\{gpu=\"1\".*vendor=\"amd\",driver=\"6\.8\.0-45-generic\"\} 1$" m.txt; }; }
 '
 
+expect_success 'mixed box behind a daemon: no GPU labelled with another vendor'"'"'s driver' '
+	{ ! "$VRAMZ_BIN" serve -h >/dev/null 2>&1 || {
+		export LD_LIBRARY_PATH=$NV_LIBS FAKE_NVML_SCENARIO=$SCENARIOS/1gpu.scn VRAMZ_SYSFS_ROOT=$T/rx/sys \
+			VRAMZ_PROCFS_ROOT=$T/rx/proc VRAMZ_RUNTIME_DIR=$T/run &&
+		{ "$VRAMZ_BIN" daemon -i 200ms --procs 2>daemon.err & echo $! >daemon.pid; } &&
+		ok=0 && for _ in $(seq 50); do
+			"$VRAMZ_BIN" status >st 2>&1 || true
+			grep -q "from vramz daemon" st && { ok=1; break; }
+			sleep 0.1
+		done &&
+		{ [ $ok = 1 ] && "$VRAMZ_BIN" serve --once >m.txt 2>serve.err; r=$?; } ;
+		kill -TERM "$(cat daemon.pid)" && wait "$(cat daemon.pid)";
+		[ $ok = 1 ] || { cat st daemon.err; false; } &&
+		test "$r" = 0 &&
+		has "^vramz_gpu_info\{gpu=\"1\".*vendor=\"amd\"" m.txt &&
+		hasnt "^vramz_gpu_info\{gpu=\"1\".*driver=\"5" m.txt; }; }
+'
+
 finish
