@@ -4,21 +4,9 @@
 # short --idle-time), orphaned memory, a lost GPU; exit 0 when clean, 3
 # when a finding reaches --fail-on, 1 when the log cannot be read.
 . "$TESTS_SRC/e2e/lib.sh"
-
-# real processes for the scenarios' pids, so /proc attributes them
-sleep 120 & STEADY_PID=$!
-sleep 120 & LEAK_PID=$!
-sleep 120 & IDLE_PID=$!
-sleep 120 & BUSY_PID=$!
-sleep 120 & OTHER_PID=$!
-export STEADY_PID LEAK_PID IDLE_PID BUSY_PID OTHER_PID
-trap 'kill $STEADY_PID $LEAK_PID $IDLE_PID $BUSY_PID $OTHER_PID 2>/dev/null; rm -rf "$T"' EXIT
-export XDG_CONFIG_HOME="$T/cfg"
-L="$T/logs"
-mkdir -p "$L"
+. "$TESTS_SRC/e2e/diag-lib.sh"
 
 # record each scenario once; the steps below analyze the files
-rec() { FAKE_NVML_SCENARIO="$SCENARIOS/$1" vramz log -o "$L/$2.csv" --procs -i 100ms --duration "$3" 2>/dev/null; }
 rec diag-leak.scn leak 6s & a=$!
 rec diag-idle.scn idle 3s & b=$!
 rec diag-orphan.scn orphan 3s & c=$!

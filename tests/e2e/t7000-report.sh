@@ -7,22 +7,11 @@
 # and a screenshot is not blank.  Also: several logs and rotated sets read
 # as one, and --since / --until, through analyze and report alike.
 . "$TESTS_SRC/e2e/lib.sh"
-
-sleep 120 & STEADY_PID=$!
-sleep 120 & LEAK_PID=$!
-sleep 120 & IDLE_PID=$!
-sleep 120 & BUSY_PID=$!
-sleep 120 & OTHER_PID=$!
-export STEADY_PID LEAK_PID IDLE_PID BUSY_PID OTHER_PID
-trap 'kill $STEADY_PID $LEAK_PID $IDLE_PID $BUSY_PID $OTHER_PID 2>/dev/null; rm -rf "$T"' EXIT
-export XDG_CONFIG_HOME="$T/cfg"
-L="$T/logs"
-mkdir -p "$L"
+. "$TESTS_SRC/e2e/diag-lib.sh"
 CHECK="python3 $TESTS_SRC/report/pagecheck.py"
 EXPECT="python3 $TESTS_SRC/report/expect.py"
 LEAKOPT="--window 200ms --leak-warmup 1s --leak-min-span 3s"
 
-rec() { FAKE_NVML_SCENARIO="$SCENARIOS/$1" vramz log -o "$L/$2.csv" --procs -i 100ms --duration "$3" "${@:4}" 2>/dev/null; }
 rec diag-leak.scn leak 6s & a=$!
 rec diag-idle.scn idle 3s & b=$!
 rec diag-lost.scn lost 2s & c=$!
