@@ -1,6 +1,7 @@
 #!/bin/bash
-# t7110-amd-top-kill.sh - `vramz top` and `vramz kill` on AMD GPUs (issue 19:
-# every view the same on amdgpu), through the fixture trees of
+# t7110-amd-top-kill.sh - `vramz top`, `kill`, `log`, `replay` and `analyze`
+# on AMD GPUs (issue 19: every view the same on amdgpu), through the fixture
+# trees of
 # tests/helpers/amd-fixture.  For kill, a real process this test starts is
 # given an amdgpu DRM client in the fixture's procfs (its stat copied from
 # the real /proc, so its start time is the real one); a watcher plays the
@@ -44,6 +45,24 @@ reaper() {
 	rm -rf "$T/mi/proc/$pid"
 	echo $((10 * GiB)) >"$T/mi/sys/class/drm/card3/device/mem_info_vram_used"
 }
+
+expect_success 'log, replay and analyze of an amdgpu leak: the leaker named on its GPU' '
+	f=$T/mi/proc/4103/fdinfo/4; used=$T/mi/sys/class/drm/card3/device/mem_info_vram_used
+	cp "$f" fdinfo.saved && cp "$used" used.saved || exit 1
+	# pid 4103 on GPU 3 grows by 64 MiB every 100 ms (alone in the
+	# background: "a && b &" would run the whole list there)
+	{ for i in $(seq 70); do
+		sed -i "s/^drm-memory-vram:.*/drm-memory-vram:\t$(( (8 * 1024 + 64 * i) * 1024 )) KiB/" "$f"
+		echo $(( (10 * 1024 + 64 * i) * 1048576 )) >"$used"
+		sleep 0.1
+	  done; } &
+	amd mi log --procs -i 100ms --duration 6s -o leak.csv 2>/dev/null && wait &&
+	cp fdinfo.saved "$f" && cp used.saved "$used" &&
+	vramz replay --fast -g 3 leak.csv >r.txt && has "^ +3 AMD Instinct MI300X" r.txt &&
+	{ vramz analyze --window 200ms --leak-warmup 1s --leak-min-span 3s leak.csv >a.txt; test $? = 3; } &&
+	cat a.txt &&
+	has "leak +pid 4103 .*on GPU 3 grows" a.txt
+'
 
 expect_success 'kill --yes on an amdgpu process: terminated, 4 GiB back on that card' '
 	{ (sleep 300 >/dev/null 2>&1 & echo $! >victim.pid); } && V=$(cat victim.pid) &&
