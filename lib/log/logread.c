@@ -3,9 +3,10 @@
  * share one path with the live views.
  *
  * Logs run to gigabytes, so the reader streams: one large buffer per file
- * filled by read(2), lines found with memchr, cells split in place and
- * numbers parsed by hand; rows land in arrays reused tick after tick, so
- * memory follows the widest tick, never the file.  Columns are matched by
+ * filled by read(2), lines found with memchr, each row parsed in one pass
+ * by a program built from the header (csvrow.c), straight into arrays
+ * reused tick after tick, so memory follows the widest tick, never the
+ * file.  Columns are matched by
  * header name: a newer log's extra columns are skipped and a missing
  * optional column is simply unknown.  A number out of its field's
  * plausible range (fields.c: a used above the total, 4294967295 %, -1 degC)
@@ -34,16 +35,12 @@
 #include "abi.h"
 #include "fields.h"
 #include "grow.h"
+#include "log/csvrow.h"
 #include "log/logfile.h"
 
 #define BUF_BYTES (1u << 20)      /* per file; also the longest line */
 #define MAX_GPU_INDEX 1023u
 #define MAX_TICK_PROCS (1u << 20) /* a bound a fuzzed file cannot pass */
-
-struct cell {
-	char *s;
-	size_t n;
-};
 
 struct csv_in {
 	int fd;
@@ -55,9 +52,9 @@ struct csv_in {
 	int ncols;
 	struct cell *cells;        /* [ncols + 1] */
 	unsigned char *act;        /* per column: what it fills */
-	char last_time[40];        /* the previous row's time text ... */
-	size_t last_time_n;
-	int64_t last_time_ms;      /* ... and its value */
+	struct row_col *prog;      /* the same for row_fast (csvrow.h) */
+	int id_col[3];             /* the uuid, name and pci_bus_id columns, or -1 */
+	struct row_time tc;        /* the previous row's time */
 };
 
 enum { GA_IGNORE, GA_TIME, GA_GPU, GA_UUID, GA_NAME, GA_BUS, GA_LOST,
@@ -109,18 +106,6 @@ static int rfail(vramz_log_reader *r, const struct csv_in *c, const char *fmt, .
 	return VRAMZ_EPARSE;
 }
 
-/* A cell quoted for a message: printable, shortened. */
-static const char *show(const struct cell *c, char *buf, size_t len)
-{
-	size_t n = c->n < len - 4 ? c->n : len - 4, i;
-	for (i = 0; i < n; i++)
-		buf[i] = c->s[i] >= 0x20 && c->s[i] < 0x7f ? c->s[i] : '?';
-	if (n < c->n)
-		buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
-	buf[i] = 0;
-	return buf;
-}
-
 /* ---- lines and cells ---- */
 
 /* 1 with the next line (no newline, no \r), 0 at the end (a line without
@@ -169,199 +154,22 @@ static int csv_line(vramz_log_reader *r, struct csv_in *c, char **line, size_t *
 	}
 }
 
-/* Splits a line into at most max cells, unquoting RFC 4180 cells in place.
- * Returns the count (max + 1: more than max), or -1 on broken quoting. */
-static int split_quoted(char *s, size_t n, struct cell *cells, int max)
-{
-	char *p = s, *end = s + n;
-	int k = 0;
-	for (;;) {
-		struct cell *c = &cells[k < max ? k : max];
-		if (p < end && *p == '"') {
-			char *o = ++p;
-			c->s = o;
-			for (;;) {
-				if (p == end)
-					return -1;
-				if (*p == '"') {
-					if (p + 1 < end && p[1] == '"') {
-						*o++ = '"';
-						p += 2;
-						continue;
-					}
-					p++;
-					break;
-				}
-				*o++ = *p++;
-			}
-			c->n = (size_t)(o - c->s);
-			if (p < end && *p != ',')
-				return -1;
-		} else {
-			c->s = p;
-			while (p < end && *p != ',')
-				p++;
-			c->n = (size_t)(p - c->s);
-		}
-		if (k < max + 1)
-			k++;
-		if (p == end)
-			return k;
-		p++;
-	}
-}
-
-/* Bit i set where byte i of the 16 (or 8) at p is a comma; *quote set
- * when one of them is a quote.  The only per-byte work of a row, so it
- * looks at a block at a time: SSE2 on x86-64, else eight bytes in a word. */
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#define BLOCK 16
-static inline unsigned block_commas(const char *p, unsigned *quote)
-{
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-	*quote |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
-	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')));
-}
-#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define BLOCK 8
-/* 0x80 in each byte of w that is zero, exactly (no borrow between bytes) */
-static inline uint64_t zero_bytes(uint64_t w)
-{
-	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
-	return ~(((w & low7) + low7) | w | low7);
-}
-static inline unsigned block_commas(const char *p, unsigned *quote)
-{
-	uint64_t w, z;
-	memcpy(&w, p, 8);
-	*quote |= zero_bytes(w ^ 0x2222222222222222ull) != 0;
-	z = zero_bytes(w ^ 0x2c2c2c2c2c2c2c2cull) >> 7;
-	/* one bit a byte, at bits 0, 8, ..., 56: gather them into bits 0-7 */
-	return (unsigned)((z * 0x0102040810204080ull) >> 56);
-}
-#else
-#define BLOCK 1
-static inline unsigned block_commas(const char *p, unsigned *quote)
-{
-	*quote |= *p == '"';
-	return *p == ',';
-}
-#endif
-
-/* More cells than max: that is the answer unless a quote further on makes
- * the line's quoting broken, which split_quoted says first. */
-static int more_cells(char *s, size_t n, struct cell *cells, int max, unsigned quote)
-{
-	return quote || memchr(s, '"', n) ? split_quoted(s, n, cells, max) : max + 1;
-}
-
-/* split, for a line with no quote anywhere (every line vramz writes but
- * those with a comma or quote in a command): cells end at commas, found a
- * block at a time; a line with a quote goes to split_quoted. */
-static int split(char *s, size_t n, struct cell *cells, int max)
-{
-	char *start = s, *p = s, *end = s + n;
-	unsigned quote = 0;
-	int k = 0;
-	for (; (size_t)(end - p) >= BLOCK; p += BLOCK) {
-		unsigned m = block_commas(p, &quote);
-		while (m) {
-			char *c = p + __builtin_ctz(m);
-			m &= m - 1;
-			if (k == max)
-				return more_cells(s, n, cells, max, quote);
-			cells[k].s = start;
-			cells[k].n = (size_t)(c - start);
-			k++;
-			start = c + 1;
-		}
-	}
-	for (; p < end; p++) {
-		quote |= *p == '"';
-		if (*p == ',') {
-			if (k == max)
-				return more_cells(s, n, cells, max, quote);
-			cells[k].s = start;
-			cells[k].n = (size_t)(p - start);
-			k++;
-			start = p + 1;
-		}
-	}
-	if (quote)
-		return split_quoted(s, n, cells, max);
-	cells[k].s = start;
-	cells[k].n = (size_t)(end - start);
-	return k + 1;
-}
-
-static int parse_u64(const struct cell *c, uint64_t max, uint64_t *v)
-{
-	uint64_t x = 0;
-	if (c->n == 0 || c->n > 20)
-		return -1;
-	/* 19 digits cannot overflow; only a 20th needs the careful check */
-	size_t fast = c->n < 19 ? c->n : 19;
-	for (size_t i = 0; i < fast; i++) {
-		unsigned d = (unsigned)(unsigned char)c->s[i] - '0';
-		if (d > 9)
-			return -1;
-		x = x * 10 + d;
-	}
-	if (c->n == 20) {
-		unsigned d = (unsigned)(unsigned char)c->s[19] - '0';
-		if (d > 9 || x > (UINT64_MAX - d) / 10)
-			return -1;
-		x = x * 10 + d;
-	}
-	if (x > max)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_int(const struct cell *c, int64_t *v)
-{
-	struct cell t = *c;
-	uint64_t x;
-	int neg = t.n && t.s[0] == '-';
-	if (neg) {
-		t.s++;
-		t.n--;
-	}
-	if (parse_u64(&t, neg ? (uint64_t)INT_MAX + 1 : INT_MAX, &x))
-		return -1;
-	*v = neg ? -(int64_t)x : (int64_t)x;
-	return 0;
-}
-
 static int cell_time(vramz_log_reader *r, struct csv_in *c, const struct cell *cl, int64_t *ms)
 {
 	char b[48];
-	if (cl->n == c->last_time_n && !memcmp(cl->s, c->last_time, cl->n)) {
-		*ms = c->last_time_ms;
+	if (cl->n == c->tc.n && !memcmp(cl->s, c->tc.text, cl->n)) {
+		*ms = c->tc.ms;
 		return 0;
 	}
 	if (log_parse_time(cl->s, cl->n, ms))
 		return rfail(r, c, "bad time '%s' (want 2026-11-30T01:32:33.123Z)",
-			     show(cl, b, 40));
-	if (cl->n < sizeof c->last_time) {
-		memcpy(c->last_time, cl->s, cl->n);
-		c->last_time_n = cl->n;
-		c->last_time_ms = *ms;
+			     cell_show(cl, b, 40));
+	if (cl->n < sizeof c->tc.text) {
+		memcpy(c->tc.text, cl->s, cl->n);
+		c->tc.n = cl->n;
+		c->tc.ms = *ms;
 	}
 	return 0;
-}
-
-/* dst is NUL-terminated within size, so comparing its first n + 1 bytes
- * stays inside it; the same text (a GPU's name every row) is not rewritten */
-static void copy_str(char *dst, size_t size, const struct cell *c)
-{
-	size_t n = c->n < size - 1 ? c->n : size - 1;
-	if (dst[n] || memcmp(dst, c->s, n)) {
-		memcpy(dst, c->s, n);
-		dst[n] = 0;
-	}
 }
 
 /* A process row starts unknown: numbers 0, strings empty.  Only the
@@ -386,7 +194,7 @@ static int open_csv(vramz_log_reader *r, struct csv_in *c, const char *path, int
 {
 	c->fd = fd;
 	c->path = strdup(path);
-	c->buf = malloc(BUF_BYTES);
+	c->buf = calloc(1, BUF_BYTES + CSVROW_PAD); /* row_fast reads a block past a line */
 	if (!c->path || !c->buf)
 		return VRAMZ_ENOMEM;
 #ifdef POSIX_FADV_SEQUENTIAL
@@ -412,10 +220,109 @@ static int open_csv(vramz_log_reader *r, struct csv_in *c, const char *path, int
 	c->act = calloc((size_t)c->ncols, 1);
 	if (!c->cells || !c->act)
 		return VRAMZ_ENOMEM;
-	int n = split(line, len, c->cells, c->ncols);
+	int n = csv_split(line, len, c->cells, c->ncols);
 	if (n < 0)
 		return rfail(r, c, "broken quoting in the header");
 	c->ncols = n;
+	return 0;
+}
+
+/* ---- row programs: what row_fast does with each column ---- */
+
+static int gpu_program(struct csv_in *c)
+{
+	if (!(c->prog = calloc((size_t)c->ncols, sizeof *c->prog)))
+		return VRAMZ_ENOMEM;
+	c->id_col[0] = c->id_col[1] = c->id_col[2] = -1;
+	for (int i = 0; i < c->ncols; i++) {
+		struct row_col *o = &c->prog[i];
+		unsigned a = c->act[i];
+		if (a >= GA_FIELD0) {
+			const struct field *f = &gpu_fields[a - GA_FIELD0];
+			o->op = f->type == FT_U64 ? RO_U64 : f->type == FT_UINT ? RO_U32 : RO_INT;
+			o->offset = (uint16_t)f->offset;
+			o->valid_bit = f->valid_bit;
+			o->max = f->type == FT_U64 ? UINT64_MAX : f->type == FT_UINT ? UINT_MAX : INT_MAX;
+			continue;
+		}
+		switch (a) {
+		case GA_TIME:
+			o->op = RO_TIME;
+			break;
+		case GA_GPU:
+			*o = (struct row_col){.op = RO_U32, .need = 1,
+					      .offset = offsetof(vramz_gpu_sample, index),
+					      .max = MAX_GPU_INDEX};
+			break;
+		case GA_UUID:
+		case GA_NAME:
+		case GA_BUS:
+			o->op = RO_CELL;
+			c->id_col[a - GA_UUID] = i;
+			break;
+		case GA_LOST:
+			o->op = RO_LOST;
+			o->offset = offsetof(vramz_gpu_sample, lost);
+			break;
+		case GA_PROC_COUNT:
+			*o = (struct row_col){.op = RO_U32,
+					      .offset = offsetof(vramz_gpu_sample, proc_count),
+					      .valid_bit = VRAMZ_F_PROCS, .max = UINT_MAX};
+			break;
+		}
+	}
+	return 0;
+}
+
+static int proc_program(struct csv_in *c)
+{
+	if (!(c->prog = calloc((size_t)c->ncols, sizeof *c->prog)))
+		return VRAMZ_ENOMEM;
+	for (int i = 0; i < c->ncols; i++) {
+		struct row_col *o = &c->prog[i];
+		if (!c->act[i])
+			continue;
+		const struct log_pcol *col = &log_proc_columns[c->act[i] - 1];
+		o->offset = (uint16_t)col->offset;
+		o->size = (uint16_t)col->size;
+		o->valid_bit = col->valid_bit;
+		o->valid2_bit = col->torch_bit; /* an agent figure */
+		o->max = UINT32_MAX;
+		switch (col->kind) {
+		case PC_TIME:
+			o->op = RO_TIME;
+			break;
+		case PC_UUID:
+			o->op = RO_SKIP;
+			break;
+		case PC_TYPE:
+			o->op = RO_TYPES;
+			o->offset = offsetof(vramz_proc_sample, type);
+			break;
+		case PC_STR:
+			o->op = RO_STR;
+			break;
+		case PC_GPU:
+			o->op = RO_U32;
+			o->need = 1;
+			o->offset = offsetof(vramz_proc_sample, gpu_index);
+			o->max = MAX_GPU_INDEX;
+			break;
+		case PC_PID:
+			o->op = RO_U32;
+			o->need = 1;
+			o->offset = offsetof(vramz_proc_sample, pid);
+			break;
+		case PC_U32:
+		case PC_UINT:
+			o->op = RO_U32;
+			break;
+		case PC_U64:
+			o->op = RO_U64;
+			o->max = UINT64_MAX;
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -445,7 +352,7 @@ static int map_columns(vramz_log_reader *r, struct csv_in *c, int procs)
 		}
 		for (int j = 0; j < i && a; j++)
 			if (c->act[j] == a)
-				return rfail(r, c, "column '%s' appears twice", show(cl, b, 40));
+				return rfail(r, c, "column '%s' appears twice", cell_show(cl, b, 40));
 		c->act[i] = (unsigned char)a;
 		const char *name = procs ? (a ? log_proc_columns[a - 1].name : "")
 					 : (a && a < GA_FIELD0 ? ids[a] : "");
@@ -455,7 +362,7 @@ static int map_columns(vramz_log_reader *r, struct csv_in *c, int procs)
 	if (!have_time || !have_gpu || (procs && !have_pid))
 		return rfail(r, c, "not a vramz %s log: no '%s' column", procs ? "process" : "GPU",
 			     !have_time ? "time" : !have_gpu ? "gpu" : "pid");
-	return 0;
+	return procs ? proc_program(c) : gpu_program(c);
 }
 
 int vramz_log_open_abi(vramz_log_reader **out, const char *path, const vramz_abi *abi)
@@ -528,15 +435,11 @@ static int grow_info(vramz_log_reader *r, unsigned idx)
 	return 0;
 }
 
-static int split_row(vramz_log_reader *r, struct csv_in *c, int *eof)
+/* The careful path: a row that row_fast found not plain, split and read
+ * cell by cell, failing with what is wrong. */
+static int split_row(vramz_log_reader *r, struct csv_in *c, char *line, size_t len)
 {
-	char *line;
-	size_t len;
-	int rc = csv_line(r, c, &line, &len, 0);
-	*eof = rc == 0;
-	if (rc <= 0)
-		return rc;
-	int n = split(line, len, c->cells, c->ncols);
+	int n = csv_split(line, len, c->cells, c->ncols);
 	if (n < 0)
 		return rfail(r, c, "unterminated or misplaced quote");
 	if (n != c->ncols)
@@ -546,15 +449,12 @@ static int split_row(vramz_log_reader *r, struct csv_in *c, int *eof)
 	return 0;
 }
 
-/* Reads the next GPU row into g; 1, 0 at the end, or an error. */
-static int read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
+static int gpu_row_careful(vramz_log_reader *r, struct csv_in *c, char *line, size_t len,
+			   vramz_gpu_sample *g, int64_t *t)
 {
-	struct csv_in *c = &r->g;
-	int eof;
-	int rc = split_row(r, c, &eof);
-	if (rc < 0 || eof)
+	int rc = split_row(r, c, line, len);
+	if (rc < 0)
 		return rc;
-	const struct cell *id[3] = {NULL, NULL, NULL};
 	int64_t v;
 	uint64_t u;
 	int have_gpu = 0, have_time = 0; /* present in every row, by the header check */
@@ -567,11 +467,11 @@ static int read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 			if (!cl->n)
 				continue;
 			const struct field *f = &gpu_fields[a - GA_FIELD0];
-			int bad = f->type == FT_U64   ? parse_u64(cl, UINT64_MAX, &u)
-				  : f->type == FT_UINT ? parse_u64(cl, UINT_MAX, &u)
-						       : parse_int(cl, &v);
+			int bad = f->type == FT_U64   ? cell_u64(cl, UINT64_MAX, &u)
+				  : f->type == FT_UINT ? cell_u64(cl, UINT_MAX, &u)
+						       : cell_int(cl, &v);
 			if (bad)
-				return rfail(r, c, "bad %s '%s'", f->name, show(cl, b, 40));
+				return rfail(r, c, "bad %s '%s'", f->name, cell_show(cl, b, 40));
 			char *dst = (char *)g + f->offset; /* field_set, inlined: hot */
 			if (f->type == FT_U64)
 				*(uint64_t *)dst = u;
@@ -589,26 +489,21 @@ static int read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 			have_time = 1;
 			break;
 		case GA_GPU:
-			if (parse_u64(cl, MAX_GPU_INDEX, &u))
-				return rfail(r, c, "bad gpu index '%s'", show(cl, b, 40));
+			if (cell_u64(cl, MAX_GPU_INDEX, &u))
+				return rfail(r, c, "bad gpu index '%s'", cell_show(cl, b, 40));
 			g->index = (unsigned)u;
 			have_gpu = 1;
 			break;
-		case GA_UUID:
-		case GA_NAME:
-		case GA_BUS:
-			id[a - GA_UUID] = cl;
-			break;
 		case GA_LOST:
 			if (cl->n > 1 || (cl->n && cl->s[0] != '0' && cl->s[0] != '1'))
-				return rfail(r, c, "bad lost '%s' (0 or 1)", show(cl, b, 40));
+				return rfail(r, c, "bad lost '%s' (0 or 1)", cell_show(cl, b, 40));
 			g->lost = cl->n && cl->s[0] == '1';
 			break;
 		case GA_PROC_COUNT:
 			if (!cl->n)
 				break;
-			if (parse_u64(cl, UINT_MAX, &u))
-				return rfail(r, c, "bad proc_count '%s'", show(cl, b, 40));
+			if (cell_u64(cl, UINT_MAX, &u))
+				return rfail(r, c, "bad proc_count '%s'", cell_show(cl, b, 40));
 			g->valid |= VRAMZ_F_PROCS;
 			g->proc_count = (unsigned)u; /* checked against the sibling */
 			break;
@@ -616,6 +511,26 @@ static int read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 	}
 	if (!have_time || !have_gpu)
 		return rfail(r, c, "empty gpu index");
+	return 0;
+}
+
+/* Reads the next GPU row into g; 1, 0 at the end, or an error. */
+static int read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
+{
+	struct csv_in *c = &r->g;
+	char *line;
+	size_t len;
+	int rc = csv_line(r, c, &line, &len, 0);
+	if (rc <= 0)
+		return rc;
+	memset(g, 0, sizeof *g);
+	if (!row_fast(c->prog, c->ncols, offsetof(vramz_gpu_sample, valid),
+		      offsetof(vramz_gpu_sample, valid), line, len, (char *)g, c->cells, &c->tc, t) &&
+	    (rc = gpu_row_careful(r, c, line, len, g, t)) < 0)
+		return rc;
+	const struct cell *id[3];
+	for (int k = 0; k < 3; k++)
+		id[k] = c->id_col[k] >= 0 ? &c->cells[c->id_col[k]] : NULL;
 	if (g->lost) {
 		unsigned idx = g->index;
 		memset(g, 0, sizeof *g);
@@ -637,11 +552,11 @@ static int read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 			r->ninfo = g->index + 1;
 	}
 	if (id[0])
-		copy_str(gi->uuid, sizeof gi->uuid, id[0]);
+		cell_copy(gi->uuid, sizeof gi->uuid, id[0]);
 	if (id[1])
-		copy_str(gi->name, sizeof gi->name, id[1]);
+		cell_copy(gi->name, sizeof gi->name, id[1]);
 	if (id[2])
-		copy_str(gi->pci_bus_id, sizeof gi->pci_bus_id, id[2]);
+		cell_copy(gi->pci_bus_id, sizeof gi->pci_bus_id, id[2]);
 	if (!(gi->valid & VRAMZ_I_MEM_TOTAL) && (g->valid & VRAMZ_F_MEM)) {
 		gi->mem_total_bytes = g->mem_total_bytes;
 		gi->valid |= VRAMZ_I_MEM_TOTAL;
@@ -649,26 +564,11 @@ static int read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 	return 1;
 }
 
-static void parse_types(const struct cell *cl, unsigned *type)
+static int proc_row_careful(vramz_log_reader *r, struct csv_in *c, char *line, size_t len,
+			    vramz_proc_sample *p, int64_t *t)
 {
-	static const char *const names[] = {"compute", "graphics", "mps"};
-	const char *p = cl->s, *end = cl->s + cl->n;
-	while (p < end) {
-		const char *q = memchr(p, '+', (size_t)(end - p));
-		size_t n = (size_t)((q ? q : end) - p);
-		for (unsigned i = 0; i < 3; i++)
-			if (strlen(names[i]) == n && !memcmp(names[i], p, n))
-				*type |= 1u << i;
-		p = q ? q + 1 : end; /* kinds a newer vramz knows are skipped */
-	}
-}
-
-static int read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
-{
-	struct csv_in *c = &r->p;
-	int eof;
-	int rc = split_row(r, c, &eof);
-	if (rc < 0 || eof)
+	int rc = split_row(r, c, line, len);
+	if (rc < 0)
 		return rc;
 	uint64_t u;
 	char b[48];
@@ -696,10 +596,10 @@ static int read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
 		case PC_UUID:
 			break;
 		case PC_TYPE:
-			parse_types(cl, &p->type);
+			cell_types(cl, &p->type);
 			break;
 		case PC_STR:
-			copy_str(dst, col->size, cl);
+			cell_copy(dst, col->size, cl);
 			p->valid |= col->valid_bit;
 			break;
 		case PC_GPU:
@@ -707,8 +607,8 @@ static int read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
 		case PC_U32:
 		case PC_UINT:
 		case PC_U64:
-			if (parse_u64(cl, max, &u))
-				return rfail(r, c, "bad %s '%s'", col->name, show(cl, b, 40));
+			if (cell_u64(cl, max, &u))
+				return rfail(r, c, "bad %s '%s'", col->name, cell_show(cl, b, 40));
 			if (col->kind == PC_GPU)
 				p->gpu_index = (unsigned)u;
 			else if (col->kind == PC_PID)
@@ -724,6 +624,23 @@ static int read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
 			break;
 		}
 	}
+	return 0;
+}
+
+static int read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
+{
+	struct csv_in *c = &r->p;
+	char *line;
+	size_t len;
+	int rc = csv_line(r, c, &line, &len, 0);
+	if (rc <= 0)
+		return rc;
+	proc_blank(p);
+	if (!row_fast(c->prog, c->ncols, offsetof(vramz_proc_sample, valid),
+		      offsetof(vramz_proc_sample, torch_valid), line, len, (char *)p, c->cells,
+		      &c->tc, t) &&
+	    (rc = proc_row_careful(r, c, line, len, p, t)) < 0)
+		return rc;
 	field_sanitize_proc(p); /* a share above 100 % is unknown */
 	return 1;
 }
@@ -993,6 +910,7 @@ static void close_csv(struct csv_in *c)
 	free(c->buf);
 	free(c->cells);
 	free(c->act);
+	free(c->prog);
 }
 
 void vramz_log_close(vramz_log_reader *r)

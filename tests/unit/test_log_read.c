@@ -352,6 +352,72 @@ static void test_tolerated(void **state)
 	vramz_log_close(r);
 }
 
+/* Rows the one-pass parser hands to the careful one (a quote, a '-', a
+ * number of 20 digits, a CR) read as the same numbers and text as plain
+ * rows; and a tick whose process rows are not in the order of its GPU
+ * rows still gives each GPU its own processes. */
+static void test_plain_and_careful(void **state)
+{
+	vramz_log_reader *r;
+	const vramz_snapshot *s;
+	put("pc.procs.csv", "time,gpu,pid,type,user,used_bytes,command\n"
+			    "2026-11-30T01:32:33.123Z,1,20,compute,bob,2048,\"b, quoted\"\n"
+			    "2026-11-30T01:32:33.123Z,0,10,compute+graphics,al,1024,plain a\n"
+			    "2026-11-30T01:32:33.123Z,1,21,graphics,bob,00004096,b2\n"
+			    "2026-11-30T01:32:34.123Z,0,10,compute,al,1025,plain a\r\n"
+			    "2026-11-30T01:32:34.123Z,1,20,compute,bob,2049,b2\n"
+			    "2026-11-30T01:32:35.123Z,1,20,compute,bob,2049,b2\n"
+			    "2026-11-30T01:32:36.123Z,1,20,compute,bob,2049,b, no quote\n");
+	const char *p = put("pc.csv",
+		"time,gpu,uuid,name,lost,proc_count,mem_total_bytes,mem_used_bytes,"
+		"temp_c,throttle_reasons\n"
+		"2026-11-30T01:32:33.123Z,0,GPU-a,\"H200, rev 3\",0,1,2000,1000,-5,"
+		"18446744073709551615\n"
+		"2026-11-30T01:32:33.123Z,1,GPU-b,H200,0,2,2000,1999,41,9223372036854775807\n"
+		"2026-11-30T01:32:34.123Z,0,GPU-a,\"H200, rev 3\",0,1,2000,1001,40,0\r\n"
+		"2026-11-30T01:32:34.123Z,1,GPU-b,H200,,1,2000,00000000000000001998,41,\n"
+		"2026-11-30T01:32:35.123Z,0,GPU-a,H200,0,0,2000,1000,40,0\n"
+		"2026-11-30T01:32:35.123Z,1,GPU-b,H200,0,1,2000,1000,40,0\n"
+		"2026-11-30T01:32:36.123Z,1,GPU-b,H200,0,1,2000,1000,40,0\n");
+	assert_int_equal(vramz_log_open(&r, p), 0);
+	assert_int_equal(vramz_log_next(r, &s), 1);
+	assert_int_equal(s->gpu_count, 2);
+	assert_int_equal(s->gpus[0].temp_c, -5);
+	assert_int_equal(s->gpus[0].throttle_reasons, UINT64_MAX);
+	assert_int_equal(s->gpus[1].throttle_reasons, INT64_MAX);
+	assert_int_equal(s->gpus[1].mem_used_bytes, 1999);
+	assert_string_equal(vramz_log_gpu(r, 0)->name, "H200, rev 3");
+	assert_string_equal(vramz_log_gpu(r, 1)->name, "H200");
+	/* GPU 1's processes came first in the file: each GPU gets its own */
+	assert_int_equal(s->proc_count, 3);
+	const vramz_gpu_sample *g0 = &s->gpus[0], *g1 = &s->gpus[1];
+	assert_int_equal(g0->proc_count, 1);
+	assert_int_equal(s->procs[g0->proc_first].pid, 10);
+	assert_int_equal(s->procs[g0->proc_first].type, VRAMZ_PT_COMPUTE | VRAMZ_PT_GRAPHICS);
+	assert_string_equal(s->procs[g0->proc_first].cmdline, "plain a");
+	assert_int_equal(g1->proc_count, 2);
+	assert_int_equal(s->procs[g1->proc_first].pid, 20);
+	assert_string_equal(s->procs[g1->proc_first].cmdline, "b, quoted");
+	assert_int_equal(s->procs[g1->proc_first + 1].pid, 21);
+	assert_int_equal(s->procs[g1->proc_first + 1].used_bytes, 4096);
+	assert_int_equal(s->procs[g1->proc_first + 1].type, VRAMZ_PT_GRAPHICS);
+	/* the next tick: a CR line end, 20 digits with leading zeros, empty
+	 * cells unknown; then a row with more cells than the header refused
+	 * (reading ahead from the tick before it) */
+	assert_int_equal(vramz_log_next(r, &s), 1);
+	assert_int_equal(s->gpus[0].mem_used_bytes, 1001);
+	assert_int_equal(s->gpus[0].temp_c, 40);
+	assert_int_equal(s->gpus[1].mem_used_bytes, 1998);
+	assert_false(s->gpus[1].valid & VRAMZ_F_THROTTLE);
+	assert_int_equal(s->gpus[0].proc_count, 1);
+	assert_int_equal(s->procs[s->gpus[0].proc_first].used_bytes, 1025);
+	assert_string_equal(s->procs[s->gpus[0].proc_first].user, "al");
+	assert_int_equal(s->procs[s->gpus[1].proc_first].used_bytes, 2049);
+	assert_int_equal(vramz_log_next(r, &s), VRAMZ_EPARSE);
+	assert_non_null(strstr(vramz_log_error(r), "pc.procs.csv:8: more than 7 columns"));
+	vramz_log_close(r);
+}
+
 /* A clock stepped back an hour between two ticks: both read, each with
  * its own processes (none dropped as "a tick the GPU file lacks"), and the
  * reader says which line the tick after the step starts on. */
@@ -391,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_tolerated),
 		cmocka_unit_test(test_clock_step_back),
+		cmocka_unit_test(test_plain_and_careful),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
