@@ -6,8 +6,14 @@
 # single-threaded) and wall time, the page's size, and their ratios to
 # issue 17's targets (< 5 s, < 3 MB); and, for comparison, the CPU time
 # of `vramz analyze` on the same log (reading + diagnosis, no page).
+# Each figure also as a ratio to the figures before the log reader's
+# rewrite (issue 17, docs/performance.md: report 7.54 s and analyze 7.19 s
+# of CPU on this project's VM, 2026-12-01), or, with REF=path/to/an/older/
+# vramz, to that binary run on the same log in the same run (ratios that
+# other load on the machine affects alike).
 #
 #   bench/bench_report.sh [BUILD_DIR] [HOURS=24] [GPUS=8] [HZ=10]
+#   REF=/tmp/vramz-0.2 bench/bench_report.sh
 #
 # The log is written under ${TMPDIR:-/tmp} and removed at the end; a day
 # needs about 5.5 GB free there.  A shorter HOURS runs the same
@@ -43,10 +49,25 @@ PY
 read -r rcpu rwall rrss < <(measure "$bin" report "$out/day.csv" -o "$out/day.html") || exit 1
 read -r acpu awall _ < <(measure "$bin" analyze "$out/day.csv") || exit 1
 html_bytes=$(stat -c %s "$out/day.html")
-python3 - "$hours" "$gpus" "$hz" "$log_bytes" "$rcpu" "$rwall" "$rrss" "$acpu" "$awall" "$html_bytes" <<'PY'
+# the figures to compare with: REF's on this log, or those recorded before
+# the reader's rewrite (24 h only)
+ref_rcpu=0 ref_rwall=0 ref_acpu=0 ref_awall=0 ref_html=0 ref_name=""
+if [ -n "${REF:-}" ]; then
+	read -r ref_rcpu ref_rwall _ < <(measure "$REF" report "$out/day.csv" -o "$out/ref.html") || exit 1
+	read -r ref_acpu ref_awall _ < <(measure "$REF" analyze "$out/day.csv") || exit 1
+	ref_html=$(stat -c %s "$out/ref.html")
+	ref_name="$REF on the same log"
+elif [ "$hours" = 24 ] && [ "$gpus" = 8 ] && [ "$hz" = 10 ]; then
+	ref_rcpu=7.54 ref_rwall=7.30 ref_acpu=7.19 ref_awall=6.97 ref_html=397559
+	ref_name="before the reader's rewrite (recorded, docs/performance.md)"
+fi
+python3 - "$hours" "$gpus" "$hz" "$log_bytes" "$rcpu" "$rwall" "$rrss" "$acpu" "$awall" "$html_bytes" \
+	"$ref_rcpu" "$ref_rwall" "$ref_acpu" "$ref_awall" "$ref_html" "$ref_name" <<'PY'
 import sys
 h, g, hz = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-log_b, rcpu, rwall, rrss, acpu, awall, html = (float(x) for x in sys.argv[4:])
+log_b, rcpu, rwall, rrss, acpu, awall, html = (float(x) for x in sys.argv[4:11])
+r_rcpu, r_rwall, r_acpu, r_awall, r_html = (float(x) for x in sys.argv[11:16])
+ref_name = sys.argv[16]
 # ticks the generator writes: all but a 20-minute gap from the middle on
 def ticks(hours):
     n = int(hours * 3600 * hz)
@@ -59,4 +80,10 @@ if scale != 1:
     print("  scaled to 24 h (%d ticks): report" % ticks(24) + "  %.1f s CPU, log %.1f GB (the page's size does not grow with the log)" % (rcpu * scale, log_b * scale / 1e9))
 t = rcpu * scale
 print("  target: < 5 s on one core -> %.2fx the target; < 3 MB -> %.2fx" % (t / 5, html / 3e6))
+if r_rcpu > 0:
+    print("  against %s:" % ref_name)
+    print("    report  %.2f s CPU, %.2f s wall, page %.2f MB -> %.2fx the CPU, %.2fx the wall, %.2fx the size"
+          % (r_rcpu, r_rwall, r_html / 1e6, rcpu / r_rcpu, rwall / r_rwall, html / r_html))
+    print("    analyze %.2f s CPU, %.2f s wall -> %.2fx the CPU, %.2fx the wall"
+          % (r_acpu, r_awall, acpu / r_acpu, awall / r_awall))
 PY
