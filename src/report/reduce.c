@@ -32,9 +32,8 @@ int rep_init(struct rep *r, int64_t t0_ms, int64_t t1_ms, const char *gpu_spec)
 	r->t1_ms = t1_ms > t0_ms ? t1_ms : t0_ms + 1;
 	r->gpu_spec = gpu_spec;
 	r->gap_ms = INT64_MAX;
-	r->hcap = 1024;
-	r->hash = calloc(r->hcap, sizeof *r->hash);
-	return r->hash ? 0 : VRAMZ_ENOMEM;
+	htab_pkey_init(&r->index);
+	return 0;
 }
 
 double rep_x_of(const struct rep *r, int64_t t_ms)
@@ -136,41 +135,12 @@ static struct rep_gpu *gpu_for(struct rep *r, unsigned idx, const vramz_gpu_info
 
 /* ---- processes ---- */
 
-static unsigned hkey(unsigned gpu, uint32_t pid, uint64_t start)
-{
-	uint64_t h = ((uint64_t)gpu * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)pid * 0xC2B2AE3D27D4EB4Full) ^
-		     (start * 0x165667B19E3779F9ull);
-	return (unsigned)(h ^ (h >> 29));
-}
-
-static int rehash(struct rep *r)
-{
-	unsigned ncap = r->hcap * 2;
-	unsigned *nh = calloc(ncap, sizeof *nh);
-	if (!nh)
-		return VRAMZ_ENOMEM;
-	for (unsigned i = 0; i < r->nprocs; i++) {
-		const struct rep_proc *p = &r->procs[i];
-		unsigned h = hkey(p->gpu, p->pid, p->start_ticks) & (ncap - 1);
-		while (nh[h])
-			h = (h + 1) & (ncap - 1);
-		nh[h] = i + 1;
-	}
-	free(r->hash);
-	r->hash = nh;
-	r->hcap = ncap;
-	return 0;
-}
-
 static struct rep_proc *proc_for(struct rep *r, const vramz_proc_sample *ps, int64_t t)
 {
 	uint64_t start = ps->valid & VRAMZ_P_VISIBLE ? ps->start_time_ticks : 0;
-	unsigned h = hkey(ps->gpu_index, ps->pid, start) & (r->hcap - 1);
-	for (; r->hash[h]; h = (h + 1) & (r->hcap - 1)) {
-		struct rep_proc *p = &r->procs[r->hash[h] - 1];
-		if (p->gpu == ps->gpu_index && p->pid == ps->pid && p->start_ticks == start)
-			return p;
-	}
+	unsigned idx1 = htab_pkey_get(&r->index, ps->gpu_index, ps->pid, start);
+	if (idx1)
+		return &r->procs[idx1 - 1];
 	if (r->nprocs == r->pcap) {
 		struct rep_proc *np = grow_array(r->procs, &r->pcap, 64, sizeof *np);
 		if (!np)
@@ -191,10 +161,12 @@ static struct rep_proc *proc_for(struct rep *r, const vramz_proc_sample *ps, int
 	p->start_ticks = start;
 	p->first_ms = t;
 	p->band = -1;
-	r->hash[h] = ++r->nprocs;
-	if (r->nprocs * 2 > r->hcap && rehash(r))
+	if (htab_pkey_put(&r->index, p->gpu, p->pid, start, r->nprocs)) {
+		free(p->val);
+		free(p->stamp);
 		return NULL;
-	return &r->procs[r->nprocs - 1];
+	}
+	return &r->procs[r->nprocs++];
 }
 
 static void proc_note(struct rep_proc *p, const vramz_proc_sample *ps, int64_t t)
@@ -450,7 +422,7 @@ void rep_free(struct rep *r)
 	free(r->gpus);
 	free(r->want);
 	free(r->procs);
-	free(r->hash);
+	htab_free(&r->index);
 	free(r->gaps);
 	free(r->findings);
 	memset(r, 0, sizeof *r);

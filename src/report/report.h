@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hashtab.h"
 #include "vramz/diagnose.h"
 #include "vramz/vramz.h"
 
@@ -92,8 +93,7 @@ struct rep {
 	unsigned wantcap;
 	struct rep_proc *procs;
 	unsigned nprocs, pcap;
-	unsigned *hash;            /* open addressing: proc index + 1; 0 empty */
-	unsigned hcap;
+	struct htab index;         /* procs[] by GPU, pid, start (lib/hashtab.h) */
 	const char *gpu_spec;      /* -g, or NULL for all */
 	/* from the diagnosis */
 	vramz_finding *findings;
