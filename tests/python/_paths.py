@@ -3,6 +3,7 @@ helpers the tests share."""
 import os
 import sys
 import time
+import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -33,3 +34,18 @@ def child_env(**extra):
         if v is None:
             env.pop(k, None)
     return env
+
+
+class EnvCase(unittest.TestCase):
+    """A test case whose setenv() changes os.environ for the test alone
+    (None removes a variable); each change is undone at cleanup."""
+
+    def setenv(self, **kw):
+        for k, v in kw.items():
+            old = os.environ.get(k)
+            self.addCleanup(lambda k=k, old=old: os.environ.__setitem__(k, old) if old is not None
+                            else os.environ.pop(k, None))
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

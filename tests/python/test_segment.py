@@ -17,6 +17,7 @@ import time
 import unittest
 
 import _paths
+from _paths import EnvCase
 import vramz
 from vramz import _segment
 
@@ -75,17 +76,7 @@ def strip(doc):
     return doc
 
 
-class EnvCase(unittest.TestCase):
-    def setenv(self, **kw):
-        for k, v in kw.items():
-            old = os.environ.get(k)
-            self.addCleanup(lambda k=k, old=old: os.environ.__setitem__(k, old) if old is not None
-                            else os.environ.pop(k, None))
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
+class DaemonCase(EnvCase):
     def daemon(self, scenario, *args):
         d = Daemon(scenario, *args)
         self.addCleanup(d.cleanup)
@@ -97,7 +88,7 @@ class EnvCase(unittest.TestCase):
 
 
 @unittest.skipUnless(BIN and SCN, "run through ctest (needs the built tool)")
-class DaemonSegmentTest(EnvCase):
+class DaemonSegmentTest(DaemonCase):
     def same_as_status(self, scenario):
         d = self.daemon(scenario, "-i", "1s", "--procs")
         mine = vramz.snapshot()
@@ -190,7 +181,7 @@ while time.time() < end and not os.path.exists(sys.argv[1]):
 
 
 @unittest.skipUnless(BIN and SCN, "run through ctest (needs the built tool)")
-class DaemonAgentTest(EnvCase):
+class DaemonAgentTest(DaemonCase):
     """A process with a PyTorch agent (the stub torch) on a GPU the daemon
     samples: the segment carries no agent figures, so the reader joins the
     agent's file itself, as `vramz status --json` from a daemon does."""
@@ -244,7 +235,7 @@ class DaemonAgentTest(EnvCase):
 
 
 @unittest.skipUnless(BIN and SCN, "run through ctest (needs the built tool)")
-class UntrustedSegmentTest(EnvCase):
+class UntrustedSegmentTest(DaemonCase):
     """Copies of a live daemon's segment, altered: the publisher still runs,
     so each refusal is for the alteration alone (the unaltered copy reads)."""
 

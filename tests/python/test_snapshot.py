@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 import unittest
 
-import _paths  # noqa: F401
+from _paths import EnvCase
 import vramz
 from vramz import _segment, _rundir
 
@@ -15,18 +15,6 @@ BIN = os.environ.get("VRAMZ_BIN")
 LIB = os.environ.get("VRAMZ_TEST_LIBRARY")
 SCN = os.environ.get("SCENARIOS")
 SANITIZED = os.environ.get("VRAMZ_SANITIZE") in ("1", "ON", "TRUE", "true")
-
-
-class EnvCase(unittest.TestCase):
-    def setenv(self, **kw):
-        for k, v in kw.items():
-            old = os.environ.get(k)
-            self.addCleanup(lambda k=k, old=old: os.environ.__setitem__(k, old) if old is not None
-                            else os.environ.pop(k, None))
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 class RuntimeDirTest(EnvCase):
