@@ -15,6 +15,7 @@
  * (it grew) is followed to the new one.
  */
 #include "backend.h"
+#include "backend/recorded.h"
 #include "ctx_internal.h"
 #include "proc.h"
 #include "rundir.h"
@@ -173,42 +174,20 @@ static int seg_tick(struct backend *b, int64_t *time_ms, int64_t *mono_ns, char 
 	return 0;
 }
 
-static const vramz_gpu_sample *find(struct backend *b, unsigned idx)
-{
-	for (unsigned i = 0; b->cur && i < b->cur->snap.gpu_count; i++)
-		if (b->cur->gpus[i].index == idx)
-			return &b->cur->gpus[i];
-	return NULL;
-}
-
 static int seg_sample(struct backend *b, unsigned idx, unsigned flags, vramz_gpu_sample *out)
 {
-	const vramz_gpu_sample *g = find(b, idx);
-	if (!g)
-		return VRAMZ_ENOTFOUND;
-	if (g->lost)
-		return VRAMZ_ELOST;
-	*out = *g;
-	out->valid &= ~(uint32_t)VRAMZ_F_PROCS; /* the context sets it from procs() */
-	out->proc_first = out->proc_count = 0;
-	return 0;
+	return recorded_sample(b->cur ? &b->cur->snap : NULL, idx, out);
 }
 
 static int seg_procs(struct backend *b, unsigned idx, unsigned flags, struct proc_vec *out)
 {
-	const vramz_gpu_sample *g = find(b, idx);
-	if (!g || !(g->valid & VRAMZ_F_PROCS))
-		return VRAMZ_EUNSUPPORTED; /* the daemon runs without --procs */
-	for (unsigned i = 0; i < g->proc_count; i++) {
-		vramz_proc_sample *p = proc_vec_push(out);
-		if (!p)
-			return VRAMZ_ENOMEM;
-		*p = b->cur->procs[g->proc_first + i];
-		/* redacted: what this reader's own /proc shows it, and no more */
-		if (b->pcache && !(p->valid & VRAMZ_P_VISIBLE))
-			proc_attribute(b->pcache, p);
-	}
-	return 0;
+	unsigned first = out->n;
+	int rc = recorded_procs(b->cur ? &b->cur->snap : NULL, idx, out);
+	/* redacted: what this reader's own /proc shows it, and no more */
+	for (unsigned i = first; rc == 0 && b->pcache && i < out->n; i++)
+		if (!(out->v[i].valid & VRAMZ_P_VISIBLE))
+			proc_attribute(b->pcache, &out->v[i]);
+	return rc;
 }
 
 static int seg_migs(struct backend *b, unsigned idx, struct mig_vec *out)

@@ -11,6 +11,7 @@
  * re-read from this machine's /proc.
  */
 #include "backend.h"
+#include "backend/recorded.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,41 +122,14 @@ static int replay_tick(struct backend *b, int64_t *time_ms, int64_t *mono_ns, ch
 	return 0;
 }
 
-static const vramz_gpu_sample *find(struct backend *b, unsigned idx)
-{
-	if (!b->cur)
-		return NULL;
-	for (unsigned i = 0; i < b->cur->gpu_count; i++)
-		if (b->cur->gpus[i].index == idx)
-			return &b->cur->gpus[i];
-	return NULL;
-}
-
 static int replay_sample(struct backend *b, unsigned idx, unsigned flags, vramz_gpu_sample *out)
 {
-	const vramz_gpu_sample *g = find(b, idx);
-	if (!g)
-		return VRAMZ_ENOTFOUND; /* not in this tick: unknown, not lost */
-	if (g->lost)
-		return VRAMZ_ELOST;
-	*out = *g;
-	out->valid &= ~(uint32_t)VRAMZ_F_PROCS; /* the context sets it from procs() */
-	out->proc_first = out->proc_count = 0;
-	return 0;
+	return recorded_sample(b->cur, idx, out); /* not in this tick: unknown, not lost */
 }
 
 static int replay_procs(struct backend *b, unsigned idx, unsigned flags, struct proc_vec *out)
 {
-	const vramz_gpu_sample *g = find(b, idx);
-	if (!g || !(g->valid & VRAMZ_F_PROCS))
-		return VRAMZ_EUNSUPPORTED; /* the list was not recorded */
-	for (unsigned i = 0; i < g->proc_count; i++) {
-		vramz_proc_sample *p = proc_vec_push(out);
-		if (!p)
-			return VRAMZ_ENOMEM;
-		*p = b->cur->procs[g->proc_first + i];
-	}
-	return 0;
+	return recorded_procs(b->cur, idx, out); /* EUNSUPPORTED: the list was not recorded */
 }
 
 static int replay_migs(struct backend *b, unsigned idx, struct mig_vec *out)
