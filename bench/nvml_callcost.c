@@ -2,7 +2,15 @@
  * steady state, per GPU, so the sampler's hot path can be chosen from
  * measurements rather than guesses.  Built and run on a GPU machine:
  *   gcc -O2 -Ilib bench/nvml_callcost.c -o callcost -ldl && ./callcost [REPS]
- * Uses vramz's own NVML declarations (lib/backend/nvml_abi.h). */
+ * Uses vramz's own NVML declarations (lib/backend/nvml_abi.h).
+ *
+ *   ./callcost --rare [ROUNDS] [PERIOD_S]
+ * measures instead the calls a daemon's slow thread makes as it makes
+ * them: each once per PERIOD_S (default 5 s) for ROUNDS rounds (default 6),
+ * 100 ms apart, by the calling thread's CPU clock.  A call asked rarely
+ * can cost far more than the same call in a tight loop (the driver's
+ * cached state has gone cold), so the slow readings are chosen on these
+ * figures. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +50,137 @@ static double cpu_us(void)
 	} while (0)
 #define TIME(label, expr) TIME_N(label, expr, reps)
 
+static double thread_cpu_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Field ids of nvml.h (not in nvml_abi.h: vramz does not read them yet). */
+#define FI_TOTAL_ENERGY 83
+#define FI_POWER_INSTANT 186
+#define FI_PCIE_TX_BYTES 197
+#define FI_PCIE_RX_BYTES 198
+
+enum { RARE_ENERGY, RARE_F_ENERGY, RARE_F_PCIE, RARE_F_ALL, RARE_TPUT_TX, RARE_GEN, RARE_WIDTH,
+       RARE_UTIL, RARE_COUNT };
+static const char *const rare_name[RARE_COUNT] = {
+	"nvmlDeviceGetTotalEnergyConsumption", "FieldValues(TOTAL_ENERGY)",
+	"FieldValues(PCIE_COUNT_TX+RX)", "FieldValues(ENERGY+PCIE_TX+RX)",
+	"nvmlDeviceGetPcieThroughput(TX)", "nvmlDeviceGetCurrPcieLinkGeneration",
+	"nvmlDeviceGetCurrPcieLinkWidth", "nvmlDeviceGetUtilizationRates"};
+
+static int rare(void *h, int rounds, double period_s)
+{
+#define RF(name, ...) nvmlReturn_t (*name)(__VA_ARGS__) = (nvmlReturn_t(*)(__VA_ARGS__))dlsym(h, #name)
+	RF(nvmlDeviceGetCount_v2, unsigned *);
+	RF(nvmlDeviceGetHandleByIndex_v2, unsigned, nvmlDevice_t *);
+	RF(nvmlDeviceGetTotalEnergyConsumption, nvmlDevice_t, unsigned long long *);
+	RF(nvmlDeviceGetFieldValues, nvmlDevice_t, int, nvmlFieldValue_t *);
+	RF(nvmlDeviceGetPcieThroughput, nvmlDevice_t, int, unsigned *);
+	RF(nvmlDeviceGetCurrPcieLinkGeneration, nvmlDevice_t, unsigned *);
+	RF(nvmlDeviceGetCurrPcieLinkWidth, nvmlDevice_t, unsigned *);
+	RF(nvmlDeviceGetUtilizationRates, nvmlDevice_t, nvmlUtilization_t *);
+	unsigned n = 0;
+	nvmlDeviceGetCount_v2(&n);
+	if (rounds < 1 || rounds > 1000)
+		rounds = 6;
+	for (unsigned i = 0; i < n; i++) {
+		nvmlDevice_t d;
+		nvmlDeviceGetHandleByIndex_v2(i, &d);
+		double *cpu = calloc((size_t)rounds * RARE_COUNT, sizeof *cpu);
+		double *wall = calloc((size_t)rounds * RARE_COUNT, sizeof *wall);
+		int rc[RARE_COUNT] = {0};
+		unsigned long long first[3] = {0}, last[3] = {0};
+		double t_first = 0, t_last = 0;
+		for (int r = 0; r < rounds; r++) {
+			double round0 = now_us();
+			for (int k = 0; k < RARE_COUNT; k++) {
+				nvmlFieldValue_t fv[3];
+				memset(fv, 0, sizeof fv);
+				unsigned long long e;
+				unsigned v;
+				nvmlUtilization_t u;
+				double c0 = thread_cpu_us(), w0 = now_us();
+				nvmlReturn_t x = NVML_ERROR_FUNCTION_NOT_FOUND;
+				switch (k) {
+				case RARE_ENERGY: x = nvmlDeviceGetTotalEnergyConsumption(d, &e); break;
+				case RARE_F_ENERGY:
+					fv[0].fieldId = FI_TOTAL_ENERGY;
+					x = nvmlDeviceGetFieldValues(d, 1, fv);
+					if (!x)
+						x = fv[0].nvmlReturn;
+					break;
+				case RARE_F_PCIE:
+					fv[0].fieldId = FI_PCIE_TX_BYTES;
+					fv[1].fieldId = FI_PCIE_RX_BYTES;
+					x = nvmlDeviceGetFieldValues(d, 2, fv);
+					if (!x)
+						x = fv[0].nvmlReturn ? fv[0].nvmlReturn : fv[1].nvmlReturn;
+					break;
+				case RARE_F_ALL:
+					fv[0].fieldId = FI_TOTAL_ENERGY;
+					fv[1].fieldId = FI_PCIE_TX_BYTES;
+					fv[2].fieldId = FI_PCIE_RX_BYTES;
+					x = nvmlDeviceGetFieldValues(d, 3, fv);
+					if (!x)
+						x = fv[0].nvmlReturn ? fv[0].nvmlReturn
+						    : fv[1].nvmlReturn ? fv[1].nvmlReturn : fv[2].nvmlReturn;
+					break;
+				case RARE_TPUT_TX: x = nvmlDeviceGetPcieThroughput(d, 0, &v); break;
+				case RARE_GEN: x = nvmlDeviceGetCurrPcieLinkGeneration(d, &v); break;
+				case RARE_WIDTH: x = nvmlDeviceGetCurrPcieLinkWidth(d, &v); break;
+				case RARE_UTIL: x = nvmlDeviceGetUtilizationRates(d, &u); break;
+				}
+				cpu[r * RARE_COUNT + k] = thread_cpu_us() - c0;
+				wall[r * RARE_COUNT + k] = now_us() - w0;
+				rc[k] = (int)x;
+				if (k == RARE_F_ALL && !x) {
+					for (int j = 0; j < 3; j++)
+						(r == 0 ? first : last)[j] = fv[j].value.ullVal;
+					*(r == 0 ? &t_first : &t_last) = now_us();
+				}
+				struct timespec gap = {0, 100000000};
+				nanosleep(&gap, NULL);
+			}
+			double left_us = period_s * 1e6 - (now_us() - round0);
+			if (left_us > 0) {
+				struct timespec t = {(time_t)(left_us / 1e6), (long)((left_us - (double)(time_t)(left_us / 1e6) * 1e6) * 1e3)};
+				nanosleep(&t, NULL);
+			}
+		}
+		printf("gpu%u rare calls: %d rounds, one each per %.1f s (us, by the thread's CPU clock)\n", i, rounds, period_s);
+		printf("gpu%u %-40s %4s %10s %10s %10s %10s\n", i, "call", "rc", "cpu_med", "cpu_max", "wall_med", "wall_max");
+		for (int k = 0; k < RARE_COUNT; k++) {
+			double c[1000], w[1000];
+			for (int r = 0; r < rounds; r++) {
+				c[r] = cpu[r * RARE_COUNT + k];
+				w[r] = wall[r * RARE_COUNT + k];
+			}
+			qsort(c, (size_t)rounds, sizeof *c, cmp_double);
+			qsort(w, (size_t)rounds, sizeof *w, cmp_double);
+			printf("gpu%u %-40s %4d %10.1f %10.1f %10.1f %10.1f\n", i, rare_name[k], rc[k], c[rounds / 2],
+			       c[rounds - 1], w[rounds / 2], w[rounds - 1]);
+		}
+		if (rounds > 1 && t_last > t_first)
+			printf("gpu%u over %.1f s: energy +%llu mJ (%.1f W), pcie tx %.0f B/s, rx %.0f B/s\n", i,
+			       (t_last - t_first) / 1e6, last[0] - first[0],
+			       (double)(last[0] - first[0]) / ((t_last - t_first) / 1e3),
+			       (double)(last[1] - first[1]) / ((t_last - t_first) / 1e6),
+			       (double)(last[2] - first[2]) / ((t_last - t_first) / 1e6));
+		free(cpu);
+		free(wall);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 200;
@@ -52,6 +191,8 @@ int main(int argc, char **argv)
 	}
 	nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))dlsym(h, "nvmlInit_v2");
 	init();
+	if (argc > 1 && !strcmp(argv[1], "--rare"))
+		return rare(h, argc > 2 ? atoi(argv[2]) : 6, argc > 3 ? atof(argv[3]) : 5.0);
 	nvmlReturn_t (*count)(unsigned *) = (nvmlReturn_t(*)(unsigned *))dlsym(h, "nvmlDeviceGetCount_v2");
 	nvmlReturn_t (*handle)(unsigned, nvmlDevice_t *) =
 		(nvmlReturn_t(*)(unsigned, nvmlDevice_t *))dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
