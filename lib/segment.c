@@ -37,9 +37,13 @@
 
 #define READ_TRIES 1000
 
-/* ---- CRC-32 (IEEE 802.3, zlib's crc32: Python's zlib.crc32 agrees) ---- */
+/* ---- CRC-32 (IEEE 802.3, zlib's crc32: Python's zlib.crc32 agrees) ----
+ * Slicing by 8: eight bytes a step through eight tables, about a fifth of
+ * the byte-at-a-time loop's instructions.  Every tick the publisher sums
+ * the payload and every reader checks it, so for ten `top`s reading one
+ * daemon this was a tenth of a reader's work. */
 
-static uint32_t crc_table[256];
+static uint32_t crc_table[8][256];
 
 static void crc_init(void)
 {
@@ -47,8 +51,11 @@ static void crc_init(void)
 		uint32_t c = i;
 		for (int k = 0; k < 8; k++)
 			c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
+		crc_table[0][i] = c;
 	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xFF];
 }
 
 uint32_t seg_crc32(const void *p, size_t n)
@@ -57,8 +64,17 @@ uint32_t seg_crc32(const void *p, size_t n)
 	pthread_once(&once, crc_init);
 	const unsigned char *b = p;
 	uint32_t c = 0xFFFFFFFFu;
-	for (size_t i = 0; i < n; i++)
-		c = crc_table[(c ^ b[i]) & 0xFF] ^ (c >> 8);
+	for (; n >= 8; n -= 8, b += 8) {
+		/* little-endian assembly of the bytes: the same on any host */
+		uint32_t lo = c ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+		uint32_t hi = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
+		c = crc_table[7][lo & 0xFF] ^ crc_table[6][(lo >> 8) & 0xFF] ^
+		    crc_table[5][(lo >> 16) & 0xFF] ^ crc_table[4][lo >> 24] ^
+		    crc_table[3][hi & 0xFF] ^ crc_table[2][(hi >> 8) & 0xFF] ^
+		    crc_table[1][(hi >> 16) & 0xFF] ^ crc_table[0][hi >> 24];
+	}
+	while (n--)
+		c = crc_table[0][(c ^ *b++) & 0xFF] ^ (c >> 8);
 	return c ^ 0xFFFFFFFFu;
 }
 

@@ -545,9 +545,33 @@ static void readers_never_see_a_torn_snapshot(void **state)
 	assert_true(st.reads[0] > 100 && st.reads[1] > 100);
 }
 
+/* The sliced CRC against the check value of CRC-32/ISO-HDLC and against
+ * the plain bitwise definition, at every length and alignment around the
+ * 8-byte steps. */
+static void crc_is_zlibs(void **state)
+{
+	(void)state;
+	assert_int_equal(seg_crc32("123456789", 9), 0xCBF43926u);
+	assert_int_equal(seg_crc32("", 0), 0);
+	unsigned char buf[80];
+	for (unsigned i = 0; i < sizeof buf; i++)
+		buf[i] = (unsigned char)(i * 37u + 11u);
+	for (unsigned off = 0; off < 8; off++)
+		for (unsigned n = 0; n + off <= sizeof buf; n++) {
+			uint32_t c = 0xFFFFFFFFu;
+			for (unsigned k = 0; k < n; k++) {
+				c ^= buf[off + k];
+				for (int b = 0; b < 8; b++)
+					c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+			}
+			assert_int_equal(seg_crc32(buf + off, n), c ^ 0xFFFFFFFFu);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(crc_is_zlibs),
 		cmocka_unit_test_setup_teardown(what_is_published_is_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(redacted_leaves_out_what_proc_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(growing_replaces_the_file_and_stopping_removes_it, setup, teardown),
