@@ -5,10 +5,11 @@
  *   - lateness: ticks follow absolute deadlines on CLOCK_MONOTONIC; a tick
  *     that ends past one or more deadlines skips them (no burst to catch
  *     up) and the next tick keeps the original phase;
- *   - slow readings: PCIe throughput (NVML samples it for 20 ms a GPU),
- *     energy (4 ms) and the current PCIe link are read by a second context
- *     on a thread of its own every slow_interval_ms, and their latest
- *     values are carried into every tick that did not read them itself;
+ *   - slow readings: PCIe throughput (byte counters, or a 20 ms window
+ *     on drivers without them), the current PCIe link and, every third
+ *     time, energy (3.4 ms of CPU a GPU) are read by a second context on a
+ *     thread of its own every slow_interval_ms, and their latest values
+ *     are carried into every tick that did not read them itself;
  *   - the source: a live `vramz daemon` (its segment) when one is fresh,
  *     publishes at least as often as this loop asks, covers the selected
  *     GPUs and carries what the loop needs (processes); otherwise the

@@ -356,7 +356,7 @@ typedef struct vramz_ctx vramz_ctx;
 enum {
 	VRAMZ_SAMPLE_PROCS = 1u << 0,   /* process lists (and /proc attribution) */
 	VRAMZ_SAMPLE_PROC_UTIL = 1u << 1, /* per-process SM utilization */
-	VRAMZ_SAMPLE_SLOW = 1u << 2,    /* PCIe throughput (20 ms!) and energy */
+	VRAMZ_SAMPLE_SLOW = 1u << 2,    /* PCIe throughput (up to 20 ms) and energy */
 	VRAMZ_SAMPLE_MIG = 1u << 3,     /* MIG instances' memory */
 	VRAMZ_SAMPLE_LINK = 1u << 4,    /* current PCIe link gen / width (~30 us a GPU) */
 	VRAMZ_SAMPLE_NO_ATTRIB = 1u << 5, /* process lists without /proc attribution */
@@ -369,6 +369,10 @@ enum {
 	 * GPU's own utilization say: every sample since the last read (what
 	 * kill --idle needs to call a process idle; 1.5 ms a GPU on H200) */
 	VRAMZ_SAMPLE_PROC_UTIL_NOW = 1u << 7,
+	/* with VRAMZ_SAMPLE_SLOW: the PCIe throughput without the energy
+	 * counter, whose read costs 3.4 ms of CPU a GPU on H200 (a sampler
+	 * loop reads it on a longer cadence than the throughput) */
+	VRAMZ_SAMPLE_NO_ENERGY = 1u << 8,
 	VRAMZ_SAMPLE_DEFAULT = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL |
 			       VRAMZ_SAMPLE_MIG,
 };

@@ -178,6 +178,8 @@ typedef struct nvmlFieldValue_st {
 	nvmlValue_t value;
 } nvmlFieldValue_t;
 #define NVML_FI_DEV_MEMORY_TEMP 82 /* HBM / GDDR temperature, C */
+#define NVML_FI_DEV_PCIE_COUNT_TX_BYTES 197 /* bytes sent over PCIe, a counter */
+#define NVML_FI_DEV_PCIE_COUNT_RX_BYTES 198
 
 /* nvmlDeviceGetArchitecture */
 #define NVML_DEVICE_ARCH_KEPLER 2

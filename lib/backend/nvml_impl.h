@@ -43,6 +43,11 @@ struct gpu {
 	unsigned mps_seen;             /* it listed processes then */
 	struct nvml_prof *prof;        /* VRAMZ_PROFILE_NVML only, else NULL */
 	int memtemp_unsup;             /* the memory-temperature field was refused */
+	/* the PCIe byte counters (fields 197/198) at the last slow reading */
+	int pcnt_unsup;                /* refused: nvmlDeviceGetPcieThroughput instead */
+	int pcnt_have;
+	unsigned long long pcnt_tx, pcnt_rx;
+	int64_t pcnt_us;               /* when (the driver's timestamp, or ours) */
 	uint64_t tick_used;            /* this tick's used memory ... */
 	int tick_used_ok;              /* ... when it was read */
 	/* the process lists as last read from the driver (see nvml_procs) */

@@ -470,9 +470,9 @@ FAKE_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldV
 
 	if (r == NVML_SUCCESS && (n < 0 || (n > 0 && !v)))
 		r = NVML_ERROR_INVALID_ARGUMENT;
+	struct timespec ts; /* one reading: one time for all its fields */
+	clock_gettime(CLOCK_REALTIME, &ts);
 	for (int i = 0; r == NVML_SUCCESS && i < n; i++) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
 		v[i].timestamp = (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 		v[i].latencyUsec = 0;
 		if (v[i].fieldId == NVML_FI_DEV_MEMORY_TEMP && c.gpu->has[GF_TEMP_MEM]) {
@@ -483,6 +483,22 @@ FAKE_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldV
 				v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
 				v[i].value.uiVal = (unsigned)c.gpu->v[GF_TEMP_MEM];
 			}
+			v[i].nvmlReturn = NVML_SUCCESS;
+		} else if ((v[i].fieldId == NVML_FI_DEV_PCIE_COUNT_TX_BYTES ||
+			    v[i].fieldId == NVML_FI_DEV_PCIE_COUNT_RX_BYTES) &&
+			   c.gpu->has[GF_PCIE_COUNTERS] && c.gpu->v[GF_PCIE_COUNTERS]) {
+			/* pcie_counters=1: the bytes a constant pcie_tx / pcie_rx
+			 * (KB/s) would have moved since 1970, at the timestamp
+			 * given, so two readings' rate is the scenario's exactly */
+			enum fake_gf f = v[i].fieldId == NVML_FI_DEV_PCIE_COUNT_TX_BYTES ? GF_PCIE_TX : GF_PCIE_RX;
+			if (!c.gpu->has[f]) {
+				v[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+				continue;
+			}
+			unsigned __int128 b = (unsigned __int128)c.gpu->v[f] * 1024u *
+					      (unsigned long long)v[i].timestamp;
+			v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+			v[i].value.ullVal = (unsigned long long)(b / 1000000u);
 			v[i].nvmlReturn = NVML_SUCCESS;
 		} else {
 			v[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;

@@ -70,7 +70,8 @@ enum fake_fn fake_fn_lookup(const char *name);
 	X(pcie_gen, PCIE_GEN) X(pcie_width, PCIE_WIDTH)                        \
 	X(pcie_max_gen, PCIE_MAX_GEN) X(pcie_gpu_max_gen, PCIE_GPU_MAX_GEN)    \
 	X(pcie_max_width, PCIE_MAX_WIDTH) X(pcie_tx, PCIE_TX)                  \
-	X(pcie_rx, PCIE_RX) X(nvlinks, NVLINKS) X(ecc, ECC)                    \
+	X(pcie_rx, PCIE_RX) X(pcie_counters, PCIE_COUNTERS)                    \
+	X(nvlinks, NVLINKS) X(ecc, ECC)                                        \
 	X(persistence, PERSISTENCE) X(mig, MIG) X(mig_max, MIG_MAX)            \
 	X(throttle, THROTTLE) X(fan, FAN) X(energy, ENERGY)                    \
 	X(t_shutdown, T_SHUTDOWN) X(t_slowdown, T_SLOWDOWN)                    \

@@ -135,16 +135,50 @@ static void test_tick_calls(void **state)
 		assert_int_equal(trace_count("nvmlDeviceGetUUID", gpu), 0);
 		assert_int_equal(trace_count("nvmlDeviceGetPciInfo_v3", gpu), 0);
 	}
+	/* the H200 scenario has the PCIe byte counters: a first slow reading
+	 * reads them twice, 20 ms apart (one field-values call each, besides
+	 * the tick's memory temperature), never the 20 ms-per-direction call */
 	trace_reset();
 	const vramz_snapshot *s = sample(ctx, VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_SLOW);
-	assert_int_equal(trace_count("nvmlDeviceGetPcieThroughput", 0), 2);
+	assert_int_equal(trace_count("nvmlDeviceGetPcieThroughput", 0), 0);
+	assert_int_equal(trace_count("nvmlDeviceGetFieldValues", 0), 1 + 2);
 	assert_int_equal(trace_count("nvmlDeviceGetTotalEnergyConsumption", 1), 1);
 	const vramz_gpu_sample *g = gpu_of(s, 1);
 	assert_true(g->valid & VRAMZ_F_ENERGY);
 	assert_true(g->energy_mj >= 223456789); /* the counter runs on with power */
 	assert_true(g->valid & VRAMZ_F_PCIE_TPUT);
-	assert_int_equal(g->pcie_tx_bytes_per_s, 3000 * 1024);
-	assert_int_equal(g->pcie_rx_bytes_per_s, 4500 * 1024);
+	/* a byte either way at each end of a 20 ms window: 50 B/s */
+	assert_in_range(g->pcie_tx_bytes_per_s, 3000 * 1024 - 100, 3000 * 1024 + 100);
+	assert_in_range(g->pcie_rx_bytes_per_s, 4500 * 1024 - 100, 4500 * 1024 + 100);
+	/* the next one: one read, the rate over the time since; no energy
+	 * when the caller leaves it out */
+	struct timespec gap = {0, 300000000};
+	nanosleep(&gap, NULL);
+	trace_reset();
+	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_SLOW | VRAMZ_SAMPLE_NO_ENERGY);
+	assert_int_equal(trace_count("nvmlDeviceGetFieldValues", 1), 1 + 1);
+	assert_int_equal(trace_count("nvmlDeviceGetPcieThroughput", 1), 0);
+	assert_int_equal(trace_count("nvmlDeviceGetTotalEnergyConsumption", 1), 0);
+	g = gpu_of(s, 1);
+	assert_false(g->valid & VRAMZ_F_ENERGY);
+	assert_true(g->valid & VRAMZ_F_PCIE_TPUT);
+	assert_in_range(g->pcie_tx_bytes_per_s, 3000 * 1024 - 10, 3000 * 1024 + 10);
+	assert_in_range(g->pcie_rx_bytes_per_s, 4500 * 1024 - 10, 4500 * 1024 + 10);
+	done(ctx);
+
+	/* a driver without the counters (1gpu.scn): the throughput call, one
+	 * per direction, and the scenario's figure exactly */
+	ctx = open_on("1gpu.scn");
+	trace_reset();
+	s = sample(ctx, VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_SLOW);
+	assert_int_equal(trace_count("nvmlDeviceGetPcieThroughput", 0), 2);
+	g = gpu_of(s, 0);
+	assert_true(g->valid & VRAMZ_F_PCIE_TPUT);
+	assert_int_equal(g->pcie_tx_bytes_per_s, 512 * 1024);
+	assert_int_equal(g->pcie_rx_bytes_per_s, 768 * 1024);
+	trace_reset();
+	sample(ctx, VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_SLOW);
+	assert_int_equal(trace_count("nvmlDeviceGetPcieThroughput", 0), 2); /* still */
 	done(ctx);
 }
 
