@@ -1,7 +1,7 @@
 /* fb.h - the frame buffer `vramz top` draws into: one cell (a wide
  * character and a colour role) per screen position.  render.c fills it
- * every frame; fb_flush hands curses only the cells that differ from the
- * frame before, so an unchanged row costs a compare, not a redraw. */
+ * every frame; fb_flush sends only the cells that differ from the frame
+ * before, so an unchanged row costs a compare, not a redraw. */
 #ifndef VRAMZ_TUI_FB_H
 #define VRAMZ_TUI_FB_H
 
@@ -20,11 +20,12 @@ void fb_putc(int y, int x, int role, wchar_t c);
 void fb_column(int y, int x, int h, int role, const wchar_t *glyphs);
 /* n copies of c (width 1) from (y, x). */
 void fb_fill(int y, int x, int n, int role, wchar_t c);
-/* Sends the changed cells to curses' screen (refresh() follows). */
+/* Sends the changed cells to the terminal: itself (term_direct) or
+ * through curses' screen and refresh(). */
 void fb_flush(void);
-/* Rows y..y+h-1 were drawn over outside the buffer (a dialog): the next
- * flush sends them whole. */
-void fb_dirty_rows(int y, int h);
+/* The screen is cleared and the next flush sends every cell (a resize,
+ * ^L). */
+void fb_redraw(void);
 void fb_invalidate(void);
 void fb_free(void);
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tui/fb.h"
 #include "tui/term.h"
 
 const int app_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGKILL,
@@ -313,7 +314,7 @@ void input_key(struct app *a, int is_key, wint_t ch)
 		else if (ch == ' ')
 			app_status(a, ROLE_NORMAL, "space pauses a replay (vramz top --replay FILE)");
 		break;
-	case 12: clearok(stdscr, TRUE); break; /* ^L */
+	case 12: fb_redraw(); break; /* ^L */
 	default: break;
 	}
 }

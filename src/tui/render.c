@@ -10,9 +10,9 @@
  * colour role has a monochrome attribute (term.c), so no meaning rides on
  * colour alone: used, reserved and free are also different characters.
  *
- * The whole screen is drawn into a frame buffer (fb.c) that hands curses
- * only the cells that changed since the last frame, and refresh() sends
- * only those; frames are drawn on new data, a key or a resize only.
+ * The whole screen is drawn into a frame buffer (fb.c) that sends the
+ * terminal only the cells that changed since the last frame; frames are
+ * drawn on new data, a key or a resize only.
  */
 #include "tui/app.h"
 
@@ -680,7 +680,6 @@ void render_screen(struct app *a)
 	if (LINES < 8 || COLS < 40) {
 		put(0, 0, COLS, ROLE_WARN, "vramz top: terminal too small (need 40x8)", 0);
 		fb_flush();
-		refresh();
 		return;
 	}
 	header(a);
@@ -701,5 +700,4 @@ void render_screen(struct app *a)
 	else if (a->v.mode == MODE_SIGNAL)
 		signal_menu(a);
 	fb_flush();
-	refresh();
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <term.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -30,6 +31,12 @@ static int sig_pipe[2] = {-1, -1};
 static volatile sig_atomic_t term_is_open;
 static int has_color, is_utf8, mouse_on;
 static attr_t attrs[ROLE_COUNT];
+/* direct output (fb.c writes the frame's changes itself): each role's
+ * whole attribute sequence, and how to move the cursor */
+static int direct;
+static char role_seq[ROLE_COUNT][64];
+static const char *cup_cap;
+static int cup_ansi; /* cup is ESC [ row+1 ; col+1 H: formatted here */
 
 static void on_signal(int sig)
 {
@@ -71,27 +78,28 @@ static void install_signals(void)
 		sigaction(crash[i], &sa, NULL);
 }
 
+static const struct role_spec {
+	short fg, bg;
+	attr_t extra, mono;
+} spec[ROLE_COUNT] = {
+	[ROLE_NORMAL] = {-1, -1, 0, 0},
+	[ROLE_TITLE] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
+	[ROLE_DIM] = {-1, -1, A_DIM, A_DIM},
+	[ROLE_OK] = {COLOR_GREEN, -1, 0, A_BOLD},
+	[ROLE_WARN] = {COLOR_YELLOW, -1, A_BOLD, A_BOLD},
+	[ROLE_CRIT] = {COLOR_RED, -1, A_BOLD, A_BOLD | A_UNDERLINE},
+	[ROLE_RSV] = {COLOR_MAGENTA, -1, 0, A_DIM},
+	[ROLE_FREE] = {-1, -1, A_DIM, A_DIM},
+	[ROLE_PLOT] = {COLOR_CYAN, -1, 0, 0},
+	[ROLE_PLOT_UTIL] = {COLOR_YELLOW, -1, 0, A_DIM},
+	[ROLE_SEL] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
+	[ROLE_KEY] = {-1, -1, A_BOLD, A_BOLD},
+	[ROLE_KEYTEXT] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
+	[ROLE_HEAD] = {COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE},
+};
+
 static void setup_roles(void)
 {
-	static const struct {
-		short fg, bg;
-		attr_t extra, mono;
-	} spec[ROLE_COUNT] = {
-		[ROLE_NORMAL] = {-1, -1, 0, 0},
-		[ROLE_TITLE] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
-		[ROLE_DIM] = {-1, -1, A_DIM, A_DIM},
-		[ROLE_OK] = {COLOR_GREEN, -1, 0, A_BOLD},
-		[ROLE_WARN] = {COLOR_YELLOW, -1, A_BOLD, A_BOLD},
-		[ROLE_CRIT] = {COLOR_RED, -1, A_BOLD, A_BOLD | A_UNDERLINE},
-		[ROLE_RSV] = {COLOR_MAGENTA, -1, 0, A_DIM},
-		[ROLE_FREE] = {-1, -1, A_DIM, A_DIM},
-		[ROLE_PLOT] = {COLOR_CYAN, -1, 0, 0},
-		[ROLE_PLOT_UTIL] = {COLOR_YELLOW, -1, 0, A_DIM},
-		[ROLE_SEL] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
-		[ROLE_KEY] = {-1, -1, A_BOLD, A_BOLD},
-		[ROLE_KEYTEXT] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
-		[ROLE_HEAD] = {COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE},
-	};
 	for (int r = 0; r < ROLE_COUNT; r++) {
 		if (!has_color) {
 			attrs[r] = spec[r].mono;
@@ -99,6 +107,52 @@ static void setup_roles(void)
 		}
 		init_pair((short)(r + 1), spec[r].fg, spec[r].bg);
 		attrs[r] = COLOR_PAIR(r + 1) | spec[r].extra;
+	}
+}
+
+/* A terminfo string capability, or NULL when the terminal lacks it. */
+static const char *cap(const char *name)
+{
+	char *v = tigetstr(name);
+	return v == (char *)-1 ? NULL : v;
+}
+
+static void seq_add(char *dst, size_t len, const char *s)
+{
+	if (s && strlen(dst) + strlen(s) < len)
+		strcat(dst, s);
+}
+
+/* Direct output needs absolute cursor moves and a way back to plain
+ * attributes; each role becomes "plain, then its attributes and colours",
+ * the same attributes curses would set for it. */
+static void setup_direct(void)
+{
+	const char *sgr0 = cap("sgr0");
+	cup_cap = cap("cup");
+	direct = cup_cap && sgr0 && !getenv("VRAMZ_TUI_CURSES");
+	if (!direct)
+		return;
+	const char *tp = tiparm(cup_cap, 9, 19);
+	cup_ansi = tp && !strcmp(tp, "\033[10;20H");
+	const char *setaf = cap("setaf"), *setab = cap("setab");
+	for (int r = 0; r < ROLE_COUNT; r++) {
+		char *d = role_seq[r];
+		d[0] = 0;
+		seq_add(d, sizeof role_seq[r], sgr0);
+		attr_t a = has_color ? spec[r].extra : spec[r].mono;
+		if (a & A_BOLD)
+			seq_add(d, sizeof role_seq[r], cap("bold"));
+		if (a & A_DIM)
+			seq_add(d, sizeof role_seq[r], cap("dim"));
+		if (a & A_REVERSE)
+			seq_add(d, sizeof role_seq[r], cap("rev"));
+		if (a & A_UNDERLINE)
+			seq_add(d, sizeof role_seq[r], cap("smul"));
+		if (has_color && spec[r].fg >= 0 && setaf)
+			seq_add(d, sizeof role_seq[r], tiparm(setaf, spec[r].fg));
+		if (has_color && spec[r].bg >= 0 && setab)
+			seq_add(d, sizeof role_seq[r], tiparm(setab, spec[r].bg));
 	}
 }
 
@@ -139,6 +193,10 @@ int term_open(const struct term_opts *o, char *err, size_t errlen)
 		mouse_on = mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED |
 					      BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0;
 	mouseinterval(0);
+	setup_direct();
+	/* curses' first refresh clears the screen: done now, before any frame,
+	 * so that a later getch has nothing of stdscr left to draw */
+	refresh();
 	return 0;
 }
 
@@ -196,4 +254,46 @@ int term_utf8(void)
 int term_mouse(void)
 {
 	return mouse_on;
+}
+
+int term_direct(void)
+{
+	return direct;
+}
+
+const char *term_role_seq(enum role r)
+{
+	return (unsigned)r < ROLE_COUNT ? role_seq[r] : role_seq[0];
+}
+
+static char *put_uint(char *p, unsigned v)
+{
+	char t[12];
+	int n = 0;
+	do
+		t[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+int term_cup(char *buf, size_t len, int y, int x)
+{
+	if (cup_ansi) { /* the common case, without terminfo's interpreter */
+		char *p = buf;
+		*p++ = '\033';
+		*p++ = '[';
+		p = put_uint(p, (unsigned)y + 1);
+		*p++ = ';';
+		p = put_uint(p, (unsigned)x + 1);
+		*p++ = 'H';
+		return (int)(p - buf);
+	}
+	const char *s = tiparm(cup_cap, y, x);
+	size_t n = s ? strlen(s) : 0;
+	if (n >= len)
+		return 0;
+	memcpy(buf, s, n);
+	return (int)n;
 }

@@ -32,6 +32,15 @@ unsigned term_signals(void);
 /* Re-reads the window size after SIGWINCH. */
 void term_resize(void);
 attr_t term_attr(enum role r);
+/* 1: the frame buffer writes its changes to the terminal itself (the
+ * terminal has cup and sgr0, and VRAMZ_TUI_CURSES is not set); curses
+ * then only reads keys, sets the terminal up and clears the screen. */
+int term_direct(void);
+/* The bytes that set role r's attributes from any state. */
+const char *term_role_seq(enum role r);
+/* Writes the bytes moving the cursor to (y, x) into buf (at least 32
+ * bytes); returns how many. */
+int term_cup(char *buf, size_t len, int y, int x);
 int term_color(void);
 int term_utf8(void);
 int term_mouse(void);

@@ -120,6 +120,7 @@ static int loop(struct app *a)
 				break;
 			if (sig & TERM_SIG_RESIZE) {
 				term_resize();
+				fb_redraw();
 				dirty = 1;
 			}
 		}
