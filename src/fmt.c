@@ -6,21 +6,68 @@
 
 #include "cli.h"
 
+/* b * scale / 2^shift rounded to nearest, ties to even: what printf's
+ * %.Nf does with the exact binary value b / 2^shift * 10^N */
+static uint64_t scaled_round(uint64_t b, unsigned scale, unsigned shift)
+{
+	unsigned __int128 n = (unsigned __int128)b * scale;
+	unsigned __int128 q = n >> shift, r = n - (q << shift), half = (unsigned __int128)1 << (shift - 1);
+	if (r > half || (r == half && (q & 1)))
+		q++;
+	return (uint64_t)q;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char t[24];
+	int n = 0;
+	do
+		t[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+/* Sizes as "812 MiB", "1.50 GiB", "24.0 GiB": 3 significant figures from
+ * GiB up.  The numbers are printf's (%.0f, %.2f, %.1f of the value in its
+ * unit, rounded the same way) but made with integers: top draws dozens a
+ * frame, and printf's floating-point path cost a tenth of a frame. */
 const char *fmt_bytes(char *buf, size_t len, uint64_t b)
 {
 	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	double v = (double)b;
-	int u = 0;
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
+	unsigned u = 0;
+	while (u < 5 && b >> (10 * u) >= 1024)
 		u++;
+	if (b >= (1ull << 53) || len < 16) { /* past a double's exact integers: printf itself */
+		double v = (double)b;
+		for (unsigned i = 0; i < u; i++)
+			v /= 1024;
+		if (u == 0)
+			snprintf(buf, len, "%llu B", (unsigned long long)b);
+		else if (u <= 2)
+			snprintf(buf, len, "%.0f %s", v, units[u]);
+		else
+			snprintf(buf, len, v < 10 ? "%.2f %s" : "%.1f %s", v, units[u]);
+		return buf;
 	}
-	if (u == 0)
-		snprintf(buf, len, "%llu B", (unsigned long long)b);
-	else if (u <= 2)
-		snprintf(buf, len, "%.0f %s", v, units[u]);
-	else
-		snprintf(buf, len, v < 10 ? "%.2f %s" : "%.1f %s", v, units[u]);
+	char *p = buf;
+	if (u == 0) {
+		p = put_u64(p, b);
+	} else if (u <= 2) {
+		p = put_u64(p, scaled_round(b, 1, 10 * u));
+	} else {
+		int two = b < (10ull << (10 * u)); /* the value below 10 in its unit */
+		uint64_t q = scaled_round(b, two ? 100 : 10, 10 * u);
+		p = put_u64(p, q / (two ? 100 : 10));
+		*p++ = '.';
+		if (two)
+			*p++ = (char)('0' + q % 100 / 10);
+		*p++ = (char)('0' + q % 10);
+	}
+	*p++ = ' ';
+	size_t n = strlen(units[u]);
+	memcpy(p, units[u], n + 1);
 	return buf;
 }
 

@@ -743,6 +743,68 @@ static void test_jsonw_structure(void **state)
 	assert_string_equal(squeezed, compact);
 }
 
+/* fmt_bytes makes its numbers with integers; they must be printf's own,
+ * ties and unit edges included. */
+static void ref_bytes(char *buf, size_t len, uint64_t b)
+{
+	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	double val = (double)b;
+	int u = 0;
+	while (val >= 1024 && u < 5) {
+		val /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+	else if (u <= 2)
+		snprintf(buf, len, "%.0f %s", val, units[u]);
+	else
+		snprintf(buf, len, val < 10 ? "%.2f %s" : "%.1f %s", val, units[u]);
+}
+
+static void check_bytes(uint64_t b)
+{
+	char got[32], want[32];
+	fmt_bytes(got, sizeof got, b);
+	ref_bytes(want, sizeof want, b);
+	if (strcmp(got, want)) {
+		fprintf(stderr, "fmt_bytes(%llu) = '%s', printf says '%s'\n", (unsigned long long)b, got, want);
+		fail();
+	}
+}
+
+static void test_fmt_bytes_is_printf(void **state)
+{
+	(void)state;
+	for (uint64_t b = 0; b < 5000; b++)
+		check_bytes(b);
+	for (unsigned sh = 10; sh <= 60; sh++) {
+		uint64_t p = 1ull << sh;
+		for (int64_t d = -600; d <= 600; d++)
+			check_bytes((uint64_t)((int64_t)p + d));
+		/* exact ties of %.2f / %.1f / %.0f: b * 100 (or 10, 1) an odd
+		 * multiple of half the unit */
+		for (uint64_t k = 1; k < 4000; k += 7) {
+			check_bytes(k * (p / 200) + p / 400);
+			check_bytes(k * (p / 20) + p / 40);
+			check_bytes(k * (p / 2));
+		}
+		for (uint64_t m = 9; m <= 11; m++)
+			for (int64_t d = -3000; d <= 3000; d += 3)
+				check_bytes((uint64_t)((int64_t)(m * p) + d));
+	}
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		check_bytes(x >> (x % 64)); /* every magnitude */
+	}
+	char small[8];
+	fmt_bytes(small, sizeof small, 1536ull << 20); /* a short buffer: cut, not overrun */
+	assert_string_equal(small, "1.50 Gi");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -758,6 +820,7 @@ int main(void)
 		cmocka_unit_test(test_config_values),
 		cmocka_unit_test(test_config_long_line),
 		cmocka_unit_test(test_jsonw_escaping),
+		cmocka_unit_test(test_fmt_bytes_is_printf),
 		cmocka_unit_test(test_jsonw_structure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
