@@ -252,7 +252,7 @@ int cmd_serve(int argc, char **argv)
 		 "address to listen on (default " SERVE_DEFAULT_LISTEN "; [::1]:PORT for IPv6; port 0 picks one)"},
 		OPT_SAMPLE_INTERVAL(&interval_ms, "sample every DURATION (default 1s)"),
 		{0, "slow-interval", OPT_DURATION, &slow_ms, NULL,
-		 "read PCIe throughput and energy every DURATION (default 10s; 0: never)"},
+		 "read PCIe throughput every DURATION, energy every third time (default 10s; 0: never)"},
 		{'p', "procs", OPT_FLAG, &procs, NULL,
 		 "per-process series (one per pid and GPU: mind the cardinality)"},
 		{0, "max-connections", OPT_UINT, &max_conn, "N", "concurrent connections in all (default 128)"},
