@@ -17,7 +17,7 @@ static uint64_t scaled_round(uint64_t b, unsigned scale, unsigned shift)
 	return (uint64_t)q;
 }
 
-static char *put_u64(char *p, uint64_t v)
+char *fmt_put_u64(char *p, uint64_t v)
 {
 	char t[24];
 	int n = 0;
@@ -53,13 +53,13 @@ const char *fmt_bytes(char *buf, size_t len, uint64_t b)
 	}
 	char *p = buf;
 	if (u == 0) {
-		p = put_u64(p, b);
+		p = fmt_put_u64(p, b);
 	} else if (u <= 2) {
-		p = put_u64(p, scaled_round(b, 1, 10 * u));
+		p = fmt_put_u64(p, scaled_round(b, 1, 10 * u));
 	} else {
 		int two = b < (10ull << (10 * u)); /* the value below 10 in its unit */
 		uint64_t q = scaled_round(b, two ? 100 : 10, 10 * u);
-		p = put_u64(p, q / (two ? 100 : 10));
+		p = fmt_put_u64(p, q / (two ? 100 : 10));
 		*p++ = '.';
 		if (two)
 			*p++ = (char)('0' + q % 100 / 10);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fmt.h"
 
 static int sig_pipe[2] = {-1, -1};
 static volatile sig_atomic_t term_is_open;
@@ -266,27 +267,15 @@ const char *term_role_seq(enum role r)
 	return (unsigned)r < ROLE_COUNT ? role_seq[r] : role_seq[0];
 }
 
-static char *put_uint(char *p, unsigned v)
-{
-	char t[12];
-	int n = 0;
-	do
-		t[n++] = (char)('0' + v % 10);
-	while (v /= 10);
-	while (n)
-		*p++ = t[--n];
-	return p;
-}
-
 int term_cup(char *buf, size_t len, int y, int x)
 {
 	if (cup_ansi) { /* the common case, without terminfo's interpreter */
 		char *p = buf;
 		*p++ = '\033';
 		*p++ = '[';
-		p = put_uint(p, (unsigned)y + 1);
+		p = fmt_put_u64(p, (uint64_t)y + 1);
 		*p++ = ';';
-		p = put_uint(p, (unsigned)x + 1);
+		p = fmt_put_u64(p, (uint64_t)x + 1);
 		*p++ = 'H';
 		return (int)(p - buf);
 	}
