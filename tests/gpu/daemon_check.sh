@@ -49,6 +49,10 @@ print("source", d["source"], "age_ms", d["age_ms"], "| live source", l["source"]
 print("gpus match:", [g["uuid"] for g in d["gpus"]] == [g["uuid"] for g in l["gpus"]])
 print("procs daemon", sorted((p["gpu"], p["pid"], p["used_bytes"]) for p in d["processes"]))
 print("procs live  ", sorted((p["gpu"], p["pid"], p["used_bytes"]) for p in l["processes"]))
+# the slow readings as published: PCIe throughput from the byte counters
+# (or NVML's 20 ms sample on drivers without them), energy
+print("slow readings (pcie tx, rx B/s, energy mJ):",
+      [(g["pcie_tx_bytes_per_s"], g["pcie_rx_bytes_per_s"], g["energy_mj"]) for g in d["gpus"]])
 PY
 nvml_loaded=$(LD_DEBUG=libs "$VZ" status --json 2>&1 >/dev/null | grep -c "libnvidia-ml.so")
 echo "--- one-shot wall time and RSS (30 runs each)"
