@@ -55,30 +55,42 @@ for row, line in enumerate(open(sys.argv[1], encoding="utf-8").read().split("\n"
 print("\n".join(out))
 PY
 
-# both W H KEYS ENV: top --replay in two sessions (direct, curses), the
-# keys sent to both, and each screen's cells in direct.cells, curses.cells
+# the two tmux servers of a step: killed when it ends
+reap() { trap 'for m in direct curses; do tmux -L "vramz-test-$$-$BASHPID-$m" kill-server 2>/dev/null || true; done' EXIT; }
+# start M W H [ENV] [FIRST]: top --replay in a server of its own for M
+# (direct, or curses: VRAMZ_TUI_CURSES=1), ENV in its environment, after
+# the command FIRST; $SOCK is left naming that server
+start() {
+	SOCK="vramz-test-$$-$BASHPID-$1"
+	tm new-session -d -x "$2" -y "$3" \
+		"${5:+$5; }env ${TOP_UNSET:+-u $TOP_UNSET} TZ=UTC LANG=${TOP_LANG:-C.UTF-8} ${4:-} $([ "$1" = curses ] && echo VRAMZ_TUI_CURSES=1) $VRAMZ_BIN top --replay $DEMO; sleep 30"
+}
+# cells M: M's screen now, dumped to M.dump, its cells in M.cells; the
+# server is killed
+cells() {
+	SOCK="vramz-test-$$-$BASHPID-$1"
+	tm capture-pane -e -p >"$T/$1.dump" && tm kill-server &&
+		python3 "$T/cells.py" "$T/$1.dump" >"$T/$1.cells"
+}
+# same: both screens hold the same cells (and enough of them)
+same() {
+	test "$(wc -l <"$T/direct.cells")" -gt 200 || { echo "too few cells on screen"; cat "$T/direct.dump"; return 1; }
+	diff "$T/curses.cells" "$T/direct.cells" >"$T/cells.diff" ||
+		{ echo "the screens differ (< curses, > direct):"; head -20 "$T/cells.diff"; return 1; }
+}
+
+# both W H KEYS ENV: top --replay both ways, shown to its end, the keys
+# sent to both, and the two screens compared
 both() {
 	local w=$1 h=$2 keys=$3 env=$4 m
-	trap 'for m in direct curses; do tmux -L "vramz-test-$$-$BASHPID-$m" kill-server 2>/dev/null || true; done' EXIT
-	for m in direct curses; do
-		SOCK="vramz-test-$$-$BASHPID-$m"
-		tm new-session -d -x "$w" -y "$h" \
-			"env ${TOP_UNSET:+-u $TOP_UNSET} TZ=UTC LANG=${TOP_LANG:-C.UTF-8} $env $([ $m = curses ] && echo VRAMZ_TUI_CURSES=1) $VRAMZ_BIN top --replay $DEMO; sleep 30"
-	done
+	reap
+	for m in direct curses; do start $m "$w" "$h" "$env"; done
 	for m in direct curses; do
 		SOCK="vramz-test-$$-$BASHPID-$m"
 		wait_for "\[end\]" >/dev/null || { cat "$T/screen"; return 1; }
 		[ -z "$keys" ] || { keys $keys; sleep 0.5; }
 	done
-	for m in direct curses; do
-		SOCK="vramz-test-$$-$BASHPID-$m"
-		tm capture-pane -e -p >"$T/$m.dump"
-		tm kill-server
-		python3 "$T/cells.py" "$T/$m.dump" >"$T/$m.cells"
-	done
-	test "$(wc -l <"$T/direct.cells")" -gt 200 || { echo "too few cells on screen"; cat "$T/direct.dump"; return 1; }
-	diff "$T/curses.cells" "$T/direct.cells" >"$T/cells.diff" ||
-		{ echo "the screens differ (< curses, > direct):"; head -20 "$T/cells.diff"; return 1; }
+	cells direct && cells curses && same
 }
 
 expect_success 'the replayed log at 120x40: the same cells as through curses' '
@@ -94,12 +106,9 @@ expect_success 'at 80x24, with the help box open' '
 # with absolute moves (one a span), curses also with carriage returns and
 # backspaces where they are shorter; the screens above are the same
 expect_success 'direct output uses absolute moves only; curses does not' '
-	trap "for m in direct curses; do tmux -L vramz-test-$$-\$BASHPID-\$m kill-server 2>/dev/null || true; done" EXIT &&
+	reap &&
 	for m in direct curses; do
-		SOCK="vramz-test-$$-$BASHPID-$m"
-		tm new-session -d -x 120 -y 40 \
-			"sleep 0.5; env TZ=UTC LANG=C.UTF-8 $([ $m = curses ] && echo VRAMZ_TUI_CURSES=1) $VRAMZ_BIN top --replay $DEMO; sleep 30" &&
-		tm pipe-pane -o "cat >$T/raw-$m" &&
+		start $m 120 40 "" "sleep 0.5" && tm pipe-pane -o "cat >$T/raw-$m" &&
 		wait_for "\[end\]" >/dev/null && tm kill-server
 	done &&
 	test "$(grep -oE "$(printf "\033")\[[0-9]+;[0-9]+H" raw-direct | wc -l)" -ge 20 &&
@@ -112,17 +121,12 @@ expect_success 'monochrome (NO_COLOR) and ASCII glyphs' '
 '
 
 expect_success 'after a resize the new size is drawn whole' '
-	trap "for m in direct curses; do tmux -L vramz-test-$$-\$BASHPID-\$m kill-server 2>/dev/null || true; done" EXIT &&
+	reap &&
 	for m in direct curses; do
-		SOCK="vramz-test-$$-$BASHPID-$m"
-		tm new-session -d -x 100 -y 30 \
-			"env TZ=UTC LANG=C.UTF-8 $([ $m = curses ] && echo VRAMZ_TUI_CURSES=1) $VRAMZ_BIN top --replay $DEMO; sleep 30" &&
-		wait_for "\[end\]" >/dev/null &&
-		tm resize-window -x 130 -y 45 && sleep 1 &&
-		tm capture-pane -e -p >"$T/$m.dump" && tm kill-server &&
-		python3 "$T/cells.py" "$T/$m.dump" >"$T/$m.cells"
+		start $m 100 30 && wait_for "\[end\]" >/dev/null &&
+		tm resize-window -x 130 -y 45 && sleep 1 && cells $m
 	done &&
-	diff "$T/curses.cells" "$T/direct.cells" &&
+	same &&
 	awk "\$2 > 100" "$T/direct.cells" | grep -q . &&
 	awk "\$1 > 30" "$T/direct.cells" | grep -q .
 '
