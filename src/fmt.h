@@ -11,10 +11,10 @@
 
 #include "vramz/vramz.h"
 
-/* "812 MiB", "12.3 GiB", "1.50 TiB" */
 /* v's decimal digits at p, no terminator; returns the end (at most 20
  * bytes). */
 char *fmt_put_u64(char *p, uint64_t v);
+/* "812 MiB", "12.3 GiB", "1.50 TiB" */
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
 /* fmt_bytes, or "-" when !valid */
 const char *fmt_bytes_if(char *buf, size_t len, int valid, uint64_t bytes);

@@ -57,6 +57,16 @@ static int out_role = -1;
  * clear sends only what is not blank */
 static int screen_blank = 1;
 
+/* What the terminal shows is blank rows: sent[] says so, and row_ok says
+ * whether that is known (ok) or each row must go out whole. */
+static void sent_blank(unsigned char ok)
+{
+	for (int y = 0; y < rows; y++) {
+		memcpy(sent + (size_t)y * (size_t)cols, blank_row, (size_t)cols * sizeof *sent);
+		row_ok[y] = ok;
+	}
+}
+
 int fb_begin(void)
 {
 	if (LINES != rows || COLS != cols || !cur) {
@@ -74,10 +84,7 @@ int fb_begin(void)
 		cols = COLS;
 		for (int x = 0; x < cols; x++)
 			blank_row[x] = (struct cell){L' ', ROLE_NORMAL};
-		for (int y = 0; y < rows; y++) {
-			memcpy(sent + (size_t)y * (size_t)cols, blank_row, (size_t)cols * sizeof *sent);
-			row_ok[y] = (unsigned char)screen_blank;
-		}
+		sent_blank((unsigned char)screen_blank);
 	}
 	for (int y = 0; y < rows; y++)
 		memcpy(cur + (size_t)y * (size_t)cols, blank_row, (size_t)cols * sizeof *cur);
@@ -98,7 +105,7 @@ void fb_free(void)
 	rows = cols = 0;
 }
 
-void fb_invalidate(void)
+static void fb_invalidate(void)
 {
 	if (row_ok)
 		memset(row_ok, 0, (size_t)rows);
@@ -379,10 +386,6 @@ void fb_redraw(void)
 	refresh(); /* curses clears the screen now; nothing of its own to draw */
 	out_role = -1;
 	screen_blank = 1;
-	if (cur && rows == LINES && cols == COLS) {
-		for (int y = 0; y < rows; y++) {
-			memcpy(sent + (size_t)y * (size_t)cols, blank_row, (size_t)cols * sizeof *sent);
-			row_ok[y] = 1;
-		}
-	}
+	if (cur && rows == LINES && cols == COLS)
+		sent_blank(1);
 }

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <wchar.h>
 
-/* Sizes the buffer to the screen (LINES x COLS) and blanks it; a new
- * size, or fb_invalidate, makes the next flush send every cell. */
+/* Sizes the buffer to the screen (LINES x COLS) and blanks it; after a
+ * new size the next flush sends every cell not known to be shown. */
 int fb_begin(void);
 /* Writes s (UTF-8 or the locale's bytes) at (y, x) in at most w columns;
  * pads with blanks to w when pad.  Returns the columns written. */
@@ -23,10 +23,9 @@ void fb_fill(int y, int x, int n, int role, wchar_t c);
 /* Sends the changed cells to the terminal: itself (term_direct) or
  * through curses' screen and refresh(). */
 void fb_flush(void);
-/* The screen is cleared and the next flush sends every cell (a resize,
- * ^L). */
+/* The screen is cleared (a resize, ^L) and the next flush sends every
+ * cell it does not show. */
 void fb_redraw(void);
-void fb_invalidate(void);
 void fb_free(void);
 
 #endif
