@@ -494,54 +494,48 @@ static void finding_series(struct prom_buf *b, const struct prom_input *in,
 	prom_buf_puts(b, "} ");
 }
 
+/* The finding families, in the order they are written: a figure is a
+ * double (a rate, a time) or a byte count. */
+static const struct finding_family {
+	const char *name, *help;
+	unsigned bit;
+	size_t off;
+	int is_double;
+} finding_families[] = {
+	{"leak_rate_bytes_per_second",
+	 "Steady growth of used memory the diagnosis engine attributes to a leak.",
+	 PROM_FIG_LEAK_RATE, offsetof(struct prom_finding_row, leak_rate_bytes_per_s), 1},
+	{"time_to_oom_seconds",
+	 "At the current leak rate, time until the GPU's free memory is gone.",
+	 PROM_FIG_TIME_TO_OOM, offsetof(struct prom_finding_row, time_to_oom_s), 1},
+	{"idle_holder_bytes", "Memory held by a process that has not used the GPU for a while.",
+	 PROM_FIG_IDLE_HOLDER, offsetof(struct prom_finding_row, idle_holder_bytes), 0},
+	{"orphan_memory_bytes",
+	 "Used memory no live process holds (a dead context, or another namespace).",
+	 PROM_FIG_ORPHAN, offsetof(struct prom_finding_row, orphan_bytes), 0},
+	{"oom_ended_bytes",
+	 "Memory a process held when it probably ended out of memory (while the oom finding is current).",
+	 PROM_FIG_OOM, offsetof(struct prom_finding_row, oom_bytes), 0},
+};
+
 int prom_render_findings(struct prom_buf *b, const struct prom_input *in,
 			 const struct prom_finding_row *rows, unsigned n)
 {
-	help_type(b, "leak_rate_bytes_per_second",
-		  "Steady growth of used memory the diagnosis engine attributes to a leak.",
-		  "gauge");
-	for (unsigned i = 0; i < n; i++) {
-		if (!(rows[i].has & PROM_FIG_LEAK_RATE))
-			continue;
-		finding_series(b, in, "leak_rate_bytes_per_second", &rows[i]);
-		put_double(b, rows[i].leak_rate_bytes_per_s);
-		prom_buf_put(b, "\n", 1);
-	}
-	help_type(b, "time_to_oom_seconds",
-		  "At the current leak rate, time until the GPU's free memory is gone.",
-		  "gauge");
-	for (unsigned i = 0; i < n; i++) {
-		if (!(rows[i].has & PROM_FIG_TIME_TO_OOM))
-			continue;
-		finding_series(b, in, "time_to_oom_seconds", &rows[i]);
-		put_double(b, rows[i].time_to_oom_s);
-		prom_buf_put(b, "\n", 1);
-	}
-	help_type(b, "idle_holder_bytes",
-		  "Memory held by a process that has not used the GPU for a while.", "gauge");
-	for (unsigned i = 0; i < n; i++) {
-		if (!(rows[i].has & PROM_FIG_IDLE_HOLDER))
-			continue;
-		finding_series(b, in, "idle_holder_bytes", &rows[i]);
-		bprintf(b, "%llu\n", (unsigned long long)rows[i].idle_holder_bytes);
-	}
-	help_type(b, "orphan_memory_bytes",
-		  "Used memory no live process holds (a dead context, or another namespace).",
-		  "gauge");
-	for (unsigned i = 0; i < n; i++) {
-		if (!(rows[i].has & PROM_FIG_ORPHAN))
-			continue;
-		finding_series(b, in, "orphan_memory_bytes", &rows[i]);
-		bprintf(b, "%llu\n", (unsigned long long)rows[i].orphan_bytes);
-	}
-	help_type(b, "oom_ended_bytes",
-		  "Memory a process held when it probably ended out of memory (while the oom finding is current).",
-		  "gauge");
-	for (unsigned i = 0; i < n; i++) {
-		if (!(rows[i].has & PROM_FIG_OOM))
-			continue;
-		finding_series(b, in, "oom_ended_bytes", &rows[i]);
-		bprintf(b, "%llu\n", (unsigned long long)rows[i].oom_bytes);
+	for (size_t k = 0; k < sizeof finding_families / sizeof finding_families[0]; k++) {
+		const struct finding_family *f = &finding_families[k];
+		help_type(b, f->name, f->help, "gauge");
+		for (unsigned i = 0; i < n; i++) {
+			if (!(rows[i].has & f->bit))
+				continue;
+			finding_series(b, in, f->name, &rows[i]);
+			const char *v = (const char *)&rows[i] + f->off;
+			if (f->is_double) {
+				put_double(b, *(const double *)v);
+				prom_buf_put(b, "\n", 1);
+			} else {
+				bprintf(b, "%llu\n", (unsigned long long)*(const uint64_t *)v);
+			}
+		}
 	}
 	return b->oom ? VRAMZ_ENOMEM : 0;
 }
