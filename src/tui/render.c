@@ -507,29 +507,46 @@ static void header(const struct app *a)
 		o += (size_t)snprintf(filt + o, sizeof filt - o, " gpu=%d", ar->gpu);
 	if (ar->text[0] && o < sizeof filt)
 		snprintf(filt + o, sizeof filt - o, " /%s", ar->text);
-	int x = put(0, 0, COLS, ROLE_TITLE, "vramz top", 0);
-	if (a->replay)
-		x += putf(0, x, COLS - x, ROLE_WARN, "  replay of %s", a->source);
-	else
+	char counts[256];
+	snprintf(counts, sizeof counts, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
+		 m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
+		 ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);
+	if (!a->replay) {
+		int x = put(0, 0, COLS, ROLE_TITLE, "vramz top", 0);
 		x += putf(0, x, COLS - x, ROLE_NORMAL, "  %s", a->source[0] ? a->source : "driver -");
-	x += putf(0, x, COLS - x, ROLE_NORMAL, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
-		  m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
-		  ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);
-	if (a->replay) {
-		struct sampler_state st;
-		sampler_get_state(a->sp, &st);
-		char r[128], off[24] = "";
-		if (m->now_ms && st.first_ms && m->now_ms >= st.first_ms)
-			fmt_duration(off, sizeof off, m->now_ms - st.first_ms);
-		snprintf(r, sizeof r, "%gx%s  recorded %s%s%s", st.speed,
-			 st.ended ? " [end]" : st.paused ? " [paused]" : "", when,
-			 off[0] ? "  +" : "", off);
-		int w = (int)strlen(r);
-		put(0, COLS - w > x + 1 ? COLS - w : x + 1, w, ROLE_WARN, r, 0);
-	} else {
+		put(0, x, COLS - x, ROLE_NORMAL, counts, 0);
 		int w = (int)strlen(when);
 		put(0, COLS - w, w, ROLE_NORMAL, when, 0);
+		return;
 	}
+	/* A replay's state on the right ("1x [end]  recorded 2026-11-30
+	 * 10:00:00  +2m") matters more than the file's directory: where the
+	 * two do not fit, the file is named by its base name, then the state
+	 * drops "recorded ", then the date, and only then is the left clipped. */
+	struct sampler_state st;
+	sampler_get_state(a->sp, &st);
+	char off[24] = "", r[128];
+	if (m->now_ms && st.first_ms && m->now_ms >= st.first_ms)
+		fmt_duration(off, sizeof off, m->now_ms - st.first_ms);
+	const char *base = strrchr(a->source, '/'), *src = a->source;
+	int w = 0;
+	for (int level = 0; level < 4; level++) {
+		if (level == 1 && base && base[1])
+			src = base + 1;
+		w = snprintf(r, sizeof r, "%gx%s%s%s%s%s", st.speed,
+			     st.ended ? " [end]" : st.paused ? " [paused]" : "",
+			     level < 3 && when[0] ? (level < 2 ? "  recorded " : "  ") : "",
+			     level < 3 ? when : "", off[0] ? "  +" : "", off);
+		w = w < 0 ? 0 : w >= (int)sizeof r ? (int)sizeof r - 1 : w;
+		if (9 + 12 + (int)strlen(src) + (int)strlen(counts) + 1 + w <= COLS)
+			break;
+	}
+	int lw = COLS - w - 1 > 9 ? COLS - w - 1 : COLS;
+	int x = put(0, 0, lw, ROLE_TITLE, "vramz top", 0);
+	x += putf(0, x, lw - x, ROLE_WARN, "  replay of %s", src);
+	put(0, x, lw - x, ROLE_NORMAL, counts, 0);
+	if (lw < COLS)
+		put(0, COLS - w, w, ROLE_WARN, r, 0);
 }
 
 static int findings_panel(const struct app *a, int y, int max)

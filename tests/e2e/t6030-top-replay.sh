@@ -90,6 +90,18 @@ expect_success '+ and - change the speed; played to the end it says so and stays
 	keys q && wait_for "vramz-exited rc=0"
 '
 
+# the state on the right outranks the file's directory: a log in a deep
+# directory at 80 columns is named by its base name and [end] still shows
+# (CI's longer checkout path once pushed [end] off an 80-column header)
+expect_success 'a long path at 80 columns: the base name, and [end] still on screen' '
+	d="$T/a-directory-name-long-enough/to-push-the-state/off-the-header" &&
+	mkdir -p "$d" && cp "$T/rec.csv" "$T/rec.procs.csv" "$d/" &&
+	top 80 24 --replay "$d/rec.csv" --speed 8 &&
+	wait_for "\[end\]" &&
+	has "^vramz top  replay of rec.csv  1 GPU" screen &&
+	hasnt "to-push" screen
+'
+
 expect_success 'a bad row further on: the last good tick stays on screen, with the error' '
 	cp "$T/rec.csv" tail.csv && cp "$T/rec.procs.csv" tail.procs.csv &&
 	echo "2099-01-01T00:00:00.000Z,zero" >>tail.csv &&
