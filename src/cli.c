@@ -16,9 +16,38 @@
 
 struct gopts g_opts;
 
+/* set and cleared on the UI thread while a sampler thread may be in
+ * cli_err: the pair is published through one atomic pointer */
+struct err_sink {
+	void (*fn)(void *arg, const char *msg);
+	void *arg;
+};
+static struct err_sink sink_store;
+static struct err_sink *sink;
+
+void cli_err_sink(void (*fn)(void *arg, const char *msg), void *arg)
+{
+	if (!fn) {
+		__atomic_store_n(&sink, NULL, __ATOMIC_RELEASE);
+		return;
+	}
+	sink_store.fn = fn;
+	sink_store.arg = arg;
+	__atomic_store_n(&sink, &sink_store, __ATOMIC_RELEASE);
+}
+
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
+	const struct err_sink *to = __atomic_load_n(&sink, __ATOMIC_ACQUIRE);
+	if (to) {
+		char msg[512];
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		va_end(ap);
+		to->fn(to->arg, msg);
+		return;
+	}
 	fflush(stdout);
 	fputs("vramz: ", stderr);
 	va_start(ap, fmt);

@@ -100,6 +100,10 @@ void cli_usage(FILE *f, const char *cmd, const char *synopsis, const char *about
 
 /* "vramz: " + message + newline on stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While a full-screen command (top) owns the terminal, stderr would be
+ * drawn over its screen: cli_err hands each message (without "vramz: ")
+ * to fn instead, on whichever thread called it.  NULL: stderr again. */
+void cli_err_sink(void (*fn)(void *arg, const char *msg), void *arg);
 
 /* Parses v as o's type, checks the type's range and stores the value in
  * o->dst; prints nothing.  0, or -1 with *why saying what fits (e.g. "want a

@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,11 @@ struct sampler {
 	int efd;
 	int quit, poke;
 	int started;               /* the thread runs: join it */
+	/* live from a daemon's segment: no thread; the UI thread takes each
+	 * tick itself when sampler_due_ms says (sampler_run) */
+	int inline_ticks;
+	int64_t due_ms;
+	int live_ready;            /* live_init done */
 	struct tui_snap *head, *tail;
 	/* replay */
 	int paused, ended;
@@ -137,6 +143,8 @@ static void deliver(struct sampler *sp, struct tui_snap *s)
 		sp->head = s;
 	sp->tail = s;
 	sp->pos_ms = s->time_ms;
+	if (sp->inline_ticks)
+		return; /* the UI thread takes it itself, awake already */
 	uint64_t one = 1;
 	if (write(sp->efd, &one, sizeof one) < 0) {
 		/* the counter is saturated: the UI is awake anyway */
@@ -156,50 +164,114 @@ static const vramz_gpu_info *live_info(const void *src, unsigned index)
 	return vramz_gpu(src, index);
 }
 
-static void *live_main(void *arg)
+/* Once per source: the PCIe maximum tells a degraded link (to the table
+ * and the engine); read once, off the UI thread unless read from a
+ * daemon's segment (microseconds) */
+static void live_init(struct sampler *sp)
 {
-	struct sampler *sp = arg;
-	struct ticker *tk = sp->o.ticker;
-	vramz_ctx *ctx = ticker_ctx(tk);
-	/* the PCIe maximum tells a degraded link (to the table and the
-	 * engine); read once, off the UI thread */
+	vramz_ctx *ctx = ticker_ctx(sp->o.ticker);
+	if (sp->live_ready)
+		return;
+	sp->live_ready = 1;
 	for (unsigned i = 0; i < vramz_selected_count(ctx); i++) {
 		unsigned idx = vramz_selected_index(ctx, i);
 		vramz_gpu_details(ctx, idx);
 		if (sp->diag)
 			vramz_diag_set_gpu_info(sp->diag, vramz_gpu(ctx, idx), 1);
 	}
+}
+
+/* One tick: sampled (or read from the daemon), copied, findings after
+ * it, queued for the UI. */
+static void live_once(struct sampler *sp)
+{
+	struct ticker *tk = sp->o.ticker;
+	vramz_ctx *ctx = ticker_ctx(tk);
+	const vramz_snapshot *v = NULL;
+	vramz_ctx *src = ctx;
+	int rc = ticker_sample(tk, &v, &src);
+	if (rc >= 0)
+		diag_feed(sp, v);
+	struct tui_snap *s = v && v->gpu_count ? snap_copy(v, live_info, ctx) : calloc(1, sizeof *s);
+	if (rc >= 0)
+		diag_attach(sp, s);
+	if (s && rc < 0) {
+		s->err = rc;
+		snprintf(s->errmsg, sizeof s->errmsg, "sampling failed: %s%s%s",
+			 vramz_strerror(rc), *vramz_last_error(src) ? ": " : "",
+			 vramz_last_error(src));
+	}
 	pthread_mutex_lock(&sp->mu);
-	while (!sp->quit) {
-		pthread_mutex_unlock(&sp->mu);
-		const vramz_snapshot *v = NULL;
-		vramz_ctx *src = ctx;
-		int rc = ticker_sample(tk, &v, &src);
-		if (rc >= 0)
-			diag_feed(sp, v);
-		struct tui_snap *s = v && v->gpu_count ? snap_copy(v, live_info, ctx)
-						       : calloc(1, sizeof *s);
-		if (rc >= 0)
-			diag_attach(sp, s);
-		if (s && rc < 0) {
-			s->err = rc;
-			snprintf(s->errmsg, sizeof s->errmsg, "sampling failed: %s%s%s",
-				 vramz_strerror(rc), *vramz_last_error(src) ? ": " : "",
-				 vramz_last_error(src));
-		}
-		pthread_mutex_lock(&sp->mu);
-		deliver(sp, s);
+	deliver(sp, s);
+	pthread_mutex_unlock(&sp->mu);
+}
+
+static void *live_main(void *arg)
+{
+	struct sampler *sp = arg;
+	struct ticker *tk = sp->o.ticker;
+	live_init(sp);
+	pthread_mutex_lock(&sp->mu);
+	/* 0 from the start; taken over from the UI thread (sampler_run), the
+	 * tick it took last is out and the next is due then */
+	int64_t next_ms = sp->due_ms;
+	for (;;) {
 		/* the ticker's deadlines (ticker.c: late ticks are skipped) */
-		int64_t next_ms = ticker_advance(tk) / 1000000;
 		while (!sp->quit && !sp->poke && clock_mono_ms() < next_ms)
 			wait_until(sp, next_ms);
+		if (sp->quit)
+			break;
 		if (sp->poke) {
 			sp->poke = 0;
 			ticker_restart(tk);
 		}
+		pthread_mutex_unlock(&sp->mu);
+		live_once(sp);
+		pthread_mutex_lock(&sp->mu);
+		next_ms = ticker_advance(tk) / 1000000;
 	}
 	pthread_mutex_unlock(&sp->mu);
 	return NULL;
+}
+
+/* Reading a daemon needs no thread: a segment read takes microseconds,
+ * and a thread of its own costs a reader a second wake-up a frame (its
+ * timer, then the UI's), most of what ten `top`s on one daemon cost. */
+int64_t sampler_due_ms(struct sampler *sp)
+{
+	if (!sp->inline_ticks)
+		return -1;
+	return sp->poke ? 0 : sp->due_ms;
+}
+
+int sampler_run(struct sampler *sp)
+{
+	if (!sp->inline_ticks || (!sp->poke && clock_mono_ms() < sp->due_ms))
+		return 0;
+	struct ticker *tk = sp->o.ticker;
+	if (sp->poke) {
+		sp->poke = 0;
+		ticker_restart(tk);
+	}
+	live_once(sp);
+	sp->due_ms = ticker_advance(tk) / 1000000;
+	if (!ticker_from_daemon(tk)) {
+		/* the daemon went away and the ticker samples NVML now: that
+		 * can block, so off this thread from here on; the thread must
+		 * not take the UI's signals (top.c), so it starts with them
+		 * blocked */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		pthread_mutex_lock(&sp->mu);
+		if (pthread_create(&sp->thread, NULL, live_main, sp) == 0) {
+			sp->started = 1;
+			sp->inline_ticks = 0; /* else ticks stay on this thread */
+		}
+		pthread_mutex_unlock(&sp->mu);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	return 1;
 }
 
 /* ---- replay --------------------------------------------------------------- */
@@ -416,6 +488,13 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 		}
 		fn = replay_main;
 	}
+	if (!o->replay_path && sp->efd >= 0 && ticker_from_daemon(o->ticker)) {
+		live_init(sp);
+		sp->inline_ticks = 1;
+		sp->due_ms = clock_mono_ms();
+		*out = sp;
+		return 0;
+	}
 	if (sp->efd < 0 || pthread_create(&sp->thread, NULL, fn, sp)) {
 		snprintf(err, errlen, "cannot start the sampler thread: %s", strerror(errno));
 		sampler_stop(sp);
@@ -456,7 +535,7 @@ int sampler_fd(const struct sampler *sp)
 struct tui_snap *sampler_take(struct sampler *sp)
 {
 	uint64_t n;
-	if (read(sp->efd, &n, sizeof n) < 0) {
+	if (!sp->inline_ticks && read(sp->efd, &n, sizeof n) < 0) {
 		/* EAGAIN: nothing new, the list below is empty or short */
 	}
 	pthread_mutex_lock(&sp->mu);

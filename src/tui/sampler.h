@@ -32,6 +32,13 @@ int sampler_fd(const struct sampler *s);
 /* The waiting snapshots, oldest first (a list through ->next); NULL none. */
 struct tui_snap *sampler_take(struct sampler *s);
 void snap_free(struct tui_snap *list);
+/* Reading a live daemon, the sampler has no thread: the caller takes each
+ * tick on its own thread.  sampler_due_ms is when the next is due (CLOCK_
+ * MONOTONIC ms; -1: a thread samples, wait on sampler_fd instead), and
+ * sampler_run takes it when due (1: a tick was queued for sampler_take).
+ * A daemon that goes away hands the sampling to a thread of its own. */
+int64_t sampler_due_ms(struct sampler *s);
+int sampler_run(struct sampler *s);
 /* Live: sample now instead of at the next tick (after a kill). */
 void sampler_poke(struct sampler *s);
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "fmt.h"
 #include "commands.h"
 #include "diagconf.h"
@@ -71,6 +72,30 @@ static int sort_col(const char *s, enum model_col *out)
 	return -1;
 }
 
+/* cli_err's messages while the screen is ours (the daemon top read from
+ * stopped, say): stderr would be drawn over the screen and stay there, so
+ * whichever thread says one leaves it here for the status line */
+static pthread_mutex_t note_mu = PTHREAD_MUTEX_INITIALIZER;
+static char note[240];
+
+static void note_sink(void *arg, const char *msg)
+{
+	(void)arg;
+	pthread_mutex_lock(&note_mu);
+	snprintf(note, sizeof note, "%s", msg);
+	pthread_mutex_unlock(&note_mu);
+}
+
+static int note_take(char *out, size_t len)
+{
+	pthread_mutex_lock(&note_mu);
+	int any = note[0] != 0;
+	snprintf(out, len, "%s", note);
+	note[0] = 0;
+	pthread_mutex_unlock(&note_mu);
+	return any;
+}
+
 static void take_snapshots(struct app *a)
 {
 	struct tui_snap *list = sampler_take(a->sp);
@@ -86,6 +111,8 @@ static void take_snapshots(struct app *a)
 	char msg[240];
 	if (kill_observe(&a->kw, &a->m, msg, sizeof msg))
 		app_status(a, strstr(msg, "still") ? ROLE_WARN : ROLE_OK, "%s", msg);
+	if (note_take(msg, sizeof msg))
+		app_status(a, ROLE_WARN, "%s", msg);
 }
 
 static int loop(struct app *a)
@@ -101,10 +128,20 @@ static int loop(struct app *a)
 			render_screen(a);
 			dirty = 0;
 		}
-		if (poll(fds, 3, -1) < 0) {
+		int64_t due = sampler_due_ms(a->sp);
+		int timeout = -1;
+		if (due >= 0) {
+			int64_t left = due - clock_mono_ms();
+			timeout = left <= 0 ? 0 : left > 60000 ? 60000 : (int)left;
+		}
+		if (poll(fds, 3, timeout) < 0) {
 			if (errno == EINTR)
 				continue; /* the signal's byte is in the pipe */
 			return EXIT_FAIL;
+		}
+		if (sampler_run(a->sp)) {
+			take_snapshots(a);
+			dirty = 1;
 		}
 		if (fds[2].revents) {
 			unsigned sig = term_signals();
@@ -249,7 +286,9 @@ int cmd_top(int argc, char **argv)
 		free(a);
 		return EXIT_FAIL;
 	}
+	cli_err_sink(note_sink, NULL);
 	ex = loop(a);
+	cli_err_sink(NULL, NULL);
 	term_close();
 	fb_free();
 	sampler_stop(a->sp);

@@ -1,0 +1,45 @@
+#!/bin/bash
+# t6060-top-daemon: `vramz top` reading a live daemon takes its ticks on
+# the UI thread (src/tui/sampler.c: no sampler thread, one wake-up a
+# frame): with no NVML reachable it shows the daemon's GPUs and processes
+# and keeps up with them; when the daemon stops, it goes on sampling the
+# driver on a thread of its own, the screen still current, says so on its
+# status line (not on stderr, which would be drawn over the screen), and
+# quits.
+. "$TESTS_SRC/e2e/lib.sh"
+. "$TESTS_SRC/e2e/top-lib.sh"
+export VRAMZ_RUNTIME_DIR="$T/run"
+trap 'for f in "$T"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
+. "$TESTS_SRC/e2e/daemon-lib.sh"
+
+cat >"$T/grow.scn" <<'SCN'
+driver 580.159.04
+gpu 0 name="NVIDIA H200" uuid=GPU-8f3a61c2-5be4-4d0e-9a71-2c6f0e4b7d19 mem_total=143771MiB mem_reserved=616MiB mem_used=auto util=37 temp=41 power=318000 power_limit=700000
+proc gpu=0 pid=4200101 used=10GiB type=compute sm=50
+grow gpu=0 pid=4200101 rate=+1GiB/s
+SCN
+export FAKE_NVML_SCENARIO=$T/grow.scn
+# the process's VRAM on screen, in GiB
+vram() { tm capture-pane -p | grep -oE "^ +4200101 .*" | grep -oE "[0-9.]+ GiB" | head -1 | cut -d" " -f1; }
+
+grows() { python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(not (b - a > 0.8))" "$1" "$2"; }
+
+expect_success 'top on a daemon with no NVML reachable follows the daemon' '
+	start_daemon -i 200ms --procs &&
+	TOP_ENV="LD_LIBRARY_PATH= VRAMZ_RUNTIME_DIR=$VRAMZ_RUNTIME_DIR" top_session 120 40 -i 200ms &&
+	wait_for "4200101" && a=$(vram) && sleep 1.5 && b=$(vram) &&
+	{ grows "$a" "$b" || { echo "VRAM on screen did not follow the daemon: $a then $b"; exit 1; }; } &&
+	keys q && wait_for "vramz-exited rc=0" && stop_daemon
+'
+
+expect_success 'when the daemon stops, top samples the driver and stays current' '
+	start_daemon -i 200ms --procs &&
+	TOP_ENV="VRAMZ_RUNTIME_DIR=$VRAMZ_RUNTIME_DIR" top_session 120 40 -i 200ms &&
+	wait_for "4200101" && sleep 0.5 && stop_daemon &&
+	wait_for "^ *top: .*stopped; sampling the driver from now on" &&
+	hasnt "vramz: top:" screen &&
+	sleep 1 && a=$(vram) && sleep 1.5 && b=$(vram) &&
+	{ grows "$a" "$b" || { echo "VRAM on screen stopped with the daemon: $a then $b"; tm capture-pane -p; exit 1; }; } &&
+	keys q && wait_for "vramz-exited rc=0"
+'
+finish
