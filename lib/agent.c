@@ -9,7 +9,8 @@
  * not writable by group or others, a regular file opened without
  * following links, and naming the same pid and start time inside.  A
  * directory is listed once a tick (agent_scan_list), so a process without
- * an agent costs no system call at all.
+ * an agent costs no system call at all, and a directory that has not
+ * changed is not listed again (one stat).
  */
 #include "agent.h"
 #include "grow.h"
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *const agent_stat_keys[AS_COUNT] = {
@@ -289,10 +291,11 @@ int agent_read_path(const char *path, uint32_t uid, char *buf, size_t cap, size_
 
 /* ---- directories ------------------------------------------------------------ */
 
+/* The set is rebuilt every tick, mostly the same: the names stay listed
+ * unless a slot gets another directory or the count differs. */
 void agent_scan_reset(struct agent_scan *s)
 {
 	s->ndirs = 0;
-	s->n = 0;
 }
 
 void agent_scan_add_dir(struct agent_scan *s, const char *dir)
@@ -302,7 +305,11 @@ void agent_scan_add_dir(struct agent_scan *s, const char *dir)
 	for (unsigned i = 0; i < s->ndirs; i++)
 		if (!strcmp(s->dirs[i], dir))
 			return;
-	strcpy(s->dirs[s->ndirs++], dir);
+	if (s->ndirs >= s->listed_ndirs || strcmp(s->dirs[s->ndirs], dir)) {
+		strcpy(s->dirs[s->ndirs], dir);
+		s->changed = 1;
+	}
+	s->ndirs++;
 }
 
 void agent_scan_add_default(struct agent_scan *s)
@@ -325,8 +332,50 @@ static int parse_name(const char *name, uint32_t *pid, uint64_t *start)
 	return 0;
 }
 
+static void dir_state(const char *dir, struct agent_dir_state *o)
+{
+	struct stat st;
+	memset(o, 0, sizeof *o);
+	if (stat(dir, &st))
+		return;
+	o->ok = 1;
+	o->dev = (uint64_t)st.st_dev;
+	o->ino = (uint64_t)st.st_ino;
+	o->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	o->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+}
+
+/* A directory changed twice within the file system's clock granularity
+ * (a jiffy) keeps its mtime: a listing is trusted again only when the
+ * directory had last changed well before it was made (as git's racy-index
+ * rule), so an agent that starts right after a listing is still seen. */
+#define RACY_NS 2000000000LL
+
+static int still_listed(struct agent_scan *s, struct agent_dir_state *now)
+{
+	int same = s->listed && !s->changed && s->ndirs == s->listed_ndirs;
+	for (unsigned d = 0; d < s->ndirs; d++) {
+		dir_state(s->dirs[d], &now[d]);
+		const struct agent_dir_state *was = &s->state[d];
+		if (!same || now[d].ok != was->ok || now[d].dev != was->dev ||
+		    now[d].ino != was->ino || now[d].mtime_ns != was->mtime_ns ||
+		    now[d].ctime_ns != was->ctime_ns ||
+		    (now[d].ok && s->listed_at_ns - now[d].mtime_ns < RACY_NS))
+			same = 0;
+	}
+	return same;
+}
+
 int agent_scan_list(struct agent_scan *s)
 {
+	struct agent_dir_state now[AGENT_MAX_DIRS];
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t at = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (still_listed(s, now))
+		return 0;
+	s->listings++;
+	s->listed = 0;
 	s->n = 0;
 	for (unsigned d = 0; d < s->ndirs; d++) {
 		DIR *dp = opendir(s->dirs[d]);
@@ -350,6 +399,11 @@ int agent_scan_list(struct agent_scan *s)
 		}
 		closedir(dp);
 	}
+	memcpy(s->state, now, s->ndirs * sizeof now[0]);
+	s->listed_ndirs = s->ndirs;
+	s->listed_at_ns = at;
+	s->changed = 0;
+	s->listed = 1;
 	return 0;
 }
 
@@ -358,6 +412,7 @@ void agent_scan_free(struct agent_scan *s)
 	free(s->names);
 	s->names = NULL;
 	s->n = s->cap = 0;
+	s->listed = 0;
 }
 
 int agent_lookup(const struct agent_scan *s, uint32_t pid, uint64_t start, uint32_t uid,

@@ -76,12 +76,24 @@ int agent_parse(const char *text, size_t len, struct agent_figures *out);
 int agent_parse_sites(const char *text, size_t len, struct agent_sites *out);
 
 /* The agents present in a set of directories, listed once a tick so a
- * process without an agent costs no system call. */
+ * process without an agent costs no system call; a listing is kept while
+ * the set and each directory's stat are unchanged (see agent_scan_list). */
 struct agent_scan {
 	unsigned ndirs;
 	char dirs[AGENT_MAX_DIRS][256];
 	unsigned n, cap;
 	struct agent_name { uint32_t pid; uint64_t start; unsigned dir; } *names;
+	/* the listing's validity */
+	int listed;                   /* names hold a listing of dirs */
+	int changed;                  /* the set differs from the listed one */
+	unsigned listed_ndirs;
+	struct agent_dir_state {
+		int ok;                   /* stat succeeded */
+		uint64_t dev, ino;
+		int64_t mtime_ns, ctime_ns;
+	} state[AGENT_MAX_DIRS];
+	int64_t listed_at_ns;         /* CLOCK_REALTIME, before the stats */
+	unsigned listings;            /* real listings made (for tests) */
 };
 
 /* Directories the reader looks in: the reader's runtime directories (the
@@ -91,7 +103,10 @@ void agent_scan_reset(struct agent_scan *s);
 void agent_scan_add_dir(struct agent_scan *s, const char *dir);
 /* Adds the reader's own runtime directories. */
 void agent_scan_add_default(struct agent_scan *s);
-/* Lists the directories' torch-PID-START files.  0 or VRAMZ_ENOMEM. */
+/* Lists the directories' torch-PID-START files.  0 or VRAMZ_ENOMEM.  A
+ * directory whose stat is what it was at the last listing, and was already
+ * so a while before it, is not read again: one stat a directory a tick
+ * instead of five system calls. */
 int agent_scan_list(struct agent_scan *s);
 void agent_scan_free(struct agent_scan *s);
 

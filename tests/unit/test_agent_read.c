@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -158,6 +160,68 @@ static void joins_by_pid_and_start_time(void **state)
 	assert_int_equal(lookup(4343, 100, me, &f), VRAMZ_ENOTFOUND);
 }
 
+/* the directory's mtime set an hour back: a listing of it is trusted */
+static void age_dir(void)
+{
+	struct timespec t[2];
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= 3600;
+	t[1] = t[0];
+	assert_int_equal(utimensat(AT_FDCWD, dir, t, 0), 0);
+}
+
+static unsigned list_again(struct agent_scan *s)
+{
+	agent_scan_reset(s);
+	agent_scan_add_dir(s, dir);
+	assert_int_equal(agent_scan_list(s), 0);
+	return s->n;
+}
+
+/* A reader lists the runtime directory every tick; one that has not
+ * changed (and had not for a while) is kept, not read again. */
+static void keeps_a_listing_until_the_directory_changes(void **state)
+{
+	struct agent_scan s = {0};
+	age_dir();
+	assert_int_equal(list_again(&s), 0);
+	assert_int_equal(s.listings, 1);
+	assert_int_equal(list_again(&s), 0);
+	assert_int_equal(s.listings, 1); /* unchanged: not read again */
+	/* an agent starts: the directory's mtime moves, it is read */
+	put("torch-4242-100", fig(4242, 100), 0644);
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(s.listings, 2);
+	/* changed just now: a second change within the file system's clock
+	 * tick would leave the same mtime, so it is read again */
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(s.listings, 3);
+	age_dir();
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(s.listings, 4);
+	/* another set of directories: read */
+	agent_scan_reset(&s);
+	agent_scan_add_dir(&s, dir);
+	agent_scan_add_dir(&s, "/nonexistent/vramz");
+	assert_int_equal(agent_scan_list(&s), 0);
+	assert_int_equal(s.listings, 5);
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(s.listings, 6);
+	/* the agent goes away (its file removed, the mtime set back as it
+	 * was): the ctime still tells */
+	struct stat before;
+	assert_int_equal(stat(dir, &before), 0);
+	char path[256];
+	snprintf(path, sizeof path, "%s/torch-4242-100", dir);
+	assert_int_equal(unlink(path), 0);
+	struct timespec t[2] = {before.st_atim, before.st_mtim};
+	assert_int_equal(utimensat(AT_FDCWD, dir, t, 0), 0);
+	assert_int_equal(list_again(&s), 0);
+	assert_int_equal(s.listings, 7);
+	agent_scan_free(&s);
+}
+
 static void ignores_forged_and_loose_files(void **state)
 {
 	struct agent_figures f;
@@ -230,6 +294,7 @@ int main(void)
 		cmocka_unit_test(rejects_other_formats),
 		cmocka_unit_test(parses_sites),
 		cmocka_unit_test_setup_teardown(joins_by_pid_and_start_time, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(keeps_a_listing_until_the_directory_changes, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(ignores_forged_and_loose_files, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(only_the_owner_or_root_is_believed, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(requests_and_reads_sites, setup_dir, teardown_dir),
