@@ -48,6 +48,7 @@ struct ticker {
 	vramz_ctx *live;           /* the driver, after a daemon stopped */
 	int daemon;                /* ctx reads a daemon and live is not open */
 	int64_t last_mono_ns;      /* the daemon snapshot handed out last */
+	int64_t lag_ns;            /* its publishing after its stamp, as seen */
 	struct slow slow;
 	int slow_on;
 	int ticks;
@@ -213,6 +214,7 @@ int ticker_open(struct ticker **out, const struct ticker_opts *o)
 				o->cmd);
 	}
 	t->step_ns = o->interval_ms * 1000000;
+	t->lag_ns = 2000000;
 	t->next_ns = clock_mono_ns();
 	*out = t;
 	return 0;
@@ -242,15 +244,33 @@ int ticker_from_daemon(const struct ticker *t)
 
 /* The daemon's next snapshot: the latest, waiting (a little) when it is
  * the one handed out last, so a reader on the daemon's cadence neither
- * repeats nor skips one. */
+ * repeats nor skips one.
+ *
+ * A snapshot is stamped when its sampling starts and published when it
+ * ends, milliseconds later with processes on real GPUs.  A reader that woke
+ * too early would poll every 2 ms until the publish, a wake-up and a read
+ * each: the H200 showed ten readers costing 3.2x one sampling top.  So the
+ * delay seen when waiting (plus a quarter and 1 ms) becomes the phase's
+ * offset (ticker_advance); it only grows, up to half an interval, so a
+ * steady reader waits at most once or twice in its life. */
 static int daemon_sample(struct ticker *t, const vramz_snapshot **snap)
 {
 	int64_t give_up = clock_mono_ns() + t->step_ns / 2;
-	for (;;) {
+	for (int waited = 0;; waited = 1) {
 		int rc = vramz_sample(t->ctx, t->o.flags, snap);
 		if (rc < 0 && rc != VRAMZ_ELOST)
 			return rc;
-		if ((*snap)->mono_ns != t->last_mono_ns || clock_mono_ns() >= give_up) {
+		int64_t now = clock_mono_ns();
+		int fresh = (*snap)->mono_ns != t->last_mono_ns;
+		if (fresh || now >= give_up) {
+			if (fresh && waited && t->last_mono_ns) {
+				int64_t lag = now - (*snap)->mono_ns;
+				lag += lag / 4 + 1000000;
+				if (lag > t->step_ns / 2)
+					lag = t->step_ns / 2;
+				if (lag > t->lag_ns)
+					t->lag_ns = lag;
+			}
 			t->last_mono_ns = (*snap)->mono_ns;
 			return rc;
 		}
@@ -316,7 +336,7 @@ int64_t ticker_advance(struct ticker *t)
 	int64_t now = clock_mono_ns();
 	/* on a daemon: the phase of its publishing, a little after it */
 	if (t->daemon && t->last_mono_ns)
-		t->next_ns = t->last_mono_ns + 2000000;
+		t->next_ns = t->last_mono_ns + t->lag_ns;
 	t->next_ns += t->step_ns;
 	if (t->next_ns <= now) /* late: skip to the next deadline still ahead */
 		t->next_ns += ((now - t->next_ns) / t->step_ns + 1) * t->step_ns;

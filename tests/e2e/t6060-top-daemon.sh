@@ -42,4 +42,23 @@ expect_success 'when the daemon stops, top samples the driver and stays current'
 	{ grows "$a" "$b" || { echo "VRAM on screen stopped with the daemon: $a then $b"; tm capture-pane -p; exit 1; }; } &&
 	keys q && wait_for "vramz-exited rc=0"
 '
+# A snapshot is stamped when its sampling starts and published when it
+# ends; a reader that woke at the stamp's phase would poll every 2 ms until
+# the publish (ticker.c learns the delay instead).  Voluntary context
+# switches of top's main thread count its wake-ups: one a frame, a few
+# more while it learns, not ten a frame.
+expect_success 'a daemon that publishes 60 ms after its stamp: top still wakes about once a frame' '
+	sed "s/^grow .*/latency nvmlDeviceGetComputeRunningProcesses_v3 60ms/" "$T/grow.scn" >"$T/late.scn" &&
+	export FAKE_NVML_SCENARIO=$T/late.scn &&
+	start_daemon -i 200ms --procs &&
+	TOP_ENV="VRAMZ_RUNTIME_DIR=$VRAMZ_RUNTIME_DIR" top_session 120 40 -i 200ms &&
+	wait_for "4200101" && sleep 1 &&
+	pid=$(pgrep -P "$(tm list-panes -F "#{pane_pid}")" -x vramz) &&
+	n0=$(awk "/^voluntary_ctxt_switches/ {print \$2}" /proc/$pid/status) &&
+	sleep 4 &&
+	n1=$(awk "/^voluntary_ctxt_switches/ {print \$2}" /proc/$pid/status) &&
+	echo "top woke $((n1 - n0)) times in 4 s (20 frames)" &&
+	test $((n1 - n0)) -ge 10 && test $((n1 - n0)) -le 40 &&
+	keys q && wait_for "vramz-exited rc=0" && stop_daemon
+'
 finish
