@@ -96,12 +96,17 @@ top_cpu() {
 	# user and system time apart (clock ticks: coarse, summed over all)
 	local us0 us1
 	us0=$(for i in "${pids[@]}"; do awk '{print $14, $15}' /proc/$i/stat; done | awk '{u+=$1; s+=$2} END {print u+0, s+0}')
+	# wake-ups: voluntary context switches of every thread of them
+	local w0 w1
+	w0=$(for i in "${pids[@]}"; do cat /proc/$i/task/*/status; done | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s + 0}')
 	local ta tb; read -r ta _ </proc/uptime
 	sleep "$secs"
 	for i in "${pids[@]}"; do c1=$((c1 + $(cpu_ns $i))); done
 	us1=$(for i in "${pids[@]}"; do awk '{print $14, $15}' /proc/$i/stat; done | awk '{u+=$1; s+=$2} END {print u+0, s+0}')
+	w1=$(for i in "${pids[@]}"; do cat /proc/$i/task/*/status; done | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s + 0}')
 	read -r tb _ </proc/uptime
 	tmux -L $s kill-server 2>/dev/null
+	echo "top x$n: wake-ups (voluntary context switches, all threads) over ${secs}s: $((w1 - w0))" >&2
 	echo "top x$n: user/system clock ticks over ${secs}s: $(echo $us0 $us1 | awk '{print $3-$1 " / " $4-$2}')" >&2
 	awk -v a=$c0 -v b=$c1 -v t0=$ta -v t1=$tb -v n=${#pids[@]} \
 		'BEGIN{printf "%.4f %d", 100*(b-a)/1e9/(t1-t0), n}'
