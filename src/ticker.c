@@ -49,6 +49,7 @@ struct ticker {
 	int daemon;                /* ctx reads a daemon and live is not open */
 	int64_t last_mono_ns;      /* the daemon snapshot handed out last */
 	int64_t lag_ns;            /* its publishing after its stamp, as seen */
+	int64_t wait_from_ns;      /* .nowait: since when the next is awaited */
 	struct slow slow;
 	int slow_on;
 	int ticks;
@@ -252,16 +253,25 @@ int ticker_from_daemon(const struct ticker *t)
  * each: the H200 showed ten readers costing 3.2x one sampling top.  So the
  * delay seen when waiting (plus a quarter and 1 ms) becomes the phase's
  * offset (ticker_advance); it only grows, up to half an interval, so a
- * steady reader waits at most once or twice in its life. */
+ * steady reader waits at most once or twice in its life.  With .nowait the
+ * wait is the caller's: TICKER_NOT_YET until the snapshot is out or half an
+ * interval has passed (then the last one again). */
 static int daemon_sample(struct ticker *t, const vramz_snapshot **snap)
 {
-	int64_t give_up = clock_mono_ns() + t->step_ns / 2;
-	for (int waited = 0;; waited = 1) {
+	int64_t from = t->wait_from_ns ? t->wait_from_ns : clock_mono_ns();
+	int64_t give_up = from + t->step_ns / 2;
+	for (int waited = t->wait_from_ns != 0;; waited = 1) {
 		int rc = vramz_sample(t->ctx, t->o.flags, snap);
+		t->wait_from_ns = 0;
 		if (rc < 0 && rc != VRAMZ_ELOST)
 			return rc;
 		int64_t now = clock_mono_ns();
 		int fresh = (*snap)->mono_ns != t->last_mono_ns;
+		if (!fresh && now < give_up && t->o.nowait) {
+			t->wait_from_ns = from; /* the caller comes back */
+			*snap = NULL;
+			return TICKER_NOT_YET;
+		}
 		if (fresh || now >= give_up) {
 			if (fresh && waited && t->last_mono_ns) {
 				int64_t lag = now - (*snap)->mono_ns;
@@ -299,6 +309,8 @@ int ticker_sample(struct ticker *t, const vramz_snapshot **out, vramz_ctx **ctx_
 	int rc;
 	if (t->daemon) {
 		rc = daemon_sample(t, &snap);
+		if (rc == TICKER_NOT_YET)
+			return rc;
 		if (rc < 0 && rc != VRAMZ_ELOST && rc != VRAMZ_ENOMEM && go_live(t) == 0)
 			rc = vramz_sample(t->live, t->o.flags, &snap);
 		else if (rc >= 0 || rc == VRAMZ_ELOST) {

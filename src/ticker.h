@@ -32,7 +32,13 @@ struct ticker_opts {
 	int64_t slow_interval_ms;  /* 0: never read the slow fields */
 	unsigned flags;            /* VRAMZ_SAMPLE_* of every tick (no _SLOW) */
 	int daemon;                /* 1: may read a live daemon (cli_open's rule) */
+	int nowait;                /* 1: ticker_sample never waits for a daemon's
+				      next snapshot: TICKER_NOT_YET instead */
 };
+
+/* ticker_sample with .nowait: the daemon's next snapshot is not out yet
+ * (nothing read, *snap NULL); call again a little later. */
+#define TICKER_NOT_YET 1000
 
 /* Opens the source with the global options (-g, --live) and, with
  * slow_interval_ms, starts the slow thread.  Prints one line and returns an

@@ -182,14 +182,17 @@ static void live_init(struct sampler *sp)
 }
 
 /* One tick: sampled (or read from the daemon), copied, findings after
- * it, queued for the UI. */
-static void live_once(struct sampler *sp)
+ * it, queued for the UI.  0: the daemon's next snapshot is not out yet
+ * (TICKER_NOT_YET), nothing queued. */
+static int live_once(struct sampler *sp)
 {
 	struct ticker *tk = sp->o.ticker;
 	vramz_ctx *ctx = ticker_ctx(tk);
 	const vramz_snapshot *v = NULL;
 	vramz_ctx *src = ctx;
 	int rc = ticker_sample(tk, &v, &src);
+	if (rc == TICKER_NOT_YET)
+		return 0;
 	if (rc >= 0)
 		diag_feed(sp, v);
 	struct tui_snap *s = v && v->gpu_count ? snap_copy(v, live_info, ctx) : calloc(1, sizeof *s);
@@ -204,6 +207,7 @@ static void live_once(struct sampler *sp)
 	pthread_mutex_lock(&sp->mu);
 	deliver(sp, s);
 	pthread_mutex_unlock(&sp->mu);
+	return 1;
 }
 
 static void *live_main(void *arg)
@@ -226,9 +230,9 @@ static void *live_main(void *arg)
 			ticker_restart(tk);
 		}
 		pthread_mutex_unlock(&sp->mu);
-		live_once(sp);
+		int got = live_once(sp);
 		pthread_mutex_lock(&sp->mu);
-		next_ms = ticker_advance(tk) / 1000000;
+		next_ms = got ? ticker_advance(tk) / 1000000 : clock_mono_ms() + 2;
 	}
 	pthread_mutex_unlock(&sp->mu);
 	return NULL;
@@ -239,21 +243,23 @@ static void *live_main(void *arg)
  * timer, then the UI's), most of what ten `top`s on one daemon cost. */
 int64_t sampler_due_ms(struct sampler *sp)
 {
-	if (!sp->inline_ticks)
-		return -1;
-	return sp->poke ? 0 : sp->due_ms;
+	return sp->inline_ticks ? sp->due_ms : -1;
 }
 
+/* A poke (after a kill) asks for a tick now; on a daemon the next news is
+ * its next snapshot, which the deadline already waits for, so it is
+ * ignored.  Neither it nor a late daemon blocks the keys: the ticker does
+ * not wait here (.nowait), this comes back 2 ms later. */
 int sampler_run(struct sampler *sp)
 {
-	if (!sp->inline_ticks || (!sp->poke && clock_mono_ms() < sp->due_ms))
+	if (!sp->inline_ticks || clock_mono_ms() < sp->due_ms)
 		return 0;
 	struct ticker *tk = sp->o.ticker;
-	if (sp->poke) {
-		sp->poke = 0;
-		ticker_restart(tk);
+	sp->poke = 0;
+	if (!live_once(sp)) {
+		sp->due_ms = clock_mono_ms() + 2;
+		return 0;
 	}
-	live_once(sp);
 	sp->due_ms = ticker_advance(tk) / 1000000;
 	if (!ticker_from_daemon(tk)) {
 		/* the daemon went away and the ticker samples NVML now: that

@@ -35,11 +35,14 @@ void snap_free(struct tui_snap *list);
 /* Reading a live daemon, the sampler has no thread: the caller takes each
  * tick on its own thread.  sampler_due_ms is when the next is due (CLOCK_
  * MONOTONIC ms; -1: a thread samples, wait on sampler_fd instead), and
- * sampler_run takes it when due (1: a tick was queued for sampler_take).
- * A daemon that goes away hands the sampling to a thread of its own. */
+ * sampler_run takes it when due (1: a tick was queued for sampler_take),
+ * never waiting for the daemon (the ticker must be opened .nowait): when
+ * its next snapshot is not out yet, the next due time is 2 ms on.  A
+ * daemon that goes away hands the sampling to a thread of its own. */
 int64_t sampler_due_ms(struct sampler *s);
 int sampler_run(struct sampler *s);
-/* Live: sample now instead of at the next tick (after a kill). */
+/* Live: sample now instead of at the next tick (after a kill); reading a
+ * daemon, the next tick is its next snapshot anyway. */
 void sampler_poke(struct sampler *s);
 
 /* Replay controls; no effect on a live sampler. */

@@ -244,7 +244,7 @@ int cmd_top(int argc, char **argv)
 	if (!g_opts.replay) {
 		struct ticker_opts to = {.cmd = "top", .interval_ms = interval_ms,
 					 .flags = VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_LINK,
-					 .daemon = 1};
+					 .daemon = 1, .nowait = 1};
 		ex = ticker_open(&tk, &to);
 		if (ex) {
 			free(a);
