@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #define GiB (1ull << 30)
 
 static const char FIG[] =
@@ -101,20 +103,16 @@ static void parses_sites(void **state)
 
 /* ---- files and trust ------------------------------------------------------ */
 
-static char dir[64];
+static char dir[TMPDIR_LEN];
 
 static int setup_dir(void **state)
 {
-	strcpy(dir, "/tmp/vramz-agent-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	return 0;
+	return tmpdir_make(dir, "agent");
 }
 
 static int teardown_dir(void **state)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmpdir_remove(dir);
 }
 
 static void put(const char *name, const char *text, mode_t mode)

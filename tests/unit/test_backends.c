@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +66,8 @@ static void a_callers_flags_cannot_ask_for_the_segment(void **state)
 static void the_daemon_opens_the_segment_row(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/vramz-backends-XXXXXX", path[600];
-	assert_non_null(mkdtemp(dir));
+	char dir[TMPDIR_LEN], path[600];
+	assert_int_equal(tmpdir_make(dir, "backends"), 0);
 	vramz_ctx *ctx;
 	int rc = vramz_open_daemon(&ctx, dir, 0);
 	assert_int_equal(rc, VRAMZ_ENOTFOUND);
@@ -86,8 +88,7 @@ static void the_daemon_opens_the_segment_row(void **state)
 	rc = vramz_open_daemon(&ctx, dir, 0);
 	assert_true(rc < 0);
 	vramz_close(ctx);
-	unlink(path);
-	rmdir(dir);
+	assert_int_equal(tmpdir_remove(dir), 0);
 }
 
 static void live_backends_in_probe_order(void **state)

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,7 +21,7 @@
 
 #define TOTAL (141 * GiB)
 
-static char root[256];
+static char root[TMPDIR_LEN];
 
 /* ROOT/PID/stat (and ROOT/PID/environ unless env is NULL; entries are
  * separated by '|' here, NUL in the file) */
@@ -50,16 +52,13 @@ static void fake_proc(uint32_t pid, const char *comm, uint32_t ppid, uint32_t pg
 static int setup(void **s)
 {
 	(void)s;
-	snprintf(root, sizeof root, "%s/vramz-jobs.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(root) ? 0 : -1;
+	return tmpdir_make(root, "jobs");
 }
 
 static int teardown(void **s)
 {
 	(void)s;
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	return system(cmd) ? -1 : 0;
+	return tmpdir_remove(root);
 }
 
 /* a visible process sample, as the sampler fills it from /proc */

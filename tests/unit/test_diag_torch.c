@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "diag_sim.h"
 
 static vramz_proc_sample *torch_proc(struct sim *m, uint32_t pid, double used, double reserved)
@@ -127,8 +129,8 @@ static void oom_from_the_agent_counter(void **state)
 
 static void leak_names_the_python_line(void **state)
 {
-	char dir[] = "/tmp/vramz-diag-torch-XXXXXX";
-	assert_non_null(mkdtemp(dir));
+	char dir[TMPDIR_LEN];
+	assert_int_equal(tmpdir_make(dir, "diag-torch"), 0);
 	setenv("VRAMZ_RUNTIME_DIR", dir, 1);
 	struct sim m;
 	sim_init(&m, 1, 141 * GiB);
@@ -187,9 +189,7 @@ static void leak_names_the_python_line(void **state)
 	vramz_finding_advice(f, buf, sizeof buf);
 	assert_non_null(strstr(buf, "Look at train.py:57 in step()"));
 	vramz_diag_free(d);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tmpdir_remove(dir), 0);
 	unsetenv("VRAMZ_RUNTIME_DIR");
 }
 

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,7 @@ const char *fmt_duration(char *buf, size_t len, int64_t ms)
 	return buf;
 }
 
-static char root[64];
+static char root[TMPDIR_LEN];
 
 /* /proc/PID/stat of a fake process: comm with a space and a ')' inside */
 static void fake_proc(unsigned pid, unsigned ppid, unsigned long long start)
@@ -47,8 +49,7 @@ static void fake_proc(unsigned pid, unsigned ppid, unsigned long long start)
 static int setup_root(void **state)
 {
 	(void)state;
-	snprintf(root, sizeof root, "/tmp/vramz-proctree.XXXXXX");
-	assert_non_null(mkdtemp(root));
+	assert_int_equal(tmpdir_make(root, "proctree"), 0);
 	/* 100 = vramz; 200 its child; 300 grandchild; 400 orphan re-parented
 	 * to 100 (subreaper); 500 an unrelated process under init; 600 under 500 */
 	fake_proc(100, 1, 10);
@@ -63,9 +64,7 @@ static int setup_root(void **state)
 static int teardown_root(void **state)
 {
 	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-	return system(cmd);
+	return tmpdir_remove(root);
 }
 
 static void test_parse_stat(void **state)

@@ -16,24 +16,23 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "log/logwrite.h"
 #include "vramz/log.h"
 
-static char dir[64];
+static char dir[TMPDIR_LEN];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/vramz-logrot.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return tmpdir_make(dir, "logrot");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	return system(cmd);
+	return tmpdir_remove(dir);
 }
 
 static const char *path_of(const char *name)

@@ -14,23 +14,24 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "fields.h"
 #include "log/logwrite.h"
 #include "vramz/log.h"
 
-static char dir[64];
+static char dir[TMPDIR_LEN];
 
 static int setup(void **state)
 {
-	snprintf(dir, sizeof dir, "/tmp/vramz-logwrite.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	(void)state;
+	return tmpdir_make(dir, "logwrite");
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	return system(cmd);
+	(void)state;
+	return tmpdir_remove(dir);
 }
 
 static const char *path_of(const char *name)

@@ -21,25 +21,24 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "../fuzz/fuzz_segment.c"
 #include "segment.h"
 #include "segment_codec.h"
 
-static char dir[64];
+static char dir[TMPDIR_LEN];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/vramz-seg-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return tmpdir_make(dir, "seg");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	return system(cmd);
+	return tmpdir_remove(dir);
 }
 
 #define NG 2
