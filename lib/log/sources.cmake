@@ -1,4 +1,4 @@
 # CSV logs: the format (columns, rows, times), the streaming reader (its
 # row parser csvrow.c) and the replay backend (docs/csv.md).  The file
 # writer is the tool's (src/log/logwrite.c).
-list(APPEND VRAMZ_LIB_SOURCES log/logfmt.c log/csvrow.c log/logread.c log/replay.c)
+list(APPEND VRAMZ_LIB_SOURCES log/logfmt.c log/csvrow.c log/logread.c log/logrows.c log/replay.c)

@@ -25,7 +25,7 @@ dict=""
 case $target in
 logread)
 	corpus=corpus; dict="-dict=$here/logread.dict"
-	srcs="$root/lib/log/logread.c $root/lib/log/csvrow.c $root/lib/log/logfmt.c $root/lib/fields.c" ;;
+	srcs="$root/lib/log/logread.c $root/lib/log/logrows.c $root/lib/log/csvrow.c $root/lib/log/logfmt.c $root/lib/fields.c" ;;
 jsonr)
 	corpus=corpus-jsonr
 	srcs="$root/src/jsonr.c" ;;
