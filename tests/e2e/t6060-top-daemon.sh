@@ -42,6 +42,7 @@ expect_success 'when the daemon stops, top samples the driver and stays current'
 	{ grows "$a" "$b" || { echo "VRAM on screen stopped with the daemon: $a then $b"; tm capture-pane -p; exit 1; }; } &&
 	keys q && wait_for "vramz-exited rc=0"
 '
+
 # A snapshot is stamped when its sampling starts and published when it
 # ends; a reader that woke at the stamp's phase would poll every 2 ms until
 # the publish (ticker.c learns the delay instead).  Voluntary context
