@@ -50,6 +50,8 @@ struct ticker {
 	int64_t last_mono_ns;      /* the daemon snapshot handed out last */
 	int64_t lag_ns;            /* its publishing after its stamp, as seen */
 	int64_t wait_from_ns;      /* .nowait: since when the next is awaited */
+	int64_t pause_ns;          /* the next pause of that wait (doubling) */
+	int64_t retry_at_ns;       /* .nowait: when to look again */
 	struct slow slow;
 	int slow_on;
 	int ticks;
@@ -253,13 +255,20 @@ int ticker_from_daemon(const struct ticker *t)
  * each: the H200 showed ten readers costing 3.2x one sampling top.  So the
  * delay seen when waiting (plus a quarter and 1 ms) becomes the phase's
  * offset (ticker_advance); it only grows, up to half an interval, so a
- * steady reader waits at most once or twice in its life.  With .nowait the
- * wait is the caller's: TICKER_NOT_YET until the snapshot is out or half an
- * interval has passed (then the last one again). */
+ * steady reader waits at most once or twice in its life.  The pauses of a
+ * wait double from 2 ms (to an eighth of the interval, 64 ms at most).
+ * With .nowait the wait is the caller's: TICKER_NOT_YET, to come back at
+ * ticker_retry_at, until the snapshot is out or half an interval has
+ * passed (then the last one again). */
 static int daemon_sample(struct ticker *t, const vramz_snapshot **snap)
 {
 	int64_t from = t->wait_from_ns ? t->wait_from_ns : clock_mono_ns();
 	int64_t give_up = from + t->step_ns / 2;
+	int64_t max_pause = t->step_ns / 8 < 64000000 ? t->step_ns / 8 : 64000000;
+	if (max_pause < 2000000)
+		max_pause = 2000000;
+	if (!t->wait_from_ns)
+		t->pause_ns = 2000000;
 	for (int waited = t->wait_from_ns != 0;; waited = 1) {
 		int rc = vramz_sample(t->ctx, t->o.flags, snap);
 		t->wait_from_ns = 0;
@@ -267,8 +276,13 @@ static int daemon_sample(struct ticker *t, const vramz_snapshot **snap)
 			return rc;
 		int64_t now = clock_mono_ns();
 		int fresh = (*snap)->mono_ns != t->last_mono_ns;
+		/* each pause twice the last (2, 4, 8 ms ...): a daemon much later
+		 * than learned costs a few wake-ups, not one every 2 ms */
+		int64_t pause = t->pause_ns;
+		t->pause_ns = 2 * pause < max_pause ? 2 * pause : max_pause;
 		if (!fresh && now < give_up && t->o.nowait) {
 			t->wait_from_ns = from; /* the caller comes back */
+			t->retry_at_ns = now + pause;
 			*snap = NULL;
 			return TICKER_NOT_YET;
 		}
@@ -284,9 +298,14 @@ static int daemon_sample(struct ticker *t, const vramz_snapshot **snap)
 			t->last_mono_ns = (*snap)->mono_ns;
 			return rc;
 		}
-		struct timespec ts = {0, 2000000};
+		struct timespec ts = {pause / 1000000000, (long)(pause % 1000000000)};
 		nanosleep(&ts, NULL);
 	}
+}
+
+int64_t ticker_retry_at(const struct ticker *t)
+{
+	return t->retry_at_ns;
 }
 
 /* The daemon stopped: the driver from now on, as if it never ran. */

@@ -37,7 +37,8 @@ struct ticker_opts {
 };
 
 /* ticker_sample with .nowait: the daemon's next snapshot is not out yet
- * (nothing read, *snap NULL); call again a little later. */
+ * (nothing read, *snap NULL); call again at ticker_retry_at (CLOCK_
+ * MONOTONIC ns; the pauses double while it is late). */
 #define TICKER_NOT_YET 1000
 
 /* Opens the source with the global options (-g, --live) and, with
@@ -62,6 +63,8 @@ int ticker_sample(struct ticker *t, const vramz_snapshot **snap, vramz_ctx **ctx
  * the lateness policy applied: the deadline moves by whole intervals past
  * now.  Call once per tick. */
 int64_t ticker_advance(struct ticker *t);
+/* After TICKER_NOT_YET: when to call ticker_sample again. */
+int64_t ticker_retry_at(const struct ticker *t);
 /* The deadline ticker_advance gave last. */
 int64_t ticker_deadline(const struct ticker *t);
 /* The next tick is taken now, not at the deadline (a key asked for a

@@ -232,7 +232,7 @@ static void *live_main(void *arg)
 		pthread_mutex_unlock(&sp->mu);
 		int got = live_once(sp);
 		pthread_mutex_lock(&sp->mu);
-		next_ms = got ? ticker_advance(tk) / 1000000 : clock_mono_ms() + 2;
+		next_ms = got ? ticker_advance(tk) / 1000000 : (ticker_retry_at(tk) + 999999) / 1000000;
 	}
 	pthread_mutex_unlock(&sp->mu);
 	return NULL;
@@ -249,7 +249,7 @@ int64_t sampler_due_ms(struct sampler *sp)
 /* A poke (after a kill) asks for a tick now; on a daemon the next news is
  * its next snapshot, which the deadline already waits for, so it is
  * ignored.  Neither it nor a late daemon blocks the keys: the ticker does
- * not wait here (.nowait), this comes back 2 ms later. */
+ * not wait here (.nowait), this comes back when it says (2, 4, 8 ms ...). */
 int sampler_run(struct sampler *sp)
 {
 	if (!sp->inline_ticks || clock_mono_ms() < sp->due_ms)
@@ -257,7 +257,7 @@ int sampler_run(struct sampler *sp)
 	struct ticker *tk = sp->o.ticker;
 	sp->poke = 0;
 	if (!live_once(sp)) {
-		sp->due_ms = clock_mono_ms() + 2;
+		sp->due_ms = (ticker_retry_at(tk) + 999999) / 1000000;
 		return 0;
 	}
 	sp->due_ms = ticker_advance(tk) / 1000000;

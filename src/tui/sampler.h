@@ -37,7 +37,8 @@ void snap_free(struct tui_snap *list);
  * MONOTONIC ms; -1: a thread samples, wait on sampler_fd instead), and
  * sampler_run takes it when due (1: a tick was queued for sampler_take),
  * never waiting for the daemon (the ticker must be opened .nowait): when
- * its next snapshot is not out yet, the next due time is 2 ms on.  A
+ * its next snapshot is not out yet, the next due time is the ticker's
+ * retry (2, 4, 8 ms ... on).  A
  * daemon that goes away hands the sampling to a thread of its own. */
 int64_t sampler_due_ms(struct sampler *s);
 int sampler_run(struct sampler *s);
