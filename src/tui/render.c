@@ -511,8 +511,9 @@ static void header(const struct app *a)
 	snprintf(counts, sizeof counts, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
 		 m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
 		 ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);
+	static const char title[] = "vramz top", replay_of[] = "  replay of ";
 	if (!a->replay) {
-		int x = put(0, 0, COLS, ROLE_TITLE, "vramz top", 0);
+		int x = put(0, 0, COLS, ROLE_TITLE, title, 0);
 		x += putf(0, x, COLS - x, ROLE_NORMAL, "  %s", a->source[0] ? a->source : "driver -");
 		put(0, x, COLS - x, ROLE_NORMAL, counts, 0);
 		int w = (int)strlen(when);
@@ -538,12 +539,13 @@ static void header(const struct app *a)
 			     level < 3 && when[0] ? (level < 2 ? "  recorded " : "  ") : "",
 			     level < 3 ? when : "", off[0] ? "  +" : "", off);
 		w = w < 0 ? 0 : w >= (int)sizeof r ? (int)sizeof r - 1 : w;
-		if (9 + 12 + (int)strlen(src) + (int)strlen(counts) + 1 + w <= COLS)
+		if ((int)(sizeof title - 1 + sizeof replay_of - 1 + strlen(src) + strlen(counts)) + 1 + w <=
+		    COLS)
 			break;
 	}
-	int lw = COLS - w - 1 > 9 ? COLS - w - 1 : COLS;
-	int x = put(0, 0, lw, ROLE_TITLE, "vramz top", 0);
-	x += putf(0, x, lw - x, ROLE_WARN, "  replay of %s", src);
+	int lw = COLS - w - 1 > (int)sizeof title - 1 ? COLS - w - 1 : COLS;
+	int x = put(0, 0, lw, ROLE_TITLE, title, 0);
+	x += putf(0, x, lw - x, ROLE_WARN, "%s%s", replay_of, src);
 	put(0, x, lw - x, ROLE_NORMAL, counts, 0);
 	if (lw < COLS)
 		put(0, COLS - w, w, ROLE_WARN, r, 0);

@@ -210,6 +210,15 @@ static int live_once(struct sampler *sp)
 	return 1;
 }
 
+/* When the next tick is due (CLOCK_MONOTONIC ms), on the thread or the UI's:
+ * the ticker's next deadline after a tick taken, or, when the daemon's
+ * snapshot was not out yet, when the ticker says to look again (rounded
+ * up, so a poll's timeout never wakes before it). */
+static int64_t next_due_ms(struct ticker *tk, int got)
+{
+	return got ? ticker_advance(tk) / 1000000 : (ticker_retry_at(tk) + 999999) / 1000000;
+}
+
 static void *live_main(void *arg)
 {
 	struct sampler *sp = arg;
@@ -232,7 +241,7 @@ static void *live_main(void *arg)
 		pthread_mutex_unlock(&sp->mu);
 		int got = live_once(sp);
 		pthread_mutex_lock(&sp->mu);
-		next_ms = got ? ticker_advance(tk) / 1000000 : (ticker_retry_at(tk) + 999999) / 1000000;
+		next_ms = next_due_ms(tk, got);
 	}
 	pthread_mutex_unlock(&sp->mu);
 	return NULL;
@@ -256,11 +265,10 @@ int sampler_run(struct sampler *sp)
 		return 0;
 	struct ticker *tk = sp->o.ticker;
 	sp->poke = 0;
-	if (!live_once(sp)) {
-		sp->due_ms = (ticker_retry_at(tk) + 999999) / 1000000;
+	int got = live_once(sp);
+	sp->due_ms = next_due_ms(tk, got);
+	if (!got)
 		return 0;
-	}
-	sp->due_ms = ticker_advance(tk) / 1000000;
 	if (!ticker_from_daemon(tk)) {
 		/* the daemon went away and the ticker samples NVML now: that
 		 * can block, so off this thread from here on; the thread must
