@@ -12,6 +12,7 @@ cp build-dev/vramz build-dev/bench/bench_tick build-dev/tests/unit_sandbox .carr
 # from Debian contrib's nvtop .deb (dpkg-deb -x); it needs only libncursesw6
 [ -n "${NVTOP:-}" ] && cp "$NVTOP" .carry/
 gcc -O2 -std=c11 bench/peakrss.c -o .carry/peakrss
+gcc -O2 -std=c11 -D_GNU_SOURCE bench/wakefloor.c -o .carry/wakefloor
 gcc -O2 -std=c11 -Ilib bench/oneshot_ref.c -o .carry/oneshot_ref -ldl
 gcc -O2 -std=c11 -D_GNU_SOURCE -Ilib bench/nvml_callcost.c -o .carry/callcost -ldl
 rm -rf .carry/bench-ref && cp -r ../shared/bench-ref .carry/bench-ref

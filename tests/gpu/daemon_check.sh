@@ -8,7 +8,9 @@
 #   2. the daemon's own CPU at 1 Hz with --procs, over 30 s, while hold.py
 #      holds memory on each GPU (targets: <= 0.1 % of a core);
 #   3. ten `vramz top` reading the daemon vs one `vramz top --live` sampling
-#      alone, 20 s each, total CPU (target: ten <= 2x one).
+#      alone, 20 s each, total CPU (target: ten <= 2x one); and ten
+#      bench/wakefloor processes, which only wake once a second and write
+#      a frame's bytes: the floor under any ten readers on this machine.
 #   bash tests/gpu/daemon_check.sh
 # Prints a table at the end.  Kills only what it started.
 set -u
@@ -77,13 +79,14 @@ join <(sort $D/thr0) <(sort $D/thr1) | awk -v t=40 '{printf "  thread %-16s %.4f
 daemon_pct=$(awk -v a=$c0 -v b=$c1 -v t0=$t0 -v t1=$t1 'BEGIN{printf "%.4f", 100*(b-a)/1e9/(t1-t0)}')
 daemon_rss=$(awk '/VmRSS/{print $2}' /proc/$DP/status)
 
-# top_cpu N ENV SECONDS: N tops in one private tmux, their total CPU %
+# top_cpu N ENV SECONDS [CMD]: N tops (or CMDs) in one private tmux, their
+# total CPU %
 top_cpu() {
-	local n=$1 env=$2 secs=$3 i pids=() c0=0 c1=0 s=$sock-$1
+	local n=$1 env=$2 secs=$3 cmd=${4:-$VZ top -i 1s} i pids=() c0=0 c1=0 s=$sock-$1
 	tmux -L $s -f /dev/null new-session -d -s b -n hold -x 200 -y 60 "exec sleep 100000"
 	tmux -L $s set -g remain-on-exit on >/dev/null
 	for i in $(seq $n); do
-		tmux -L $s new-window -d -t b -n "t$i" "env TERM=xterm-256color LANG=C.UTF-8 $env $VZ top -i 1s"
+		tmux -L $s new-window -d -t b -n "t$i" "env TERM=xterm-256color LANG=C.UTF-8 $env $cmd"
 	done
 	sleep 4
 	# a top that died shows why, instead of a silent low figure
@@ -114,6 +117,8 @@ top_cpu() {
 echo "--- ten tops on the daemon, then one top sampling alone (20 s each)"
 read -r ten_pct ten_n < <(top_cpu 10 "" 20)
 read -r one_pct one_n < <(top_cpu 1 "VRAMZ_NO_DAEMON=1" 20)
+echo "--- ten processes that only wake once a second and write 160 bytes (20 s)"
+read -r floor_pct floor_n < <(top_cpu 10 "" 20 "$C/wakefloor 160")
 
 smi=$(awk '$1=="nvidia-smi"{print $2}' $D/oneshot.txt)
 dm=$(awk '$1=="status-daemon"{print $2, $5}' $D/oneshot.txt)
@@ -130,6 +135,8 @@ printf "%-44s %s\n" "libnvidia-ml loads in status from daemon" "$nvml_loaded (0)
 printf "%-44s %s\n" "daemon CPU at 1 Hz --procs, % of a core" "$daemon_pct (<= 0.1); RSS $daemon_rss KiB"
 printf "%-44s %s\n" "ten tops on the daemon, total CPU %" "$ten_pct ($ten_n running)"
 printf "%-44s %s\n" "one top sampling alone, CPU %" "$one_pct ($one_n running)"
+printf "%-44s %s\n" "ten wakefloor 160 (bare wake-ups), CPU %" "$floor_pct ($floor_n running)"
+printf "%-44s %s\n" "ten tops / ten bare wake-ups" "$(awk -v a="$ten_pct" -v b="$floor_pct" 'BEGIN{printf "%.2f", (b > 0 ? a/b : -1)}')"
 printf "%-44s %s\n" "ten / one" "$(awk -v a="$ten_pct" -v b="$one_pct" 'BEGIN{printf "%.2f", (b > 0 ? a/b : -1)}') (<= 2)"
 printf "%-44s %s\n" "vramz -h vs /bin/true, ms" "$hh vs $tr ($(awk -v a="$hh" -v b="$tr" 'BEGIN{printf "%.2f", a/b}')x)"
 printf "%-44s %s\n" "peak RSS KiB: true, -h, status daemon, live, smi" "$(awk '{printf "%s ", $1}' $D/rss.txt)(status from daemon <= 8192)"
