@@ -314,9 +314,16 @@ void agent_scan_add_dir(struct agent_scan *s, const char *dir)
 
 void agent_scan_add_default(struct agent_scan *s)
 {
-	char d[256];
-	for (unsigned n = 0; vramz_runtime_dir_nth(n, d, sizeof d) == 0; n++)
-		agent_scan_add_dir(s, d);
+	if (!s->own_known) {
+		s->own_known = 1;
+		s->own_override = getenv("VRAMZ_RUNTIME_DIR") != NULL;
+		s->nown = 0;
+		while (s->nown < sizeof s->own / sizeof s->own[0] &&
+		       vramz_runtime_dir_nth(s->nown, s->own[s->nown], sizeof s->own[0]) == 0)
+			s->nown++;
+	}
+	for (unsigned n = 0; n < s->nown; n++)
+		agent_scan_add_dir(s, s->own[n]);
 }
 
 /* "torch-PID-START", nothing after it */
@@ -460,7 +467,7 @@ int agent_find_dir(uint32_t pid, uint64_t start, uint32_t uid, char *dir, size_t
 {
 	struct agent_scan s = {0};
 	agent_scan_add_default(&s);
-	if (!getenv("VRAMZ_RUNTIME_DIR")) {
+	if (!s.own_override) {
 		char d[64];
 		snprintf(d, sizeof d, "/run/user/%" PRIu32 "/vramz", uid);
 		agent_scan_add_dir(&s, d);
@@ -564,7 +571,7 @@ int agent_join(struct agent_scan *s, vramz_proc_sample *procs, unsigned n,
 		if (!(procs[i].valid & VRAMZ_P_VISIBLE))
 			continue;
 		visible++;
-		if (!getenv("VRAMZ_RUNTIME_DIR")) {
+		if (!s->own_override) {
 			char d[64];
 			snprintf(d, sizeof d, "/run/user/%" PRIu32 "/vramz", procs[i].uid);
 			agent_scan_add_dir(s, d);

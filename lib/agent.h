@@ -94,6 +94,13 @@ struct agent_scan {
 	} state[AGENT_MAX_DIRS];
 	int64_t listed_at_ns;         /* CLOCK_REALTIME, before the stats */
 	unsigned listings;            /* real listings made (for tests) */
+	/* the reader's own runtime directories, resolved at the first tick:
+	 * its euid and environment do not change under it, and asking again
+	 * cost two system calls a tick */
+	int own_known;
+	int own_override;             /* VRAMZ_RUNTIME_DIR set: only that one */
+	unsigned nown;
+	char own[2][256];
 };
 
 /* Directories the reader looks in: the reader's runtime directories (the
@@ -101,7 +108,7 @@ struct agent_scan {
  * /run/user/UID/vramz.  agent_scan_reset empties the set. */
 void agent_scan_reset(struct agent_scan *s);
 void agent_scan_add_dir(struct agent_scan *s, const char *dir);
-/* Adds the reader's own runtime directories. */
+/* Adds the reader's own runtime directories (resolved once a scan). */
 void agent_scan_add_default(struct agent_scan *s);
 /* Lists the directories' torch-PID-START files.  0 or VRAMZ_ENOMEM.  A
  * directory whose stat is what it was at the last listing, and was already

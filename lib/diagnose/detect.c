@@ -95,22 +95,33 @@ static int emit_leak(vramz_diag *d, const struct leak_hit *h, const double *gpu_
 	return 0;
 }
 
+/* size bytes of zeroed scratch, kept in d from one evaluation to the next:
+ * each evaluation allocating and freeing its arrays was a good part of
+ * one, as every allocation in a monitor asleep between ticks is cold. */
+static void *detect_scratch(vramz_diag *d, size_t size)
+{
+	if (size > d->detect_cap) {
+		void *p = realloc(d->detect_buf, size);
+		if (!p)
+			return NULL;
+		d->detect_buf = p;
+		d->detect_cap = size;
+	}
+	return memset(d->detect_buf, 0, size);
+}
+
 static int detect_leaks(vramz_diag *d)
 {
-	struct leak_hit *hits = NULL;
-	unsigned nh = 0;
-	double *rate = calloc(d->ngpus ? d->ngpus : 1, sizeof *rate);
-	unsigned char *has = calloc(d->ngpus ? d->ngpus : 1, 1);
+	unsigned nh = 0, ng = d->ngpus ? d->ngpus : 1;
+	/* hits first (the strictest alignment), then the rates, then the flags */
+	size_t hits_sz = (d->nprocs + d->ngpus + 1) * sizeof(struct leak_hit);
+	char *buf = detect_scratch(d, hits_sz + ng * sizeof(double) + ng);
+	if (!buf)
+		return VRAMZ_ENOMEM;
+	struct leak_hit *hits = (struct leak_hit *)buf;
+	double *rate = (double *)(buf + hits_sz);
+	unsigned char *has = (unsigned char *)(rate + ng);
 	int rc = 0;
-	if (!rate || !has) {
-		rc = VRAMZ_ENOMEM;
-		goto out;
-	}
-	hits = malloc((d->nprocs + d->ngpus + 1) * sizeof *hits);
-	if (!hits) {
-		rc = VRAMZ_ENOMEM;
-		goto out;
-	}
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		struct proc_state *p = &d->procs[i];
 		if (!proc_active(d, p) || p->gpu >= d->ngpus)
@@ -163,9 +174,6 @@ static int detect_leaks(vramz_diag *d)
 	for (unsigned i = 0; i < nh && !rc; i++)
 		rc = emit_leak(d, &hits[i], rate);
 out:
-	free(hits);
-	free(rate);
-	free(has);
 	return rc;
 }
 

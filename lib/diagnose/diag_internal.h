@@ -206,6 +206,8 @@ struct vramz_diag {
 	vramz_finding *past;           /* cleared findings (keep_ended) */
 	unsigned npast;
 	struct diag_scratch scratch;
+	void *detect_buf;              /* detect.c's per-evaluation arrays, kept */
+	size_t detect_cap;
 	struct jobkey_cache *jobs;
 	struct oom_event ooms[DIAG_OOM_MAX]; /* the latest, oldest dropped */
 	unsigned nooms;

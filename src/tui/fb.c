@@ -38,13 +38,19 @@
 
 #include "tui/term.h"
 
-struct cell {
-	uint32_t ch;   /* a wchar_t; 0: the right half of a wide character */
-	uint32_t role; /* enum role */
-};
+/* A cell is 4 bytes: the character (a Unicode code point takes 21 bits;
+ * 0: the right half of a wide character) and its role in the top byte.
+ * Four, not eight: a frame blanks, fills and compares two screens of
+ * cells, and a `top` reading a daemon, asleep a second between frames,
+ * pays for each cache line of them cold (docs/performance.md). */
+typedef uint32_t cell;
+#define CELL_CH_MASK 0x00FFFFFFu
+#define CELL(ch, role) (((uint32_t)(ch) & CELL_CH_MASK) | (uint32_t)(role) << 24)
+#define CELL_CH(c) ((c) & CELL_CH_MASK)
+#define CELL_ROLE(c) ((int)((c) >> 24))
 
-static struct cell *cur, *sent; /* this frame; what curses has */
-static struct cell *blank_row;  /* a row of blanks, copied to start a frame */
+static cell *cur, *sent; /* this frame; what curses has */
+static cell *blank_row;  /* a row of blanks, copied to start a frame */
 static unsigned char *row_ok;   /* sent[] of the row is what curses shows */
 static int rows, cols;
 
@@ -83,7 +89,7 @@ int fb_begin(void)
 		rows = LINES;
 		cols = COLS;
 		for (int x = 0; x < cols; x++)
-			blank_row[x] = (struct cell){L' ', ROLE_NORMAL};
+			blank_row[x] = CELL(L' ', ROLE_NORMAL);
 		sent_blank((unsigned char)screen_blank);
 	}
 	for (int y = 0; y < rows; y++)
@@ -112,14 +118,13 @@ static void fb_invalidate(void)
 }
 
 /* Sets one cell, never leaving half of a wide character behind. */
-static inline void set(struct cell *row, int x, uint32_t ch, int role)
+static inline void set(cell *row, int x, uint32_t ch, int role)
 {
-	if (ch != 0 && row[x].ch == 0 && x > 0)
-		row[x - 1].ch = L' '; /* we cover the right half of a wide one */
-	row[x].ch = ch;
-	row[x].role = (uint32_t)role;
-	if (x + 1 < cols && row[x + 1].ch == 0)
-		row[x + 1].ch = L' '; /* or its left half: drop the right one */
+	if (ch != 0 && CELL_CH(row[x]) == 0 && x > 0)
+		row[x - 1] = CELL(L' ', CELL_ROLE(row[x - 1])); /* we cover the right half of a wide one */
+	row[x] = CELL(ch, role);
+	if (x + 1 < cols && CELL_CH(row[x + 1]) == 0)
+		row[x + 1] = CELL(L' ', CELL_ROLE(row[x + 1])); /* or its left half: drop the right one */
 }
 
 void fb_column(int y, int x, int h, int role, const wchar_t *glyphs)
@@ -147,7 +152,7 @@ void fb_fill(int y, int x, int n, int role, wchar_t c)
 	}
 	if (n > cols - x)
 		n = cols - x;
-	struct cell *row = cur + (size_t)y * (size_t)cols;
+	cell *row = cur + (size_t)y * (size_t)cols;
 	for (int i = 0; i < n; i++)
 		set(row, x + i, (uint32_t)c, role);
 }
@@ -158,7 +163,7 @@ int fb_put(int y, int x, int w, int role, const char *s, int pad)
 		return 0;
 	if (x + w > cols)
 		w = cols - x;
-	struct cell *row = cur + (size_t)y * (size_t)cols;
+	cell *row = cur + (size_t)y * (size_t)cols;
 	const unsigned char *p = (const unsigned char *)s;
 	mbstate_t st;
 	memset(&st, 0, sizeof st);
@@ -216,7 +221,7 @@ static int out_room(size_t n)
 /* Cells [a, b] of row y as terminal bytes: a cursor move, then each run of
  * one role after that role's attribute bytes (when it is not the
  * terminal's already). */
-static void direct_span(int y, const struct cell *row, int a, int b)
+static void direct_span(int y, const cell *row, int a, int b)
 {
 	if (y == rows - 1 && b == cols - 1)
 		b--; /* never the last cell: a terminal with auto margins scrolls */
@@ -227,17 +232,17 @@ static void direct_span(int y, const struct cell *row, int a, int b)
 	memset(&st, 0, sizeof st);
 	int utf8 = term_utf8();
 	for (int i = a; i <= b; i++) {
-		uint32_t ch = row[i].ch;
+		uint32_t ch = CELL_CH(row[i]);
 		if (!ch)
 			continue; /* the right half of a wide character */
-		if ((int)row[i].role != out_role) {
-			const char *seq = term_role_seq((enum role)row[i].role);
+		if (CELL_ROLE(row[i]) != out_role) {
+			const char *seq = term_role_seq((enum role)CELL_ROLE(row[i]));
 			size_t n = strlen(seq);
 			if (!out_room(n + (size_t)(b - i + 1) * MB_LEN_MAX))
 				return;
 			memcpy(out + out_len, seq, n);
 			out_len += n;
-			out_role = (int)row[i].role;
+			out_role = CELL_ROLE(row[i]);
 		}
 		char *p = out + out_len;
 		if (ch < 0x80) {
@@ -291,7 +296,7 @@ static void direct_write(void)
 }
 
 /* Sends cells [a, b] of row y, in runs of one role. */
-static void send_span(int y, const struct cell *row, int a, int b)
+static void send_span(int y, const cell *row, int a, int b)
 {
 	if (term_direct()) {
 		direct_span(y, row, a, b);
@@ -301,11 +306,11 @@ static void send_span(int y, const struct cell *row, int a, int b)
 	move(y, a);
 	int i = a;
 	while (i <= b) {
-		uint32_t role = row[i].role;
+		int role = CELL_ROLE(row[i]);
 		int n = 0;
-		for (; i <= b && row[i].role == role && n < (int)(sizeof buf / sizeof buf[0]); i++)
-			if (row[i].ch)
-				buf[n++] = (wchar_t)row[i].ch;
+		for (; i <= b && CELL_ROLE(row[i]) == role && n < (int)(sizeof buf / sizeof buf[0]); i++)
+			if (CELL_CH(row[i]))
+				buf[n++] = (wchar_t)CELL_CH(row[i]);
 		attrset(term_attr((enum role)role));
 		addnwstr(buf, n);
 	}
@@ -316,15 +321,15 @@ static void send_span(int y, const struct cell *row, int a, int b)
  * label far to the left change two cells, not the hundred between. */
 #define FB_GAP_CELLS 12
 
-static int same(const struct cell *c, const struct cell *s, int i)
+static int same(const cell *c, const cell *s, int i)
 {
-	return c[i].ch == s[i].ch && c[i].role == s[i].role;
+	return c[i] == s[i];
 }
 
 /* Sends the changed cells of row c (s: what curses has) within [a, b], in
  * spans joined across gaps shorter than FB_GAP_CELLS; a span starts and
  * ends on whole wide characters. */
-static void send_changes(int y, const struct cell *c, const struct cell *s, int a, int b)
+static void send_changes(int y, const cell *c, const cell *s, int a, int b)
 {
 	while (a <= b) {
 		while (a <= b && same(c, s, a))
@@ -341,9 +346,9 @@ static void send_changes(int y, const struct cell *c, const struct cell *s, int 
 			}
 		}
 		int from = a, to = e;
-		if (from > 0 && c[from].ch == 0)
+		if (from > 0 && CELL_CH(c[from]) == 0)
 			from--; /* start on the whole wide character */
-		if (to + 1 < cols && c[to + 1].ch == 0)
+		if (to + 1 < cols && CELL_CH(c[to + 1]) == 0)
 			to++;
 		send_span(y, c, from, to);
 		a = e + 1;
@@ -355,8 +360,8 @@ void fb_flush(void)
 	if (!cur)
 		return;
 	for (int y = 0; y < rows; y++) {
-		struct cell *c = cur + (size_t)y * (size_t)cols;
-		struct cell *s = sent + (size_t)y * (size_t)cols;
+		cell *c = cur + (size_t)y * (size_t)cols;
+		cell *s = sent + (size_t)y * (size_t)cols;
 		if (row_ok[y] && !memcmp(c, s, (size_t)cols * sizeof *c))
 			continue; /* most rows, most frames: one memcmp */
 		if (row_ok[y]) {

@@ -385,17 +385,19 @@ static void table_header(const struct app *a, int y, const struct colw *c)
 	int x = 1;
 	fb_fill(y, 0, COLS, ROLE_HEAD, L' ');
 	for (int i = 0; i < COL_COUNT; i++) {
-		char t[32];
 		int sorted = a->v.ar.sort == (enum model_col)i;
 		int up = (i == COL_VRAM || i == COL_SM || i == COL_IDLE) == a->v.ar.reverse;
 		const char *arrow = term_utf8() ? (up ? "▲" : "▼") : (up ? "^" : "v");
-		snprintf(t, sizeof t, "%s%s", model_col_name((enum model_col)i), sorted ? arrow : "");
+		const char *name = model_col_name((enum model_col)i); /* ASCII */
 		int right = i == COL_PID || i == COL_VRAM || i == COL_SM || i == COL_IDLE;
-		char f[48];
-		/* printf pads by bytes: widen by the arrow's extra UTF-8 bytes */
-		int extra = sorted ? (int)strlen(arrow) - 1 : 0;
-		snprintf(f, sizeof f, right ? "%*s" : "%-*s", c->w[i] + extra, t);
-		put(y, x, c->w[i], sorted ? ROLE_KEYTEXT : ROLE_HEAD, f, 0);
+		int role = sorted ? ROLE_KEYTEXT : ROLE_HEAD;
+		/* the name and the arrow (one column), padded in the column's role */
+		int pad = c->w[i] - (int)strlen(name) - sorted;
+		pad = right && pad > 0 ? pad : 0;
+		fb_fill(y, x, c->w[i], role, L' ');
+		int n = put(y, x + pad, c->w[i] - pad, role, name, 0);
+		if (sorted)
+			put(y, x + pad + n, c->w[i] - pad - n, role, arrow, 0);
 		x += c->w[i] + 1;
 	}
 }
@@ -491,14 +493,36 @@ static void table(struct app *a, int y, int rows)
 /* "vramz top  driver 580.159.04  CUDA 13.0  2 GPUs  3 processes ...  12:00:01"; a
  * replay names its file instead of the driver (a log does not record it)
  * and shows the recorded date and time, and how far into the log. */
+/* The local time of ms since the epoch.  localtime_r looks the zone up
+ * each call, a good part of a frame of a `top` reading a daemon; the
+ * broken-down start of the minute is kept instead, since zones change
+ * their offset on whole minutes. */
+static int local_tm(int64_t ms, struct tm *out)
+{
+	static time_t minute = -1;
+	static struct tm at_minute;
+	time_t t = (time_t)(ms / 1000), m = t - t % 60;
+	if (ms < 0)
+		return 0;
+	if (m != minute) {
+		if (!localtime_r(&m, &at_minute))
+			return minute = -1, 0;
+		minute = m;
+	}
+	if (at_minute.tm_sec) /* an offset with seconds (a zone's old LMT) */
+		return localtime_r(&t, out) != NULL;
+	*out = at_minute;
+	out->tm_sec = (int)(t - m);
+	return 1;
+}
+
 static void header(const struct app *a)
 {
 	const struct model *m = &a->m;
 	const struct arrange *ar = &a->v.ar;
 	char when[48] = "", filt[160] = "";
-	time_t t = (time_t)(m->now_ms / 1000);
 	struct tm tm;
-	if (m->now_ms && localtime_r(&t, &tm))
+	if (m->now_ms && local_tm(m->now_ms, &tm))
 		strftime(when, sizeof when, a->replay ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
 	size_t o = 0;
 	if (ar->user[0])
