@@ -50,8 +50,15 @@ typedef uint32_t cell;
 #define CELL_ROLE(c) ((int)((c) >> 24))
 
 static cell *cur, *sent; /* this frame; what curses has */
-static cell *blank_row;  /* a row of blanks, copied to start a frame */
+static cell *blank_row;  /* a row of blanks */
 static unsigned char *row_ok;   /* sent[] of the row is what curses shows */
+/* Rows are blanked when first drawn in a frame, not all at its start: a
+ * row no one draws is blank, and when what was sent there is blank too
+ * (sent_blank_row) it costs neither a copy nor a compare.  Most of a
+ * tall terminal under a machine of few GPUs and processes is such rows. */
+static unsigned *row_frame;     /* the frame that last drew the row */
+static unsigned char *sent_blank_row; /* sent[] of the row is all blanks */
+static unsigned frame;
 static int rows, cols;
 
 /* direct output: the frame's bytes, and the role the terminal has now */
@@ -70,6 +77,7 @@ static void sent_blank(unsigned char ok)
 	for (int y = 0; y < rows; y++) {
 		memcpy(sent + (size_t)y * (size_t)cols, blank_row, (size_t)cols * sizeof *sent);
 		row_ok[y] = ok;
+		sent_blank_row[y] = 1;
 	}
 }
 
@@ -77,12 +85,14 @@ int fb_begin(void)
 {
 	if (LINES != rows || COLS != cols || !cur) {
 		fb_free();
-		size_t n = (size_t)(LINES > 0 ? LINES : 1) * (size_t)(COLS > 0 ? COLS : 1);
+		size_t nr = (size_t)(LINES > 0 ? LINES : 1), n = nr * (size_t)(COLS > 0 ? COLS : 1);
 		cur = malloc(n * sizeof *cur);
 		sent = malloc(n * sizeof *sent);
-		row_ok = calloc((size_t)(LINES > 0 ? LINES : 1), 1);
+		row_ok = calloc(nr, 1);
+		row_frame = calloc(nr, sizeof *row_frame);
+		sent_blank_row = calloc(nr, 1);
 		blank_row = malloc((size_t)(COLS > 0 ? COLS : 1) * sizeof *blank_row);
-		if (!cur || !sent || !row_ok || !blank_row) {
+		if (!cur || !sent || !row_ok || !row_frame || !sent_blank_row || !blank_row) {
 			fb_free();
 			return -1;
 		}
@@ -92,8 +102,10 @@ int fb_begin(void)
 			blank_row[x] = CELL(L' ', ROLE_NORMAL);
 		sent_blank((unsigned char)screen_blank);
 	}
-	for (int y = 0; y < rows; y++)
-		memcpy(cur + (size_t)y * (size_t)cols, blank_row, (size_t)cols * sizeof *cur);
+	if (++frame == 0) { /* wrapped: no row may look drawn in this frame */
+		memset(row_frame, 0, (size_t)rows * sizeof *row_frame);
+		frame = 1;
+	}
 	return 0;
 }
 
@@ -102,13 +114,27 @@ void fb_free(void)
 	free(cur);
 	free(sent);
 	free(row_ok);
+	free(row_frame);
+	free(sent_blank_row);
 	free(blank_row);
 	free(out);
 	out = NULL;
 	out_len = out_cap = 0;
 	cur = sent = blank_row = NULL;
-	row_ok = NULL;
+	row_ok = sent_blank_row = NULL;
+	row_frame = NULL;
 	rows = cols = 0;
+}
+
+/* Row y of this frame, blanked when first drawn in it. */
+static cell *row_of(int y)
+{
+	cell *row = cur + (size_t)y * (size_t)cols;
+	if (row_frame[y] != frame) {
+		memcpy(row, blank_row, (size_t)cols * sizeof *row);
+		row_frame[y] = frame;
+	}
+	return row;
 }
 
 static void fb_invalidate(void)
@@ -132,14 +158,14 @@ void fb_column(int y, int x, int h, int role, const wchar_t *glyphs)
 	if (!cur || x < 0 || x >= cols)
 		return;
 	for (int r = y < 0 ? -y : 0; r < h && y + r < rows; r++)
-		set(cur + (size_t)(y + r) * (size_t)cols, x, (uint32_t)glyphs[r], role);
+		set(row_of(y + r), x, (uint32_t)glyphs[r], role);
 }
 
 void fb_putc(int y, int x, int role, wchar_t c)
 {
 	if (!cur || y < 0 || y >= rows || x < 0 || x >= cols)
 		return;
-	set(cur + (size_t)y * (size_t)cols, x, (uint32_t)c, role);
+	set(row_of(y), x, (uint32_t)c, role);
 }
 
 void fb_fill(int y, int x, int n, int role, wchar_t c)
@@ -152,7 +178,9 @@ void fb_fill(int y, int x, int n, int role, wchar_t c)
 	}
 	if (n > cols - x)
 		n = cols - x;
-	cell *row = cur + (size_t)y * (size_t)cols;
+	if (n <= 0)
+		return;
+	cell *row = row_of(y);
 	for (int i = 0; i < n; i++)
 		set(row, x + i, (uint32_t)c, role);
 }
@@ -163,7 +191,7 @@ int fb_put(int y, int x, int w, int role, const char *s, int pad)
 		return 0;
 	if (x + w > cols)
 		w = cols - x;
-	cell *row = cur + (size_t)y * (size_t)cols;
+	cell *row = row_of(y);
 	const unsigned char *p = (const unsigned char *)s;
 	mbstate_t st;
 	memset(&st, 0, sizeof st);
@@ -360,10 +388,13 @@ void fb_flush(void)
 	if (!cur)
 		return;
 	for (int y = 0; y < rows; y++) {
-		cell *c = cur + (size_t)y * (size_t)cols;
+		int drawn = row_frame[y] == frame;
+		if (!drawn && row_ok[y] && sent_blank_row[y])
+			continue; /* blank, and shown blank: nothing to look at */
+		cell *c = row_of(y); /* not drawn: blanks, to clear what was there */
 		cell *s = sent + (size_t)y * (size_t)cols;
 		if (row_ok[y] && !memcmp(c, s, (size_t)cols * sizeof *c))
-			continue; /* most rows, most frames: one memcmp */
+			continue; /* most drawn rows, most frames: one memcmp */
 		if (row_ok[y]) {
 			send_changes(y, c, s, 0, cols - 1);
 		} else {
@@ -371,6 +402,7 @@ void fb_flush(void)
 		}
 		memcpy(s, c, (size_t)cols * sizeof *c);
 		row_ok[y] = 1;
+		sent_blank_row[y] = !drawn;
 	}
 	screen_blank = 0;
 	if (term_direct()) {
