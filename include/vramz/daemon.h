@@ -81,7 +81,11 @@ VRAMZ_EXPORT int vramz_daemon_info_get(const vramz_ctx *ctx, vramz_daemon_info *
 /* 1 when the daemon samples GPU index every tick, else 0. */
 VRAMZ_EXPORT int vramz_daemon_covers(const vramz_ctx *ctx, unsigned index);
 /* The daemon's findings as of the last vramz_sample (its diagnosis engine,
- * with its thresholds); valid until the next sample.  0 when none. */
+ * with its thresholds); valid until the next sample.  0 when none; *out
+ * is NULL when the daemon publishes no findings at all (it runs with
+ * --no-diagnose), else not NULL even for none.  From a redacted segment
+ * (hidepid) a finding's user and command are filled in only for the
+ * processes this reader's own /proc shows, as the process rows are. */
 VRAMZ_EXPORT unsigned vramz_daemon_findings(const vramz_ctx *ctx, const vramz_finding **out);
 
 #ifdef __cplusplus

@@ -35,6 +35,8 @@ struct backend {
 	const struct seg_snapshot *cur;
 	struct proc_cache *pcache;    /* redacted segments only */
 	int64_t age_ms;
+	vramz_finding *filled;        /* redacted: the findings, names filled in */
+	unsigned filled_cap;
 };
 
 static int check_fresh(struct backend *b, char *err, size_t errlen)
@@ -112,6 +114,7 @@ static void seg_close(struct backend *b)
 {
 	seg_reader_close(b->r);
 	proc_cache_free(b->pcache);
+	free(b->filled);
 	free(b);
 }
 
@@ -317,13 +320,46 @@ int vramz_daemon_covers(const vramz_ctx *ctx, unsigned index)
 	return b && seg_reader_gpu(b->r, index, &present) && present;
 }
 
+/* In a redacted segment a finding names no user or command: they are
+ * filled in from the process rows this reader attributed from its own
+ * /proc (seg_procs), for the processes it can see, and no others.  NULL
+ * when out of memory. */
+static const vramz_finding *fill_findings(struct backend *b, const vramz_ctx *ctx)
+{
+	unsigned n = b->cur->finding_count;
+	if (n > b->filled_cap) {
+		vramz_finding *f = realloc(b->filled, n * sizeof *f);
+		if (!f)
+			return NULL;
+		b->filled = f;
+		b->filled_cap = n;
+	}
+	memcpy(b->filled, b->cur->findings, n * sizeof *b->filled);
+	for (unsigned i = 0; i < n; i++) {
+		vramz_finding *f = &b->filled[i];
+		for (unsigned k = 0; f->pid && (!f->user[0] || !f->comm[0]) && k < ctx->procs.n; k++) {
+			const vramz_proc_sample *p = &ctx->procs.v[k];
+			if (p->pid != f->pid || p->start_time_ticks != f->start_time_ticks ||
+			    !(p->valid & VRAMZ_P_VISIBLE))
+				continue;
+			if (!f->user[0])
+				memcpy(f->user, p->user, sizeof f->user);
+			if (!f->comm[0])
+				memcpy(f->comm, p->comm, sizeof f->comm);
+		}
+	}
+	return b->filled;
+}
+
 unsigned vramz_daemon_findings(const vramz_ctx *ctx, const vramz_finding **out)
 {
+	static const vramz_finding none[1];
 	struct backend *b = daemon_of(ctx);
-	if (!b || !b->cur) {
+	if (!b || !b->cur || !(seg_reader_header(b->r)->flags & SEG_FL_FINDINGS)) {
 		*out = NULL;
 		return 0;
 	}
-	*out = b->cur->findings;
-	return b->cur->finding_count;
+	unsigned n = b->cur->finding_count;
+	*out = !n ? none : b->pcache ? fill_findings(b, ctx) : b->cur->findings;
+	return *out ? n : 0;
 }

@@ -16,6 +16,12 @@
  * plots are right after a jump without the UI redrawing thousands of
  * times.
  *
+ * Reading a daemon that publishes findings, the findings shown are the
+ * daemon's (unless thresholds of top's own were set): its engine has seen
+ * the machine since it started, so a leak that began before this `top` is
+ * shown at once, and ten `top`s on one daemon run no engine of their own.
+ * When the daemon goes away the engine here takes over, from that tick.
+ *
  * The diagnosis engine (vramz/diagnose.h) lives on this thread too: it
  * sees every tick read - the skipped ones of a seek included, so the
  * findings at any point of a replay are those of the log up to there -
@@ -37,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vramz/daemon.h"
 #include "vramz/log.h"
 
 #define SEEK_WINDOW_MS (20 * 60 * 1000) /* history handed over on a jump */
@@ -132,6 +139,29 @@ static void diag_attach(struct sampler *sp, struct tui_snap *s)
 	s->nfindings = n;
 }
 
+/* A daemon's findings (valid until the next sample) into s: those about
+ * the GPUs read (-g) and about no GPU. */
+static void daemon_attach(struct tui_snap *s, const vramz_finding *f, unsigned n,
+			  const vramz_snapshot *v)
+{
+	if (!s || !n || !(s->findings = malloc(n * sizeof *f)))
+		return;
+	unsigned k = 0;
+	for (unsigned i = 0; i < n; i++) {
+		int read = f[i].gpu < 0;
+		for (unsigned g = 0; !read && g < v->gpu_count; g++)
+			read = (int)v->gpus[g].index == f[i].gpu;
+		if (!read)
+			continue;
+		s->findings[k++] = f[i];
+	}
+	s->nfindings = k;
+	if (!k) {
+		free(s->findings);
+		s->findings = NULL;
+	}
+}
+
 /* Queues s (lock held) and wakes the UI thread. */
 static void deliver(struct sampler *sp, struct tui_snap *s)
 {
@@ -193,10 +223,18 @@ static int live_once(struct sampler *sp)
 	int rc = ticker_sample(tk, &v, &src);
 	if (rc == TICKER_NOT_YET)
 		return 0;
-	if (rc >= 0)
+	/* the daemon's findings, when it publishes any (NULL: it runs no
+	 * engine) and top has no thresholds of its own */
+	const vramz_finding *df = NULL;
+	unsigned ndf = 0;
+	if (rc >= 0 && sp->diag && sp->o.daemon_findings && ticker_from_daemon(tk))
+		ndf = vramz_daemon_findings(src, &df);
+	if (rc >= 0 && !df)
 		diag_feed(sp, v);
 	struct tui_snap *s = v && v->gpu_count ? snap_copy(v, live_info, ctx) : calloc(1, sizeof *s);
-	if (rc >= 0)
+	if (rc >= 0 && df)
+		daemon_attach(s, df, ndf, v);
+	else if (rc >= 0)
 		diag_attach(sp, s);
 	if (s && rc < 0) {
 		s->err = rc;

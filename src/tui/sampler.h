@@ -19,6 +19,9 @@ struct sampler_opts {
 	const char *replay_path;   /* replay: a log file (ticker NULL) */
 	double speed;              /* replay: 1 = recorded pace */
 	const vramz_diag_config *diag; /* thresholds of the findings; NULL none */
+	int daemon_findings;       /* 1: reading a daemon that publishes findings,
+				      show those, and run no engine here (the
+				      thresholds are the defaults: top.c) */
 };
 
 /* Starts the thread; on failure returns a negative VRAMZ_E* code and a

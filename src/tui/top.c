@@ -230,6 +230,11 @@ int cmd_top(int argc, char **argv)
 		free(a);
 		return ex;
 	}
+	/* no thresholds of its own (config file, --idle-after): a daemon's
+	 * findings are shown as they are (sampler.c) */
+	vramz_diag_config def;
+	vramz_diag_config_defaults(&def);
+	int own_thresholds = idle_after_ms >= 0 || memcmp(&dc, &def, sizeof dc) != 0;
 	dc.keep_ended = 0; /* the panel shows what is wrong now */
 	if (idle_after_ms >= 0)
 		dc.idle_ms = idle_after_ms;
@@ -259,6 +264,7 @@ int cmd_top(int argc, char **argv)
 		fmt_drivers(a->source, sizeof a->source, ctx, "  "); /* as status's header */
 	struct sampler_opts so = {
 		.ticker = tk, .replay_path = g_opts.replay, .speed = speed, .diag = &dc,
+		.daemon_findings = !own_thresholds,
 	};
 	char err[300];
 	struct term_opts to = {.no_color = g_opts.no_color, .no_mouse = no_mouse, .ascii = ascii};

@@ -63,4 +63,24 @@ expect_success 'a daemon that publishes 150 ms after its stamp: top still wakes 
 	test $((n1 - n0)) -ge 6 && test $((n1 - n0)) -le 24 &&
 	keys q && wait_for "vramz-exited rc=0" && stop_daemon
 '
+# A top with no thresholds of its own shows the daemon's findings: its
+# engine has watched the machine since the daemon started, and ten tops on
+# one daemon run no engine.  The daemon here reports orphaned memory after
+# 1 s; a top's own engine (default: 60 s) could not say it within seconds.
+# A top with a threshold of its own in its config file runs its own engine.
+expect_success 'top shows the daemon'"'"'s findings, unless it has thresholds of its own' '
+	export FAKE_NVML_SCENARIO=$SCENARIOS/diag-orphan.scn BUSY_PID=$$ &&
+	mkdir -p "$T/dcfg/vramz" "$T/tcfg" "$T/own/vramz" &&
+	printf "orphan-time = 1s\nreport-after = 0s\n" >"$T/dcfg/vramz/config" &&
+	printf "mem-temp-max = 96\n" >"$T/own/vramz/config" &&
+	XDG_CONFIG_HOME=$T/dcfg start_daemon -i 200ms --procs &&
+	sleep 2 &&
+	TOP_ENV="VRAMZ_RUNTIME_DIR=$VRAMZ_RUNTIME_DIR XDG_CONFIG_HOME=$T/tcfg" top_session 160 30 -i 200ms &&
+	wait_for "WARN +GPU 0: 3\.0+ GiB of .* used is held by no listed process" &&
+	keys q && wait_for "vramz-exited rc=0" &&
+	TOP_ENV="VRAMZ_RUNTIME_DIR=$VRAMZ_RUNTIME_DIR XDG_CONFIG_HOME=$T/own" top_session 160 30 -i 200ms &&
+	wait_for "$BUSY_PID" && sleep 3 &&
+	hasnt "held by no listed process" screen &&
+	keys q && wait_for "vramz-exited rc=0" && stop_daemon
+'
 finish

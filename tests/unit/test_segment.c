@@ -24,8 +24,10 @@
 #include "tmpdir.h"
 
 #include "../fuzz/fuzz_segment.c"
+#include "clock.h"
 #include "segment.h"
 #include "segment_codec.h"
+#include "vramz/daemon.h"
 
 static char dir[TMPDIR_LEN];
 
@@ -223,6 +225,73 @@ static void redacted_leaves_out_what_proc_said(void **state)
 	assert_string_equal(s->findings[0].user, "");
 	assert_string_equal(s->findings[1].job, "slurm:4242"); /* from the cgroup */
 	seg_reader_close(r);
+	seg_writer_close(w);
+}
+
+/* Through a daemon context: a redacted segment's findings name no user or
+ * command, and the reader fills them in for the processes its own /proc
+ * shows it (here itself), as it does the process rows, and for no other
+ * (a pid that is not running, or the same pid with another start time). */
+static void a_reader_names_the_redacted_findings_it_can_see(void **state)
+{
+	(void)state;
+	struct seg_writer *w = publisher(SEG_FL_PROCS | SEG_FL_REDACTED | SEG_FL_FINDINGS,
+					 VRAMZ_SEGMENT_NAME);
+	struct built b;
+	build(&b, 3, 2);
+	uint32_t me = (uint32_t)getpid();
+	uint64_t start = seg_self_start_ticks();
+	b.s.mono_ns = clock_mono_ns(); /* fresh */
+	b.p[0].pid = me;
+	b.p[0].start_time_ticks = start;
+	b.p[1].pid = 4194000; /* above any pid_max in use: not running */
+	b.f[0].pid = me;
+	b.f[0].start_time_ticks = start;
+	b.f[1] = b.f[0];
+	b.f[1].id = 9;
+	b.f[1].start_time_ticks = start + 1; /* the pid, reused */
+	char err[300];
+	if (seg_writer_publish(w, &b.s, 0, b.f, 2, err, sizeof err))
+		fail_msg("publish: %s", err);
+	vramz_ctx *ctx;
+	assert_int_equal(vramz_open_daemon(&ctx, dir, 0), 0);
+	const vramz_snapshot *v;
+	assert_int_equal(vramz_sample(ctx, VRAMZ_SAMPLE_PROCS, &v), 0);
+	const vramz_finding *f;
+	assert_int_equal(vramz_daemon_findings(ctx, &f), 2);
+	char comm[32] = "";
+	FILE *c = fopen("/proc/self/comm", "r");
+	assert_non_null(c);
+	assert_non_null(fgets(comm, sizeof comm, c));
+	fclose(c);
+	comm[strcspn(comm, "\n")] = 0;
+	assert_string_equal(f[0].comm, comm);
+	assert_true(f[0].user[0] != 0);
+	assert_string_equal(f[1].comm, "");
+	assert_string_equal(f[1].user, "");
+	vramz_close(ctx);
+	seg_writer_close(w);
+}
+
+/* A daemon that runs no engine publishes no findings: NULL, not none. */
+static void no_engine_no_findings(void **state)
+{
+	(void)state;
+	struct seg_writer *w = publisher(SEG_FL_PROCS, VRAMZ_SEGMENT_NAME);
+	struct built b;
+	build(&b, 3, 2);
+	b.s.mono_ns = clock_mono_ns();
+	char err[300];
+	if (seg_writer_publish(w, &b.s, 0, NULL, 0, err, sizeof err))
+		fail_msg("publish: %s", err);
+	vramz_ctx *ctx;
+	assert_int_equal(vramz_open_daemon(&ctx, dir, 0), 0);
+	const vramz_snapshot *v;
+	assert_int_equal(vramz_sample(ctx, VRAMZ_SAMPLE_PROCS, &v), 0);
+	const vramz_finding *f = (const vramz_finding *)&b;
+	assert_int_equal(vramz_daemon_findings(ctx, &f), 0);
+	assert_null(f);
+	vramz_close(ctx);
 	seg_writer_close(w);
 }
 
@@ -573,6 +642,8 @@ int main(void)
 		cmocka_unit_test(crc_is_zlibs),
 		cmocka_unit_test_setup_teardown(what_is_published_is_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(redacted_leaves_out_what_proc_said, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_reader_names_the_redacted_findings_it_can_see, setup, teardown),
+		cmocka_unit_test_setup_teardown(no_engine_no_findings, setup, teardown),
 		cmocka_unit_test_setup_teardown(growing_replaces_the_file_and_stopping_removes_it, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_files_are_refused_with_a_reason, setup, teardown),
 		cmocka_unit_test_setup_teardown(untrusted_files_are_ignored, setup, teardown),
