@@ -1,6 +1,9 @@
 /* fmt.c - human formatting shared by the table views (see fmt.h). */
 #include "fmt.h"
 
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,6 +18,212 @@ static uint64_t scaled_round(uint64_t b, unsigned scale, unsigned shift)
 	if (r > half || (r == half && (q & 1)))
 		q++;
 	return (uint64_t)q;
+}
+
+/* ---- fmt_snprintf ---------------------------------------------------------- */
+
+struct sink {
+	char *buf;
+	size_t len, n; /* n: bytes the whole output takes */
+};
+
+static void sink_put(struct sink *o, const char *s, size_t n)
+{
+	if (o->n < o->len) {
+		size_t room = o->len - 1 - o->n;
+		memcpy(o->buf + o->n, s, n < room ? n : room);
+	}
+	o->n += n;
+}
+
+static void sink_pad(struct sink *o, char c, int n)
+{
+	char t[32];
+	memset(t, c, sizeof t);
+	for (; n > 0; n -= (int)sizeof t)
+		sink_put(o, t, n < (int)sizeof t ? (size_t)n : sizeof t);
+}
+
+/* sign (may be empty) and digits, padded to width as printf pads a number */
+static void sink_num(struct sink *o, const char *sign, const char *d, size_t nd, int width,
+		     int left, int zero)
+{
+	size_t ns = strlen(sign);
+	int pad = width - (int)(ns + nd);
+	if (!left && !zero)
+		sink_pad(o, ' ', pad);
+	sink_put(o, sign, ns);
+	if (!left && zero)
+		sink_pad(o, '0', pad);
+	sink_put(o, d, nd);
+	if (left)
+		sink_pad(o, ' ', pad);
+}
+
+/* v's digits with prec decimals as %.{prec}f writes them (no sign): the
+ * exact binary value rounded to nearest, ties to even.  0: not done here
+ * (not finite, or 2^63 or more). */
+static size_t fixed_digits(char *t, double v, int prec)
+{
+	if (!(v < 9.2e18) || prec > 9) /* also NaN */
+		return 0;
+	int e;
+	double m = frexp(v, &e);
+	uint64_t mant = (uint64_t)ldexp(m, 53); /* v = mant * 2^(e - 53), exactly */
+	e -= 53;
+	uint64_t p10 = 1;
+	for (int i = 0; i < prec; i++)
+		p10 *= 10;
+	unsigned __int128 n = (unsigned __int128)mant * p10, q;
+	if (e >= 0) {
+		q = n << e; /* e <= 10 here: mant * 2^e < 2^63 */
+	} else if (-e >= 100) {
+		q = 0; /* n < 2^83: below half of 2^-e */
+	} else {
+		unsigned sh = (unsigned)-e;
+		q = n >> sh;
+		unsigned __int128 r = n - (q << sh), half = (unsigned __int128)1 << (sh - 1);
+		if (r > half || (r == half && (q & 1)))
+			q++;
+	}
+	char *p = fmt_put_u64(t, (uint64_t)(q / p10));
+	if (prec > 0) {
+		*p++ = '.';
+		uint64_t f = (uint64_t)(q % p10);
+		for (int i = prec - 1; i >= 0; i--, f /= 10)
+			p[i] = (char)('0' + f % 10);
+		p += prec;
+	}
+	return (size_t)(p - t);
+}
+
+int fmt_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	va_list whole;
+	va_copy(whole, ap);
+	struct sink o = {buf, len, 0};
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%') {
+			const char *e = strchr(p, '%');
+			size_t n = e ? (size_t)(e - p) : strlen(p);
+			sink_put(&o, p, n);
+			p += n - 1;
+			continue;
+		}
+		p++;
+		int left = 0, zero = 0, width = 0, prec = -1, lmod = 0;
+		for (;; p++) {
+			if (*p == '-')
+				left = 1;
+			else if (*p == '0')
+				zero = 1;
+			else
+				break;
+		}
+		if (*p == '*') {
+			width = va_arg(ap, int);
+			if (width < 0) {
+				left = 1;
+				width = -width;
+			}
+			p++;
+		} else {
+			for (; *p >= '0' && *p <= '9'; p++)
+				if ((width = width * 10 + (*p - '0')) > 4096)
+					goto glibc;
+		}
+		if (*p == '.') {
+			p++;
+			prec = 0;
+			if (*p == '*') {
+				prec = va_arg(ap, int);
+				p++;
+			} else {
+				for (; *p >= '0' && *p <= '9'; p++)
+					if ((prec = prec * 10 + (*p - '0')) > 4096)
+						goto glibc;
+			}
+		}
+		if (*p == 'z') {
+			lmod = 1; /* size_t: unsigned long here */
+			p++;
+		} else {
+			for (; *p == 'l' && lmod < 2; p++)
+				lmod++;
+		}
+		if (left)
+			zero = 0;
+		char t[48];
+		switch (*p) {
+		case '%':
+			if (width || prec >= 0 || lmod || left || zero)
+				goto glibc;
+			sink_put(&o, "%", 1);
+			break;
+		case 'c':
+			if (prec >= 0 || lmod || zero)
+				goto glibc;
+			t[0] = (char)va_arg(ap, int);
+			sink_num(&o, "", t, 1, width, left, 0);
+			break;
+		case 's': {
+			if (lmod || zero)
+				goto glibc;
+			const char *s = va_arg(ap, const char *);
+			if (!s)
+				goto glibc;
+			size_t n = prec >= 0 ? strnlen(s, (size_t)prec) : strlen(s);
+			sink_num(&o, "", s, n, width, left, 0);
+			break;
+		}
+		case 'd':
+		case 'i': {
+			if (prec >= 0)
+				goto glibc;
+			long long v = lmod == 2 ? va_arg(ap, long long) : lmod ? va_arg(ap, long) : va_arg(ap, int);
+			uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+			sink_num(&o, v < 0 ? "-" : "", t, (size_t)(fmt_put_u64(t, u) - t), width, left, zero);
+			break;
+		}
+		case 'u': {
+			if (prec >= 0)
+				goto glibc;
+			unsigned long long v = lmod == 2 ? va_arg(ap, unsigned long long)
+				: lmod ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+			sink_num(&o, "", t, (size_t)(fmt_put_u64(t, v) - t), width, left, zero);
+			break;
+		}
+		case 'f': {
+			if (lmod)
+				goto glibc;
+			double v = va_arg(ap, double);
+			size_t n = fixed_digits(t, signbit(v) ? -v : v, prec < 0 ? 6 : prec);
+			if (!n)
+				goto glibc;
+			sink_num(&o, signbit(v) ? "-" : "", t, n, width, left, zero);
+			break;
+		}
+		default:
+			goto glibc;
+		}
+	}
+	if (len)
+		buf[o.n < len ? o.n : len - 1] = 0;
+	va_end(whole);
+	return o.n > INT_MAX ? -1 : (int)o.n;
+glibc:;
+	int r = vsnprintf(buf, len, fmt, whole);
+	va_end(whole);
+	return r;
+}
+
+int fmt_snprintf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = fmt_vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 char *fmt_put_u64(char *p, uint64_t v)
@@ -44,11 +253,11 @@ const char *fmt_bytes(char *buf, size_t len, uint64_t b)
 		for (unsigned i = 0; i < u; i++)
 			v /= 1024;
 		if (u == 0)
-			snprintf(buf, len, "%llu B", (unsigned long long)b);
+			fmt_snprintf(buf, len, "%llu B", (unsigned long long)b);
 		else if (u <= 2)
-			snprintf(buf, len, "%.0f %s", v, units[u]);
+			fmt_snprintf(buf, len, "%.0f %s", v, units[u]);
 		else
-			snprintf(buf, len, v < 10 ? "%.2f %s" : "%.1f %s", v, units[u]);
+			fmt_snprintf(buf, len, v < 10 ? "%.2f %s" : "%.1f %s", v, units[u]);
 		return buf;
 	}
 	char *p = buf;
@@ -74,7 +283,7 @@ const char *fmt_bytes(char *buf, size_t len, uint64_t b)
 const char *fmt_bytes_if(char *buf, size_t len, int valid, uint64_t bytes)
 {
 	if (!valid) {
-		snprintf(buf, len, "-");
+		fmt_snprintf(buf, len, "-");
 		return buf;
 	}
 	return fmt_bytes(buf, len, bytes);
@@ -83,9 +292,9 @@ const char *fmt_bytes_if(char *buf, size_t len, int valid, uint64_t bytes)
 const char *fmt_uint_if(char *buf, size_t len, int valid, unsigned v, const char *suffix)
 {
 	if (!valid)
-		snprintf(buf, len, "-");
+		fmt_snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%u%s", v, suffix ? suffix : "");
+		fmt_snprintf(buf, len, "%u%s", v, suffix ? suffix : "");
 	return buf;
 }
 
@@ -104,15 +313,15 @@ const char *fmt_duration(char *buf, size_t len, int64_t ms)
 {
 	int64_t s = ms / 1000;
 	if (ms < 0)
-		snprintf(buf, len, "-");
+		fmt_snprintf(buf, len, "-");
 	else if (s < 60)
-		snprintf(buf, len, "%llds", (long long)s);
+		fmt_snprintf(buf, len, "%llds", (long long)s);
 	else if (s < 3600)
-		snprintf(buf, len, "%lldm", (long long)(s / 60));
+		fmt_snprintf(buf, len, "%lldm", (long long)(s / 60));
 	else if (s < 86400)
-		snprintf(buf, len, "%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
+		fmt_snprintf(buf, len, "%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
 	else
-		snprintf(buf, len, "%lldd%02lldh", (long long)(s / 86400), (long long)(s % 86400 / 3600));
+		fmt_snprintf(buf, len, "%lldd%02lldh", (long long)(s / 86400), (long long)(s % 86400 / 3600));
 	return buf;
 }
 
@@ -128,9 +337,9 @@ const char *fmt_trunc(char *buf, size_t len, const char *s, size_t width)
 		cols++;
 	}
 	if (cols <= width || width == 0) {
-		snprintf(buf, len, "%s", s);
+		fmt_snprintf(buf, len, "%s", s);
 	} else {
-		snprintf(buf, len, "%.*s+", (int)cut, s);
+		fmt_snprintf(buf, len, "%.*s+", (int)cut, s);
 	}
 	return buf;
 }
@@ -149,11 +358,11 @@ const char *fmt_job(char *buf, size_t len, const vramz_proc_sample *p)
 	if (!(p->valid & VRAMZ_P_VISIBLE))
 		return buf;
 	if (p->slurm_job[0])
-		snprintf(buf, len, "slurm:%s", p->slurm_job);
+		fmt_snprintf(buf, len, "slurm:%s", p->slurm_job);
 	else if (p->pod_uid[0])
-		snprintf(buf, len, "pod:%.8s", p->pod_uid);
+		fmt_snprintf(buf, len, "pod:%.8s", p->pod_uid);
 	else if (p->container[0])
-		snprintf(buf, len, "container:%.12s", p->container);
+		fmt_snprintf(buf, len, "container:%.12s", p->container);
 	return buf;
 }
 

@@ -3,6 +3,7 @@
 #ifndef VRAMZ_FMT_H
 #define VRAMZ_FMT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -10,6 +11,19 @@
 #include <stdio.h>
 
 #include "vramz/vramz.h"
+
+/* snprintf for the paths `vramz top` runs every frame: the same bytes and
+ * return value as snprintf for %s %c %d %i %u %% (with l, ll, z), flags
+ * '-' and '0', width and precision ('*' too; a precision only for %s and
+ * %f), and %f with a precision up to 9 (the exact binary value rounded
+ * to nearest, ties to even, as glibc does).  Anything else - another
+ * conversion or flag, an infinite or huge %f - is handed to vsnprintf
+ * whole.  Why: a `top` asleep a second between frames paid glibc's
+ * vfprintf cold each frame, code and locale tables, several us of a frame
+ * of ~100 (docs/performance.md); this is a few hundred bytes of code. */
+int fmt_snprintf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int fmt_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* v's decimal digits at p, no terminator; returns the end (at most 20
  * bytes). */

@@ -185,6 +185,38 @@ void fb_fill(int y, int x, int n, int role, wchar_t c)
 		set(row, x + i, (uint32_t)c, role);
 }
 
+/* The character a well-formed UTF-8 sequence at p encodes (no overlong
+ * form, no surrogate, at most U+10FFFF) when the locale is UTF-8, and its
+ * length; 0 otherwise (mbrtowc decides then). */
+static size_t utf8_char(const unsigned char *p, wchar_t *wc)
+{
+	if (!term_utf8())
+		return 0;
+	uint32_t c;
+	size_t n;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF) {
+		c = p[0] & 0x1Fu;
+		n = 2;
+	} else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
+		c = p[0] & 0x0Fu;
+		n = 3;
+	} else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
+		c = p[0] & 0x07u;
+		n = 4;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3Fu);
+	}
+	if ((n == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) || (n == 4 && (c < 0x10000 || c > 0x10FFFF)))
+		return 0;
+	*wc = (wchar_t)c;
+	return n;
+}
+
 int fb_put(int y, int x, int w, int role, const char *s, int pad)
 {
 	if (!cur || w <= 0 || y < 0 || y >= rows || x < 0 || x >= cols)
@@ -202,7 +234,11 @@ int fb_put(int y, int x, int w, int role, const char *s, int pad)
 		int cw = 1;
 		if (*p < 0x80) {
 			wc = *p < 0x20 || *p == 0x7f ? L'?' : (wchar_t)*p;
+		} else if ((len = utf8_char(p, &wc)) > 0 && (cw = wcwidth(wc)) > 0) {
+			/* well-formed UTF-8 (the locale's, term_utf8) of a printable
+			 * character: what mbrtowc would say, without its cold code */
 		} else {
+			cw = 1;
 			len = mbrtowc(&wc, (const char *)p, MB_LEN_MAX, &st);
 			if (len == (size_t)-1 || len == (size_t)-2 || len == 0) {
 				/* not a character in this locale: one '?' a byte */

@@ -11,6 +11,7 @@
  * can show a '!' in the severity's colour.
  */
 #include "tui/findings.h"
+#include "fmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ void findings_take(struct findings *f, struct tui_snap *s)
 		char sum[256], adv[256];
 		vramz_finding_summary(&f->v[i], sum, sizeof sum);
 		vramz_finding_advice(&f->v[i], adv, sizeof adv);
-		snprintf(f->text[i], sizeof f->text[i], "%s.  %s", sum, adv);
+		fmt_snprintf(f->text[i], sizeof f->text[i], "%s.  %s", sum, adv);
 	}
 }
 

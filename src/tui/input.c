@@ -7,6 +7,7 @@
  * every key until Enter or Esc.
  */
 #include "tui/app.h"
+#include "fmt.h"
 
 #include <curses.h>
 #include <limits.h>
@@ -29,7 +30,7 @@ void app_status(struct app *a, int role, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(a->v.status, sizeof a->v.status, fmt, ap);
+	fmt_vsnprintf(a->v.status, sizeof a->v.status, fmt, ap);
 	va_end(ap);
 	a->v.status_role = role;
 }
@@ -91,23 +92,23 @@ static void open_prompt(struct app *a, enum prompt_kind k)
 	v->prompt = k;
 	v->input[0] = 0;
 	if (k == PROMPT_TEXT)
-		snprintf(v->input, sizeof v->input, "%s", v->ar.text);
+		fmt_snprintf(v->input, sizeof v->input, "%s", v->ar.text);
 	else if (k == PROMPT_USER)
-		snprintf(v->input, sizeof v->input, "%s",
+		fmt_snprintf(v->input, sizeof v->input, "%s",
 			 v->ar.user[0] ? v->ar.user : r && r->visible ? r->user : "");
 	else if (v->ar.gpu >= 0)
-		snprintf(v->input, sizeof v->input, "%d", v->ar.gpu);
+		fmt_snprintf(v->input, sizeof v->input, "%d", v->ar.gpu);
 	else if (r)
-		snprintf(v->input, sizeof v->input, "%u", r->first_gpu);
+		fmt_snprintf(v->input, sizeof v->input, "%u", r->first_gpu);
 }
 
 static void apply_prompt(struct app *a)
 {
 	struct view *v = &a->v;
 	if (v->prompt == PROMPT_TEXT) {
-		snprintf(v->ar.text, sizeof v->ar.text, "%s", v->input);
+		fmt_snprintf(v->ar.text, sizeof v->ar.text, "%s", v->input);
 	} else if (v->prompt == PROMPT_USER) {
-		snprintf(v->ar.user, sizeof v->ar.user, "%.*s", (int)sizeof v->ar.user - 1, v->input);
+		fmt_snprintf(v->ar.user, sizeof v->ar.user, "%.*s", (int)sizeof v->ar.user - 1, v->input);
 	} else {
 		char *end;
 		long g = strtol(v->input, &end, 10);

@@ -53,18 +53,18 @@ static int verdict_msg(enum safekill_verdict v, const struct model_row *r, char 
 	case SK_OK:
 		return 0;
 	case SK_GONE:
-		snprintf(msg, len, "pid %u has already exited", r->pid);
+		fmt_snprintf(msg, len, "pid %u has already exited", r->pid);
 		break;
 	case SK_REUSED:
-		snprintf(msg, len, "pid %u now belongs to another process (start time "
+		fmt_snprintf(msg, len, "pid %u now belongs to another process (start time "
 			 "changed): not signalled", r->pid);
 		break;
 	case SK_OTHER_USER:
-		snprintf(msg, len, "refused: pid %u belongs to %s, not you (only root may "
+		fmt_snprintf(msg, len, "refused: pid %u belongs to %s, not you (only root may "
 			 "signal it)", r->pid, r->user);
 		break;
 	default:
-		snprintf(msg, len, "refused: pid %u: %s", r->pid, safekill_reason(v));
+		fmt_snprintf(msg, len, "refused: pid %u: %s", r->pid, safekill_reason(v));
 		break;
 	}
 	return -1;
@@ -74,16 +74,16 @@ static int verdict_msg(enum safekill_verdict v, const struct model_row *r, char 
 static int row_refused(const struct model_row *r, char *why, size_t len)
 {
 	if (r->group) {
-		snprintf(why, len, "pid %u holds no GPU memory; select a GPU process", r->pid);
+		fmt_snprintf(why, len, "pid %u holds no GPU memory; select a GPU process", r->pid);
 		return -1;
 	}
 	if (!r->visible) {
-		snprintf(why, len, "pid %u is not visible from this PID namespace: not signalled",
+		fmt_snprintf(why, len, "pid %u is not visible from this PID namespace: not signalled",
 			 r->pid);
 		return -1;
 	}
 	if (!r->start_ticks) {
-		snprintf(why, len, "pid %u: start time unknown, cannot rule out a reused pid",
+		fmt_snprintf(why, len, "pid %u: start time unknown, cannot rule out a reused pid",
 			 r->pid);
 		return -1;
 	}
@@ -122,7 +122,7 @@ int kill_send(struct killwatch *w, const struct model *m, const struct model_row
 			w->used_before[idx] = m->gpus[i].cur.s.mem_used_bytes;
 	}
 	char held[24];
-	snprintf(msg, len, "sent SIG%s to pid %u (held %s on GPU %s); watching its memory",
+	fmt_snprintf(msg, len, "sent SIG%s to pid %u (held %s on GPU %s); watching its memory",
 		 kill_signame(sig), r->pid, fmt_bytes_if(held, sizeof held, r->vram_valid,
 							 r->vram_bytes), r->gpus);
 	return 0;
@@ -151,10 +151,10 @@ int kill_observe(struct killwatch *w, const struct model *m, char *msg, size_t l
 	int64_t since = m->now_ms - w->sent_ms;
 	int present = model_find_pid(m, w->pid) >= 0;
 	uint64_t freed = freed_bytes(w, m);
-	snprintf(g, sizeof g, "%s", "");
+	fmt_snprintf(g, sizeof g, "%s", "");
 	for (int i = 0, n = 0; i < MODEL_MAX_GPUS; i++)
 		if (w->gpu_mask >> i & 1)
-			n += snprintf(g + n, sizeof g - (size_t)n, n ? ",%d" : "%d", i);
+			n += fmt_snprintf(g + n, sizeof g - (size_t)n, n ? ",%d" : "%d", i);
 	if (!present) {
 		if (!w->gone_ms)
 			w->gone_ms = m->now_ms ? m->now_ms : 1;
@@ -164,27 +164,27 @@ int kill_observe(struct killwatch *w, const struct model *m, char *msg, size_t l
 			return 0;
 		w->active = 0;
 		if (!w->held_bytes)
-			snprintf(msg, len, "pid %u exited: GPU %s got %s back", w->pid, g,
+			fmt_snprintf(msg, len, "pid %u exited: GPU %s got %s back", w->pid, g,
 				 fmt_bytes(a, sizeof a, freed));
 		else if (freed >= w->held_bytes / 2)
-			snprintf(msg, len, "pid %u exited: GPU %s got %s back (it held %s)",
+			fmt_snprintf(msg, len, "pid %u exited: GPU %s got %s back (it held %s)",
 				 w->pid, g, fmt_bytes(a, sizeof a, freed),
 				 fmt_bytes(b, sizeof b, w->held_bytes));
 		else
-			snprintf(msg, len, "pid %u exited but GPU %s got only %s of its %s back: "
+			fmt_snprintf(msg, len, "pid %u exited but GPU %s got only %s of its %s back: "
 				 "memory still held", w->pid, g, fmt_bytes(a, sizeof a, freed),
 				 fmt_bytes(b, sizeof b, w->held_bytes));
 		return 1;
 	}
 	if (since >= WATCH_MAX_MS) {
 		w->active = 0;
-		snprintf(msg, len, "pid %u still running %s after SIG%s; stopped watching",
+		fmt_snprintf(msg, len, "pid %u still running %s after SIG%s; stopped watching",
 			 w->pid, fmt_duration(a, sizeof a, since), kill_signame(w->sig));
 		return 1;
 	}
 	if (since >= STILL_RUNNING_MS && w->sig != SIGKILL && !w->ticks_since) {
 		w->ticks_since = 1; /* say it once */
-		snprintf(msg, len, "pid %u still running %s after SIG%s (k, then KILL, forces it)",
+		fmt_snprintf(msg, len, "pid %u still running %s after SIG%s (k, then KILL, forces it)",
 			 w->pid, fmt_duration(a, sizeof a, since), kill_signame(w->sig));
 		return 1;
 	}

@@ -160,11 +160,11 @@ static void gpu_list(char *buf, size_t len, uint64_t mask)
 		int j = i;
 		while (j + 1 < MODEL_MAX_GPUS && (mask >> (j + 1) & 1))
 			j++;
-		o += (size_t)snprintf(buf + o, len - o, o ? ",%d" : "%d", i);
+		o += (size_t)fmt_snprintf(buf + o, len - o, o ? ",%d" : "%d", i);
 		if (j > i + 1)
-			o += (size_t)snprintf(buf + o, len - o, "-%d", j);
+			o += (size_t)fmt_snprintf(buf + o, len - o, "-%d", j);
 		else if (j == i + 1)
-			o += (size_t)snprintf(buf + o, len - o, ",%d", j);
+			o += (size_t)fmt_snprintf(buf + o, len - o, ",%d", j);
 		i = j;
 	}
 }
@@ -185,15 +185,15 @@ static struct model_row *row_for(struct model *m, const vramz_proc_sample *p)
 		r->uid = p->uid;
 		r->ppid = p->ppid;
 		r->start_ticks = p->start_time_ticks;
-		snprintf(r->user, sizeof r->user, "%s", p->user);
+		fmt_snprintf(r->user, sizeof r->user, "%s", p->user);
 		if (p->cmdline[0])
-			snprintf(r->cmd, sizeof r->cmd, "%s", p->cmdline);
+			fmt_snprintf(r->cmd, sizeof r->cmd, "%s", p->cmdline);
 		else
-			snprintf(r->cmd, sizeof r->cmd, "[%s]", p->comm);
+			fmt_snprintf(r->cmd, sizeof r->cmd, "[%s]", p->comm);
 	} else {
 		/* NVML lists it, this /proc cannot see it: say so, guess nothing */
-		snprintf(r->user, sizeof r->user, "-");
-		snprintf(r->cmd, sizeof r->cmd, "(other ns) pid not visible here");
+		fmt_snprintf(r->user, sizeof r->user, "-");
+		fmt_snprintf(r->cmd, sizeof r->cmd, "(other ns) pid not visible here");
 	}
 	fmt_job(r->job, sizeof r->job, p);
 	return r;
@@ -207,12 +207,12 @@ int model_feed(struct model *m, const struct tui_snap *s)
 		m->nacts = 0;
 	}
 	if (s->keep_last) { /* the error line under the last good tick */
-		snprintf(m->errmsg, sizeof m->errmsg, "%s", s->errmsg);
+		fmt_snprintf(m->errmsg, sizeof m->errmsg, "%s", s->errmsg);
 		return 0;
 	}
 	m->ticks++;
 	m->now_ms = s->time_ms;
-	snprintf(m->errmsg, sizeof m->errmsg, "%s", s->err < 0 ? s->errmsg : "");
+	fmt_snprintf(m->errmsg, sizeof m->errmsg, "%s", s->err < 0 ? s->errmsg : "");
 	for (unsigned i = 0; i < m->ngpus; i++)
 		m->gpus[i].present = 0;
 	for (unsigned i = 0; i < s->ngpus; i++) {
@@ -334,7 +334,7 @@ static int row_passes(const struct model_row *r, const struct arrange *a)
 		return 0;
 	if (a->text[0]) {
 		char pid[16];
-		snprintf(pid, sizeof pid, "%u", r->pid);
+		fmt_snprintf(pid, sizeof pid, "%u", r->pid);
 		if (!strcasestr(r->cmd, a->text) && !strcasestr(r->user, a->text) &&
 		    !strcasestr(r->job, a->text) && strcmp(pid, a->text))
 			return 0;
@@ -379,7 +379,7 @@ static int add_groups(struct model *m, const unsigned *idx, unsigned n)
 		g->uid = r->uid;
 		memcpy(g->user, r->user, sizeof g->user); /* distinct rows */
 		memcpy(g->job, r->job, sizeof g->job);
-		snprintf(g->cmd, sizeof g->cmd, "(parent of %d GPU processes)", siblings);
+		fmt_snprintf(g->cmd, sizeof g->cmd, "(parent of %d GPU processes)", siblings);
 		g->first_gpu = r->first_gpu;
 		for (unsigned j = 0; j < n; j++) {
 			const struct model_row *c = &m->rows[idx[j]];

@@ -45,7 +45,7 @@ static int putf(int y, int x, int w, int role, const char *fmt, ...)
 	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	fmt_vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	return put(y, x, w, role, buf, 0);
 }
@@ -57,12 +57,12 @@ static const char *short_bytes(char *buf, size_t len, int valid, uint64_t b)
 	double v = (double)b;
 	int u = 0;
 	if (!valid)
-		return snprintf(buf, len, "-"), buf;
+		return fmt_snprintf(buf, len, "-"), buf;
 	while (v >= 1000 && u < 5) {
 		v /= 1024;
 		u++;
 	}
-	snprintf(buf, len, v < 10 && u ? "%.1f%c" : "%.0f%c", v, units[u]);
+	fmt_snprintf(buf, len, v < 10 && u ? "%.1f%c" : "%.0f%c", v, units[u]);
 	return buf;
 }
 
@@ -166,33 +166,33 @@ static void sensors(char *buf, size_t len, const vramz_gpu_sample *s, int wide)
 	char u[16], t[16], p[40];
 	fmt_uint_if(u, sizeof u, s->valid & VRAMZ_F_UTIL, s->util_gpu_pct, "%");
 	if (s->valid & VRAMZ_F_TEMP)
-		snprintf(t, sizeof t, "%dC", s->temp_c);
+		fmt_snprintf(t, sizeof t, "%dC", s->temp_c);
 	else
-		snprintf(t, sizeof t, "-");
+		fmt_snprintf(t, sizeof t, "-");
 	if ((s->valid & VRAMZ_F_POWER) && (s->valid & VRAMZ_F_POWER_LIMIT))
-		snprintf(p, sizeof p, "%u/%uW", s->power_mw / 1000, s->power_limit_mw / 1000);
+		fmt_snprintf(p, sizeof p, "%u/%uW", s->power_mw / 1000, s->power_limit_mw / 1000);
 	else if (s->valid & VRAMZ_F_POWER)
-		snprintf(p, sizeof p, "%uW", s->power_mw / 1000);
+		fmt_snprintf(p, sizeof p, "%uW", s->power_mw / 1000);
 	else
-		snprintf(p, sizeof p, "-");
+		fmt_snprintf(p, sizeof p, "-");
 	if (wide && (s->valid & VRAMZ_F_TEMP_MEM)) /* HBM runs hotter than the core */
-		snprintf(buf, len, "util %4s  temp %4s mem %dC  power %s", u, t, s->temp_mem_c, p);
+		fmt_snprintf(buf, len, "util %4s  temp %4s mem %dC  power %s", u, t, s->temp_mem_c, p);
 	else if (wide)
-		snprintf(buf, len, "util %4s  temp %4s  power %s", u, t, p);
+		fmt_snprintf(buf, len, "util %4s  temp %4s  power %s", u, t, p);
 	else
-		snprintf(buf, len, "%4s %4s %9s", u, t, p);
+		fmt_snprintf(buf, len, "%4s %4s %9s", u, t, p);
 }
 
 static void pcie(char *buf, size_t len, const struct tui_gpu *g)
 {
 	const vramz_gpu_sample *s = &g->s;
 	if (!(s->valid & VRAMZ_F_PCIE_LINK))
-		snprintf(buf, len, "-");
+		fmt_snprintf(buf, len, "-");
 	else if (g->pcie_max_gen && (s->pcie_width < g->pcie_max_width))
-		snprintf(buf, len, "%ux%u (max %ux%u)", s->pcie_gen, s->pcie_width,
+		fmt_snprintf(buf, len, "%ux%u (max %ux%u)", s->pcie_gen, s->pcie_width,
 			 g->pcie_max_gen, g->pcie_max_width);
 	else
-		snprintf(buf, len, "%ux%u", s->pcie_gen, s->pcie_width);
+		fmt_snprintf(buf, len, "%ux%u", s->pcie_gen, s->pcie_width);
 }
 
 static int gpu_lost(int y, int x0, int w, const struct model_gpu *g, int compact)
@@ -284,7 +284,7 @@ static void gpu_full(int y, int x0, int w, int plot_h, int show_util,
 	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
 	int has_rsv = (s->valid & VRAMZ_F_MEM_RESERVED) != 0;
 	char nums[160];
-	snprintf(nums, sizeof nums, " used %9s  rsv %8s  free %9s / %-9s",
+	fmt_snprintf(nums, sizeof nums, " used %9s  rsv %8s  free %9s / %-9s",
 		 fmt_bytes_if(a, sizeof a, has_mem, s->mem_used_bytes),
 		 fmt_bytes_if(b, sizeof b, has_rsv, s->mem_reserved_bytes),
 		 fmt_bytes_if(c, sizeof c, has_mem, s->mem_free_bytes),
@@ -407,33 +407,33 @@ static void table_row(const struct app *a, int y, const struct model_row *r, int
 {
 	char cells[COL_COUNT][300];
 	char idle[24];
-	snprintf(cells[COL_PID], sizeof cells[0], "%*u", c->w[COL_PID], r->pid);
-	snprintf(cells[COL_USER], sizeof cells[0], "%s", r->user);
-	snprintf(cells[COL_JOB], sizeof cells[0], "%s", r->job[0] ? r->job : "-");
-	snprintf(cells[COL_GPU], sizeof cells[0], "%s", r->gpus);
+	fmt_snprintf(cells[COL_PID], sizeof cells[0], "%*u", c->w[COL_PID], r->pid);
+	fmt_snprintf(cells[COL_USER], sizeof cells[0], "%s", r->user);
+	fmt_snprintf(cells[COL_JOB], sizeof cells[0], "%s", r->job[0] ? r->job : "-");
+	fmt_snprintf(cells[COL_GPU], sizeof cells[0], "%s", r->gpus);
 	char b[24];
-	snprintf(cells[COL_VRAM], sizeof cells[0], "%*s", c->w[COL_VRAM],
+	fmt_snprintf(cells[COL_VRAM], sizeof cells[0], "%*s", c->w[COL_VRAM],
 		 fmt_bytes_if(b, sizeof b, r->vram_valid, r->vram_bytes));
 	if (r->sm_valid)
-		snprintf(cells[COL_SM], sizeof cells[0], "%*u", c->w[COL_SM], r->sm_pct);
+		fmt_snprintf(cells[COL_SM], sizeof cells[0], "%*u", c->w[COL_SM], r->sm_pct);
 	else
-		snprintf(cells[COL_SM], sizeof cells[0], "%*s", c->w[COL_SM], "-");
+		fmt_snprintf(cells[COL_SM], sizeof cells[0], "%*s", c->w[COL_SM], "-");
 	if (r->idle_valid && r->sm_pct == 0)
-		snprintf(idle, sizeof idle, "%s%s", r->idle_lower ? ">" : "",
+		fmt_snprintf(idle, sizeof idle, "%s%s", r->idle_lower ? ">" : "",
 			 fmt_duration(b, sizeof b, r->idle_ms));
 	else
-		snprintf(idle, sizeof idle, r->idle_valid ? "busy" : "-");
-	snprintf(cells[COL_IDLE], sizeof cells[0], "%*s", c->w[COL_IDLE], idle);
+		fmt_snprintf(idle, sizeof idle, r->idle_valid ? "busy" : "-");
+	fmt_snprintf(cells[COL_IDLE], sizeof cells[0], "%*s", c->w[COL_IDLE], idle);
 	const char *branch = term_utf8() ? "└ " : "`-";
 	char tag[64] = "";
 	if (r->torch) { /* what its PyTorch agent says, ahead of the command */
 		char rb[16], ob[16];
-		snprintf(tag, sizeof tag, "[torch %s rsv, %s outside] ",
+		fmt_snprintf(tag, sizeof tag, "[torch %s rsv, %s outside] ",
 			 fmt_bytes(rb, sizeof rb, r->torch_reserved_bytes),
 			 fmt_bytes(ob, sizeof ob, r->outside_bytes));
 	}
 	/* a long command is cut at the cell: that is the point of the cell */
-	if (snprintf(cells[COL_CMD], sizeof cells[0], "%*s%s%s%s", r->depth > 1 ? (r->depth - 1) * 2 : 0,
+	if (fmt_snprintf(cells[COL_CMD], sizeof cells[0], "%*s%s%s%s", r->depth > 1 ? (r->depth - 1) * 2 : 0,
 		     "", r->depth ? branch : "", tag, r->cmd) >= (int)sizeof cells[0])
 		cells[COL_CMD][sizeof cells[0] - 1] = '\0';
 	int base = sel ? ROLE_SEL : r->group ? ROLE_DIM : ROLE_NORMAL;
@@ -522,17 +522,24 @@ static void header(const struct app *a)
 	const struct arrange *ar = &a->v.ar;
 	char when[48] = "", filt[160] = "";
 	struct tm tm;
-	if (m->now_ms && local_tm(m->now_ms, &tm))
-		strftime(when, sizeof when, a->replay ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
+	if (m->now_ms && local_tm(m->now_ms, &tm)) {
+		/* strftime's "%Y-%m-%d %H:%M:%S" / "%H:%M:%S", by hand: strftime
+		 * was the only caller of its code and locale tables in a frame */
+		if (a->replay)
+			fmt_snprintf(when, sizeof when, "%d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900,
+				     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		else
+			fmt_snprintf(when, sizeof when, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	}
 	size_t o = 0;
 	if (ar->user[0])
-		o += (size_t)snprintf(filt + o, sizeof filt - o, " user=%s", ar->user);
+		o += (size_t)fmt_snprintf(filt + o, sizeof filt - o, " user=%s", ar->user);
 	if (ar->gpu >= 0 && o < sizeof filt)
-		o += (size_t)snprintf(filt + o, sizeof filt - o, " gpu=%d", ar->gpu);
+		o += (size_t)fmt_snprintf(filt + o, sizeof filt - o, " gpu=%d", ar->gpu);
 	if (ar->text[0] && o < sizeof filt)
-		snprintf(filt + o, sizeof filt - o, " /%s", ar->text);
+		fmt_snprintf(filt + o, sizeof filt - o, " /%s", ar->text);
 	char counts[256];
-	snprintf(counts, sizeof counts, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
+	fmt_snprintf(counts, sizeof counts, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
 		 m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
 		 ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);
 	static const char title[] = "vramz top", replay_of[] = "  replay of ";
@@ -558,7 +565,7 @@ static void header(const struct app *a)
 	for (int level = 0; level < 4; level++) {
 		if (level == 1 && base && base[1])
 			src = base + 1;
-		w = snprintf(r, sizeof r, "%gx%s%s%s%s%s", st.speed,
+		w = fmt_snprintf(r, sizeof r, "%gx%s%s%s%s%s", st.speed,
 			     st.ended ? " [end]" : st.paused ? " [paused]" : "",
 			     level < 3 && when[0] ? (level < 2 ? "  recorded " : "  ") : "",
 			     level < 3 ? when : "", off[0] ? "  +" : "", off);
@@ -586,7 +593,7 @@ static int findings_panel(const struct app *a, int y, int max)
 		int x0 = put(y + i, 0, COLS, role, (unsigned)x->severity < 4 ? label[x->severity] : "", 0);
 		if (i == n - 1 && (int)f->n > n) {
 			char more[32];
-			int mw = snprintf(more, sizeof more, "  (+%u more)", f->n - (unsigned)n);
+			int mw = fmt_snprintf(more, sizeof more, "  (+%u more)", f->n - (unsigned)n);
 			x0 += put(y + i, x0, COLS - x0 - mw, role, findings_text(f, (unsigned)i), 0);
 			put(y + i, x0, mw, ROLE_DIM, more, 0);
 		} else {
@@ -673,7 +680,7 @@ static void signal_menu(const struct app *a)
 	if (y < 0 || x < 0)
 		y = x = 0;
 	char t[64];
-	snprintf(t, sizeof t, "signal for pid %u", a->v.confirm_pid);
+	fmt_snprintf(t, sizeof t, "signal for pid %u", a->v.confirm_pid);
 	draw_box(y, x, h, w, t);
 	for (unsigned i = 0; i < app_signal_count; i++)
 		putf(y + 1 + (int)i, x + 2, w - 4, (int)i == a->v.sig_choice ? ROLE_SEL : ROLE_NORMAL,

@@ -30,6 +30,7 @@
  * it will show, not of every tick a seek reads through.
  */
 #include "tui/sampler.h"
+#include "fmt.h"
 #include "clock.h"
 #include "ticker.h"
 
@@ -94,7 +95,7 @@ static struct tui_snap *snap_copy(const vramz_snapshot *v, info_fn info, const v
 		const vramz_gpu_info *gi = info(src, g->s.index);
 		if (!gi)
 			continue;
-		snprintf(g->name, sizeof g->name, "%.*s", (int)sizeof g->name - 1, gi->name);
+		fmt_snprintf(g->name, sizeof g->name, "%.*s", (int)sizeof g->name - 1, gi->name);
 		if (gi->valid & VRAMZ_I_PCIE_MAX) {
 			g->pcie_max_gen = gi->pcie_max_gen;
 			g->pcie_max_width = gi->pcie_max_width;
@@ -238,7 +239,7 @@ static int live_once(struct sampler *sp)
 		diag_attach(sp, s);
 	if (s && rc < 0) {
 		s->err = rc;
-		snprintf(s->errmsg, sizeof s->errmsg, "sampling failed: %s%s%s",
+		fmt_snprintf(s->errmsg, sizeof s->errmsg, "sampling failed: %s%s%s",
 			 vramz_strerror(rc), *vramz_last_error(src) ? ": " : "",
 			 vramz_last_error(src));
 	}
@@ -359,7 +360,7 @@ static struct tui_snap *replay_next(struct sampler *sp, struct tui_snap **err_sn
 		(*err_snap)->err = rc;
 		(*err_snap)->keep_last = 1; /* a bad row does not blank the GPUs */
 		(*err_snap)->time_ms = sp->pos_ms;
-		snprintf((*err_snap)->errmsg, sizeof (*err_snap)->errmsg, "%s",
+		fmt_snprintf((*err_snap)->errmsg, sizeof (*err_snap)->errmsg, "%s",
 			 vramz_log_error(sp->log));
 	}
 	return NULL;
@@ -509,7 +510,7 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 	sp->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	int drc = o->diag ? vramz_diag_create(&sp->diag, o->diag) : 0;
 	if (drc < 0) {
-		snprintf(err, errlen, "%s", drc == VRAMZ_ENOMEM ? "out of memory"
+		fmt_snprintf(err, errlen, "%s", drc == VRAMZ_ENOMEM ? "out of memory"
 								: vramz_diag_error(sp->diag));
 		vramz_diag_free(sp->diag);
 		sp->diag = NULL;
@@ -521,9 +522,9 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 		int rc = vramz_log_open(&sp->log, o->replay_path);
 		if (rc < 0) {
 			if (sp->log && *vramz_log_error(sp->log))
-				snprintf(err, errlen, "%s", vramz_log_error(sp->log));
+				fmt_snprintf(err, errlen, "%s", vramz_log_error(sp->log));
 			else
-				snprintf(err, errlen, "%s: %s", o->replay_path, vramz_strerror(rc));
+				fmt_snprintf(err, errlen, "%s: %s", o->replay_path, vramz_strerror(rc));
 			sampler_stop(sp);
 			return rc;
 		}
@@ -531,9 +532,9 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 		 * terminal is taken, with FILE:LINE */
 		struct tui_snap *bad = NULL;
 		if (!(sp->first = replay_next(sp, &bad, 1))) {
-			snprintf(err, errlen, "%s", bad ? bad->errmsg : "");
+			fmt_snprintf(err, errlen, "%s", bad ? bad->errmsg : "");
 			if (!bad)
-				snprintf(err, errlen, "%s: holds no samples", o->replay_path);
+				fmt_snprintf(err, errlen, "%s: holds no samples", o->replay_path);
 			snap_free(bad);
 			sampler_stop(sp);
 			return VRAMZ_EINVAL;
@@ -548,7 +549,7 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 		return 0;
 	}
 	if (sp->efd < 0 || pthread_create(&sp->thread, NULL, fn, sp)) {
-		snprintf(err, errlen, "cannot start the sampler thread: %s", strerror(errno));
+		fmt_snprintf(err, errlen, "cannot start the sampler thread: %s", strerror(errno));
 		sampler_stop(sp);
 		return VRAMZ_ENOMEM;
 	}

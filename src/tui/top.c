@@ -82,7 +82,7 @@ static void note_sink(void *arg, const char *msg)
 {
 	(void)arg;
 	pthread_mutex_lock(&note_mu);
-	snprintf(note, sizeof note, "%s", msg);
+	fmt_snprintf(note, sizeof note, "%s", msg);
 	pthread_mutex_unlock(&note_mu);
 }
 
@@ -90,7 +90,7 @@ static int note_take(char *out, size_t len)
 {
 	pthread_mutex_lock(&note_mu);
 	int any = note[0] != 0;
-	snprintf(out, len, "%s", note);
+	fmt_snprintf(out, len, "%s", note);
 	note[0] = 0;
 	pthread_mutex_unlock(&note_mu);
 	return any;
@@ -259,7 +259,7 @@ int cmd_top(int argc, char **argv)
 	}
 	a->replay = g_opts.replay != NULL;
 	if (a->replay)
-		snprintf(a->source, sizeof a->source, "%s", g_opts.replay);
+		fmt_snprintf(a->source, sizeof a->source, "%s", g_opts.replay);
 	else if (vramz_system(ctx))
 		fmt_drivers(a->source, sizeof a->source, ctx, "  "); /* as status's header */
 	struct sampler_opts so = {
