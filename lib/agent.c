@@ -10,7 +10,7 @@
  * following links, and naming the same pid and start time inside.  A
  * directory is listed once a tick (agent_scan_list), so a process without
  * an agent costs no system call at all, and a directory that has not
- * changed is not listed again (one stat).
+ * changed is not listed again (one fstat of it, held open).
  */
 #include "agent.h"
 #include "grow.h"
@@ -306,6 +306,10 @@ void agent_scan_add_dir(struct agent_scan *s, const char *dir)
 		if (!strcmp(s->dirs[i], dir))
 			return;
 	if (s->ndirs >= s->listed_ndirs || strcmp(s->dirs[s->ndirs], dir)) {
+		if (strcmp(s->dirs[s->ndirs], dir) && s->dfd[s->ndirs]) {
+			close(s->dfd[s->ndirs] - 1); /* held for another directory */
+			s->dfd[s->ndirs] = 0;
+		}
 		strcpy(s->dirs[s->ndirs], dir);
 		s->changed = 1;
 	}
@@ -339,12 +343,30 @@ static int parse_name(const char *name, uint32_t *pid, uint64_t *start)
 	return 0;
 }
 
-static void dir_state(const char *dir, struct agent_dir_state *o)
+/* Directory d's state, by the descriptor the scan holds for it: an fstat
+ * walks no path, and a stat of the path was most of what a reader's tick
+ * cost here (docs/performance.md).  The path is opened again when nothing
+ * is held, or when what is held was removed (a link count of 0: the
+ * directory was deleted, and perhaps made again). */
+static void dir_state(struct agent_scan *s, unsigned d, struct agent_dir_state *o)
 {
 	struct stat st;
 	memset(o, 0, sizeof *o);
-	if (stat(dir, &st))
-		return;
+	int fd = s->dfd[d] - 1;
+	if (fd >= 0 && (fstat(fd, &st) || st.st_nlink == 0)) {
+		close(fd);
+		s->dfd[d] = 0;
+		fd = -1;
+	}
+	if (fd < 0) {
+		if ((fd = open(s->dirs[d], O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return;
+		if (fstat(fd, &st)) {
+			close(fd);
+			return;
+		}
+		s->dfd[d] = fd + 1;
+	}
 	o->ok = 1;
 	o->dev = (uint64_t)st.st_dev;
 	o->ino = (uint64_t)st.st_ino;
@@ -362,7 +384,7 @@ static int still_listed(struct agent_scan *s, struct agent_dir_state *now)
 {
 	int same = s->listed && !s->changed && s->ndirs == s->listed_ndirs;
 	for (unsigned d = 0; d < s->ndirs; d++) {
-		dir_state(s->dirs[d], &now[d]);
+		dir_state(s, d, &now[d]);
 		const struct agent_dir_state *was = &s->state[d];
 		if (!same || now[d].ok != was->ok || now[d].dev != was->dev ||
 		    now[d].ino != was->ino || now[d].mtime_ns != was->mtime_ns ||
@@ -416,6 +438,11 @@ int agent_scan_list(struct agent_scan *s)
 
 void agent_scan_free(struct agent_scan *s)
 {
+	for (unsigned d = 0; d < AGENT_MAX_DIRS; d++)
+		if (s->dfd[d]) {
+			close(s->dfd[d] - 1);
+			s->dfd[d] = 0;
+		}
 	free(s->names);
 	s->names = NULL;
 	s->n = s->cap = 0;

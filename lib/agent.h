@@ -92,6 +92,7 @@ struct agent_scan {
 		uint64_t dev, ino;
 		int64_t mtime_ns, ctime_ns;
 	} state[AGENT_MAX_DIRS];
+	int dfd[AGENT_MAX_DIRS];      /* each directory held (O_PATH) + 1; 0 none */
 	int64_t listed_at_ns;         /* CLOCK_REALTIME, before the stats */
 	unsigned listings;            /* real listings made (for tests) */
 	/* the reader's own runtime directories, resolved at the first tick:
@@ -112,8 +113,9 @@ void agent_scan_add_dir(struct agent_scan *s, const char *dir);
 void agent_scan_add_default(struct agent_scan *s);
 /* Lists the directories' torch-PID-START files.  0 or VRAMZ_ENOMEM.  A
  * directory whose stat is what it was at the last listing, and was already
- * so a while before it, is not read again: one stat a directory a tick
- * instead of five system calls. */
+ * so a while before it, is not read again: one fstat a directory a tick
+ * (each is held open, O_PATH, until agent_scan_free) instead of five
+ * system calls. */
 int agent_scan_list(struct agent_scan *s);
 void agent_scan_free(struct agent_scan *s);
 

@@ -220,6 +220,31 @@ static void keeps_a_listing_until_the_directory_changes(void **state)
 	agent_scan_free(&s);
 }
 
+/* The scan holds each directory open (fstat, no path walk a tick); one
+ * deleted and made again under the same path, as a login's runtime
+ * directory is, is the new directory, listed afresh. */
+static void a_directory_made_again_is_listed_again(void **state)
+{
+	struct agent_scan s = {0};
+	age_dir();
+	assert_int_equal(list_again(&s), 0);
+	assert_int_equal(list_again(&s), 0);
+	assert_int_equal(s.listings, 1);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	put("torch-4242-100", fig(4242, 100), 0644);
+	age_dir(); /* same path, an old mtime: only the inode tells */
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(s.listings, 2);
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(s.listings, 2);
+	/* and what changes in the new one is seen, not the old one's state */
+	put("torch-4343-200", fig(4343, 200), 0644);
+	assert_int_equal(list_again(&s), 2);
+	agent_scan_free(&s);
+	assert_int_equal(s.dfd[0], 0); /* nothing left open */
+}
+
 static void ignores_forged_and_loose_files(void **state)
 {
 	struct agent_figures f;
@@ -293,6 +318,7 @@ int main(void)
 		cmocka_unit_test(parses_sites),
 		cmocka_unit_test_setup_teardown(joins_by_pid_and_start_time, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(keeps_a_listing_until_the_directory_changes, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(a_directory_made_again_is_listed_again, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(ignores_forged_and_loose_files, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(only_the_owner_or_root_is_believed, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(requests_and_reads_sites, setup_dir, teardown_dir),
