@@ -58,6 +58,8 @@ static unsigned char *row_ok;   /* sent[] of the row is what curses shows */
  * tall terminal under a machine of few GPUs and processes is such rows. */
 static unsigned *row_frame;     /* the frame that last drew the row */
 static unsigned char *sent_blank_row; /* sent[] of the row is all blanks */
+static unsigned char *row_kept; /* fb_keep: the frame before's, sent */
+static uint64_t *row_tag;       /* fb_tag: what drew the row; 0 unknown */
 static unsigned frame;
 static int rows, cols;
 
@@ -91,8 +93,11 @@ int fb_begin(void)
 		row_ok = calloc(nr, 1);
 		row_frame = calloc(nr, sizeof *row_frame);
 		sent_blank_row = calloc(nr, 1);
+		row_kept = calloc(nr, 1);
+		row_tag = calloc(nr, sizeof *row_tag);
 		blank_row = malloc((size_t)(COLS > 0 ? COLS : 1) * sizeof *blank_row);
-		if (!cur || !sent || !row_ok || !row_frame || !sent_blank_row || !blank_row) {
+		if (!cur || !sent || !row_ok || !row_frame || !sent_blank_row || !row_kept ||
+		    !row_tag || !blank_row) {
 			fb_free();
 			return -1;
 		}
@@ -116,13 +121,16 @@ void fb_free(void)
 	free(row_ok);
 	free(row_frame);
 	free(sent_blank_row);
+	free(row_kept);
+	free(row_tag);
 	free(blank_row);
 	free(out);
 	out = NULL;
 	out_len = out_cap = 0;
 	cur = sent = blank_row = NULL;
-	row_ok = sent_blank_row = NULL;
+	row_ok = sent_blank_row = row_kept = NULL;
 	row_frame = NULL;
+	row_tag = NULL;
 	rows = cols = 0;
 }
 
@@ -134,7 +142,60 @@ static cell *row_of(int y)
 		memcpy(row, blank_row, (size_t)cols * sizeof *row);
 		row_frame[y] = frame;
 	}
+	row_kept[y] = 0; /* drawn on: compared at the flush */
+	row_tag[y] = 0;
 	return row;
+}
+
+static int can_keep(int y, uint64_t tag)
+{
+	return cur && y >= 0 && y < rows && tag && frame >= 2 && row_frame[y] == frame - 1 &&
+	       row_ok[y] && row_tag[y] == tag;
+}
+
+int fb_keep_rows(int y, int n, uint64_t tag)
+{
+	for (int r = 0; r < n; r++)
+		if (!can_keep(y + r, tag + (uint64_t)r))
+			return 0;
+	for (int r = 0; r < n; r++) {
+		row_frame[y + r] = frame;
+		row_kept[y + r] = 1;
+	}
+	return 1;
+}
+
+int fb_keep(int y, uint64_t tag)
+{
+	return fb_keep_rows(y, 1, tag);
+}
+
+void fb_tag(int y, uint64_t tag)
+{
+	if (cur && y >= 0 && y < rows && row_frame[y] == frame)
+		row_tag[y] = tag;
+}
+
+uint64_t fb_hash(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *b = p;
+	uint64_t h = seed ^ 0x9E3779B97F4A7C15ull ^ n;
+	for (; n >= 8; n -= 8, b += 8) {
+		uint64_t w;
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+		h ^= h >> 32;
+	}
+	for (; n; n--, b++)
+		h = (h ^ *b) * 0x100000001B3ull;
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
+void fb_forget(void)
+{
+	if (row_frame) /* between frames, or before any row of one is drawn */
+		memset(row_frame, 0, (size_t)rows * sizeof *row_frame);
 }
 
 static void fb_invalidate(void)
@@ -425,9 +486,13 @@ void fb_flush(void)
 		return;
 	for (int y = 0; y < rows; y++) {
 		int drawn = row_frame[y] == frame;
+		if (drawn && row_kept[y] && row_ok[y])
+			continue; /* kept as sent (fb_keep) */
 		if (!drawn && row_ok[y] && sent_blank_row[y])
 			continue; /* blank, and shown blank: nothing to look at */
-		cell *c = row_of(y); /* not drawn: blanks, to clear what was there */
+		/* not drawn: blanks, to clear what was there (row_of would also
+		 * drop a drawn row's tag) */
+		cell *c = drawn ? cur + (size_t)y * (size_t)cols : row_of(y);
 		cell *s = sent + (size_t)y * (size_t)cols;
 		if (row_ok[y] && !memcmp(c, s, (size_t)cols * sizeof *c))
 			continue; /* most drawn rows, most frames: one memcmp */
@@ -459,6 +524,7 @@ void fb_redraw(void)
 	refresh(); /* curses clears the screen now; nothing of its own to draw */
 	out_role = -1;
 	screen_blank = 1;
+	fb_forget();
 	if (cur && rows == LINES && cols == COLS)
 		sent_blank(1);
 }

@@ -6,6 +6,7 @@
 #define VRAMZ_TUI_FB_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <wchar.h>
 
 /* Sizes the buffer to the screen (LINES x COLS) and blanks it; after a
@@ -20,6 +21,23 @@ void fb_putc(int y, int x, int role, wchar_t c);
 void fb_column(int y, int x, int h, int role, const wchar_t *glyphs);
 /* n copies of c (width 1) from (y, x). */
 void fb_fill(int y, int x, int n, int role, wchar_t c);
+/* Region memos.  A region that draws row y from inputs it can sum up
+ * tags the row with a hash of them after drawing it (fb_tag); the next
+ * frame, fb_keep(y, tag) with the same tag says 1 when the row was drawn
+ * in the frame before, holds what that tag drew (nothing drew over it
+ * since) and was sent: the row counts as drawn in this frame, unchanged,
+ * with nothing to compare at the flush.  0: draw it (and tag it again).
+ * A row drawn on after it was tagged loses the tag. */
+int fb_keep(int y, uint64_t tag);
+/* fb_keep of rows y .. y + n - 1 with tags tag, tag + 1 ...: all of them
+ * (1) or none (0). */
+int fb_keep_rows(int y, int n, uint64_t tag);
+void fb_tag(int y, uint64_t tag);
+/* A tag of n bytes at p (never 0), going on from seed (0 to start). */
+uint64_t fb_hash(const void *p, size_t n, uint64_t seed);
+/* No row drawn so far may be kept (fb_keep says 0): after an overlay was
+ * drawn over rows, say.  Between frames, or before a frame draws. */
+void fb_forget(void);
 /* Sends the changed cells to the terminal: itself (term_direct) or
  * through curses' screen and refresh(). */
 void fb_flush(void);

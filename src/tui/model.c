@@ -87,6 +87,7 @@ static struct model_gpu *gpu_slot(struct model *m, unsigned index)
 
 static void hist_push(struct model_gpu *g, const struct tui_gpu *t, int64_t time_ms)
 {
+	const struct hist_point *prev = model_hist(g, 0);
 	struct hist_point *h = &g->hist[g->hist_head];
 	const vramz_gpu_sample *s = &t->s;
 	memset(h, 0, sizeof *h);
@@ -102,6 +103,14 @@ static void hist_push(struct model_gpu *g, const struct tui_gpu *t, int64_t time
 		h->util_valid = 1;
 		h->util_pct = (uint8_t)(s->util_gpu_pct > 100 ? 100 : s->util_gpu_pct);
 	}
+	/* prev is another slot than h unless the ring holds one point */
+	int same_mem = prev && prev != h && prev->mem_valid == h->mem_valid &&
+		       prev->used_bytes + prev->reserved_bytes == h->used_bytes + h->reserved_bytes &&
+		       prev->total_bytes == h->total_bytes;
+	int same_util = prev && prev != h && prev->util_valid == h->util_valid &&
+			prev->util_pct == h->util_pct;
+	g->flat_mem = same_mem ? g->flat_mem + (g->flat_mem < 2 * MODEL_HIST) : 1;
+	g->flat_util = same_util ? g->flat_util + (g->flat_util < 2 * MODEL_HIST) : 1;
 	g->hist_head = (g->hist_head + 1) % MODEL_HIST;
 	if (g->hist_n < MODEL_HIST)
 		g->hist_n++;
@@ -202,8 +211,10 @@ static struct model_row *row_for(struct model *m, const vramz_proc_sample *p)
 int model_feed(struct model *m, const struct tui_snap *s)
 {
 	if (s->reset) {
-		for (unsigned i = 0; i < m->ngpus; i++)
+		for (unsigned i = 0; i < m->ngpus; i++) {
 			m->gpus[i].hist_n = m->gpus[i].hist_head = 0;
+			m->gpus[i].flat_mem = m->gpus[i].flat_util = 0;
+		}
 		m->nacts = 0;
 	}
 	if (s->keep_last) { /* the error line under the last good tick */

@@ -55,6 +55,9 @@ struct model_gpu {
 	int present;                      /* in the latest snapshot */
 	struct hist_point hist[MODEL_HIST];
 	unsigned hist_head, hist_n;       /* ring: head is the next write */
+	/* the newest points that plot as the newest does (memory; utilization):
+	 * a plot all of one value looks the same the next frame (render.c) */
+	unsigned flat_mem, flat_util;
 	int finding;                      /* worst severity naming it, 0 none */
 };
 

@@ -305,15 +305,39 @@ static void gpu_full(int y, int x0, int w, int plot_h, int show_util,
 	const struct hist_point *old = model_hist(g, (unsigned)(pw - 1));
 	if (!old && g->hist_n)
 		old = model_hist(g, g->hist_n - 1);
-	put(y + 2, x0 + 1, 6, ROLE_DIM, "mem", 0);
+	char span[24] = "";
 	if (old && now && now->time_ms > old->time_ms)
-		putf(y + 1 + plot_h, x0 + 1, 6, ROLE_DIM, "-%s",
-		     fmt_duration(a, sizeof a, now->time_ms - old->time_ms));
+		fmt_duration(span, sizeof span, now->time_ms - old->time_ms);
+	/* Plots of one value all along (the point that scrolled off too) look
+	 * as they did the frame before: their rows are kept, with their
+	 * labels, when the place, the size and the value are the same. */
+	uint64_t tag = 0;
+	if (now && g->flat_mem > (unsigned)pw && (!uw || g->flat_util > (unsigned)uw)) {
+		struct {
+			int x0, w, plot_h, pw, uw, utf8, cols, row;
+			char span[24];
+			struct hist_point v;
+		} k;
+		memset(&k, 0, sizeof k);
+		k.x0 = x0, k.w = w, k.plot_h = plot_h, k.pw = pw, k.uw = uw, k.utf8 = term_utf8();
+		k.cols = COLS;
+		memcpy(k.span, span, sizeof k.span);
+		k.v = *now;
+		k.v.time_ms = 0;
+		tag = fb_hash(&k, sizeof k, 'p');
+		if (fb_keep_rows(y + 2, plot_h, tag))
+			return;
+	}
+	put(y + 2, x0 + 1, 6, ROLE_DIM, "mem", 0);
+	if (span[0])
+		putf(y + 1 + plot_h, x0 + 1, 6, ROLE_DIM, "-%s", span);
 	plot(y + 2, x0 + 7, pw, plot_h, g, 0);
 	if (uw) {
 		put(y + 2, x0 + 7 + pw + 1, 5, ROLE_DIM, "util", 0);
 		plot(y + 2, x0 + 7 + pw + 6, uw, plot_h, g, 1);
 	}
+	for (int r = 0; tag && r < plot_h; r++)
+		fb_tag(y + 2 + r, tag + (uint64_t)r);
 }
 
 /* Rows the GPU area takes. */
@@ -382,6 +406,10 @@ static void table_widths(struct colw *c)
 
 static void table_header(const struct app *a, int y, const struct colw *c)
 {
+	const int key[] = {'h', (int)a->v.ar.sort, a->v.ar.reverse, term_utf8(), COLS};
+	uint64_t tag = fb_hash(c, sizeof *c, fb_hash(key, sizeof key, 0));
+	if (fb_keep(y, tag))
+		return; /* the same header as the frame before */
 	int x = 1;
 	fb_fill(y, 0, COLS, ROLE_HEAD, L' ');
 	for (int i = 0; i < COL_COUNT; i++) {
@@ -400,6 +428,7 @@ static void table_header(const struct app *a, int y, const struct colw *c)
 			put(y, x + pad + n, c->w[i] - pad - n, role, arrow, 0);
 		x += c->w[i] + 1;
 	}
+	fb_tag(y, tag);
 }
 
 static void table_row(const struct app *a, int y, const struct model_row *r, int sel,
@@ -453,6 +482,31 @@ static void table_row(const struct app *a, int y, const struct model_row *r, int
 	}
 }
 
+/* A table row is kept from the frame before (fb_keep) when the tag of
+ * what it shows is the same: the row as the model has it (its idle time
+ * as the words shown, not the milliseconds, which move every tick),
+ * selected or not, in which columns.  Most rows, most frames, on a
+ * machine whose jobs hold their memory, are not formatted again. */
+static uint64_t row_tag_of(const struct model_row *r, int sel, const struct colw *c)
+{
+	struct {
+		int sel, utf8, cols;
+		struct colw c;
+		char idle[24];
+		struct model_row r;
+	} k;
+	memset(&k, 0, sizeof k);
+	k.sel = sel;
+	k.utf8 = term_utf8();
+	k.cols = COLS;
+	k.c = *c;
+	k.r = *r;
+	k.r.idle_ms = 0;
+	if (r->idle_valid && r->sm_pct == 0)
+		fmt_duration(k.idle, sizeof k.idle, r->idle_ms);
+	return fb_hash(&k, sizeof k, 't');
+}
+
 static void table(struct app *a, int y, int rows)
 {
 	struct view *v = &a->v;
@@ -484,7 +538,12 @@ static void table(struct app *a, int y, int rows)
 	}
 	for (int i = 0; i < rows && v->scroll + i < (int)m->norder; i++) {
 		int idx = v->scroll + i;
-		table_row(a, y + i, &m->rows[m->order[idx]], idx == v->sel, &c);
+		const struct model_row *r = &m->rows[m->order[idx]];
+		uint64_t tag = row_tag_of(r, idx == v->sel, &c);
+		if (fb_keep(y + i, tag))
+			continue;
+		table_row(a, y + i, r, idx == v->sel, &c);
+		fb_tag(y + i, tag);
 	}
 }
 
@@ -616,6 +675,10 @@ static void keys_line(const struct app *a)
 	const char *const (*k)[2] = a->replay ? replay : live;
 	size_t n = a->replay ? sizeof replay / sizeof replay[0] : sizeof live / sizeof live[0];
 	int y = LINES - 1, x = 0;
+	const int key[] = {'k', COLS, a->replay, term_utf8()};
+	uint64_t tag = fb_hash(key, sizeof key, 0);
+	if (fb_keep(y, tag))
+		return; /* the same line as the frame before */
 	for (size_t i = 0; i < n && x < COLS; i++) {
 		int kw = (int)strlen(k[i][0]), lw = (int)strlen(k[i][1]);
 		if (x + kw + lw > COLS)
@@ -624,6 +687,7 @@ static void keys_line(const struct app *a)
 		x += put(y, x, lw + 1, ROLE_KEYTEXT, k[i][1], 0);
 		x += put(y, x, 1, ROLE_NORMAL, " ", 0);
 	}
+	fb_tag(y, tag);
 }
 
 static void status_line(const struct app *a)
@@ -732,6 +796,12 @@ void render_screen(struct app *a)
 		fb_flush();
 		return;
 	}
+	/* a region may keep its rows of the frame before (fb_keep) only when
+	 * that frame drew nothing over them: a dialog, the help, a prompt */
+	static int last_mode = -1;
+	if (a->v.mode != MODE_NORMAL || last_mode != MODE_NORMAL)
+		fb_forget();
+	last_mode = (int)a->v.mode;
 	header(a);
 	int y = 1;
 	int bottom = LINES - 2; /* status and keys lines */

@@ -83,4 +83,28 @@ expect_success 'top shows the daemon'"'"'s findings, unless it has thresholds of
 	hasnt "held by no listed process" screen &&
 	keys q && wait_for "vramz-exited rc=0" && stop_daemon
 '
+# Rows whose inputs have not changed are kept from the frame before, not
+# drawn again (render.c, fb_keep): a process row, and a memory plot that
+# has been one value all along (at 80 columns, 73 frames).  They must
+# still follow the machine: when the process's memory moves, its row and
+# the plot change at once; and what was kept is what a full redraw (^L)
+# draws.
+expect_success 'rows kept from frame to frame follow the machine, and match a full redraw' '
+	sleep 300 & echo $! >"$T/steady.pid" && STEADY=$(cat "$T/steady.pid") &&
+	scn() { printf "%s\n" "driver 580.159.04" \
+		"gpu 0 name=\"NVIDIA H200\" uuid=GPU-8f3a61c2-5be4-4d0e-9a71-2c6f0e4b7d19 mem_total=143771MiB mem_reserved=616MiB mem_used=auto util=50 temp=41 power=318000 power_limit=700000" \
+		"proc gpu=0 pid=$STEADY used=$1 type=compute sm=50" >"$T/steady.tmp" && mv "$T/steady.tmp" "$T/steady.scn"; } &&
+	scn 4GiB && export FAKE_NVML_SCENARIO=$T/steady.scn &&
+	start_daemon -i 100ms --procs &&
+	TOP_ENV="VRAMZ_RUNTIME_DIR=$VRAMZ_RUNTIME_DIR" top_session 80 24 -i 100ms &&
+	wait_for "^ +$STEADY .* 4\.00 GiB" && sleep 9 &&
+	tm capture-pane -p | sed 1d >"$T/kept" &&
+	keys C-l && sleep 0.5 && tm capture-pane -p | sed 1d >"$T/fresh" &&
+	{ diff "$T/kept" "$T/fresh" || { echo "kept rows differ from a full redraw"; exit 1; }; } &&
+	plot() { tm capture-pane -p | sed -En "/^ *mem( |$)/,/^ *-[0-9]/p"; } &&
+	plot >"$T/plot.before" && test -s "$T/plot.before" &&
+	scn 60GiB && wait_for "^ +$STEADY .* 60\.0 GiB" && sleep 0.5 && plot >"$T/plot.after" &&
+	{ ! cmp -s "$T/plot.before" "$T/plot.after" || { echo "the plot did not follow:"; cat "$T/plot.after"; exit 1; }; } &&
+	keys q && wait_for "vramz-exited rc=0" && stop_daemon && kill "$STEADY"
+'
 finish

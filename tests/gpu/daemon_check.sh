@@ -11,7 +11,7 @@
 #      alone, 20 s each, total CPU (target: ten <= 2x one); and ten
 #      bench/wakefloor processes, which only wake once a second and write
 #      a frame's bytes: the floor under any ten readers on this machine.
-#   bash tests/gpu/daemon_check.sh
+#   bash tests/gpu/daemon_check.sh      (SECS=40: longer windows for 3.)
 # Prints a table at the end.  Kills only what it started.
 set -u
 C=$PWD/.carry; VZ=$C/vramz
@@ -114,11 +114,12 @@ top_cpu() {
 	awk -v a=$c0 -v b=$c1 -v t0=$ta -v t1=$tb -v n=${#pids[@]} \
 		'BEGIN{printf "%.4f %d", 100*(b-a)/1e9/(t1-t0), n}'
 }
-echo "--- ten tops on the daemon, then one top sampling alone (20 s each)"
-read -r ten_pct ten_n < <(top_cpu 10 "" 20)
-read -r one_pct one_n < <(top_cpu 1 "VRAMZ_NO_DAEMON=1" 20)
-echo "--- ten processes that only wake once a second and write 160 bytes (20 s)"
-read -r floor_pct floor_n < <(top_cpu 10 "" 20 "$C/wakefloor 160")
+echo "--- ten tops on the daemon, then one top sampling alone (${SECS:-20} s each)"
+secs=${SECS:-20}
+read -r ten_pct ten_n < <(top_cpu 10 "" "$secs")
+read -r one_pct one_n < <(top_cpu 1 "VRAMZ_NO_DAEMON=1" "$secs")
+echo "--- ten processes that only wake once a second and write 160 bytes ($secs s)"
+read -r floor_pct floor_n < <(top_cpu 10 "" "$secs" "$C/wakefloor 160")
 
 smi=$(awk '$1=="nvidia-smi"{print $2}' $D/oneshot.txt)
 dm=$(awk '$1=="status-daemon"{print $2, $5}' $D/oneshot.txt)
