@@ -7,7 +7,8 @@
 # a group's figure is its CPU (schedstat, ns) per process per second, i.e.
 # per frame at 1 Hz, and its wake-ups (voluntary context switches) per
 # frame.  Then each build's `top --live`, sampling the driver itself, alone
-# for the same time: the denominator of issue 14's ten-readers ratio.
+# for the same time: the denominator of issue 14's ten-readers ratio
+# (READER_AB_ONE=0 leaves it out).
 #
 #   bench/reader_ab.sh SECONDS COPIES NAME=VRAMZ [NAME=VRAMZ ...]
 #
@@ -56,9 +57,10 @@ for n in "${names[@]}"; do
 	echo "group $n: ${per[$n]} us a frame, ${wpf[$n]} wake-ups a frame"
 done
 tmux -L $sock kill-server 2>/dev/null
-# each build's top sampling the driver, alone
+# each build's top sampling the driver, alone (READER_AB_ONE=0: not)
 declare -A one
 for nv in "$@"; do
+	[ "${READER_AB_ONE:-1}" = 0 ] && { one[${nv%%=*}]=0; continue; }
 	n=${nv%%=*} v=${nv#*=} sock=reader-ab-$$-$n
 	tmux -L $sock -f /dev/null new-session -d -s S -n hold -x 200 -y 60 "exec sleep 100000"
 	tmux -L $sock new-window -d -t S: -n one "$tmux_env VRAMZ_NO_DAEMON=1 $v top -i 1s"
@@ -76,5 +78,5 @@ printf "%-10s %12s %12s %14s %16s\n" floor "${per[floor]}" "-" "-" "-"
 for nv in "$@"; do
 	n=${nv%%=*}
 	awk -v n="$n" -v r="${per[$n]}" -v f="${per[floor]}" -v o="${one[$n]}" \
-		'BEGIN {printf "%-10s %12.1f %12.1f %14.1f %16.2f\n", n, r, r - f, o, 10 * r / o}'
+		'BEGIN {printf "%-10s %12.1f %12.1f %14.1f %16.2f\n", n, r, r - f, o, o > 0 ? 10 * r / o : 0}'
 done
