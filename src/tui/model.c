@@ -234,6 +234,7 @@ int model_feed(struct model *m, const struct tui_snap *s)
 		g->present = 1;
 		hist_push(g, &s->gpus[i], s->time_ms);
 	}
+	m->fed++;
 	m->nrows = 0;
 	m->ngroups = 0;
 	for (unsigned i = 0; i < s->nprocs; i++) {

@@ -112,6 +112,9 @@ struct model {
 	unsigned nacts, cap_acts, act_hint;
 	int64_t now_ms;                   /* time of the latest snapshot */
 	unsigned ticks;
+	unsigned fed;                     /* ticks fed since the frame last drawn
+					     (render.c: a plot kept from the frame
+					     before assumes one) */
 	char errmsg[160];                 /* the latest tick's failure, "" ok */
 };
 

@@ -802,6 +802,11 @@ void render_screen(struct app *a)
 	if (a->v.mode != MODE_NORMAL || last_mode != MODE_NORMAL)
 		fb_forget();
 	last_mode = (int)a->v.mode;
+	/* a plot kept as one value all along assumes one point came since the
+	 * frame before: after several (a replay at speed, a slow frame), draw */
+	if (a->m.fed > 1)
+		fb_forget();
+	a->m.fed = 0;
 	header(a);
 	int y = 1;
 	int bottom = LINES - 2; /* status and keys lines */
