@@ -13,6 +13,7 @@
  * header to prove them.
  */
 #include "abi.h"
+#include "grow.h"
 #include "vramz/diagnose.h"
 
 #include <stdint.h>
@@ -120,14 +121,8 @@ const void *abi_restride(struct abi_buf *buf, const void *src, unsigned n,
 		return src;
 	if ((size_t)n > SIZE_MAX / to)
 		return NULL;
-	size_t need = (size_t)n * to;
-	if (need > buf->cap) {
-		void *p = realloc(buf->p, need);
-		if (!p)
-			return NULL;
-		buf->p = p;
-		buf->cap = need;
-	}
+	if (grow_bytes(&buf->p, &buf->cap, (size_t)n * to))
+		return NULL;
 	size_t keep = from < to ? from : to;
 	for (unsigned i = 0; i < n; i++) {
 		char *d = (char *)buf->p + (size_t)i * to;

@@ -21,4 +21,19 @@ static inline void *grow_array(void *v, unsigned *cap, unsigned first, size_t el
 	return nv;
 }
 
+/* Makes the block at *p (of *cap bytes) hold at least need bytes, for a
+ * buffer kept from one call to the next: 0, or -1 with *p and *cap as
+ * they were (out of memory). */
+static inline int grow_bytes(void **p, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	void *np = realloc(*p, need);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = need;
+	return 0;
+}
+
 #endif

@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "backend/recorded.h"
 #include "ctx_internal.h"
+#include "grow.h"
 #include "proc.h"
 #include "rundir.h"
 #include "segment.h"
@@ -35,8 +36,8 @@ struct backend {
 	const struct seg_snapshot *cur;
 	struct proc_cache *pcache;    /* redacted segments only */
 	int64_t age_ms;
-	vramz_finding *filled;        /* redacted: the findings, names filled in */
-	unsigned filled_cap;
+	void *filled;                 /* redacted: the findings, names filled in */
+	size_t filled_cap;            /* bytes */
 };
 
 static int check_fresh(struct backend *b, char *err, size_t errlen)
@@ -327,16 +328,12 @@ int vramz_daemon_covers(const vramz_ctx *ctx, unsigned index)
 static const vramz_finding *fill_findings(struct backend *b, const vramz_ctx *ctx)
 {
 	unsigned n = b->cur->finding_count;
-	if (n > b->filled_cap) {
-		vramz_finding *f = realloc(b->filled, n * sizeof *f);
-		if (!f)
-			return NULL;
-		b->filled = f;
-		b->filled_cap = n;
-	}
-	memcpy(b->filled, b->cur->findings, n * sizeof *b->filled);
+	if (grow_bytes(&b->filled, &b->filled_cap, n * sizeof(vramz_finding)))
+		return NULL;
+	vramz_finding *out = b->filled;
+	memcpy(out, b->cur->findings, n * sizeof *out);
 	for (unsigned i = 0; i < n; i++) {
-		vramz_finding *f = &b->filled[i];
+		vramz_finding *f = &out[i];
 		for (unsigned k = 0; f->pid && (!f->user[0] || !f->comm[0]) && k < ctx->procs.n; k++) {
 			const vramz_proc_sample *p = &ctx->procs.v[k];
 			if (p->pid != f->pid || p->start_time_ticks != f->start_time_ticks ||
@@ -348,7 +345,7 @@ static const vramz_finding *fill_findings(struct backend *b, const vramz_ctx *ct
 				memcpy(f->comm, p->comm, sizeof f->comm);
 		}
 	}
-	return b->filled;
+	return out;
 }
 
 unsigned vramz_daemon_findings(const vramz_ctx *ctx, const vramz_finding **out)

@@ -7,6 +7,7 @@
  * than a late true one.
  */
 #include "diag_internal.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -100,13 +101,8 @@ static int emit_leak(vramz_diag *d, const struct leak_hit *h, const double *gpu_
  * one, as every allocation in a monitor asleep between ticks is cold. */
 static void *detect_scratch(vramz_diag *d, size_t size)
 {
-	if (size > d->detect_cap) {
-		void *p = realloc(d->detect_buf, size);
-		if (!p)
-			return NULL;
-		d->detect_buf = p;
-		d->detect_cap = size;
-	}
+	if (grow_bytes(&d->detect_buf, &d->detect_cap, size))
+		return NULL;
 	return memset(d->detect_buf, 0, size);
 }
 
