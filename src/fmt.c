@@ -97,6 +97,16 @@ static size_t fixed_digits(char *t, double v, int prec)
 	return (size_t)(p - t);
 }
 
+/* A run of digits at *p into *v (0 when none), *p past it; -1 past 4096,
+ * more than any width or precision here takes */
+static int digits(const char **p, int *v)
+{
+	for (; **p >= '0' && **p <= '9'; (*p)++)
+		if ((*v = *v * 10 + (**p - '0')) > 4096)
+			return -1;
+	return 0;
+}
+
 int fmt_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
 {
 	va_list whole;
@@ -127,10 +137,8 @@ int fmt_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
 				width = -width;
 			}
 			p++;
-		} else {
-			for (; *p >= '0' && *p <= '9'; p++)
-				if ((width = width * 10 + (*p - '0')) > 4096)
-					goto glibc;
+		} else if (digits(&p, &width)) {
+			goto glibc;
 		}
 		if (*p == '.') {
 			p++;
@@ -138,10 +146,8 @@ int fmt_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
 			if (*p == '*') {
 				prec = va_arg(ap, int);
 				p++;
-			} else {
-				for (; *p >= '0' && *p <= '9'; p++)
-					if ((prec = prec * 10 + (*p - '0')) > 4096)
-						goto glibc;
+			} else if (digits(&p, &prec)) {
+				goto glibc;
 			}
 		}
 		if (*p == 'z') {

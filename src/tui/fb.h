@@ -35,8 +35,9 @@ int fb_keep_rows(int y, int n, uint64_t tag);
 void fb_tag(int y, uint64_t tag);
 /* A tag of n bytes at p (never 0), going on from seed (0 to start). */
 uint64_t fb_hash(const void *p, size_t n, uint64_t seed);
-/* No row drawn so far may be kept (fb_keep says 0): after an overlay was
- * drawn over rows, say.  Between frames, or before a frame draws. */
+/* No row drawn so far may be kept (fb_keep says 0): when what a tag
+ * promised no longer holds for every row (the screen cleared, several
+ * ticks in one frame).  Between frames, or before a frame draws. */
 void fb_forget(void);
 /* Sends the changed cells to the terminal: itself (term_direct) or
  * through curses' screen and refresh(). */

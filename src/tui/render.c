@@ -796,12 +796,6 @@ void render_screen(struct app *a)
 		fb_flush();
 		return;
 	}
-	/* a region may keep its rows of the frame before (fb_keep) only when
-	 * that frame drew nothing over them: a dialog, the help, a prompt */
-	static int last_mode = -1;
-	if (a->v.mode != MODE_NORMAL || last_mode != MODE_NORMAL)
-		fb_forget();
-	last_mode = (int)a->v.mode;
 	/* a plot kept as one value all along assumes one point came since the
 	 * frame before: after several (a replay at speed, a slow frame), draw */
 	if (a->m.fed > 1)
