@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_analyze.c - how long `vramz analyze` spends diagnosing a day of a
  * busy machine: 24 hours of 8 GPUs at 10 Hz (864,000 ticks, 6.9 million
  * GPU samples, two processes per GPU, one of them leaking 4 MiB/min), generated in

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # bench_daemon.sh - what reading a `vramz daemon` saves a one-shot command,
 # here with the fake NVML (tests/gpu/daemon_check.sh measures it on real
 # GPUs): wall time and peak RSS of `vramz status --json` from a live daemon

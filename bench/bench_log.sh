@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # bench_log.sh - CPU of `vramz log` left running at 10 Hz, the figure issue 3
 # sets a target for (< 0.5 % of one core on 2 real GPUs with processes).
 # Runs, at the same time and each its own process, for SECONDS:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_logread.c - how fast the log reader streams a large log, and that
  * its memory does not grow with the file (issue 3's target: at least
  * 300 MB/s on one core).

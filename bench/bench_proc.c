@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_proc.c - what /proc attribution costs a sampling tick.
  *
  * Forks N sleeping children (stand-ins for GPU processes) and times

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_report_gen.c - writes a synthetic `vramz log --procs` recording for
  * bench/bench_report.sh: HOURS of GPUS GPUs at HZ, through the library's
  * own row formatter and file writer (lib/log), so the file is exactly what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_serve.c - what a scrape of `vramz serve` costs: latency (median,
  * p99) and requests per second over one keep-alive connection, the
  * exporter's RSS before and after 100,000 scrapes, and (with --cpu S) the

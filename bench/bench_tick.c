@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_tick.c - what one steady sampling tick of every GPU costs through
  * libvramz, against the floor: the same NVML calls made directly (the
  * loop of shared/bench-ref/nvml_floor.c), measured in the same process,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # bench_top.sh - CPU and memory of `vramz top` left running at 1 Hz, the
 # figure issue 5 sets a target for (< 0.2 % of one core with 8 GPUs and
 # 100 processes).  Runs it in a private tmux at 200x60 for SECONDS and

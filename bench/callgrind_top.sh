@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # callgrind_top.sh - instructions per tick of `vramz top`, split by where
 # they go, counted by valgrind's callgrind (instruction counts do not
 # depend on what else the machine runs, unlike CPU time on a shared box).

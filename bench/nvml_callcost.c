@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvml_callcost.c - the cost of each NVML call vramz makes, first call and
  * steady state, per GPU, so the sampler's hot path can be chosen from
  * measurements rather than guesses.  Built and run on a GPU machine:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """oneshot.py - wall time and peak RSS of one-shot commands, each run N times
 as a fresh process (exec included), median and p90, plus the ratio to the
 first command given (the reference).  usage:

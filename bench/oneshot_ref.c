@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* oneshot_ref.c - the reference for `vramz status --json`'s wall time: a
  * minimal C program that loads NVML, initialises, reads the same fields
  * once for every GPU, one GPU after another, prints nothing and shuts

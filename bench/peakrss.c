@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* peakrss.c - peak RSS of one command, as the kernel counts it for that
  * command alone.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # reader_ab.sh - what a frame of `vramz top` reading a daemon costs, for
 # several builds at once and beside the machine's floor (bench/wakefloor:
 # a process that only wakes once a second and writes a frame's bytes).

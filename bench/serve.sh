@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # serve.sh - runs bench_serve against the fake NVML (8 GPUs, 200 processes)
 # from a build directory: `bench/serve.sh [BUILD_DIR] [bench_serve options]`.
 # On a GPU machine: `BUILD/bench/bench_serve BUILD/vramz --real --cpu 60`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wakefloor.c - the floor under a reader's frame: a process that only
  * wakes once a second (poll on nothing, at the top of each second, like
  * `vramz top -i 1s`) and writes BYTES to stdout each time (0: nothing).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* embed.c - the smallest useful program on libvramz: print each GPU's
  * memory and its processes once.  Build against an installed vramz:
  *   cc embed.c $(pkg-config --cflags --libs vramz) -o embed

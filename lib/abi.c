@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* abi.c - how the library keeps vramz.h's compatibility promise.
  *
  * Records only grow at their end, so a program built against an older

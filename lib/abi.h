@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* abi.h - the library's side of the ABI promise (vramz.h, docs/api.md):
  * reading caller-sized structs, and handing arrays out (or taking them
  * in) at the record sizes the caller was compiled with.  Internal. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* abi_v0.c - the 0.1 entry points, kept for programs built against 0.1's
  * headers (tests/abi/v0 holds them, and tests/abi builds a caller).
  *

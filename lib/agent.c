@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* agent.c - reads the files the PyTorch agent publishes (python/vramz/torch,
  * format in docs/python.md) and decides whether to believe them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* agent.h - the files the PyTorch agent (python/vramz/torch) publishes per
  * process in the runtime directory, read and trusted or not (format in
  * docs/python.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backend.h - what a source of GPU readings provides to the context layer.
  *
  * A backend knows how to enumerate GPUs, read their static facts once, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clock.h - the two clocks vramz reads, as plain integers: monotonic time
  * for intervals and deadlines (never jumps when the wall clock is set),
  * and real time for what is recorded or handed to NVML.  Internal to the

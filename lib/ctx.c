@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ctx.c - the library context: opens a backend, keeps each GPU's static
  * facts, the selection and the buffers of the latest sample, and derives
  * what no backend reports by itself (process attribution from /proc,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ctx_internal.h - the context's layout, shared by the library's modules
  * (ctx.c, select.c) and nothing else. */
 #ifndef VRAMZ_CTX_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* errors.c - the library's error strings and version, generated from the
  * one X-macro list in vramz.h so codes and messages cannot drift apart. */
 #include "vramz/vramz.h"

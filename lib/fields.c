@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fields.c - the table of per-GPU sample fields (see fields.h).  Order is
  * the CSV column order and the JSON key order: append new fields at the
  * end so old logs keep reading.  Each row ends with the field's plausible

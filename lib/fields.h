@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fields.h - one table describing every per-GPU sample field: its name
  * (with its unit), validity bit, place in vramz_gpu_sample and its
  * Prometheus metric.  JSON, CSV logs, the log reader and the exporter all

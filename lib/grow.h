@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* grow.h - the one way vramz grows an array: double its capacity, from
  * `first` when it is empty.  Internal to the library and the tool, like
  * clock.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hashtab.c - the library's one open-addressing hash table (hashtab.h):
  * the probing, growth and deletion that the /proc cache, the job keys and
  * the engine's process series used to write out three times, each with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hashtab.h - the one open-addressing hash table of the library (as
  * grow.h is its one way to grow an array): a power-of-two array of the
  * caller's own entries, linear probing from a Fibonacci-hashed home,

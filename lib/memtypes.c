@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memtypes.c - memory type per GPU model, and theoretical bandwidth.
  *
  * NVML reports the memory clock and bus width but not the memory type, so

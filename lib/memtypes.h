@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memtypes.h - facts NVML does not report: memory type by GPU model, and
  * the data rate that turns a memory clock and bus width into bandwidth. */
 #ifndef VRAMZ_MEMTYPES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* par.c - see par.h.  Threads, not a pool: this runs at open and on the
  * first sample, a handful of times per process, so creating threads
  * (tens of microseconds) is noise against the millisecond waits it hides. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* par.h - run one function per GPU on threads, for work whose cost is
  * latency inside the driver (attaching a GPU: 6.7 ms; the first read of
  * utilization: 3.7 ms; PCIe throughput: 20 ms), so N GPUs cost about the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proc.c - who holds a GPU: user, command, container, pod and Slurm job of a
  * host pid, read from /proc.
  *

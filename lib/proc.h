@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proc.h - attribution of a GPU process to a user, command, container,
  * Kubernetes pod and Slurm job, from /proc.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* procfields.c - the table of per-process fields (see procfields.h).
  * Order is the CSV column order of a log's process file and the JSON key
  * order: append new fields at the end so old logs keep reading.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* procfields.h - one table describing every per-process field: its CSV
  * column and JSON key (names carry units), what kind of value it is, its
  * place in vramz_proc_sample and validity bit, and its Prometheus metric or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rundir.c - the one place that decides which directory `vramz daemon`
  * publishes into and where readers look for it (the rule is written in
  * include/vramz/daemon.h and docs/daemon.md; the Python package implements

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rundir.h - the runtime-directory rule with its inputs as arguments, so
  * the tests can check every branch whatever uid runs them (CI is root). */
 #ifndef VRAMZ_RUNDIR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segment.c - the daemon's segment file: the publisher creates, fills and
  * retires it; readers map it, check it and copy whole snapshots out.
  *

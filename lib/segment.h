@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segment.h - the daemon's shared-memory segment: its byte layout (the
  * authority is docs/daemon.md; the offsets below must match it), the
  * publisher's side and the reader's side.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segment_codec.c - the segment's records (docs/daemon.md, "Records")
  * to and from the library's structs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segment_codec.h - one function a record kind each way between the
  * library's structs and the segment's fixed little-endian records
  * (docs/daemon.md lists the same offsets).  Internal to lib/segment*.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segment_read.c - the reader's side of the daemon's segment: check a file
  * before trusting a byte of it, then copy whole snapshots out.
  *

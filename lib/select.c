@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* select.c - GPU selection specs: "0,2-3", UUID prefixes ("GPU-8f3a"),
  * PCI bus ids ("00000000:19:00.0", "0000:19:00.0", "19:00.0"), MIG
  * instance UUIDs (which select their parent GPU), "all".

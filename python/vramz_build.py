@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """vramz_build - a PEP 517 build backend for the vramz package, standard
 library only.
 
@@ -43,6 +44,8 @@ def _metadata():
         f"Name: {NAME}\n"
         f"Version: {_version()}\n"
         "Summary: VRAM monitor for many-GPU Linux machines: Python reader and PyTorch agent\n"
+        "License: Apache-2.0\n"
+        "Classifier: License :: OSI Approved :: Apache Software License\n"
         "Requires-Python: >=3.9\n"
         "Description-Content-Type: text/markdown\n\n" + readme)
 

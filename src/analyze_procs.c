@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyze_procs.c - the per-process side of `vramz analyze`: for every
  * process of a log (keyed by GPU, pid and start time, as the engine keys
  * them), its memory at first sight, at its peak and at its last sample, its

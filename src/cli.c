@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.c - option parsing from tables, value parsers and the shared way of
  * opening the library.  Every message is one line that names the bad
  * input, so a user (or a script reading stderr) knows what to fix. */

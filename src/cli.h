@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.h - what every vramz subcommand shares: option tables (so -h, the
  * man pages and the shell completions cannot drift from the parser), value
  * parsers, errors, colour, and opening the library with the global options.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-analyze.c - `vramz analyze FILE`: replays a recorded log through the
  * diagnosis engine and reports what it finds, most severe first, each with
  * its numbers and a sentence of advice.  Exit 3 when a finding at or above

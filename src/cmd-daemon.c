@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-daemon.c - `vramz daemon`: one sampler for the whole machine.  It
  * samples the selected GPUs as serve does (src/ticker.c: the slow readings
  * on their own thread, the diagnosis engine fed every tick) and publishes

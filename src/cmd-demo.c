@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-demo.c - `vramz demo`: vramz at work without a GPU.  It replays a
  * real recording (examples/h200-leak.csv: 3 minutes on 2 x NVIDIA H200, a
  * PyTorch job leaking 64 MiB/s on GPU 0 beside a steady one, and a busy

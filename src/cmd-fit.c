@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-fit.c - `vramz fit -- CMD ... {}`: the largest batch size that fits
  * in the GPU memory there is, found by measuring, not by guessing.
  *

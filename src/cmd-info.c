@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-info.c - `vramz info`: GPU-Z's "Graphics Card" page for each GPU:
  * identity, architecture, memory size / type / bus width / bandwidth,
  * PCIe link now against its maximum, NVLink, MIG / ECC / persistence

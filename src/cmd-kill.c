@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-kill.c - `vramz kill PID... | --idle DURATION`: clears out what
  * blocks a job - processes holding GPU memory - without ever signalling
  * the wrong process.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-log.c - `vramz log`: record every selected GPU (and with --procs
  * every process) to a CSV log, for minutes or months.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-pick.c - `vramz pick [-n N] [--min-free SIZE]`: which GPUs should
  * the next job use?  Prints CUDA_VISIBLE_DEVICES=<uuids> for `eval` or
  * `env`: UUIDs, because CUDA numbers GPUs fastest-first while NVML numbers

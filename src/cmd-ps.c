@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-ps.c - `vramz ps`: the processes holding VRAM on the selected GPUs,
  * with user, container / pod / Slurm job, memory and SM utilization.  A
  * process on two GPUs is listed once per GPU, as NVML reports it. */

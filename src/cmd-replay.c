@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-replay.c - `vramz replay FILE`: a recorded log played back as `vramz
  * status` shows a live machine, tick by tick, at the recorded pace (or
  * faster, or all at once), or as one JSON document per line.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-report.c - `vramz report LOG...`: a recorded log's story as one
  * HTML page with plots (docs/report.md), for opening in a browser,
  * attaching to a bug report, or printing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-run.c - `vramz run -- CMD ...`: what a command really needs in GPU
  * memory, measured from outside so it works for any framework.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-serve.c - `vramz serve`: a Prometheus exporter for each GPU node.
  *
  * One background thread samples every --interval, renders the complete

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-status.c - `vramz` / `vramz status`: one row per GPU with memory
  * used / total and %, reserved, utilization, temperature and power, then
  * the processes holding memory.  Reserved memory gets its own column

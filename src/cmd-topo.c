@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-topo.c - `vramz topo`: the GPU-to-GPU interconnect matrix, in the
  * notation of `nvidia-smi topo -m` (X, NV#, PIX, PXB, PHB, NODE, SYS) so
  * people who know that view read this one at once. */

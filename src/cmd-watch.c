@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd-watch.c - `vramz watch`: samples the GPUs live, feeds the diagnosis
  * engine and prints a line whenever a finding is new, changed (severity or
  * a headline figure moved) or cleared; --json prints the same as JSON

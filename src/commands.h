@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* commands.h - every vramz subcommand's entry point and the one table that
  * lists them (`commands[]` in src/main.c).  Dispatch, `vramz help CMD`,
  * the default command, `vramz -h`, the man pages and the shell completions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diagconf.c - thresholds of the diagnoses as options and config keys, and
  * the printed shape of a finding.
  *

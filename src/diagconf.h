@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diagconf.h - what `vramz analyze` and `vramz watch` share: the table of
  * diagnosis thresholds (one table gives both the command-line options and
  * the config file keys), the config file reader, and how a finding is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fmt.c - human formatting shared by the table views (see fmt.h). */
 #include "fmt.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fmt.h - how the tool writes numbers for people: sizes, percentages,
  * times, and "-" for anything unknown (never a sentinel number). */
 #ifndef VRAMZ_FMT_H

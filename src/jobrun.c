@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jobrun.c - runs a command and follows its GPU memory from outside, for
  * any framework: the measuring engine of `vramz run` and `vramz fit`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jobrun.h - run one command and measure its GPU memory from outside:
  * the engine under `vramz run` (one run, reported) and `vramz fit` (many
  * runs at different batch sizes). */

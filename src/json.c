@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* json.c - JSON documents for snapshots, GPUs and processes (see json.h).
  * Keys follow the field table (lib/fields.c) so JSON, CSV and metrics use
  * the same names; unknown values are null, never a number. */

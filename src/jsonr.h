@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jsonr.h - a small JSON reader for the documents vramz itself writes
  * (`run --compare` reads two `run --json` reports back).  Parses a whole
  * text into a tree of values; integers up to 2^64 stay exact. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* logset.c - several CSV logs read as one stream of ticks, for `analyze`
  * and `report`.  A night's recording is often a rotated set (`vramz log
  * --rotate` keeps FILE.N .. FILE.1 beside FILE, oldest the highest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* logset.h - several CSV logs read as one: files given one by one, or a
  * rotated set (FILE.N .. FILE.1, FILE, the names lib/log's rotation
  * gives), in time order, cut to a --since / --until window.  `analyze` and

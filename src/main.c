@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c - the vramz tool: the one table of subcommands, and dispatch.
  *
  * `vramz CMD ...` runs CMD's row; `vramz help CMD` is CMD's -h through the

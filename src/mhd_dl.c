@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mhd_dl.c - loads libmicrohttpd at serve's start (see mhd_dl.h for why).
  *
  * The soname is the one the build was configured against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mhd_dl.h - libmicrohttpd, loaded only when `vramz serve` starts.
  *
  * Linking libmicrohttpd pulls GnuTLS and a dozen libraries behind it into

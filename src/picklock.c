@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* picklock.c - `vramz pick --lock`: an advisory reservation so two jobs
  * picking at the same moment do not both take the freest GPU.
  *

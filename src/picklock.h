@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* picklock.h - pick --lock's advisory GPU reservations (see picklock.c). */
 #ifndef VRAMZ_PICKLOCK_H
 #define VRAMZ_PICKLOCK_H

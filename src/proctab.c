@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proctab.c - the process table of `status` and `ps` (see proctab.h).
  * A pid this machine cannot see (another PID namespace, or gone) is shown
  * as such rather than with a guessed name, and a container id is cut to

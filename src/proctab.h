@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proctab.h - the process table shared by `status` and `ps`: one row per
  * (GPU, process), sorted and filtered, with the columns a person scans. */
 #ifndef VRAMZ_PROCTAB_H

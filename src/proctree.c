@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proctree.c - membership of a command's process tree, for `vramz run`
  * and `vramz fit`, which attribute GPU memory to whatever the command
  * started: a launcher, its workers, their data-loader children.

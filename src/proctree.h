@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proctree.h - is this pid part of the command vramz started?  Membership
  * of a command's whole process tree (children of children), decided by
  * walking the ppid chain in /proc and cached per (pid, start time).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* safekill.c - the only place vramz sends signals to processes it did not
  * start.  `vramz kill` lists GPU processes, shows them to a person, and
  * acts seconds later; by then a listed pid may belong to someone else.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* safekill.h - signalling a process named by pid without ever hitting the
  * wrong one: the refusals `vramz kill` makes, and a signal path that
  * cannot race with pid reuse. */

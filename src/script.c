@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* script.c - script mode, as nvidia-smi's --query-gpu --format=csv:
  * `vramz status --csv [--fields LIST] [--no-header] [--units]` and the
  * `-l/--loop INTERVAL` repeat of status and ps.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* script.h - script mode: `status --csv` columns and the -l/--loop repeat
  * of status and ps (see script.c). */
 #ifndef VRAMZ_SCRIPT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_guard.c - deadlines for requests, and a per-address limit that
  * lets a newcomer displace a slow connection.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_guard.h - bounds on slow clients for the exporter's HTTP side.
  *
  * libmicrohttpd's idle timeout restarts at every byte, so a client that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_http.c - the exporter's HTTP server on libmicrohttpd.
  *
  * The sampler thread hands over a rendered body once per tick; it becomes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* source.c - a live daemon or the driver (source.h): the decision, and how
  * the views say which one they show. */
 #include "source.h"

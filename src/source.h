@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* source.h - where a command's readings come from: a live `vramz daemon`
  * (its segment, no driver loaded) or the driver itself.  One rule for
  * every command that may read a daemon (docs/daemon.md, "Who reads it"):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* status.h - the status views, reused by replay and watch-style commands. */
 #ifndef VRAMZ_STATUS_H
 #define VRAMZ_STATUS_H

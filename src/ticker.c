@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ticker.c - one sampling loop policy for log, watch, serve, top and the
  * daemon (ticker.h says what it decides and why there is one).
  *

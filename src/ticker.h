@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ticker.h - the one sampling loop helper of every long-running command
  * (log, watch, serve, top's sampler and the daemon).
  *

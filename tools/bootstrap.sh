@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bootstrap.sh - installs what building and testing vramz needs on Debian
 # or Ubuntu, only the packages that are missing.  Run as root (or with
 # sudo available).  Nothing outside the distribution's packages.

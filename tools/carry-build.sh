@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # carry-build.sh - builds what the GPU machine runs into .carry/: vramz and
 # the benchmarks, Release, without the parts whose libraries that machine
 # lacks unless they are carried too (see docs/validation.md).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # test.sh - every test: a warnings-as-errors build and an ASan/UBSan build,
 # each running the whole ctest suite (unit tests, the fake NVML, end-to-end
 # tests of the real binary, and python.unittest for python/ against the stub

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* daemon.h - where `vramz daemon` publishes its snapshots, and how a
  * context reads them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diagnose.h - the diagnosis engine of libvramz: turns a stream of
  * snapshots (live from vramz_sample, or replayed from a log) into findings
  * such as "pid 4242 leaks 64 MiB/min on GPU 0, out of memory in 1h10m".

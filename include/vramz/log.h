@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* log.h - vramz's CSV logs: reading them back as the same snapshots the
  * live sampler produces, so `analyze`, `replay` and `top --replay` share
  * one path with the live views.

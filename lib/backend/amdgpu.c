@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amdgpu.c - the AMD backend: the kernel's amdgpu sysfs files and the DRM
  * core's per-client fdinfo, no AMD library needed to build or run.
  *

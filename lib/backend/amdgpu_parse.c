@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amdgpu_parse.c - the amdgpu backend's parsers: sysfs counts, the
  * pp_dpm_* clock tables, PCIe link speeds, uevent, and the DRM core's
  * per-client fdinfo; plus the table of facts by PCI device id.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amdgpu_parse.h - pure parsers of the text the amdgpu driver and the DRM
  * core put in sysfs and /proc/PID/fdinfo, apart from the backend that
  * reads the files, so that tests and the fuzz target feed them any bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvml.c - the NVIDIA backend: NVML loaded with dlopen at run time.
  *
  * vramz builds without CUDA and runs on machines without NVIDIA's library,

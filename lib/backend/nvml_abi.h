@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvml_abi.h - the subset of NVML's ABI that vramz uses, declared here so the
  * project builds without CUDA or nvml.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvml_impl.h - what the NVML backend's files share: the resolved NVML
  * functions, per-GPU and backend state, and CALL, which counts, times and
  * remembers refusals.  Internal to lib/backend/nvml*.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvml_procs.c - the NVML backend's process lists and per-process
  * utilization (nvml_impl.h says how the backend is split).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* recorded.c - see recorded.h: sample() and procs() of a backend whose
  * samples were taken elsewhere and are only handed out here. */
 #include "backend/recorded.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* recorded.h - what the backends that hand out a snapshot taken elsewhere
  * share: a log's tick (lib/log/replay.c) and a daemon's segment
  * (lib/backend/segment.c) answer sample() and procs() from it alike. */

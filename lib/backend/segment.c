@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segment.c (backend) - a live `vramz daemon`'s segment behind the same
  * backend_ops as NVML, so every view built on vramz_sample() runs on it
  * unchanged and loads no driver: `vramz status` from a daemon costs a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* advice.c - findings into words.  The detectors produce numbers only;
  * this file is the one place that turns them into a sentence of what was
  * seen (summary) and a sentence of what to do (advice), so the wording can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* detect.c - the detectors: each reads the engine's series and state and
  * emits findings with their figures (no words: see advice.c).
  *

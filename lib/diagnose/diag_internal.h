@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diag_internal.h - what the diagnosis engine's files share: bounded
  * window rings, the trend statistics, and the engine's state per GPU and
  * per process.  Not installed. */

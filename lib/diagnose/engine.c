@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* engine.c - the diagnosis engine's state: one series per GPU and per
  * process, fed one snapshot at a time, evaluated at a bounded cadence into
  * findings whose identity survives from one evaluation to the next.

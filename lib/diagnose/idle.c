@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* idle.c - the one rule that calls a process idle, shared by the engine's
  * idle_holder finding and `vramz kill --idle`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jobkey.c - which job a GPU process belongs to, for the imbalance and
  * stray-context detectors and for the `job` of every finding.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* leak.c - is this series a leak?  The detector behind VRAMZ_FK_LEAK.
  *
  * Most memory that rises is not a leak: a caching allocator grows in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* oom.c - the oom finding: a process that probably ended out of memory.
  *
  * A CUDA out-of-memory crash leaves no trace in NVML: the process just

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ring.c - bounded series for the diagnosis engine.
  *
  * A series is a ring of windows; each window keeps the maximum and minimum

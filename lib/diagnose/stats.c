@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stats.c - the trend statistics behind the leak detector.
  *
  * Mann-Kendall answers "does this series keep rising?" without assuming a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* time.c - the diagnosis engine's clock: one rule for every caller.
  *
  * Callers used to improvise when the wall clock stepped back (serve kept

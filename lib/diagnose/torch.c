@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* torch.c - findings from inside a PyTorch process: what its vramz.torch
  * agent (python/vramz/torch, joined into the process rows by lib/agent.c)
  * says that NVML cannot.

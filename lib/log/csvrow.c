@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* csvrow.c - the cells of one CSV line, for the log reader (logread.c).
  *
  * A day of 8 GPUs at 10 Hz is 20 million rows, so how a row becomes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* csvrow.h - the cells of one CSV line, for the log reader (logread.c):
  * splitting a line (RFC 4180 quoting), parsing a cell as a number, and the
  * one-pass parse of a plain row straight into a record (csvrow.c).

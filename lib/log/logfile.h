@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* logfile.h - the inside of vramz's CSV logs, shared by the row formatter
  * (logfmt.c), the reader (logread.c), the replay backend (replay.c) and
  * the tool's file writer (src/log/logwrite.h: the append check and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* logfmt.c - how a tick becomes CSV text: the column lists of both files,
  * their headers, the rows, ISO 8601 times, and the names of siblings and
  * rotated files.  The GPU columns come from the field table (lib/fields.c)

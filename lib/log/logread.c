@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* logread.c - reading a CSV log back as the snapshots the live sampler
  * produces (include/vramz/log.h), so replay, analyze and the dashboard
  * share one path with the live views.

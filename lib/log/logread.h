@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* logread.h - inside the log reader: its state, shared by logread.c (the
  * ticks: opening a log and its process sibling, pairing the two, the
  * public API) and logrows.c (the files row by row: lines, the header's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* logrows.c - the log reader's files row by row (logread.h): lines found
  * with memchr in one large buffer per file, the header mapped to what each
  * column fills, and each row parsed in one pass by a program built from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replay.c - the replay backend: a recorded log behind the same
  * backend_ops as NVML, so `vramz status --replay FILE`, `vramz replay` and
  * anything else built on vramz_sample() run unchanged on a recording from

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CSV logs: the format (columns, rows, times), the streaming reader (its
 # row parser csvrow.c) and the replay backend (docs/csv.md).  The file
 # writer is the tool's (src/log/logwrite.c).

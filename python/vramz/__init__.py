@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """vramz - what vramz knows about this machine's GPUs, from Python.
 
     import vramz

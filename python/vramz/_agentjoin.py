@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The PyTorch agents' figures joined to process rows read from a daemon's
 segment (which carries none): lib/agent.c's agent_join in Python, so
 vramz.snapshot() from a daemon shows the same "torch" object and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A snapshot through libvramz with ctypes: the structs of
 include/vramz/vramz.h laid out here, and the dict `vramz status --json`
 prints built from them (src/json.c is the model; a ctest compares the two).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The per-GPU sample fields in the order and with the names of
 lib/fields.c's table (JSON key, validity bit, struct member): what
 `vramz status --json` prints for each GPU.  A ctest compares this

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What /proc says about a process: its start time, the half of the key
 (pid, start time) that tells a live process from a reused pid."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The runtime directory vramz's daemon segment and the agents' files live
 in: the rule of lib/rundir.c and include/vramz/daemon.h, so the C tool and
 Python agree (change them together).

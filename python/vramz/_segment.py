@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reading a live `vramz daemon`'s shared-memory segment with mmap: the
 layout of docs/daemon.md ("The segment layout", version 1.x), read as the C
 reader reads it (lib/segment_read.c, lib/backend/segment.c), into the dict

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The agent's files: what a process running vramz.torch publishes for the
 vramz tool to join to NVML's view (format in docs/python.md, read in C by
 lib/agent.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jsonw.c - streaming JSON writer (see jsonw.h).  Output is valid UTF-8
  * JSON even for hostile input: control bytes are escaped and invalid
  * UTF-8 in a process's command line becomes U+FFFD, because command

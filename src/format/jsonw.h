@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jsonw.h - a small streaming JSON writer: correct escaping, commas and
  * nesting handled for the caller, integers kept exact (bytes are uint64).
  * Keys are NULL inside arrays. */

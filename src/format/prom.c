@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prom.c - renders a snapshot as Prometheus text format 0.0.4 (prom.h).
  *
  * The text format wants every sample of one metric family together, under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prom.h - Prometheus text exposition (format 0.0.4) of a vramz snapshot.
  *
  * The exporter renders one complete /metrics body per sample into a

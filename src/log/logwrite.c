@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* logwrite.c - putting formatted ticks into log files safely: the append
  * check, whole-line writes, rotation and fsync.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* logwrite.h - the tool's CSV log file writer (logwrite.c): the append
  * check, whole-line writes, rotation and fsync, for `vramz log` and
  * `vramz run --log`.  The format it writes (columns, rows, times) is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page.c - the `vramz report` page: one self-contained HTML file that opens
  * offline, in a mail attachment, or under a strict Content-Security-Policy.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce.c - `vramz report`'s data reduction: a log of any length becomes
  * REP_COLS pixel columns per GPU in one pass, in memory that follows the
  * number of GPUs and processes, never the number of ticks (a day at 10 Hz

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sha256.c - SHA-256 (FIPS 180-4) in base64, for the report page's
  * Content-Security-Policy: the page allows its one inline style and its
  * one inline script by hash ('sha256-...'), so it runs under a strict

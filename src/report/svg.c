@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* svg.c - one GPU's plots in `vramz report`: memory stacked by process
  * with the total as its ceiling, then lanes for utilization, temperature
  * and power against its limit, on the report's shared time axis, with the

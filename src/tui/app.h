@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* app.h - the state of one `vramz top` session: the model (data), the
  * view (what the person chose to see: sort, filters, selection, dialogs)
  * and the parts that act (sampler thread, kill watch).  top.c runs the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fb.c - the frame buffer under `vramz top`'s renderer.
  *
  * Drawing straight into curses cost most of a tick: every cell of the

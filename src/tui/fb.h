@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fb.h - the frame buffer `vramz top` draws into: one cell (a wide
  * character and a colour role) per screen position.  render.c fills it
  * every frame; fb_flush sends only the cells that differ from the frame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* findings.c - what the findings panel of `vramz top` shows, taken from
  * the diagnosis engine: the same engine, thresholds and words as `vramz
  * watch` and `vramz analyze`, so the dashboard never says something the

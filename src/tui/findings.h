@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* findings.h - the dashboard's findings panel, fed by the diagnosis engine
  * (vramz/diagnose.h) that the sampler thread runs: the current findings of
  * the latest tick shown, their sentences, and the marks they leave on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* input.c - keys (and mouse clicks) of `vramz top`, turned into changes of
  * the view, replay controls, or a kill.  Nothing here draws: the loop
  * redraws after every key.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kill.c - the dashboard's `k`: signal the selected GPU process without
  * ever hitting the wrong one, then report what the GPU got back.
  *

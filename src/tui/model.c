@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model.c - the dashboard's data, built from the snapshots the sampler
  * thread hands over: a history ring per GPU for the plots, and a process
  * table with one row per pid (a process on two GPUs is one row listing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model.h - what `vramz top` knows, as plain structs, apart from how it is
  * drawn: the latest copy of each GPU's sample with a history ring, and the
  * process table (one row per pid, merged over the GPUs it uses) with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* render.c - draws one frame of `vramz top` from the model through the
  * view: a header line, the GPUs, the findings, the process table, a
  * status line and the keys.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sampler.c - the background thread of `vramz top`.
  *
  * The UI thread must answer a key within milliseconds, but an NVML call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sampler.h - the dashboard's background thread: it samples the GPUs (or
  * plays a recorded log) on its own cadence and hands each tick to the UI
  * thread as a copied snapshot, waking it through a file descriptor, so a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The ncurses dashboard (`vramz top`), included by src/CMakeLists.txt only
 # when the wide-character ncurses was found (HAVE_TUI).
 list(APPEND VRAMZ_TOOL_SOURCES

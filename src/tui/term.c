@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* term.c - owns the terminal while `vramz top` runs.
  *
  * Signals go through a self-pipe: SIGWINCH, SIGINT, SIGTERM and SIGHUP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* term.h - the terminal under `vramz top`: curses set up and torn down,
  * colour roles that degrade to attributes on a monochrome terminal or with
  * NO_COLOR, and signals turned into events the main loop polls for, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* top.c - `vramz top`, the live dashboard: options, then one loop.
  *
  * The loop sleeps in poll() on three descriptors - the keyboard, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* caller_v0.c - a program built against vramz 0.1's headers (tests/abi/v0,
  * copied unchanged from the 0.1 release) and run against this library:
  * the proof that the ABI promise in vramz.h holds.  It uses 0.1's

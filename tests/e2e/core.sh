@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # core.sh - helpers for the core commands' end-to-end tests (t1000-t1700),
 # sourced after lib.sh.
 #

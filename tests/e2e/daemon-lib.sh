@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # daemon-lib.sh - a `vramz daemon` for the e2e tests that read one
 # (t8000, t6060), sourced after lib.sh with VRAMZ_RUNTIME_DIR set.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # diag-lib.sh - the diagnosis scenarios' world, for the tests that record
 # them with `vramz log` and read the logs back (t3110 analyze, t7000
 # report); sourced after lib.sh.  The scenarios (tests/scenarios/diag-*)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lib.sh - the end-to-end test harness, sourced by tests/e2e/t*.sh.
 #
 # Each step is `expect_success TITLE 'commands'` (or expect_failure); the

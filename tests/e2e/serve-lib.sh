@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # serve-lib.sh - helpers for the `vramz serve` end-to-end tests (t4*-serve*.sh):
 # writing fake-NVML scenarios, starting the exporter on a free loopback
 # port and stopping it.  Sourced after lib.sh.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t0900-install.sh - `cmake --install` with a prefix and DESTDIR lays out the
 # tool, the shared and static library, every public header, a pkg-config
 # file and a CMake package that outside programs build against

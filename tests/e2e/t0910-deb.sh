@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t0910-deb.sh - the Debian package, as an operator meets it: built from
 # the tree with CPack (prefix /usr), its runtime dependencies right and
 # nothing for tests, `dpkg -i` on this machine, then vramz --version,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t0920-docs.sh - the man pages and shell completions the build generates
 # from the option tables (src/gendoc.c), as a user meets them: every page
 # renders with `man -l` without a warning and names every option its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t0950-cli.sh - the command table and the CLI corners a user runs into:
 # one table behind vramz -h, help CMD and dispatch; `vramz --json` on a
 # terminal is status's JSON (not top's "unknown option"); run and fit stop

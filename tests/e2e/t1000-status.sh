@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t1000-status.sh - `vramz` / `vramz status`: the GPU table and its JSON,
 # numbers as the scenario defines them (used = the processes' sum, reserved
 # apart), unknowns as "-" and null.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t1100-ps.sh - `vramz ps`: processes per GPU, sorted and filtered; a pid
 # this machine can see shows its user and command, one it cannot is marked
 # so, never given a guessed name.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Terminal escapes in what a process chooses (its argv) never reach a
 # person's terminal (issue 12): C0 controls, DEL, the C1 controls U+0080-
 # U+009F (U+009B is a one-character CSI on terminals that honour C1) and

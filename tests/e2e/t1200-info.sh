@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t1200-info.sh - `vramz info`: the hardware facts of each GPU (memory type
 # from the model table, bus width, bandwidth, PCIe now and at most, NVLink,
 # modes, limits) and the software versions.

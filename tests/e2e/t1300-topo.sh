@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t1300-topo.sh - `vramz topo`: the GPU-to-GPU matrix in nvidia-smi topo -m
 # notation, and its JSON.
 . "$TESTS_SRC/e2e/lib.sh"

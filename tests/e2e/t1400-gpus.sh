@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t1400-gpus.sh - -g/--gpus on every core command: each spelling a user
 # copies from nvidia-smi, CUDA or lspci selects the GPU meant, in the order
 # given; each typo is exit 2 with one line naming it and nothing on stdout.

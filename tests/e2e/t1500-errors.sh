@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t1500-errors.sh - what a person sees when things go wrong: bad usage
 # (exit 2), no library / broken library / driver errors (exit 1, one line
 # naming the cause, nothing on stdout), a GPU that fell off the bus (its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t1550-input-bounds.sh - what vramz does with inputs that are not what
 # they claim: a config file that is /dev/zero, a FIFO, huge, or has a line
 # over 1023 bytes; option values out of their range or in syntax no person

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t1560-out-of-range.sh - a driver answer out of its field's plausible range
 # (lib/fields.c) is unknown, never a number: not 4294967295 % utilization,
 # -1 degC, 4,294,967 W, a 4.29 PHz clock or 16384 PiB used.  GPU 1 of the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t1600-mig.sh - an A100 in MIG mode: its instances listed under it with
 # their own memory, their processes with instance ids, and MIG UUIDs
 # accepted by -g.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t1700-8gpu.sh - a shared 8-GPU box of four models and about a hundred
 # processes: every GPU's numbers agree with its processes, percentages with
 # the bytes, and the table with the JSON.

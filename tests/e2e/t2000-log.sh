@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t2000-log.sh - `vramz log` against the fake NVML: what it records equals
 # what `vramz status --json` sees, rows stay whole through kill -9, SIGTERM
 # ends cleanly, existing files are appended to only under the same header,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t2010-log-replay.sh - `vramz replay` (and `vramz log --replay`, `vramz
 # status --replay`) on a log in the documented format, with no GPU needed;
 # malformed logs are refused with FILE:LINE.

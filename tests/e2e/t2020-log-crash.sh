@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t2020-log-crash.sh - `vramz log` where the audit of issue 12 broke it:
 # kill -9 during rotation (a GPU file paired with another tick's process
 # file), --keep without bound, --procs beside /dev/stdout.  The crash

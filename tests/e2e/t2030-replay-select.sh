@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t2030-replay-select.sh - `-g` on a replayed log names the log's own GPU
 # indices (issue 12 item 9): on a log of GPUs 0 and 5, `-g 3` says which
 # GPUs the log has, and `-g 0-5` is GPUs 0 and 5, not four empty ones

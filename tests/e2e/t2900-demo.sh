@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t2900-demo.sh - the README's build-and-run command on a machine with no
 # GPU: `vramz` fails with one line naming the cause, and `vramz demo`
 # replays the committed H200 recording through status and analyze, saying

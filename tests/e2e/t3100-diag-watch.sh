@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t3100-diag-watch.sh - `vramz watch` against the fake NVML: a leaker is
 # flagged with its rate and a time to OOM, the steady job beside it never
 # is; --json lines; --exec runs a command with the finding in its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t3110-diag-analyze.sh - `vramz analyze` on logs that `vramz log` recorded
 # from the fake NVML: a leak (rate and pid), an idle holder (only with a
 # short --idle-time), orphaned memory, a lost GPU; exit 0 when clean, 3

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t3120-diag-imbalance.sh - `vramz watch` on four ranks (diag-imbalance.scn:
 # 60 GiB on GPU 0, 12 GiB on GPUs 1-3).  Real processes stand in for the
 # ranks: with torchrun's variables in their environment they are one job

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t3130-diag-oom.sh - the diagnoses that must come sooner (issue 16), on
 # the fake NVML: a job filling its GPU in ~40 s is reported as a leak well
 # before it dies, then gets its oom finding (watch live; analyze on the log

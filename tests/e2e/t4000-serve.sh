@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t4000-serve.sh - `vramz serve`: the /metrics body against fake-NVML
 # scenarios (valid per promtool, values in base units, unknown values
 # absent, lost GPUs and vanished processes), and the HTTP surface

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t4001-serve-prometheus.sh - a real Prometheus server on loopback scrapes
 # `vramz serve` (fake NVML) every second; its HTTP API must then return the
 # series and values the scenario holds, as a user's PromQL would see them.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t4002-serve-abuse.sh - hostile and careless clients against `vramz serve`:
 # malformed requests, 1,000 concurrent connections, clients that never read
 # their answer.  The exporter must survive, keep sampling, keep answering

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t4003-serve-packaging.sh - the packaging files for the exporter: the alert
 # rules load and their unit tests pass (a leak must fire, a flat GPU must
 # not), the dashboard is valid JSON, and every vramz_ metric the rules and

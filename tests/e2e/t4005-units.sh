@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t4005-units.sh - the systemd units in packaging/: systemd parses them
 # without a warning, and vramz runs its units' own command lines under the
 # kernel-enforced parts of their sandboxes (no new privileges, no

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t4006-dcgm-rules.sh - packaging/prometheus-recording.yml turns what
 # `vramz serve` really exposes into dcgm-exporter's names, units and labels
 # (so DCGM dashboards work unchanged): a /metrics body captured from serve

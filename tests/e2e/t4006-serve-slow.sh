@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t4006-serve-slow.sh - slow clients must not blind the exporter (issue 12
 # item 2).  Connections that send one byte a second never hit an idle
 # timeout; they must still not lock out other clients of their address,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t4007-serve-start.sh - `vramz serve` at its edges (issue 12 item 9): it
 # listens before its first sample, answering 503 until it has one, so a
 # slow driver does not look like a dead exporter; `serve --once` exits 1

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t4008-serve-loads.sh - libmicrohttpd (and the TLS stack behind it) is
 # loaded by `vramz serve` alone (issue 14: the one-shot path loads nothing
 # it does not use): a serving process maps it, any other command does not.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t4010-serve-findings.sh - the exporter serves the diagnosis engine's
 # findings: a 64 MiB/s leaker gets vramz_leak_rate_bytes_per_second and
 # vramz_time_to_oom_seconds series with its pid (the figures the alert rules

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # vramz run: peak VRAM of a command's whole process tree, exit status
 # passed through, budgets, reports and their comparison.
 . "$TESTS_SRC/e2e/lib.sh"

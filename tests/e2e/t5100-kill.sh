@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # vramz kill: dry run by default, idle detection, memory that comes back,
 # and every refusal: reused pid, another user, vramz itself, pid 1, the
 # parent shell, unlisted pids.  Only processes this test started are ever

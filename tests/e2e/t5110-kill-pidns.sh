@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kill and ps where pids cannot be proven to be the driver's (issue 12):
 # NVML reports pids as the host's PID namespace numbers them, so inside
 # any other namespace (a container without --pid=host, `unshare --pid`) a

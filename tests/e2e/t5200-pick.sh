@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # vramz pick: the freest GPUs, NVLink-joined sets preferred, UUIDs out.
 . "$TESTS_SRC/e2e/lib.sh"
 cat >"$T/pick.scn" <<'SCN'

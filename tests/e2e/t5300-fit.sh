@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # vramz fit: the largest batch that fits, against a pretend trainer whose
 # memory is a + b*batch (+ c*batch^2) and which OOMs above a limit.  The
 # true answers are computed here; vramz must land within one step.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t6000-top-layout: `vramz top` drawn in a real terminal (tmux) for 1, 2 and
 # 8 GPUs at 80x24 and 200x60: every GPU and its numbers are on screen, the
 # process table shows the processes, and quitting gives the shell back.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t6010-top-keys: the keys of `vramz top` in a real terminal (tmux): sort,
 # filter by text / user / GPU, tree view, help; and that quitting - by q
 # or by a signal, even a crash - always gives back a sane terminal.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t6020-top-kill: killing from `vramz top` against real processes the test
 # starts and the fake NVML lists (`follow`: listed while they live, their
 # memory freed when they exit): the memory comes back and the status line

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t6030-top-replay: `vramz top --replay FILE` plays back a log that `vramz
 # log` recorded from the fake NVML (a process growing 4 GiB/s, so every
 # tick has its own numbers) in a real terminal (tmux): the screen shows the

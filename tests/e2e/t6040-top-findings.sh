@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t6040-top-findings: the findings panel of `vramz top` is the diagnosis
 # engine's (the one `vramz watch` and `analyze` use).  A replayed log in
 # which a job allocates its 8 GiB in its first seconds and then holds it

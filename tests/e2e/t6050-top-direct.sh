@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t6050-top-direct: `vramz top` writes its frames to the terminal itself
 # (src/tui/fb.c, direct output) unless VRAMZ_TUI_CURSES=1 hands them to
 # curses.  Both ways must leave the same screen: the same characters in the

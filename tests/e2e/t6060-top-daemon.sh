@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t6060-top-daemon: `vramz top` reading a live daemon takes its ticks on
 # the UI thread (src/tui/sampler.c: no sampler thread, one wake-up a
 # frame): with no NVML reachable it shows the daemon's GPUs and processes

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t7000-report.sh - `vramz report` pages opened in headless Chromium
 # (tests/report/pagecheck.py): the pages of fake-NVML recordings and of the
 # bundled H200 recording load with no console error and no network

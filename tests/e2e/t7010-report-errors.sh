@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t7010-report-errors.sh - `vramz report` on bad input: a malformed line, a
 # truncated header, a foreign CSV, an empty file, a missing file.  Each
 # gives one error naming the file (and the line), exit 1, and leaves no

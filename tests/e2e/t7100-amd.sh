@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # AMD GPUs (issue 19): the amdgpu backend on fixture trees written from the
 # kernel's amdgpu sysfs and DRM usage-stats documentation
 # (tests/helpers/amd-fixture), through VRAMZ_SYSFS_ROOT / VRAMZ_PROCFS_ROOT:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t7110-amd-top-kill.sh - `vramz top`, `kill`, `log`, `replay` and `analyze`
 # on AMD GPUs (issue 19: every view the same on amdgpu), through the fixture
 # trees of

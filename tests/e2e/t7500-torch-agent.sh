@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t7500-torch-agent.sh - the PyTorch agent joined to NVML's view: a Python
 # process (the stub torch of tests/python) attaches vramz.torch, the fake
 # NVML lists that process's pid on the GPU whose UUID the agent names, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t7510-torch-leak-site.sh - the "locate the leaking code" step end to end:
 # a Python process with the stub torch and vramz.torch attached with
 # history=True allocates at a known line every step; the fake NVML lists it

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t7520-torch-log-serve.sh - the PyTorch agent's figures in `vramz log
 # --procs` (CSV columns torch_*, outside_allocator_bytes) and `vramz serve
 # --procs` (vramz_process_torch_* series): a process with an agent (the

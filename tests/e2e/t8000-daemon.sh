@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # t8000-daemon.sh - `vramz daemon` and its readers: what they print from a
 # daemon's segment is what the driver says, with no NVML loadable at all;
 # a stopped, killed, slower, partial, untrusted or malformed publisher is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # top-lib.sh - the tmux harness of the `vramz top` tests (t60*-top-*.sh),
 # sourced after lib.sh.  The dashboard needs a real terminal, so each step
 # (a subshell) starts its own tmux server on a private socket, named when

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # torch-lib.sh - the PyTorch agent tests' (t75xx) trainer, sourced after
 # lib.sh: a Python process on the stub torch of tests/python that attaches
 # vramz.torch and holds still.  Its allocator: 4 GiB of tensors in 5 GiB

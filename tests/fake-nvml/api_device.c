@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_device.c - the fake's per-GPU readings: identity, static facts and
  * the cheap dynamic sensors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_procs.c - the fake's relational NVML calls: process lists, per-process
  * utilization, MIG instances, NVLink and PCIe topology.
  *

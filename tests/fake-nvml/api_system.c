@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_system.c - the fake's library-level NVML calls: init and shutdown,
  * error strings, versions, and enumeration of GPUs.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # check_exports.sh NM DIR - fails if a fake libnvidia-ml.so.1 under DIR
 # exports a function whose name is not NVML's.  Sanitizer builds add their
 # own data symbols, so only code symbols (T) are checked.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fake.h - internals shared by the files of the fake libnvidia-ml.so.1.
  *
  * The fake is a test double for NVIDIA's management library: the real vramz

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fake_selftest.c - tests the fake libnvidia-ml.so.1 the way the backend
  * will use it: dlopen by path, resolve NVML_FUNCS, call through pointers.
  *

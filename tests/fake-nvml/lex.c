@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lex.c - the value syntax of fake NVML scenario files: sizes with units,
  * growth rates, durations, error and topology names, and the tokenizer.
  *

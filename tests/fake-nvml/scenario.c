@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scenario.c - parses a fake NVML scenario file into a struct fake_world.
  *
  * A scenario is the whole state of a pretend machine: driver versions, GPUs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* state.c - the fake NVML's one live world, its lock, and the bookkeeping
  * every call shares.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_amdgpu.c - libFuzzer target for the amdgpu backend's parsers
  * (lib/backend/amdgpu_parse.c): sysfs counts, pp_dpm tables, link speeds,
  * uevent and DRM fdinfo, each fed the same bytes.  Build and run:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_config.c - a fuzz target for the config file parser
  * (diagconf_parse in src/diagconf.c: $XDG_CONFIG_HOME/vramz/config, read by
  * watch, analyze, top and serve).  libFuzzer: tests/fuzz/run.sh config;

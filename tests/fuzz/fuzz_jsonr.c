@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_jsonr.c - a fuzz target for the JSON reader (src/jsonr.c), which
  * reads the reports `run --compare` is handed (any file a user names).
  * libFuzzer: tests/fuzz/run.sh jsonr; without it, smoke_main.c (ctest

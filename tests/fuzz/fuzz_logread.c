@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_logread.c - a fuzz target for the log reader (lib/log/logread.c),
  * for libFuzzer (tests/fuzz/run.sh logread) or, linked with smoke_main.c,
  * for ctest's bounded fuzz.logread and AFL++ (one input from a file or

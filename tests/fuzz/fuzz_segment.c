@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_segment.c - a fuzz target for the daemon's segment reader
  * (lib/segment_read.c), for libFuzzer (tests/fuzz/run.sh segment) or
  * AFL++ (-DFUZZ_AFL_MAIN).  The input is a whole segment file's bytes:

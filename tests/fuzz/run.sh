@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh - build and run a fuzz target with libFuzzer (needs clang).
 #   tests/fuzz/run.sh [TARGET] [SECONDS] [extra libFuzzer args]
 # TARGET: logread (default; the CSV log reader), jsonr (the JSON reader of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* smoke_main.c - runs a fuzz target without libFuzzer, so CI (gcc, no
  * clang) exercises every target on each build: ctest's fuzz.* tests run
  * each target over its corpus plus a fixed number of deterministic

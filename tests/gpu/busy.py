@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """busy.py - keeps every GPU computing (a matmul loop) and holding MIB of
 memory, so per-process utilization has samples to report.  usage: busy.py MIB"""
 import sys, time, torch

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """compare_core.py - compares vramz status/ps/info/topo JSON with nvidia-smi's
 queries taken at the same moment.  Prints a table of field, vramz, nvidia-smi,
 agree; exits 1 on any disagreement.  usage: compare_core.py VRAMZ_BIN"""

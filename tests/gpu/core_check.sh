@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # core_check.sh - issue 13 on real GPUs: a program built against vramz 0.1's
 # headers (tests/abi/v0) runs against this libvramz and sees what
 # nvidia-smi sees; a program using every 0.2 header too; each GPU says

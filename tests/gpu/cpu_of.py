@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """cpu_of.py - runs a command for SECONDS (then SIGTERM), and prints its CPU
 time as a share of one core, wall time and peak RSS, from wait4's rusage
 (core_pct: the whole run, start-up included), and the steady share alone

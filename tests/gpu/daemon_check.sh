@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # daemon_check.sh - issue 14 on real GPUs, in about 2 minutes, from the
 # repository root with .carry/ built by tools/carry-build.sh (vramz with top):
 #   1. one-shots: `vramz status --json` from a live daemon vs

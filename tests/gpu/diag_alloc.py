@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """diag_alloc.py MIB_PER_S - a data loader filling device buffers at 0 %
 SM: allocates MIB_PER_S MiB a second (64 MiB chunks) and computes nothing.
 Not idle: its memory grows.  Stops growing at 12 GiB.  Prints "ready"."""

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # diag_check.sh - issue 16's diagnoses on a real GPU (GPU 0), about 2.5 min:
 #  1. idle means idle: a truly idle holder (jobs_idle.py, 4 GiB) and a
 #     loader allocating 256 MiB/s at 0 % SM (diag_alloc.py) are watched

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """diag_fill.py STEADY_S RATE_GIB_S - a training job that leaks until CUDA
 runs out of memory: holds 2 GiB and computes for STEADY_S seconds, then
 keeps every 256 MiB chunk it allocates (RATE_GIB_S GiB/s) while still

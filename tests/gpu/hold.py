@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """hold.py - holds known amounts of VRAM on each GPU until killed, so vramz's
 figures can be compared with nvidia-smi's.  usage: hold.py MIB_GPU0 [MIB_GPU1 ...]"""
 import sys, time, torch

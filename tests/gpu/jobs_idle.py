@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """jobs_idle.py MIB - holds MIB of VRAM on GPU 0 and does nothing: what
 `vramz kill --idle` should clear.  Prints "ready PID" when allocated."""
 import os, sys, time, torch

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """jobs_peak.py - a PyTorch job with a known peak for `vramz run`: allocates
 in steps (with a short spike), then prints torch's own figures as JSON on
 its last line: max_memory_reserved per GPU, the figure vramz's peak should

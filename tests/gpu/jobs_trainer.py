@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """jobs_trainer.py BATCH - a small real trainer for `vramz fit`: an MLP with
 wide activations, a few AdamW steps at BATCH, then exit 0; CUDA OOM exits 1
 with PyTorch's message.  Activations dominate, so memory is ~linear."""

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kill_idle_check.sh - `kill --idle` with named PIDs on real GPUs: an idle
 # holder and a computing process this script started are both named; the
 # idle one must be listed "would terminate" and the busy one refused, then

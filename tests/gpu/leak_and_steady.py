@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """leak_and_steady.py - GPU validation of the leak detector (issue 4).
 
 Starts two processes on one GPU: a leaker that keeps every tensor it

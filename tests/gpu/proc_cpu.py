@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """proc_cpu.py LABEL PID - CPU time of a running process as a share of one
 core since it started, and its RSS, from /proc (for a process not started
 by cpu_of.py, such as vramz top inside tmux)."""

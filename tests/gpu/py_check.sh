@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # py_check.sh - issue 15 on a real GPU (about 2.5 minutes), from the
 # repository root with .carry/ built (tools/carry-build.sh) and torch
 # installed; the package is used from python/ (PYTHONPATH), nothing is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """py_cost.py - the agent's cost on a real training step, as a ratio: an
 8-layer MLP's step time in alternating blocks without and with
 vramz.torch attached at 1 Hz (and once with history=True), median of

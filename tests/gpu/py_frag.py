@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """py_frag.py - a workload that fragments PyTorch's caching allocator and
 makes it retry, deterministically, for tests/gpu/py_check.sh (issue 15's
 `fragmentation` finding on a real GPU).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """py_hold.py - holds known tensors and prints torch's own figures (and its
 pid), for the NVML-vs-torch comparison of tests/gpu/py_check.sh; runs
 under the agent and waits for --seconds."""

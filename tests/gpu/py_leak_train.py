@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """py_leak_train.py - a small training loop that leaks at a known line, for
 tests/gpu/py_check.sh: each step keeps a 32 MiB activation alive (the
 classic `history.append(loss_tensor_with_graph)` bug, made explicit).

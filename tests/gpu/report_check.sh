@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # report_check.sh - `vramz report` of a real recording (issue 17): a
 # 64 MiB/s leak beside a steady job on GPU 0 (leak_and_steady.py), logged
 # with --procs at 5 Hz for 80 s on every GPU, then the page: one plot per

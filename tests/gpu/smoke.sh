@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # smoke.sh - a 20-second check of a fresh build on a lent GPU machine, from the
 # repository root with .carry/ built (tools/carry-build.sh): status, ps
 # against nvidia-smi's process list, info, topo, the NVML call profile, a

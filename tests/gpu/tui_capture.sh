@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # tui_capture.sh - on a machine with NVIDIA GPUs: start a PyTorch process
 # that holds memory, capture `vramz top` at 200x60 in tmux as text, and
 # check its numbers against nvidia-smi.  Writes into OUT_DIR (default

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """two_ranks_imbalance.py - GPU validation of the imbalance detector.
 
 Two ranks of one job (children of this script, an mp.spawn-like launcher), one

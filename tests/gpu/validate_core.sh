@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # validate_core.sh - issue 2's real-GPU check, in one call on a lent GPU
 # machine: vramz against nvidia-smi while PyTorch holds known amounts on
 # each GPU, then the speed benchmarks beside bench-ref's floors.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # validate_cost.sh - where the CPU of the long-running commands goes on a
 # lent GPU machine: each slow NVML call's wall and CPU time, and `log` at
 # 10 Hz and `serve` at 1 s with and without the slow readings, side by side

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # validate_final.sh - the remaining real-GPU checks in one bounded call:
 # issue 4's imbalance (two ranks, one heavier, a stray context), the CPU
 # cost breakdown of log / serve / watch, and issue 7's job tools.  Every

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # validate_jobs.sh - issue 7's real-GPU checks, in one call on a lent GPU
 # machine:  tests/gpu/validate_jobs.sh VRAMZ_BIN OUTDIR
 #   1. run: vramz's peak vs torch.cuda.max_memory_reserved() + context, 10 ms

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # validate_live.sh - issues 3, 4, 5 and 6 on a lent 2-GPU machine, in one
 # call of about four minutes: a PyTorch job leaking 64 MiB/s on GPU 0 (with
 # a steady sawtooth job beside it) and a steady computing job on GPU 1,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # validate_units.sh - the systemd units of packaging/ with the real NVML, on
 # a lent GPU machine where systemd cannot start them: each unit's own
 # command line under the kernel-enforced parts of its sandbox

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # jobs-world.sh - sourced by the t5*-*.sh job tests: a live scenario the
 # helper programs (holdmem, trainer) rewrite while vramz samples it.
 #   jobs_world [EXTRA LINES...]: two 80 GiB H200s joined by NVLink, free

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* unit_sandbox.c - runs a command under the kernel-enforced parts of a
  * systemd unit's sandbox, so the units in packaging/ can be checked where
  * systemd cannot start them (CI containers, the lent GPU machines):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* use_all.c - a program that includes every installed public header and
  * calls into each, built by t0900-install.sh against an installed tree
  * only (pkg-config, or find_package(vramz) through cmake/).  It reads a

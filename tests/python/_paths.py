@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Puts the package (python/) and the stub torch first on sys.path, and
 helpers the tests share."""
 import os

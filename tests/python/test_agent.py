@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The PyTorch agent against the stub torch: what it publishes, when, and
 what it never does (initialise CUDA, snapshot per tick, outlive its
 process's files)."""

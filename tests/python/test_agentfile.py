@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The agent file format: what the C reader relies on."""
 import os
 import stat

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The package installs offline: the in-tree build backend makes a pure
 wheel (with the VRAMZ_TORCH=1 .pth hook at the root of site-packages), and
 `pip install ./python` into a fresh venv needs no network.  Then the hook
@@ -37,6 +38,8 @@ class WheelTest(unittest.TestCase):
                              "vramz-0.2.0.dist-info/RECORD", "vramz-0.2.0.dist-info/WHEEL"):
                     self.assertIn(must, names)
                 self.assertFalse([n for n in names if "__pycache__" in n or n.endswith(".pyc")])
+                meta = z.read("vramz-0.2.0.dist-info/METADATA").decode()
+                self.assertIn("\nLicense: Apache-2.0\n", meta)
                 record = z.read("vramz-0.2.0.dist-info/RECORD").decode().splitlines()
                 for line in record:
                     path, digest, size = line.rsplit(",", 2)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The pure-Python reader of a `vramz daemon`'s segment (vramz._segment,
 docs/daemon.md's layout): the real daemon runs against the fake NVML, the
 reader's document must equal what `vramz status --json` prints from the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """vramz.snapshot(): the same document as `vramz status --json`, through
 libvramz against the fake NVML; a clear error when nothing can be read;
 the daemon-segment path's own tests are test_segment.py."""

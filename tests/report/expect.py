@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """expect.py - asserts what a reader of a `vramz report` page would notice,
 from pagecheck.py's JSON for that page (tests/e2e/t7000-report.sh).
 

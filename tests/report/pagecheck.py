@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """pagecheck.py - opens `vramz report` pages in headless Chromium and says
 what a reader would see, as JSON on stdout (one object per page).
 

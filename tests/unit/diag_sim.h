@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diag_sim.h - a tiny simulated machine for the diagnosis tests: GPUs and
  * processes whose memory the test sets before each snapshot is fed.
  * Header-only so each test_diag*.c stays one self-contained program. */

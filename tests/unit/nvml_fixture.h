@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvml_fixture.h - what the NVML backend's unit tests share
  * (test_nvml_backend.c, test_nvml_procs.c): opening a context on a fake
  * NVML scenario, sampling, finding a GPU or process in a snapshot, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_abi.c - the library's side of the ABI promise (lib/abi.c): sized
  * structs from older and newer callers, record sizes a caller may and may
  * not declare, and arrays re-strided so each element keeps its values.

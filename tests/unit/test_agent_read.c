@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_agent_read.c - the reader of the PyTorch agent's files: the format
  * (docs/python.md) as the Python agent writes it, and the trust rules that
  * keep a stale or forged file out of a process row (dead pid, reused pid,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_amdgpu_parse.c - the amdgpu backend's parsers on the formats the
  * kernel documents, on the variations real files show, and on garbage:
  * garbage is unknown (-1), never a number. */

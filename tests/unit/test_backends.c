@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_backends.c - the table of backends (lib/ctx.c, backends[]): a
  * recorded source is chosen by the open options and opened alone (a log by
  * replay_path; the daemon's segment only through vramz_open_daemon, never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cli.c - the tool's input side and the JSON writer's output side.
  *
  * Value parsers (sizes, durations, percentages) decide what a user's

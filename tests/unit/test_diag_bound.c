@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_diag_bound.c - the diagnosis engine's memory with very many
  * processes (issue 12 item 4): a log with 100,000 pids in one tick cost
  * analyze 2.4 GB, one series of 24 KiB each.  The engine keeps at most

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_diag_findings.c - the detectors other than leaks (imbalance, stray
  * contexts, idle holders, orphaned memory, throttling, PCIe link, memory
  * temperature, lost GPUs; oom has test_diag_oom.c), each with the case that must NOT raise it;

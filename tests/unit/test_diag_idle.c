@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_diag_idle.c - the idle rule (lib/diagnose/idle.c), shared by the
  * idle_holder finding and kill --idle: 0 % SM is not enough, memory must
  * stay put too.  An allocating data loader at 0 % SM is never an idle

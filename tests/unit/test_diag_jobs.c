@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_diag_jobs.c - which processes form one job, on a fake /proc tree
  * (stat and environ files): the false imbalance a validation script caused
  * (three unrelated processes in one process group), torchrun ranks, an

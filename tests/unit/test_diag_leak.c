@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_diag_leak.c - the leak detector on synthetic series: it must flag
  * exactly the leaks, with the rate within 10 % and the time to OOM within
  * 15 % of the truth, and stay silent on everything that merely rises and

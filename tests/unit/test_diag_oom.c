@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_diag_oom.c - the oom finding: a process that vanished while its
  * GPU was nearly full, or while leaking close to out of memory, or right
  * after a steep rise, is reported at once as having probably ended out of

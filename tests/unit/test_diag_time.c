@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_diag_time.c - the engine's one time rule (engine.c: engine_time):
  * a wall clock stepped an hour back (or forward) mid-leak changes nothing
  * a user sees - the leak is still found with its true rate and duration,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_diag_torch.c - findings from inside a PyTorch process (lib/diagnose/
  * torch.c): fragmentation only while retries climb, memory outside the
  * allocator, the allocator's own OOM count, and the leak's Python line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fmt.c - fmt_snprintf (src/fmt.c), the printf of `vramz top`'s
  * frames, writes the same bytes and returns the same count as glibc's
  * snprintf for every format it takes itself, at every buffer size (cut

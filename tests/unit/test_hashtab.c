@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_hashtab.c - the library's one open-addressing table (lib/hashtab.h):
  * every key put in is found again, through growth, deletions that shift
  * probe chains (the sweep pattern of the /proc cache), a rebuild that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_jobs.c - unit tests of the job tools' pure parts: process-tree
  * membership over a fake /proc, the kill refusals against real processes
  * this test starts, the JSON reader, the OOM detector.  The tool's files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_log_read.c - the CSV log's text and its reader: times, names,
  * quoting, a formatted tick read back field for field, and every way a
  * malformed file is refused with FILE:LINE and a reason a person can act

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_log_rotate.c - what a kill can leave of a log and what happens next
  * (issue 12 items 3, 4 and 9): every state a kill -9 mid-rotation can
  * leave, read back (never a tick whose processes silently vanish) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_log_write.c - writing log files and replaying them: the append
  * check that never overwrites, a torn tail cut before appending, rotation
  * boundaries with --keep, /dev/full, and a log replayed through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_nvml_backend.c - the NVML backend, through the public API, against
  * the fake libnvidia-ml.so.1 (full, legacy and broken builds).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_nvml_procs.c - the NVML backend's process lists and per-process
  * utilization, through the public API, against the fake libnvidia-ml.so.1.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_proc.c - attribution of GPU processes from /proc: cgroup paths of
  * real container runtimes, a fake /proc tree for reused, vanished, exec'd,
  * half-readable and odd-named processes, and the live /proc with this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_prom.c - the Prometheus rendering from hand-built snapshots: what a
  * scraper would see (names, labels, base-unit values, missing samples for
  * unknown values, escaping), and, when promtool is installed, that the body

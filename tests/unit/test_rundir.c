@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_rundir.c - the runtime-directory rule (docs/daemon.md), every
  * branch: a daemon and its readers must agree on one directory, and the
  * Python package implements the same rule, so a change here that is not a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_segment.c - the daemon's segment (lib/segment*.c): what a reader
  * gets is what the publisher published, field for field; what it refuses
  * (a file someone else could write, another layout, garbage, a dead or

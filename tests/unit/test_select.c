@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_select.c - every -g form against a context opened on the fake NVML.
  *
  * Users paste GPU names from nvidia-smi (indices, bus ids), CUDA (UUIDs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tmpdir.h - a fresh directory for a unit test, and its removal with all
  * it holds, shared by the tests that write files (logs, segments, agent
  * files, fake /proc trees).  Header-only: each test is one .c file.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """vramz.torch - the vramz agent inside a PyTorch process.
 
     import vramz.torch

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python -m vramz.torch [-i SECONDS] [--history] (SCRIPT | -m MODULE) ARGS...
 
 Runs a script (or module) with the vramz agent attached, as if started with

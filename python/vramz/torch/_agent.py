@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The agent thread inside a PyTorch process (see __init__.py for the API).
 
 Each interval it reads torch.cuda.memory_stats() of every CUDA device the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Imported by vramz-torch.pth at interpreter start when VRAMZ_TORCH is set
 (to 1, or to the interval in seconds).  torch is not imported yet then, so
 the agent starts without importing it and waits for the script to; a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Leak sites: torch.cuda.memory._snapshot()'s live blocks grouped by the
 Python line that allocated them, and the growth of each group since the
 previous answer.  Pure functions of the snapshot, so the stub torch of the

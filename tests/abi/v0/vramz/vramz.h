@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vramz.h - the public C API of libvramz, the VRAM monitor library.
  *
  * One opaque context (vramz_ctx) owns a backend (NVML loaded at run time, or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """torch._C: only the out-of-memory observer hook."""
 from . import cuda as _cuda
 

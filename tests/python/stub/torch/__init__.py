@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A stub of the parts of PyTorch the vramz agent touches, so the agent's
 tests run in CI with no GPU and no torch installed.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """torch.cuda of the stub: state in _stub, a Stub (see the package doc)."""
 import threading
 import traceback

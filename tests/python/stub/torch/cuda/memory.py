@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """torch.cuda.memory of the stub: allocation history and the snapshot."""
 
 
