@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log/logwrite.h"
+#include "format/logwrite.h"
 
 #define MAXG 64
 #define PPG 3

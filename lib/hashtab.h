@@ -17,7 +17,7 @@
  * Internal to the library and the tool: the /proc cache (proc.c), the job
  * keys (diagnose/jobkey.c) and, through the process index below, the
  * engine's process series (diagnose/engine.c) and analyze's processes
- * (src/analyze_procs.c).
+ * (src/analyze/procs.c).
  */
 #ifndef VRAMZ_HASHTAB_H
 #define VRAMZ_HASHTAB_H

@@ -4,7 +4,7 @@
  * order: append new fields at the end so old logs keep reading.
  *
  * The PyTorch agent's figures (docs/python.md) come last: in JSON they are
- * the "torch" object and "outside_allocator_bytes" (src/json.c, from
+ * the "torch" object and "outside_allocator_bytes" (src/format/jsondoc.c, from
  * lib/agent.c's torch_fields), so their JSON key here is "" (not a key of
  * the process object); in the log and the exporter they are columns and
  * series of their own, known only with VRAMZ_P_TORCH and the figure's

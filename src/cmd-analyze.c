@@ -11,20 +11,20 @@
  * Besides the findings it says which rules the log is too short to judge,
  * where its clock stepped (accepted by the engine's one time rule and
  * noted with the line), and what grew, per process, named by its command
- * line (analyze_procs.c).
+ * line (analyze/procs.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze_procs.h"
+#include "analyze/procs.h"
 #include "cli.h"
-#include "json.h"
+#include "format/jsondoc.h"
 #include "commands.h"
-#include "diagconf.h"
-#include "fmt.h"
+#include "analyze/diagconf.h"
+#include "format/fmt.h"
 #include "vramz/diagnose.h"
-#include "logset.h"
+#include "analyze/logset.h"
 
 static void print_text(FILE *o, const vramz_finding *f, unsigned n, const char *title,
 		       const struct aprocs *ap)

@@ -2,7 +2,7 @@
 /* cmd-daemon.c - `vramz daemon`: one sampler for the whole machine.  It
  * samples the selected GPUs as serve does (src/ticker.c: the slow readings
  * on their own thread, the diagnosis engine fed every tick) and publishes
- * each tick into the segment of its runtime directory (lib/segment.c,
+ * each tick into the segment of its runtime directory (lib/segment_write.c,
  * layout in docs/daemon.md), where status, ps, top, serve, log and the
  * Python package read it without touching NVML.
  *
@@ -28,7 +28,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "commands.h"
-#include "diagconf.h"
+#include "analyze/diagconf.h"
 #include "segment.h"
 #include "ticker.h"
 #include "vramz/daemon.h"

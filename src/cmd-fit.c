@@ -25,11 +25,11 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json.h"
+#include "format/jsondoc.h"
 #include "commands.h"
-#include "fmt.h"
+#include "format/fmt.h"
 #include "format/jsonw.h"
-#include "jobrun.h"
+#include "jobs/jobrun.h"
 
 #define FIT_MAX_TRIALS 64
 #define FIT_MAX_GPUS JOBRUN_MAX_GPUS

@@ -12,8 +12,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "fmt.h"
-#include "json.h"
+#include "format/fmt.h"
+#include "format/jsondoc.h"
 #include "source.h"
 
 static const char *onoff(char *b, size_t n, int valid, unsigned cur, unsigned pend)

@@ -30,15 +30,15 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "json.h"
+#include "format/jsondoc.h"
 #include "clock.h"
 #include "commands.h"
-#include "fmt.h"
+#include "format/fmt.h"
 #include "format/jsonw.h"
 #include "grow.h"
-#include "jobrun.h"
+#include "jobs/jobrun.h"
 #include "proc.h"
-#include "safekill.h"
+#include "jobs/safekill.h"
 #include "vramz/diagnose.h"
 
 #define KILL_MAX_GPUS 64

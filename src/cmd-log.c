@@ -22,8 +22,8 @@
 #include "cli.h"
 #include "clock.h"
 #include "commands.h"
-#include "fmt.h"
-#include "log/logwrite.h"
+#include "format/fmt.h"
+#include "format/logwrite.h"
 #include "ticker.h"
 
 #define TEXT_(x) #x

@@ -19,10 +19,10 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "fmt.h"
+#include "format/fmt.h"
 #include "format/jsonw.h"
-#include "json.h"
-#include "picklock.h"
+#include "format/jsondoc.h"
+#include "jobs/picklock.h"
 #include "vramz/diagnose.h"
 #include "source.h"
 

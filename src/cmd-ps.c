@@ -7,9 +7,9 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "json.h"
+#include "format/jsondoc.h"
 #include "proctab.h"
-#include "script.h"
+#include "format/script.h"
 #include "source.h"
 #include "status.h"
 

@@ -16,8 +16,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "fmt.h"
-#include "json.h"
+#include "format/fmt.h"
+#include "format/jsondoc.h"
 #include "status.h"
 
 /* The longest pause between two ticks: a logger stopped overnight and

@@ -3,7 +3,7 @@
  * HTML page with plots (docs/report.md), for opening in a browser,
  * attaching to a bug report, or printing.
  *
- * The logs are read once (src/logset.c: several files or a rotated set,
+ * The logs are read once (src/analyze/logset.c: several files or a rotated set,
  * in time order, cut to --since / --until); every tick goes both into the
  * pixel-column reduction (src/report/reduce.c) and through the diagnosis
  * engine with analyze's settings, so the page shows the same findings as
@@ -22,8 +22,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "diagconf.h"
-#include "logset.h"
+#include "analyze/diagconf.h"
+#include "analyze/logset.h"
 #include "report/report.h"
 #include "vramz/diagnose.h"
 

@@ -29,13 +29,13 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json.h"
+#include "format/jsondoc.h"
 #include "commands.h"
-#include "fmt.h"
+#include "format/fmt.h"
 #include "format/jsonw.h"
-#include "jobrun.h"
-#include "jsonr.h"
-#include "log/logwrite.h"
+#include "jobs/jobrun.h"
+#include "format/jsonr.h"
+#include "format/logwrite.h"
 
 struct run_opts {
 	int64_t interval_ms;

@@ -3,7 +3,7 @@
  *
  * One background thread samples every --interval, renders the complete
  * /metrics body once (lib/format/prom.c) and publishes it to the HTTP
- * side (serve_http.c); scrapes only ever hand out the latest body, so any
+ * side (serve/http.c); scrapes only ever hand out the latest body, so any
  * number of scrapers cost no NVML calls and a slow client cannot delay a
  * sample.  The loop, the slow readings (PCIe throughput samples for 20 ms
  * per GPU, the energy counter takes milliseconds: read every
@@ -26,10 +26,10 @@
 #include "cli.h"
 #include "clock.h"
 #include "commands.h"
-#include "diagconf.h"
+#include "analyze/diagconf.h"
 #include "format/prom.h"
 #include "vramz/diagnose.h"
-#include "serve_http.h"
+#include "serve/http.h"
 #include "ticker.h"
 
 /* Not claimed in Prometheus's default port allocations as far as we could

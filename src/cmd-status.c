@@ -9,10 +9,10 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "fmt.h"
-#include "json.h"
+#include "format/fmt.h"
+#include "format/jsondoc.h"
 #include "proctab.h"
-#include "script.h"
+#include "format/script.h"
 #include "source.h"
 #include "status.h"
 

@@ -6,8 +6,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "fmt.h"
-#include "json.h"
+#include "format/fmt.h"
+#include "format/jsondoc.h"
 #include "source.h"
 
 int cmd_topo(int argc, char **argv)

@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "json.h"
+#include "format/jsondoc.h"
 #include "clock.h"
 #include "commands.h"
-#include "diagconf.h"
-#include "fmt.h"
+#include "analyze/diagconf.h"
+#include "format/fmt.h"
 #include "ticker.h"
 #include "vramz/diagnose.h"
 

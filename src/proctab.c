@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fmt.h"
+#include "format/fmt.h"
 
 struct sort_ctx {
 	const vramz_snapshot *snap;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fmt.h"
+#include "format/fmt.h"
 #include "vramz/daemon.h"
 
 /* NULL when the daemon serves this command, else why not. */

@@ -17,7 +17,7 @@ gcc -O2 -std=c11 -D_GNU_SOURCE bench/wakefloor.c -o .carry/wakefloor
 gcc -O2 -std=c11 -Ilib bench/oneshot_ref.c -o .carry/oneshot_ref -ldl
 gcc -O2 -std=c11 -D_GNU_SOURCE -Ilib bench/nvml_callcost.c -o .carry/callcost -ldl
 rm -rf .carry/bench-ref && cp -r ../shared/bench-ref .carry/bench-ref
-# serve dlopen()s libmicrohttpd by soname (src/mhd_dl.h): carry that file
+# serve dlopen()s libmicrohttpd by soname (src/serve/mhd_dl.h): carry that file
 mhd=$(sed -n 's/^VRAMZ_MHD_LIBRARY:FILEPATH=//p' build-dev/CMakeCache.txt)
 [ -n "$mhd" ] && [ -e "$mhd" ] &&
 	cp -L "$mhd" ".carry/$(sed -n 's/^VRAMZ_MHD_SONAME:[A-Z]*=//p;' build-dev/CMakeCache.txt)"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* logfile.h - the inside of vramz's CSV logs, shared by the row formatter
  * (logfmt.c), the reader (logread.c), the replay backend (replay.c) and
- * the tool's file writer (src/log/logwrite.h: the append check and
+ * the tool's file writer (src/format/logwrite.h: the append check and
  * rotation).  The public face is include/vramz/log.h; the format is
  * docs/csv.md.
  *

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """A snapshot through libvramz with ctypes: the structs of
 include/vramz/vramz.h laid out here, and the dict `vramz status --json`
-prints built from them (src/json.c is the model; a ctest compares the two).
+prints built from them (src/format/jsondoc.c is the model; a ctest compares the two).
 
 Only the leading fields of each record are declared; the library hands
 its arrays out at strides it states (0.2+: vramz_snapshot.gpu_size etc.,

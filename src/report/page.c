@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "format/fmt.h"
 #include "vramz/diagnose.h"
 
 static const char css[] =

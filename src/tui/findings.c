@@ -12,7 +12,7 @@
  * can show a '!' in the severity's colour.
  */
 #include "tui/findings.h"
-#include "fmt.h"
+#include "format/fmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * every key until Enter or Esc.
  */
 #include "tui/app.h"
-#include "fmt.h"
+#include "format/fmt.h"
 
 #include <curses.h>
 #include <limits.h>

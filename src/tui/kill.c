@@ -4,7 +4,7 @@
  *
  * The table is up to a second old, so the pid it shows may have exited and
  * been reused by the time a person confirms.  The checks and the signal
- * are `vramz kill`'s own (src/safekill.c), so the two can never disagree
+ * are `vramz kill`'s own (src/jobs/safekill.c), so the two can never disagree
  * about what is safe: the start time recorded in the snapshot must still
  * be the process's, never vramz itself, pid 1 or vramz's ancestors (the
  * shell), another user's process only as root, and the signal goes
@@ -23,8 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fmt.h"
-#include "safekill.h"
+#include "format/fmt.h"
+#include "jobs/safekill.h"
 
 #define STILL_RUNNING_MS 10000
 #define WATCH_MAX_MS 60000

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* kill.h - sending a signal to a GPU process from the dashboard, safely
- * (the checks and the pidfd signal of `vramz kill`, src/safekill.c), then
+ * (the checks and the pidfd signal of `vramz kill`, src/jobs/safekill.c), then
  * watching whether its GPU memory comes back. */
 #ifndef VRAMZ_TUI_KILL_H
 #define VRAMZ_TUI_KILL_H

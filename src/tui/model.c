@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "format/fmt.h"
 
 struct activity {
 	uint32_t pid;

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <wchar.h>
 
-#include "fmt.h"
+#include "format/fmt.h"
 #include "tui/fb.h"
 #include "tui/term.h"
 

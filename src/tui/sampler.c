@@ -31,7 +31,7 @@
  * it will show, not of every tick a seek reads through.
  */
 #include "tui/sampler.h"
-#include "fmt.h"
+#include "format/fmt.h"
 #include "clock.h"
 #include "ticker.h"
 

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "fmt.h"
+#include "format/fmt.h"
 
 static int sig_pipe[2] = {-1, -1};
 static volatile sig_atomic_t term_is_open;

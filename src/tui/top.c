@@ -26,9 +26,9 @@
 
 #include "cli.h"
 #include "clock.h"
-#include "fmt.h"
+#include "format/fmt.h"
 #include "commands.h"
-#include "diagconf.h"
+#include "analyze/diagconf.h"
 #include "tui/fb.h"
 #include "tui/term.h"
 #include "ticker.h"

@@ -4,7 +4,7 @@
 # starts and the fake NVML lists (`follow`: listed while they live, their
 # memory freed when they exit): the memory comes back and the status line
 # says how much; another user's process and vramz's own shell are refused
-# (the checks of `vramz kill`, src/safekill.c); user filter and tree view
+# (the checks of `vramz kill`, src/jobs/safekill.c); user filter and tree view
 # see the real owners and parents.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/top-lib.sh"

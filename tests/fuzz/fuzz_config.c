@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_config.c - a fuzz target for the config file parser
- * (diagconf_parse in src/diagconf.c: $XDG_CONFIG_HOME/vramz/config, read by
+ * (diagconf_parse in src/analyze/diagconf.c: $XDG_CONFIG_HOME/vramz/config, read by
  * watch, analyze, top and serve).  libFuzzer: tests/fuzz/run.sh config;
  * without it, smoke_main.c (ctest fuzz.config).  The input is the file's
  * text; a parse either fails (EXIT_USAGE, one error line, silenced here)
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "diagconf.h"
+#include "analyze/diagconf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz_jsonr.c - a fuzz target for the JSON reader (src/jsonr.c), which
+/* fuzz_jsonr.c - a fuzz target for the JSON reader (src/format/jsonr.c), which
  * reads the reports `run --compare` is handed (any file a user names).
  * libFuzzer: tests/fuzz/run.sh jsonr; without it, smoke_main.c (ctest
  * fuzz.jsonr).  The input is the document; a parse either fails with
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonr.h"
+#include "format/jsonr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

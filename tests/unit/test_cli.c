@@ -20,8 +20,8 @@
 #include <cmocka.h>
 
 #include "cli.c"
-#include "diagconf.c"
-#include "fmt.c"
+#include "analyze/diagconf.c"
+#include "format/fmt.c"
 #include "format/jsonw.h"
 
 /* ---- capturing what cli_parse prints ------------------------------------ */

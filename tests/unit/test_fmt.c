@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_fmt.c - fmt_snprintf (src/fmt.c), the printf of `vramz top`'s
+/* test_fmt.c - fmt_snprintf (src/format/fmt.c), the printf of `vramz top`'s
  * frames, writes the same bytes and returns the same count as glibc's
  * snprintf for every format it takes itself, at every buffer size (cut
  * output included), and hands every other format to glibc: checked on
@@ -23,7 +23,7 @@
 #include <wchar.h>
 
 #include "cli.c" /* the tool's, not in a library: fmt.c uses cli.c */
-#include "fmt.c"
+#include "format/fmt.c"
 
 /* random formats, and flags printf ignores, on purpose */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"

@@ -19,10 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../src/jsonr.c"
-#include "../../src/proctree.c"
-#include "../../src/safekill.c"
-#include "../../src/jobrun.c"
+#include "../../src/format/jsonr.c"
+#include "../../src/jobs/proctree.c"
+#include "../../src/jobs/safekill.c"
+#include "../../src/jobs/jobrun.c"
 
 /* jobrun.c formats long durations with the tool's fmt_duration */
 const char *fmt_duration(char *buf, size_t len, int64_t ms)

@@ -19,7 +19,7 @@
 
 #include "tmpdir.h"
 
-#include "log/logwrite.h"
+#include "format/logwrite.h"
 #include "vramz/log.h"
 
 static char dir[TMPDIR_LEN];

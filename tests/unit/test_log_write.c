@@ -18,7 +18,7 @@
 #include "tmpdir.h"
 
 #include "fields.h"
-#include "log/logwrite.h"
+#include "format/logwrite.h"
 #include "vramz/log.h"
 
 static char dir[TMPDIR_LEN];

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* analyze_procs.c - the per-process side of `vramz analyze`: for every
+/* procs.c - the per-process side of `vramz analyze`: for every
  * process of a log (keyed by GPU, pid and start time, as the engine keys
  * them), its memory at first sight, at its peak and at its last sample, its
  * growth, and its command line - so a report names "python3 train.py
@@ -9,12 +9,12 @@
  * Bounded: at most APROCS_MAX (16384) processes are tracked (a log of 100,000 pids
  * in one tick costs a few MB here); more are counted, not kept.
  */
-#include "analyze_procs.h"
+#include "analyze/procs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "format/fmt.h"
 #include "grow.h"
 
 void aprocs_free(struct aprocs *a)

@@ -4,7 +4,7 @@
  * command compares two saved reports.  Strict (RFC 8259 syntax), depth
  * limited, and \u escapes decoded to UTF-8 so names survive a round trip.
  */
-#include "jsonr.h"
+#include "format/jsonr.h"
 
 #include <ctype.h>
 #include <errno.h>

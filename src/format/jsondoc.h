@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* json.h - the JSON shapes of vramz's objects (docs/json.md), shared by
+/* jsondoc.h - the JSON shapes of vramz's objects (docs/json.md), shared by
  * every command that prints --json so one GPU looks the same everywhere. */
 #ifndef VRAMZ_JSON_H
 #define VRAMZ_JSON_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* serve_http.c - the exporter's HTTP server on libmicrohttpd.
+/* http.c - the exporter's HTTP server on libmicrohttpd.
  *
  * The sampler thread hands over a rendered body once per tick; it becomes
  * one MHD response object, and every scrape until the next tick queues
@@ -11,11 +11,11 @@
  *
  * Hostile clients are bounded by MHD: a connection limit in all, an idle
  * timeout, and a per-connection memory pool that caps the size of request
- * headers (MHD answers 431 beyond it); and by serve_guard.c: a deadline
+ * headers (MHD answers 431 beyond it); and by serve/guard.c: a deadline
  * for each request to arrive whole, and the per-address limit.  Only GET
  * and HEAD exist here; anything else gets 405 with an Allow header.
  */
-#include "serve_http.h"
+#include "serve/http.h"
 
 #include <arpa/inet.h>
 #include <limits.h>
@@ -26,10 +26,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "mhd_dl.h"
+#include "serve/mhd_dl.h"
 
 #include "format/prom.h"
-#include "serve_guard.h"
+#include "serve/guard.h"
 
 /* Request headers beyond this (in MHD's per-connection pool) are refused. */
 #define CONN_MEMORY_BYTES (16 * 1024)

@@ -8,7 +8,7 @@
  * here, with its name, not at the first scrape.
  */
 #define VRAMZ_MHD_DL_IMPL
-#include "mhd_dl.h"
+#include "serve/mhd_dl.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

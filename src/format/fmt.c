@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fmt.c - human formatting shared by the table views (see fmt.h). */
-#include "fmt.h"
+#include "format/fmt.h"
 
 #include <limits.h>
 #include <math.h>

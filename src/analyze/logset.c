@@ -14,7 +14,7 @@
  * unread, and a one-pass consumer knows the time axis up front.  Ticks
  * that go back in time (overlapping files) are skipped and counted.
  */
-#include "logset.h"
+#include "analyze/logset.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -16,7 +16,7 @@
  * do, so Ctrl-C and job control reach it directly; elsewhere SIGINT,
  * SIGTERM, SIGHUP and SIGQUIT sent to vramz are forwarded to the group.
  */
-#include "jobrun.h"
+#include "jobs/jobrun.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fmt.h"
-#include "proctree.h"
+#include "format/fmt.h"
+#include "jobs/proctree.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* json.c - JSON documents for snapshots, GPUs and processes (see json.h).
+/* jsondoc.c - JSON documents for snapshots, GPUs and processes (see format/jsondoc.h).
  * Keys follow the field table (lib/fields.c) so JSON, CSV and metrics use
  * the same names; unknown values are null, never a number. */
-#include "json.h"
+#include "format/jsondoc.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "agent.h"
 #include "fields.h"
 #include "procfields.h"
-#include "fmt.h"
+#include "format/fmt.h"
 #include "vramz/daemon.h"
 
 void json_envelope(struct jsonw *w, const char *kind)

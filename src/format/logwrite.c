@@ -17,7 +17,7 @@
  * Rotation and the append check apply to regular files only: /dev/stdout,
  * a pipe or /dev/full just get the header and the rows.
  */
-#include "log/logwrite.h"
+#include "format/logwrite.h"
 
 #include <errno.h>
 #include <fcntl.h>

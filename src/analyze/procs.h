@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* analyze_procs.h - what `vramz analyze` tells about each process of a
+/* procs.h - what `vramz analyze` tells about each process of a
  * log: its memory's first, peak and last figures and growth, and its
- * command line (analyze_procs.c). */
+ * command line (analyze/procs.c). */
 #ifndef VRAMZ_ANALYZE_PROCS_H
 #define VRAMZ_ANALYZE_PROCS_H
 

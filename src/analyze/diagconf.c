@@ -13,7 +13,7 @@
  * is read only when it is a regular file of at most 64 KiB, lines of at
  * most 1023 bytes: anything else is one error naming the file (and line).
  */
-#include "diagconf.h"
+#include "analyze/diagconf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fmt.h"
+#include "format/fmt.h"
 
 static const struct dkey {
 	const char *name;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* serve_guard.c - deadlines for requests, and a per-address limit that
+/* guard.c - deadlines for requests, and a per-address limit that
  * lets a newcomer displace a slow connection.
  *
  * The audit of issue 12 held 32 connections from one address, each
@@ -28,7 +28,7 @@
  * may each see one fewer connection than there is: the limits hold to
  * within the number of worker threads.
  */
-#include "serve_guard.h"
+#include "serve/guard.h"
 
 #include <netinet/in.h>
 #include <pthread.h>

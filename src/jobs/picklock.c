@@ -13,7 +13,7 @@
  * so every user's picks see each other's).  Advisory: only picks with
  * --lock honour it.
  */
-#include "picklock.h"
+#include "jobs/picklock.h"
 
 #include <errno.h>
 #include <fcntl.h>

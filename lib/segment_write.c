@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* segment.c - the daemon's segment file: the publisher creates, fills and
+/* segment_write.c - the daemon's segment file: the publisher creates, fills and
  * retires it; readers map it, check it and copy whole snapshots out.
  *
  * Concurrency (docs/daemon.md, "Reading a snapshot"): two slots, each with

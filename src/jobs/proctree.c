@@ -17,7 +17,7 @@
  * ends at vramz.  A negative answer is final for the same reason: a
  * process that does not descend from vramz can never be re-parented to it.
  */
-#include "proctree.h"
+#include "jobs/proctree.h"
 #include "proc.h"
 
 #include <dirent.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* serve_guard.h - bounds on slow clients for the exporter's HTTP side.
+/* guard.h - bounds on slow clients for the exporter's HTTP side.
  *
  * libmicrohttpd's idle timeout restarts at every byte, so a client that
  * drips one byte a second holds its connection for ever.  The guard gives
@@ -11,7 +11,7 @@
 
 #include <sys/socket.h>
 
-#include "mhd_dl.h"
+#include "serve/mhd_dl.h"
 
 /* Seconds a request has to arrive whole (request line and headers) from
  * the moment its connection opens; after an answer on a kept-alive

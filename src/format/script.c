@@ -10,7 +10,7 @@
  * --units writes values for people instead: MiB, W, %, C, MHz, with the
  * unit in the cell ("81920 MiB"), as nvidia-smi's csv without nounits.
  */
-#include "script.h"
+#include "format/script.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -20,7 +20,7 @@
 
 #include "cli.h"
 #include "fields.h"
-#include "fmt.h"
+#include "format/fmt.h"
 #include "ticker.h"
 
 /* The log's identity columns (LOG_GPU_ID_COLUMNS), then gpu_fields. */

@@ -18,7 +18,7 @@
  * pid.  Kernels before 5.3 lack pidfds; there kill(2) right after the check
  * is the best available, and the window is microseconds.
  */
-#include "safekill.h"
+#include "jobs/safekill.h"
 
 #include <errno.h>
 #include <fcntl.h>

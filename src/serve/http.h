@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* serve_http.h - the HTTP side of `vramz serve`: a libmicrohttpd daemon
+/* http.h - the HTTP side of `vramz serve`: a libmicrohttpd daemon
  * that answers /metrics from the latest published body, /health, and a
  * landing page.  Scrapes never sample: the sampler publishes a body once
  * per tick and every request shares it. */
