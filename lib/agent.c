@@ -14,6 +14,7 @@
  * changed is not listed again (one fstat of it, held open).
  */
 #include "agent.h"
+#include "torchfigs.h"
 #include "grow.h"
 #include "vramz/daemon.h"
 
@@ -537,17 +538,11 @@ int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid
 
 /* ---- the join -------------------------------------------------------------- */
 
-#define TF(name, bit, member, stat) {name, bit, offsetof(vramz_proc_sample, member), stat}
-const struct torch_field torch_fields[] = {
-	TF("allocated_bytes", VRAMZ_T_ALLOCATED, torch_allocated_bytes, AS_ALLOCATED),
-	TF("reserved_bytes", VRAMZ_T_RESERVED, torch_reserved_bytes, AS_RESERVED),
-	TF("active_bytes", VRAMZ_T_ACTIVE, torch_active_bytes, AS_ACTIVE),
-	TF("inactive_split_bytes", VRAMZ_T_INACTIVE_SPLIT, torch_inactive_split_bytes, AS_INACTIVE_SPLIT),
-	TF("peak_allocated_bytes", VRAMZ_T_PEAK_ALLOCATED, torch_peak_allocated_bytes, AS_PEAK_ALLOCATED),
-	TF("alloc_retries", VRAMZ_T_RETRIES, torch_alloc_retries, AS_RETRIES),
-	TF("ooms", VRAMZ_T_OOMS, torch_ooms, AS_OOMS),
-	TF("allocations", VRAMZ_T_ALLOCATIONS, torch_allocations, AS_ALLOCATIONS),
-};
+/* every agent figure of lib/torchfigs.h, logged or not, in its order */
+#define TF(log, key, bit, stat, metric, counter, help) \
+	{#key, bit, offsetof(vramz_proc_sample, torch_##key), stat},
+const struct torch_field torch_fields[] = {VRAMZ_TORCH_FIGURES(TF)};
+#undef TF
 const size_t torch_field_count = sizeof torch_fields / sizeof torch_fields[0];
 
 static void clear_torch(vramz_proc_sample *p)

@@ -5,17 +5,23 @@
  *
  * The PyTorch agent's figures (docs/python.md) come last: in JSON they are
  * the "torch" object and "outside_allocator_bytes" (src/format/jsondoc.c, from
- * lib/agent.c's torch_fields), so their JSON key here is "" (not a key of
+ * lib/agent.c's torch_fields; both are made from lib/torchfigs.h), so their JSON key here is "" (not a key of
  * the process object); in the log and the exporter they are columns and
  * series of their own, known only with VRAMZ_P_TORCH and the figure's
  * VRAMZ_T_* bit: a process without an agent has empty cells and no
  * samples, never 0. */
 #include "procfields.h"
+#include "torchfigs.h"
 
 #define PO(m) offsetof(vramz_proc_sample, m), sizeof(((vramz_proc_sample *)0)->m)
 /* an agent figure: known with VRAMZ_P_TORCH and its bit, not a JSON key */
 #define TORCH(name, m, bit, prom, counter, help) \
 	{name, PC_U64, PO(m), VRAMZ_P_TORCH, "", prom, 1, 0, help, 0, bit, counter}
+/* the rows of lib/torchfigs.h's list marked LOG, in its order */
+#define TORCH_ROW(log, key, bit, stat, metric, counter, help) TORCH_ROW_##log(key, bit, metric, counter, help)
+#define TORCH_ROW_LOG(key, bit, metric, counter, help) \
+	TORCH("torch_" #key, torch_##key, bit, metric, counter, help),
+#define TORCH_ROW_NOLOG(key, bit, metric, counter, help)
 
 const struct proc_field proc_fields[] = {
 	{"time", PC_TIME, 0, 0, 0, "", NULL, 0, 0, "time of the sample, ISO 8601 UTC"},
@@ -48,21 +54,7 @@ const struct proc_field proc_fields[] = {
 	{"comm", PC_STR, PO(comm), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1, "executable name"},
 	{"command", PC_STR, PO(cmdline), VRAMZ_P_VISIBLE, NULL, NULL, 0, 0, "command line"},
 	/* appended in 0.2: the PyTorch agent's figures */
-	TORCH("torch_allocated_bytes", torch_allocated_bytes, VRAMZ_T_ALLOCATED,
-	      "process_torch_allocated_bytes", 0,
-	      "Memory of live tensors in the process's PyTorch caching allocator on the GPU "
-	      "(its vramz agent)."),
-	TORCH("torch_reserved_bytes", torch_reserved_bytes, VRAMZ_T_RESERVED,
-	      "process_torch_reserved_bytes", 0,
-	      "Memory the process's PyTorch caching allocator holds from the driver on the GPU."),
-	TORCH("torch_inactive_split_bytes", torch_inactive_split_bytes, VRAMZ_T_INACTIVE_SPLIT,
-	      "process_torch_inactive_split_bytes", 0,
-	      "Free pieces of split blocks in the PyTorch allocator (fragmentation)."),
-	TORCH("torch_alloc_retries", torch_alloc_retries, VRAMZ_T_RETRIES,
-	      "process_torch_alloc_retries_total", 1,
-	      "PyTorch allocations that freed the allocator's cache and retried."),
-	TORCH("torch_ooms", torch_ooms, VRAMZ_T_OOMS, "process_torch_ooms_total", 1,
-	      "Out-of-memory errors the process's PyTorch allocator raised."),
+	VRAMZ_TORCH_FIGURES(TORCH_ROW)
 	{"outside_allocator_bytes", PC_U64, PO(outside_allocator_bytes), VRAMZ_P_OUTSIDE, "",
 	 "process_outside_allocator_bytes", 1, 0,
 	 "Memory the process holds on the GPU outside its PyTorch allocator (CUDA context, "

@@ -13,11 +13,11 @@ import os
 import stat
 
 from . import agentfile
+from ._fields import TORCH_FIGURES
 from ._rundir import runtime_dirs
 
-# the "torch" object's figures, in lib/agent.c's torch_fields order
-FIGURES = ("allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes",
-           "peak_allocated_bytes", "alloc_retries", "ooms", "allocations")
+# the "torch" object's figures, in the one list's order (_fields.py)
+FIGURES = tuple(k for k, _, _ in TORCH_FIGURES)
 FILE_MAX = 64 << 10
 
 

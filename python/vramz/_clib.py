@@ -14,7 +14,7 @@ import ctypes.util
 import os
 import time
 
-from ._fields import GPU_FIELDS
+from ._fields import GPU_FIELDS, TORCH_FIGURES
 
 c_uint, c_int, u32, u64, i64 = ctypes.c_uint, ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int64
 
@@ -73,17 +73,8 @@ class ProcSample(ctypes.Structure):
                 ("torch_ooms", u64), ("torch_allocations", u64), ("torch_time_ms", i64),
                 ("outside_allocator_bytes", u64)]
 
-# (JSON key under "torch", VRAMZ_T_* bit, member): lib/agent.c's torch_fields
-TORCH_FIELDS = (
-    ("allocated_bytes", 1 << 0, "torch_allocated_bytes"),
-    ("reserved_bytes", 1 << 1, "torch_reserved_bytes"),
-    ("active_bytes", 1 << 2, "torch_active_bytes"),
-    ("inactive_split_bytes", 1 << 3, "torch_inactive_split_bytes"),
-    ("peak_allocated_bytes", 1 << 4, "torch_peak_allocated_bytes"),
-    ("alloc_retries", 1 << 5, "torch_alloc_retries"),
-    ("ooms", 1 << 6, "torch_ooms"),
-    ("allocations", 1 << 7, "torch_allocations"),
-)
+# (JSON key under "torch", VRAMZ_T_* bit, member), from the one list
+TORCH_FIELDS = tuple((k, bit, "torch_" + k) for k, bit, _ in TORCH_FIGURES)
 T_HISTORY = 1 << 8
 
 

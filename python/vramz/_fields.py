@@ -3,7 +3,7 @@
 lib/fields.c's table (JSON key, validity bit, struct member): what
 `vramz status --json` prints for each GPU.  A ctest compares this
 package's snapshot with the tool's JSON, so the two cannot drift apart
-unnoticed."""
+unnoticed.  TORCH_FIGURES, at the end, is the PyTorch agent's figures."""
 
 F_MEM, F_MEM_RESERVED, F_UTIL, F_TEMP, F_POWER, F_POWER_LIMIT = 1, 2, 4, 8, 16, 32
 F_CLK_SM, F_CLK_MEM, F_THROTTLE, F_PCIE_LINK, F_PCIE_TPUT = 64, 128, 256, 512, 1024
@@ -30,4 +30,19 @@ GPU_FIELDS = (
     ("pcie_rx_bytes_per_s", F_PCIE_TPUT, "pcie_rx_bytes_per_s"),
     ("energy_mj", F_ENERGY, "energy_mj"),
     ("fan_pct", F_FAN, "fan_pct"),
+)
+
+# The PyTorch agent's figures of a process, in the order of lib/torchfigs.h
+# (the one list in C): (key under "torch", VRAMZ_T_* bit, a column of the
+# log's process file).  tests/python/test_fields.py reads lib/torchfigs.h
+# and checks this list equal to it.
+TORCH_FIGURES = (
+    ("allocated_bytes", 1 << 0, True),
+    ("reserved_bytes", 1 << 1, True),
+    ("active_bytes", 1 << 2, False),
+    ("inactive_split_bytes", 1 << 3, True),
+    ("peak_allocated_bytes", 1 << 4, False),
+    ("alloc_retries", 1 << 5, True),
+    ("ooms", 1 << 6, True),
+    ("allocations", 1 << 7, False),
 )
