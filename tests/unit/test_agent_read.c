@@ -6,6 +6,7 @@
  * a link).
  */
 #include "agent.h"
+#include "rundir.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -138,8 +139,8 @@ static const char *fig(unsigned pid, unsigned long long start)
 static int lookup(unsigned pid, unsigned long long start, unsigned uid, struct agent_figures *f)
 {
 	struct agent_scan s = {0};
-	agent_scan_add_dir(&s, dir);
-	agent_scan_add_dir(&s, "/nonexistent/vramz"); /* a missing directory is no error */
+	agent_scan_add_dir(&s, dir, RUNDIR_NO_UID);
+	agent_scan_add_dir(&s, "/nonexistent/vramz", RUNDIR_NO_UID); /* a missing directory is no error */
 	assert_int_equal(agent_scan_list(&s), 0);
 	int rc = agent_lookup(&s, pid, start, uid, f);
 	agent_scan_free(&s);
@@ -172,7 +173,7 @@ static void age_dir(void)
 static unsigned list_again(struct agent_scan *s)
 {
 	agent_scan_reset(s);
-	agent_scan_add_dir(s, dir);
+	agent_scan_add_dir(s, dir, RUNDIR_NO_UID);
 	assert_int_equal(agent_scan_list(s), 0);
 	return s->n;
 }
@@ -201,8 +202,8 @@ static void keeps_a_listing_until_the_directory_changes(void **state)
 	assert_int_equal(s.listings, 4);
 	/* another set of directories: read */
 	agent_scan_reset(&s);
-	agent_scan_add_dir(&s, dir);
-	agent_scan_add_dir(&s, "/nonexistent/vramz");
+	agent_scan_add_dir(&s, dir, RUNDIR_NO_UID);
+	agent_scan_add_dir(&s, "/nonexistent/vramz", RUNDIR_NO_UID);
 	assert_int_equal(agent_scan_list(&s), 0);
 	assert_int_equal(s.listings, 5);
 	assert_int_equal(list_again(&s), 1);
@@ -299,7 +300,7 @@ static void requests_and_reads_sites(void **state)
 	struct agent_sites s;
 	unsigned me = (unsigned)geteuid();
 	assert_int_equal(agent_read_sites(dir, 8000, 1, me, &s), VRAMZ_ENOTFOUND);
-	assert_int_equal(agent_request_sites(dir, 8000, 1), 0);
+	assert_int_equal(agent_request_sites(dir, 8000, 1, me), 0);
 	char path[256];
 	snprintf(path, sizeof path, "%s/torch-8000-1.req", dir);
 	assert_int_equal(access(path, F_OK), 0);
