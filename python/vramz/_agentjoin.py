@@ -8,12 +8,15 @@ A file is believed only as the C reader believes it (docs/python.md, "The
 agent's files"): named torch-PID-START in a runtime directory, a regular
 file opened without following links, owned by the process's uid or root,
 not writable by group or others, of major version 1, and its process
-record naming that pid and start time."""
+record naming that pid and start time; and only in a directory the
+runtime directory's rule trusts (_rundir.open_dir: not a link, owned by
+root, this user or the user whose directory it is, writable by nobody
+else unless sticky), the file opened relative to it."""
 import os
 import stat
 
 from . import agentfile
-from ._rundir import runtime_dirs
+from ._rundir import open_dir, runtime_dirs
 
 # the "torch" object's figures, in lib/agent.c's torch_fields order
 FIGURES = ("allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes",
@@ -22,18 +25,29 @@ FILE_MAX = 64 << 10
 
 
 def _dirs(uids):
-    out = list(runtime_dirs())
+    """(directory, whose) pairs: the reader's own (whose None), then each
+    user's /run/user/UID/vramz (whose UID), as lib/agent.c's agent_join."""
+    out = [(d, None) for d in runtime_dirs()]
     if not os.environ.get("VRAMZ_RUNTIME_DIR"):
-        out += [f"/run/user/{u}/vramz" for u in sorted(uids)]
+        out += [(f"/run/user/{u}/vramz", u) for u in sorted(uids)]
     seen = set()
-    return [d for d in out if not (d in seen or seen.add(d))]
+    return [d for d in out if not (d[0] in seen or seen.add(d[0]))]
 
 
-def _read_trusted(path, uid):
+def _read_trusted(directory, name, uid):
+    """The text of name in directory (a path, or a (path, whose) pair)."""
+    path, whose = directory if isinstance(directory, tuple) else (directory, None)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        dfd, _ = open_dir(path, also_uid=whose)
+    except OSError:
+        return None  # absent, or a directory the rule refuses
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
+                     dir_fd=dfd)
     except OSError:
         return None
+    finally:
+        os.close(dfd)
     try:
         st = os.fstat(fd)
         if (not stat.S_ISREG(st.st_mode) or st.st_uid not in (uid, 0)
@@ -45,9 +59,10 @@ def _read_trusted(path, uid):
 
 
 def lookup(dirs, pid, start, uid):
-    """The parsed figures file of (pid, start) owned by uid or root, or None."""
+    """The parsed figures file of (pid, start) owned by uid or root, or None.
+    dirs: paths (the reader's own directories) or (path, whose uid) pairs."""
     for d in dirs:
-        text = _read_trusted(os.path.join(d, agentfile.base_name(pid, start)), uid)
+        text = _read_trusted(d, agentfile.base_name(pid, start), uid)
         if text is None:
             continue
         try:
