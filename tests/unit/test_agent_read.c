@@ -247,6 +247,24 @@ static void a_directory_made_again_is_listed_again(void **state)
 	assert_int_equal(s.dfd[0], 0); /* nothing left open */
 }
 
+/* A directory is judged by the runtime directory's rule each tick, not
+ * only when first opened: one made writable by others while held is no
+ * longer listed, and is again once put right (tests/rundir-cases.txt has
+ * the rule's cases). */
+static void a_held_directory_made_writable_is_not_trusted(void **state)
+{
+	struct agent_scan s = {0};
+	put("torch-4242-100", fig(4242, 100), 0644);
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(list_again(&s), 0);
+	assert_int_equal(chmod(dir, 01777), 0); /* sticky: others add names, never replace ours */
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(chmod(dir, 0700), 0);
+	assert_int_equal(list_again(&s), 1);
+	agent_scan_free(&s);
+}
+
 static void ignores_forged_and_loose_files(void **state)
 {
 	struct agent_figures f;
@@ -321,6 +339,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(joins_by_pid_and_start_time, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(keeps_a_listing_until_the_directory_changes, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(a_directory_made_again_is_listed_again, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(a_held_directory_made_writable_is_not_trusted, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(ignores_forged_and_loose_files, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(only_the_owner_or_root_is_believed, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(requests_and_reads_sites, setup_dir, teardown_dir),
