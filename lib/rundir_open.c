@@ -106,7 +106,7 @@ static int is_last(const char *p)
 
 /* Walks path's parents from / (or the working directory): the parent's
  * O_PATH descriptor into *pfd and the last component into last ("." for
- * "/").  create_mode: missing parents are an error either way. */
+ * "/").  A missing parent is an error (VRAMZ_ENOTFOUND), never made. */
 static int walk_parents(const char *path, int *pfd, char *last, size_t lastlen, char *err,
 			size_t errlen)
 {

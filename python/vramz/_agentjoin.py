@@ -34,20 +34,30 @@ def _dirs(uids):
     return [d for d in out if not (d[0] in seen or seen.add(d[0]))]
 
 
-def _read_trusted(directory, name, uid):
-    """The text of name in directory (a path, or a (path, whose) pair)."""
+def _open(directory):
+    """directory (a path, or a (path, whose) pair) opened under the rule:
+    its descriptor, or None (absent, or refused)."""
     path, whose = directory if isinstance(directory, tuple) else (directory, None)
     try:
-        dfd, _ = open_dir(path, also_uid=whose)
+        return open_dir(path, also_uid=whose)[0]
     except OSError:
-        return None  # absent, or a directory the rule refuses
+        return None
+
+
+def _read_trusted(directory, name, uid):
+    """The text of name in directory (a descriptor from _open, or what
+    _open takes)."""
+    dfd = directory if isinstance(directory, int) else _open(directory)
+    if dfd is None:
+        return None
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
                      dir_fd=dfd)
     except OSError:
         return None
     finally:
-        os.close(dfd)
+        if dfd is not directory:
+            os.close(dfd)
     try:
         st = os.fstat(fd)
         if (not stat.S_ISREG(st.st_mode) or st.st_uid not in (uid, 0)
@@ -60,7 +70,8 @@ def _read_trusted(directory, name, uid):
 
 def lookup(dirs, pid, start, uid):
     """The parsed figures file of (pid, start) owned by uid or root, or None.
-    dirs: paths (the reader's own directories) or (path, whose uid) pairs."""
+    dirs: paths (the reader's own directories), (path, whose uid) pairs, or
+    descriptors from _open."""
     for d in dirs:
         text = _read_trusted(d, agentfile.base_name(pid, start), uid)
         if text is None:
@@ -99,13 +110,20 @@ def join(processes):
     rows = [p for p in processes if p.get("visible") and p.get("start_time_ticks") is not None]
     if not rows:
         return
-    dirs = _dirs({p["uid"] for p in rows if p.get("uid") is not None})
+    # each directory opened (and judged) once for every row
+    fds = [fd for fd in map(_open, _dirs({p["uid"] for p in rows if p.get("uid") is not None}))
+           if fd is not None]
     cache = {}
+    try:
+        for p in rows:
+            key = (p["pid"], p["start_time_ticks"])
+            if key not in cache:
+                cache[key] = lookup(fds, p["pid"], p["start_time_ticks"], p["uid"])
+    finally:
+        for fd in fds:
+            os.close(fd)
     for p in rows:
-        key = (p["pid"], p["start_time_ticks"])
-        if key not in cache:
-            cache[key] = lookup(dirs, p["pid"], p["start_time_ticks"], p["uid"])
-        f = cache[key]
+        f = cache[(p["pid"], p["start_time_ticks"])]
         if f is None:
             continue
         t = _torch(f, p.get("gpu_uuid"))
