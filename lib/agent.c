@@ -8,7 +8,9 @@
  * look into every user's, a file is believed only when its owner could
  * have written it about itself: owned by the process's uid or by root,
  * not writable by group or others, a regular file opened without
- * following links, and naming the same pid and start time inside.  A
+ * following links, and naming the same pid and start time inside; and
+ * only in a directory trusted by the runtime directory's rule
+ * (lib/rundir_open.c), every file reached relative to its descriptor.  A
  * directory is listed once a tick (agent_scan_list), so a process without
  * an agent costs no system call at all, and a directory that has not
  * changed is not listed again (one fstat of it, held open).
@@ -16,6 +18,7 @@
 #include "agent.h"
 #include "torchfigs.h"
 #include "grow.h"
+#include "rundir.h"
 #include "vramz/daemon.h"
 
 #include <dirent.h>
@@ -260,9 +263,10 @@ int agent_parse_sites(const char *text, size_t len, struct agent_sites *out)
 
 /* ---- trust ---------------------------------------------------------------- */
 
-static int read_trusted(const char *path, uint32_t uid, char *buf, size_t cap, size_t *len)
+static int read_trusted(int dirfd, const char *name, uint32_t uid, char *buf, size_t cap,
+			size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT ? VRAMZ_ENOTFOUND : errno == ELOOP ? VRAMZ_EPERM : VRAMZ_EIO;
 	struct stat st;
@@ -288,7 +292,17 @@ static int read_trusted(const char *path, uint32_t uid, char *buf, size_t cap, s
 
 int agent_read_path(const char *path, uint32_t uid, char *buf, size_t cap, size_t *len)
 {
-	return read_trusted(path, uid, buf, cap, len);
+	char dir[512];
+	const char *name;
+	struct rundir rd;
+	if (rundir_split(path, dir, sizeof dir, &name))
+		return VRAMZ_EINVAL;
+	int rc = rundir_open(dir, 0, uid, &rd, NULL, 0);
+	if (rc)
+		return rc == VRAMZ_ENOTFOUND ? rc : VRAMZ_EPERM;
+	rc = read_trusted(rd.fd, name, uid, buf, cap, len);
+	rundir_close(&rd);
+	return rc;
 }
 
 /* ---- directories ------------------------------------------------------------ */
@@ -300,19 +314,21 @@ void agent_scan_reset(struct agent_scan *s)
 	s->ndirs = 0;
 }
 
-void agent_scan_add_dir(struct agent_scan *s, const char *dir)
+void agent_scan_add_dir(struct agent_scan *s, const char *dir, uint32_t uid)
 {
 	if (!dir || !*dir || s->ndirs == AGENT_MAX_DIRS || strlen(dir) >= sizeof s->dirs[0])
 		return;
 	for (unsigned i = 0; i < s->ndirs; i++)
 		if (!strcmp(s->dirs[i], dir))
 			return;
-	if (s->ndirs >= s->listed_ndirs || strcmp(s->dirs[s->ndirs], dir)) {
-		if (strcmp(s->dirs[s->ndirs], dir) && s->dfd[s->ndirs]) {
-			close(s->dfd[s->ndirs] - 1); /* held for another directory */
-			s->dfd[s->ndirs] = 0;
+	unsigned d = s->ndirs;
+	if (d >= s->listed_ndirs || strcmp(s->dirs[d], dir) || s->dir_uid[d] != uid) {
+		if ((strcmp(s->dirs[d], dir) || s->dir_uid[d] != uid) && s->dfd[d]) {
+			close(s->dfd[d] - 1); /* held for another directory */
+			s->dfd[d] = 0;
 		}
-		strcpy(s->dirs[s->ndirs], dir);
+		strcpy(s->dirs[d], dir);
+		s->dir_uid[d] = uid;
 		s->changed = 1;
 	}
 	s->ndirs++;
@@ -329,7 +345,7 @@ void agent_scan_add_default(struct agent_scan *s)
 			s->nown++;
 	}
 	for (unsigned n = 0; n < s->nown; n++)
-		agent_scan_add_dir(s, s->own[n]);
+		agent_scan_add_dir(s, s->own[n], RUNDIR_NO_UID);
 }
 
 /* "torch-PID-START", nothing after it */
@@ -347,9 +363,10 @@ static int parse_name(const char *name, uint32_t *pid, uint64_t *start)
 
 /* Directory d's state, by the descriptor the scan holds for it: an fstat
  * walks no path, and a stat of the path was most of what a reader's tick
- * cost here (docs/performance.md).  The path is opened again when nothing
- * is held, or when what is held was removed (a link count of 0: the
- * directory was deleted, and perhaps made again). */
+ * cost here (docs/performance.md).  The path is opened again, under the
+ * runtime directory's rule, when nothing is held, or when what is held
+ * was removed (a link count of 0: the directory was deleted, and perhaps
+ * made again); what is held is judged again at each fstat (a chmod). */
 static void dir_state(struct agent_scan *s, unsigned d, struct agent_dir_state *o)
 {
 	struct stat st;
@@ -361,14 +378,24 @@ static void dir_state(struct agent_scan *s, unsigned d, struct agent_dir_state *
 		fd = -1;
 	}
 	if (fd < 0) {
-		if ((fd = open(s->dirs[d], O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		/* most directories looked in do not exist: one open says so
+		 * before the walk of the rule */
+		int probe = open(s->dirs[d], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (probe < 0)
 			return;
+		close(probe);
+		struct rundir rd;
+		if (rundir_open(s->dirs[d], 0, s->dir_uid[d], &rd, NULL, 0))
+			return;
+		fd = rd.fd;
 		if (fstat(fd, &st)) {
 			close(fd);
 			return;
 		}
 		s->dfd[d] = fd + 1;
 	}
+	if (rundir_check(s->dirs[d], &st, s->dir_uid[d], NULL, NULL, 0))
+		return; /* held, but no longer trusted: not listed */
 	o->ok = 1;
 	o->dev = (uint64_t)st.st_dev;
 	o->ino = (uint64_t)st.st_ino;
@@ -409,9 +436,13 @@ int agent_scan_list(struct agent_scan *s)
 	s->listed = 0;
 	s->n = 0;
 	for (unsigned d = 0; d < s->ndirs; d++) {
-		DIR *dp = opendir(s->dirs[d]);
-		if (!dp)
+		int lfd = now[d].ok ? openat(s->dfd[d] - 1, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+		DIR *dp = lfd >= 0 ? fdopendir(lfd) : NULL;
+		if (!dp) {
+			if (lfd >= 0)
+				close(lfd);
 			continue;
+		}
 		struct dirent *e;
 		while ((e = readdir(dp))) {
 			uint32_t pid;
@@ -458,11 +489,13 @@ int agent_lookup(const struct agent_scan *s, uint32_t pid, uint64_t start, uint3
 	for (unsigned i = 0; i < s->n; i++) {
 		if (s->names[i].pid != pid || s->names[i].start != start)
 			continue;
-		char path[320], buf[AGENT_FILE_MAX];
+		char name[64], buf[AGENT_FILE_MAX];
 		size_t len;
-		snprintf(path, sizeof path, "%s/torch-%" PRIu32 "-%" PRIu64, s->dirs[s->names[i].dir],
-			 pid, start);
-		rc = read_trusted(path, uid, buf, sizeof buf, &len);
+		int dfd = s->dfd[s->names[i].dir] - 1;
+		if (dfd < 0)
+			continue;
+		snprintf(name, sizeof name, "torch-%" PRIu32 "-%" PRIu64, pid, start);
+		rc = read_trusted(dfd, name, uid, buf, sizeof buf, &len);
 		if (rc == VRAMZ_ENOTFOUND) /* removed since the listing */
 			continue;
 		if (rc)
@@ -499,13 +532,19 @@ int agent_find_dir(uint32_t pid, uint64_t start, uint32_t uid, char *dir, size_t
 	if (!s.own_override) {
 		char d[64];
 		snprintf(d, sizeof d, "/run/user/%" PRIu32 "/vramz", uid);
-		agent_scan_add_dir(&s, d);
+		agent_scan_add_dir(&s, d, uid);
 	}
 	for (unsigned i = 0; i < s.ndirs; i++) {
-		char path[320];
+		char name[64];
 		struct stat st;
-		snprintf(path, sizeof path, "%s/torch-%" PRIu32 "-%" PRIu64, s.dirs[i], pid, start);
-		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == uid || st.st_uid == 0)) {
+		struct rundir rd;
+		if (rundir_open(s.dirs[i], 0, s.dir_uid[i], &rd, NULL, 0))
+			continue;
+		snprintf(name, sizeof name, "torch-%" PRIu32 "-%" PRIu64, pid, start);
+		int found = fstatat(rd.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+			    (st.st_uid == uid || st.st_uid == 0);
+		rundir_close(&rd);
+		if (found) {
 			snprintf(dir, len, "%s", s.dirs[i]);
 			return 0;
 		}
@@ -513,13 +552,19 @@ int agent_find_dir(uint32_t pid, uint64_t start, uint32_t uid, char *dir, size_t
 	return VRAMZ_ENOTFOUND;
 }
 
-int agent_request_sites(const char *dir, uint32_t pid, uint64_t start)
+int agent_request_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid)
 {
-	char path[320];
-	snprintf(path, sizeof path, "%s/torch-%" PRIu32 "-%" PRIu64 ".req", dir, pid, start);
-	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+	char name[64];
+	struct rundir rd;
+	int rc = rundir_open(dir, 0, uid, &rd, NULL, 0);
+	if (rc)
+		return rc == VRAMZ_ENOTFOUND ? VRAMZ_EIO : VRAMZ_EPERM;
+	snprintf(name, sizeof name, "torch-%" PRIu32 "-%" PRIu64 ".req", pid, start);
+	int fd = openat(rd.fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+	int e = errno;
+	rundir_close(&rd);
 	if (fd < 0)
-		return errno == EACCES || errno == EPERM ? VRAMZ_EPERM : VRAMZ_EIO;
+		return e == EACCES || e == EPERM ? VRAMZ_EPERM : VRAMZ_EIO;
 	close(fd);
 	return 0;
 }
@@ -527,10 +572,15 @@ int agent_request_sites(const char *dir, uint32_t pid, uint64_t start)
 int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid,
 		     struct agent_sites *out)
 {
-	char path[320], buf[AGENT_FILE_MAX];
+	char name[64], buf[AGENT_FILE_MAX];
 	size_t len;
-	snprintf(path, sizeof path, "%s/torch-%" PRIu32 "-%" PRIu64 ".sites", dir, pid, start);
-	int rc = read_trusted(path, uid, buf, sizeof buf, &len);
+	struct rundir rd;
+	int rc = rundir_open(dir, 0, uid, &rd, NULL, 0);
+	if (rc)
+		return rc == VRAMZ_ENOTFOUND ? rc : VRAMZ_EPERM;
+	snprintf(name, sizeof name, "torch-%" PRIu32 "-%" PRIu64 ".sites", pid, start);
+	rc = read_trusted(rd.fd, name, uid, buf, sizeof buf, &len);
+	rundir_close(&rd);
 	if (rc)
 		return rc;
 	return agent_parse_sites(buf, len, out);
@@ -597,7 +647,7 @@ int agent_join(struct agent_scan *s, vramz_proc_sample *procs, unsigned n,
 		if (!s->own_override) {
 			char d[64];
 			snprintf(d, sizeof d, "/run/user/%" PRIu32 "/vramz", procs[i].uid);
-			agent_scan_add_dir(s, d);
+			agent_scan_add_dir(s, d, procs[i].uid);
 		}
 	}
 	if (!visible)

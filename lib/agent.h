@@ -82,6 +82,8 @@ int agent_parse_sites(const char *text, size_t len, struct agent_sites *out);
 struct agent_scan {
 	unsigned ndirs;
 	char dirs[AGENT_MAX_DIRS][256];
+	uint32_t dir_uid[AGENT_MAX_DIRS]; /* whose directory, besides root's and
+					   * ours (RUNDIR_NO_UID: none) */
 	unsigned n, cap;
 	struct agent_name { uint32_t pid; uint64_t start; unsigned dir; } *names;
 	/* the listing's validity */
@@ -93,7 +95,8 @@ struct agent_scan {
 		uint64_t dev, ino;
 		int64_t mtime_ns, ctime_ns;
 	} state[AGENT_MAX_DIRS];
-	int dfd[AGENT_MAX_DIRS];      /* each directory held (O_PATH) + 1; 0 none */
+	int dfd[AGENT_MAX_DIRS];      /* each directory held (O_PATH, opened by
+				       * lib/rundir_open.c's rule) + 1; 0 none */
 	int64_t listed_at_ns;         /* CLOCK_REALTIME, before the stats */
 	unsigned listings;            /* real listings made (for tests) */
 	/* the reader's own runtime directories, resolved at the first tick:
@@ -107,9 +110,12 @@ struct agent_scan {
 
 /* Directories the reader looks in: the reader's runtime directories (the
  * rule of lib/rundir.c) and, for a process of another user, that user's
- * /run/user/UID/vramz.  agent_scan_reset empties the set. */
+ * /run/user/UID/vramz (uid: UID, whose directory it may be; RUNDIR_NO_UID
+ * for the reader's own).  A directory is believed as lib/rundir_open.c
+ * says: not a link, owned by root, the reader or uid, writable by nobody
+ * else unless sticky.  agent_scan_reset empties the set. */
 void agent_scan_reset(struct agent_scan *s);
-void agent_scan_add_dir(struct agent_scan *s, const char *dir);
+void agent_scan_add_dir(struct agent_scan *s, const char *dir, uint32_t uid);
 /* Adds the reader's own runtime directories (resolved once a scan). */
 void agent_scan_add_default(struct agent_scan *s);
 /* Lists the directories' torch-PID-START files.  0 or VRAMZ_ENOMEM.  A
@@ -127,7 +133,8 @@ void agent_scan_free(struct agent_scan *s);
 int agent_lookup(const struct agent_scan *s, uint32_t pid, uint64_t start, uint32_t uid,
 		 struct agent_figures *out);
 
-/* Reads one file with the trust rules (exposed for tests). */
+/* Reads one file with the trust rules, its directory's included (exposed
+ * for tests). */
 int agent_read_path(const char *path, uint32_t uid, char *buf, size_t cap, size_t *len);
 
 /* Device of the figures on the GPU with this UUID, or NULL. */
@@ -138,9 +145,11 @@ const struct agent_device *agent_device(const struct agent_figures *f, const cha
  * answer.  0, VRAMZ_ENOTFOUND (no answer yet), VRAMZ_EPERM, VRAMZ_EPARSE,
  * VRAMZ_EIO. */
 /* The directory holding the agent file of (pid, start) owned by uid:
- * 0, or VRAMZ_ENOTFOUND. */
+ * 0, or VRAMZ_ENOTFOUND.  The request and the answer are made and read
+ * relative to the directory opened under the rule again (uid: whose it
+ * may be). */
 int agent_find_dir(uint32_t pid, uint64_t start, uint32_t uid, char *dir, size_t len);
-int agent_request_sites(const char *dir, uint32_t pid, uint64_t start);
+int agent_request_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid);
 int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid,
 		     struct agent_sites *out);
 

@@ -77,8 +77,12 @@ struct seg_writer;
 
 /* Creates DIR/NAME (mode: 0644 or 0600) through a temporary file and an
  * atomic rename, sized for proc_cap processes and finding_cap findings.
- * err: one line on failure (ENOSPC says the disk or tmpfs is full). */
-int seg_writer_create(struct seg_writer **out, const char *dir, const char *name,
+ * dirfd: DIR opened by rundir_open (lib/rundir.h), held by the caller
+ * while the writer lives; every file is made, renamed and removed
+ * relative to it (DIR names it in messages).  err: one line on failure
+ * (ENOSPC says the disk or tmpfs is full; VRAMZ_EPERM: something not
+ * ours sits at the temporary name). */
+int seg_writer_create(struct seg_writer **out, int dirfd, const char *dir, const char *name,
 		      unsigned mode, const struct seg_static *st, unsigned proc_cap,
 		      unsigned finding_cap, char *err, size_t errlen);
 /* Publishes one snapshot and the current findings.  A snapshot larger than

@@ -11,6 +11,7 @@
  */
 #include "segment.h"
 #include "segment_codec.h"
+#include "rundir.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -185,7 +186,18 @@ int seg_reader_open(struct seg_reader **out, const char *path, char *err, size_t
 	*out = r;
 	if (!r)
 		return VRAMZ_ENOMEM;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	/* the directory first, by the publisher's rule: a file in a directory
+	 * someone else controls, or reached through their link, is no evidence */
+	char dir[512];
+	const char *name;
+	if (rundir_split(path, dir, sizeof dir, &name))
+		return fail(err, errlen, VRAMZ_EINVAL, path, "not a file name");
+	struct rundir rd;
+	int rc = rundir_open(dir, 0, RUNDIR_NO_UID, &rd, err, errlen);
+	if (rc)
+		return rc;
+	int fd = openat(rd.fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	rundir_close(&rd);
 	if (fd < 0) {
 		int e = errno;
 		return fail(err, errlen, e == ENOENT ? VRAMZ_ENOTFOUND : e == EACCES ? VRAMZ_EPERM : VRAMZ_EIO,
@@ -218,7 +230,7 @@ int seg_reader_open(struct seg_reader **out, const char *path, char *err, size_t
 		r->mapped = 1;
 	}
 	close(fd);
-	int rc = parse_header(r, err, errlen);
+	rc = parse_header(r, err, errlen);
 	if (rc < 0)
 		return rc;
 	if (seg_get32(r->map, SEG_H_STATE) == SEG_STOPPED)

@@ -21,6 +21,7 @@
 #include "segment.h"
 #include "segment_codec.h"
 #include "proc.h"
+#include "rundir.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -158,6 +159,7 @@ int seg_pid_alive(uint32_t pid, uint64_t start_ticks)
 /* ---- publisher ---- */
 
 struct seg_writer {
+	int dirfd;                     /* the runtime directory, the caller's */
 	char dir[512], name[64];
 	unsigned mode;
 	unsigned char *map;
@@ -174,7 +176,7 @@ struct seg_writer {
 	 * slot of it first, so no reader ever opens a file with no snapshot */
 	unsigned char *pending;
 	size_t pending_size;
-	char tmp[640];
+	char tmp[96];                  /* its name in dirfd */
 };
 
 static size_t slot_bytes(unsigned ngpus, unsigned procs, unsigned migs, unsigned findings)
@@ -238,13 +240,12 @@ static int build_file(struct seg_writer *w, char *err, size_t errlen)
 	w->slot_off[1] = w->slot_off[0] + w->slot_size;
 	size_t size = w->slot_off[1] + w->slot_size;
 
-	char *tmp = w->tmp;
-	snprintf(w->tmp, sizeof w->tmp, "%s/.%s.%ld", w->dir, w->name, (long)getpid());
-	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		return VRAMZ_EIO;
-	}
+	char tmp[640];
+	snprintf(w->tmp, sizeof w->tmp, ".%s.%ld", w->name, (long)getpid());
+	snprintf(tmp, sizeof tmp, "%s/%s", w->dir, w->tmp);
+	int fd = rundir_create_tmp(w->dirfd, w->dir, w->tmp, 0600, err, errlen);
+	if (fd < 0)
+		return fd == VRAMZ_EPERM ? VRAMZ_EPERM : VRAMZ_EIO;
 	/* allocate every page now: a full tmpfs fails here, not with SIGBUS
 	 * on a write into the map later */
 	int e = posix_fallocate(fd, 0, (off_t)size);
@@ -256,14 +257,14 @@ static int build_file(struct seg_writer *w, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s%s", tmp, strerror(e),
 			 e == ENOSPC ? " (the disk or tmpfs is full)" : "");
 		close(fd);
-		unlink(tmp);
+		unlinkat(w->dirfd, w->tmp, 0);
 		return VRAMZ_EIO;
 	}
 	unsigned char *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
 		snprintf(err, errlen, "%s: mmap: %s", tmp, strerror(errno));
-		unlink(tmp);
+		unlinkat(w->dirfd, w->tmp, 0);
 		return VRAMZ_EIO;
 	}
 	put_header(w, map, size, info_off, links_off);
@@ -285,7 +286,7 @@ static int commit_file(struct seg_writer *w, char *err, size_t errlen)
 {
 	char path[640];
 	snprintf(path, sizeof path, "%s/%s", w->dir, w->name);
-	if (rename(w->tmp, path)) {
+	if (renameat(w->dirfd, w->tmp, w->dirfd, w->name)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return VRAMZ_EIO;
 	}
@@ -305,11 +306,11 @@ static void drop_pending(struct seg_writer *w)
 	if (!w->pending)
 		return;
 	munmap(w->pending, w->pending_size);
-	unlink(w->tmp);
+	unlinkat(w->dirfd, w->tmp, 0);
 	w->pending = NULL;
 }
 
-int seg_writer_create(struct seg_writer **out, const char *dir, const char *name,
+int seg_writer_create(struct seg_writer **out, int dirfd, const char *dir, const char *name,
 		      unsigned mode, const struct seg_static *st, unsigned proc_cap,
 		      unsigned finding_cap, char *err, size_t errlen)
 {
@@ -322,6 +323,7 @@ int seg_writer_create(struct seg_writer **out, const char *dir, const char *name
 			 SEG_MAX_GPUS);
 		return VRAMZ_EINVAL;
 	}
+	w->dirfd = dirfd;
 	snprintf(w->dir, sizeof w->dir, "%s", dir);
 	snprintf(w->name, sizeof w->name, "%s", name);
 	w->mode = mode;
@@ -435,18 +437,16 @@ void seg_writer_close(struct seg_writer *w)
 	if (w->map) {
 		__atomic_store_n((uint32_t *)(w->map + SEG_H_STATE), htole32(SEG_STOPPED),
 				 __ATOMIC_RELEASE);
-		char path[640];
-		snprintf(path, sizeof path, "%s/%s", w->dir, w->name);
 		/* only our own file: a successor may already have taken the name */
 		struct stat a, b;
-		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		int fd = openat(w->dirfd, w->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (fd >= 0) {
 			if (!fstat(fd, &a) && a.st_size == (off_t)w->size) {
 				unsigned char head[SEG_HEADER_SIZE];
 				if (pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
 				    seg_get32(head, SEG_H_PID) == (uint32_t)getpid() &&
-				    !lstat(path, &b) && a.st_ino == b.st_ino)
-					unlink(path);
+				    rundir_own_file(w->dirfd, w->name, &b) && a.st_ino == b.st_ino)
+					unlinkat(w->dirfd, w->name, 0);
 			}
 			close(fd);
 		}

@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "analyze/diagconf.h"
+#include "rundir.h"
 #include "segment.h"
 #include "ticker.h"
 #include "vramz/daemon.h"
@@ -71,13 +72,22 @@ static int proc_hidepid(void)
 
 /* Takes DIR/daemon.lock; on contention says who holds it.  Returns the fd,
  * or -1 (the message printed). */
-static int take_lock(const char *dir)
+static int take_lock(const char *dir, int dirfd)
 {
 	char path[600], buf[32] = "";
 	snprintf(path, sizeof path, "%s/%s", dir, VRAMZ_LOCK_NAME);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	int fd = openat(dirfd, VRAMZ_LOCK_NAME, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+			0644);
 	if (fd < 0) {
 		cli_err("daemon: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st = {0};
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		/* in a sticky shared directory: another user's file, not ours to lock */
+		cli_err("daemon: %s: not a file of yours (uid %u); not publishing there", path,
+			(unsigned)st.st_uid);
+		close(fd);
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -97,23 +107,18 @@ static int take_lock(const char *dir)
 	return fd;
 }
 
-static int make_dir(const char *dir)
+/* Opens (makes) the runtime directory under the rule readers apply
+ * (lib/rundir_open.c): the descriptor every file is made relative to, or
+ * -1 (the message printed). */
+static int open_dir(const char *dir)
 {
-	if (mkdir(dir, geteuid() == 0 ? 0755 : 0700) && errno != EEXIST) {
-		cli_err("daemon: cannot create %s: %s", dir, strerror(errno));
+	struct rundir rd;
+	char err[600];
+	if (rundir_open(dir, geteuid() == 0 ? 0755 : 0700, RUNDIR_NO_UID, &rd, err, sizeof err)) {
+		cli_err("daemon: %s", err);
 		return -1;
 	}
-	struct stat st;
-	if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		cli_err("daemon: %s is not a directory", dir);
-		return -1;
-	}
-	if (st.st_uid != geteuid() && st.st_uid != 0) {
-		cli_err("daemon: %s belongs to uid %u: readers would not trust it", dir,
-			(unsigned)st.st_uid);
-		return -1;
-	}
-	return 0;
+	return rd.fd;
 }
 
 struct pub {
@@ -126,6 +131,7 @@ struct pub {
 
 struct daemon {
 	const char *dir;
+	int dirfd;
 	struct seg_static st;
 	struct pub pubs[2];
 	unsigned npubs;
@@ -142,7 +148,7 @@ static void publish(struct daemon *d, const vramz_snapshot *snap, int rc, const 
 			struct seg_static st = d->st;
 			if (p->redact)
 				st.flags |= SEG_FL_REDACTED;
-			r = seg_writer_create(&p->w, d->dir, p->name, p->mode, &st,
+			r = seg_writer_create(&p->w, d->dirfd, d->dir, p->name, p->mode, &st,
 					      snap->proc_count + 16, nf + 16, err, sizeof err);
 			if (r < 0) {
 				seg_writer_close(p->w);
@@ -203,11 +209,14 @@ int cmd_daemon(int argc, char **argv)
 		cli_err("daemon: no runtime directory: XDG_RUNTIME_DIR is not set (give --runtime-dir DIR)");
 		return EXIT_USAGE;
 	}
-	if (make_dir(dir))
+	int dirfd = open_dir(dir);
+	if (dirfd < 0)
 		return EXIT_FAIL;
-	int lockfd = take_lock(dir);
-	if (lockfd < 0)
+	int lockfd = take_lock(dir, dirfd);
+	if (lockfd < 0) {
+		close(dirfd);
 		return EXIT_FAIL;
+	}
 
 	unsigned flags = VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_LINK |
 			 (procs ? VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL : 0);
@@ -217,6 +226,7 @@ int cmd_daemon(int argc, char **argv)
 	int ex = ticker_open(&tk, &to);
 	if (ex) {
 		close(lockfd);
+		close(dirfd);
 		return ex;
 	}
 	vramz_ctx *ctx = ticker_ctx(tk);
@@ -262,20 +272,18 @@ int cmd_daemon(int argc, char **argv)
 		for (unsigned i = 0; i < nsel; i++)
 			vramz_diag_set_gpu_info(diag, vramz_gpu(ctx, vramz_selected_index(ctx, i)), 1);
 	}
-	struct daemon d = {.dir = dir};
+	struct daemon d = {.dir = dir, .dirfd = dirfd};
 	d.st = (struct seg_static){
 		.flags = (procs ? SEG_FL_PROCS : 0) | (diag ? SEG_FL_FINDINGS : 0),
 		.interval_ms = (unsigned)interval_ms, .slow_interval_ms = (unsigned)slow_ms,
 		.sample_flags = flags, .sys = *vramz_system(ctx), .gpu_count = n,
 		.info = info, .present = present, .links = links,
 	};
-	char full[600];
-	snprintf(full, sizeof full, "%s/%s", dir, VRAMZ_SEGMENT_FULL_NAME);
 	int split = procs && geteuid() == 0 && proc_hidepid();
 	if (split) /* root's own view, then everyone's without other users' /proc */
 		d.pubs[d.npubs++] = (struct pub){VRAMZ_SEGMENT_FULL_NAME, 0600, 0, NULL, 0};
-	else
-		unlink(full); /* a previous run's, now misleading */
+	else /* a previous run's, now misleading */
+		rundir_unlink_own(dirfd, VRAMZ_SEGMENT_FULL_NAME);
 	d.pubs[d.npubs++] = (struct pub){VRAMZ_SEGMENT_NAME, 0644, split, NULL, 0};
 
 	struct sigaction sa;
@@ -329,5 +337,6 @@ out:
 	free(info);
 	ticker_close(tk);
 	close(lockfd);
+	close(dirfd);
 	return ex;
 }

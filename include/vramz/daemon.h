@@ -57,7 +57,8 @@ VRAMZ_EXPORT int vramz_runtime_dir_nth(unsigned n, char *buf, size_t len);
  * samples are the daemon's, and each vramz_sample returns the daemon's
  * latest snapshot.  Fails, with vramz_last_error saying why (one line that
  * names the file), when there is no segment (VRAMZ_ENOTFOUND), when it is
- * untrusted (VRAMZ_EPERM: owned by another user, or group/other-writable),
+ * untrusted (VRAMZ_EPERM: owned by another user, or group/other-writable,
+ * or in a directory the runtime directory's rule refuses: docs/daemon.md),
  * malformed (VRAMZ_EPARSE), of an unknown major layout
  * (VRAMZ_EUNSUPPORTED), or when its daemon stopped, died or its latest
  * snapshot is not fresh (VRAMZ_EIO).  vramz_sample fails the same way

@@ -150,7 +150,7 @@ static void leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
 	}
 	if (!ts->sites_asked_ms ||
 	    now - ts->sites_asked_ms >= (ts->site[0] ? SITES_EVERY_MS : SITES_FIRST_MS)) {
-		if (agent_request_sites(dir, p->pid, p->start_ticks) == 0)
+		if (agent_request_sites(dir, p->pid, p->start_ticks, ts->uid) == 0)
 			ts->sites_asked_ms = now;
 	}
 	if (ts->site[0]) {

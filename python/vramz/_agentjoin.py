@@ -8,13 +8,16 @@ A file is believed only as the C reader believes it (docs/python.md, "The
 agent's files"): named torch-PID-START in a runtime directory, a regular
 file opened without following links, owned by the process's uid or root,
 not writable by group or others, of major version 1, and its process
-record naming that pid and start time."""
+record naming that pid and start time; and only in a directory the
+runtime directory's rule trusts (_rundir.open_dir: not a link, owned by
+root, this user or the user whose directory it is, writable by nobody
+else unless sticky), the file opened relative to it."""
 import os
 import stat
 
 from . import agentfile
 from ._fields import TORCH_FIGURES
-from ._rundir import runtime_dirs
+from ._rundir import open_dir, runtime_dirs
 
 # the "torch" object's figures, in the one list's order (_fields.py)
 FIGURES = tuple(k for k, _, _ in TORCH_FIGURES)
@@ -22,18 +25,39 @@ FILE_MAX = 64 << 10
 
 
 def _dirs(uids):
-    out = list(runtime_dirs())
+    """(directory, whose) pairs: the reader's own (whose None), then each
+    user's /run/user/UID/vramz (whose UID), as lib/agent.c's agent_join."""
+    out = [(d, None) for d in runtime_dirs()]
     if not os.environ.get("VRAMZ_RUNTIME_DIR"):
-        out += [f"/run/user/{u}/vramz" for u in sorted(uids)]
+        out += [(f"/run/user/{u}/vramz", u) for u in sorted(uids)]
     seen = set()
-    return [d for d in out if not (d in seen or seen.add(d))]
+    return [d for d in out if not (d[0] in seen or seen.add(d[0]))]
 
 
-def _read_trusted(path, uid):
+def _open(directory):
+    """directory (a path, or a (path, whose) pair) opened under the rule:
+    its descriptor, or None (absent, or refused)."""
+    path, whose = directory if isinstance(directory, tuple) else (directory, None)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        return open_dir(path, also_uid=whose)[0]
     except OSError:
         return None
+
+
+def _read_trusted(directory, name, uid):
+    """The text of name in directory (a descriptor from _open, or what
+    _open takes)."""
+    dfd = directory if isinstance(directory, int) else _open(directory)
+    if dfd is None:
+        return None
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
+                     dir_fd=dfd)
+    except OSError:
+        return None
+    finally:
+        if dfd is not directory:
+            os.close(dfd)
     try:
         st = os.fstat(fd)
         if (not stat.S_ISREG(st.st_mode) or st.st_uid not in (uid, 0)
@@ -45,9 +69,11 @@ def _read_trusted(path, uid):
 
 
 def lookup(dirs, pid, start, uid):
-    """The parsed figures file of (pid, start) owned by uid or root, or None."""
+    """The parsed figures file of (pid, start) owned by uid or root, or None.
+    dirs: paths (the reader's own directories), (path, whose uid) pairs, or
+    descriptors from _open."""
     for d in dirs:
-        text = _read_trusted(os.path.join(d, agentfile.base_name(pid, start)), uid)
+        text = _read_trusted(d, agentfile.base_name(pid, start), uid)
         if text is None:
             continue
         try:
@@ -84,13 +110,20 @@ def join(processes):
     rows = [p for p in processes if p.get("visible") and p.get("start_time_ticks") is not None]
     if not rows:
         return
-    dirs = _dirs({p["uid"] for p in rows if p.get("uid") is not None})
+    # each directory opened (and judged) once for every row
+    fds = [fd for fd in map(_open, _dirs({p["uid"] for p in rows if p.get("uid") is not None}))
+           if fd is not None]
     cache = {}
+    try:
+        for p in rows:
+            key = (p["pid"], p["start_time_ticks"])
+            if key not in cache:
+                cache[key] = lookup(fds, p["pid"], p["start_time_ticks"], p["uid"])
+    finally:
+        for fd in fds:
+            os.close(fd)
     for p in rows:
-        key = (p["pid"], p["start_time_ticks"])
-        if key not in cache:
-            cache[key] = lookup(dirs, p["pid"], p["start_time_ticks"], p["uid"])
-        f = cache[key]
+        f = cache[(p["pid"], p["start_time_ticks"])]
         if f is None:
             continue
         t = _torch(f, p.get("gpu_uuid"))

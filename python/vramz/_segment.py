@@ -5,6 +5,9 @@ reader reads it (lib/segment_read.c, lib/backend/segment.c), into the dict
 `vramz status --json` prints from a daemon.
 
 Nothing in the file is trusted before it is checked:
+  - its directory: the runtime directory's rule (_rundir.open_dir: not a
+    link, owned by root or this user, writable by nobody else unless
+    sticky), the file opened relative to it;
   - the file: a regular file (opened without following links) owned by
     root or by this user and writable by neither its group nor others;
   - the header: magic, major version (another major is refused with both
@@ -27,7 +30,7 @@ import time
 import zlib
 
 from ._fields import GPU_FIELDS
-from . import _agentjoin, _proc
+from . import _agentjoin, _proc, _rundir
 
 IMPLEMENTED = True
 MAGIC = b"VRAMZSEG"
@@ -107,13 +110,27 @@ class Segment:
     def __init__(self, path):
         self.path = path
         self.map = None
+        directory, name = os.path.split(path)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+            dfd, _ = _rundir.open_dir(directory or ".")
+        except FileNotFoundError:
+            raise NotThere(f"{path}: no such file") from None
+        except OSError as e:  # refused by the rule: it says why
+            raise SegmentError(e.strerror) from None
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK,
+                         dir_fd=dfd)
         except FileNotFoundError:
             raise NotThere(f"{path}: no such file") from None
         except OSError as e:
-            why = "a symbolic link, not followed" if os.path.islink(path) else e.strerror
+            try:
+                link = stat.S_ISLNK(os.stat(name, dir_fd=dfd, follow_symlinks=False).st_mode)
+            except OSError:
+                link = False
+            why = "a symbolic link, not followed" if link else e.strerror
             raise SegmentError(f"{path}: {why}") from None
+        finally:
+            os.close(dfd)
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):

@@ -15,9 +15,14 @@ key=value pairs with integer values except where noted.  Readers ignore
 record types and keys they do not know (the format only grows within a
 major version); a key left out is unknown, never zero.  Files are written
 to a dot-file beside and renamed, so a reader sees the old or the new
-content, never a mix.
+content, never a mix; both relative to the runtime directory's descriptor
+(_rundir.open_dir), the dot-file made O_EXCL|O_NOFOLLOW|O_NONBLOCK.
 """
 import os
+import re
+import stat
+
+from . import _rundir
 
 MAGIC = "vramz-torch"
 SITES_MAGIC = "vramz-torch-sites"
@@ -119,15 +124,97 @@ def parse(text):
     return out
 
 
-def write_atomic(directory, name, text, mode=0o644):
-    """Writes directory/name through a dot-file and a rename."""
-    tmp = os.path.join(directory, f".{name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode)
+def write_atomic(directory, name, text, mode=0o644, where=None):
+    """Writes name in directory (a descriptor from _rundir.open_dir, or a
+    path opened so here) through a dot-file and a rename.  Something not
+    ours at the dot-file's name (a FIFO, a link, another user's file) is
+    refused at once: _rundir.Untrusted.  where: the directory's path, for
+    messages."""
+    if isinstance(directory, int):
+        return _write_at(directory, name, text, mode, where or ".")
+    fd, _ = _rundir.open_dir(directory)
     try:
-        os.fchmod(fd, mode)  # whatever the umask: readers refuse group-writable files
-        data = text.encode("ascii", "replace")
-        while data:
-            data = data[os.write(fd, data):]
+        return _write_at(fd, name, text, mode, directory)
     finally:
         os.close(fd)
-    os.replace(tmp, os.path.join(directory, name))
+
+
+def _write_at(dir_fd, name, text, mode, where):
+    tmp = f".{name}.tmp"
+    fd = _rundir.create_tmp(dir_fd, tmp, mode, where)
+    try:
+        try:
+            os.fchmod(fd, mode)  # whatever the umask: readers refuse group-writable files
+            data = text.encode("ascii", "replace")
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
+        os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+
+
+# what an agent leaves: its figures, the sites it answered, a request
+_LEFT = re.compile(r"torch-([0-9]+)-([0-9]+)(\.sites|\.req)?\Z")
+
+
+def _says_agent(suffix, head):
+    """Whether a file's first bytes say it is the agent's kind of file:
+    the magic line of figures or sites, or an empty request (vramz writes
+    it empty)."""
+    if suffix == ".req":
+        return head == b""
+    magic = SITES_MAGIC if suffix == ".sites" else MAGIC
+    return head.startswith(magic.encode() + b" ")
+
+
+def sweep(dir_fd, alive):
+    """Removes the files of agents that died without cleaning up (kill -9,
+    SIGTERM with no handler) from the runtime directory dir_fd: only a
+    regular file owned by the effective user, named torch-PID-START[.sites
+    |.req] for a (PID, START) that alive(pid, start) says is gone, whose
+    content says it is an agent's.  Nothing else is ever removed.  Returns
+    the names removed."""
+    lfd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        names = os.listdir(lfd)
+    finally:
+        os.close(lfd)
+    gone = []
+    for n in names:
+        m = _LEFT.match(n)
+        if not m or alive(int(m[1]), int(m[2])):
+            continue
+        if _rundir.own_file(dir_fd, n) is None:
+            continue
+        try:
+            fd = os.open(n, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                         dir_fd=dir_fd)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            head = os.read(fd, 32)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid()
+                or not _says_agent(m[3], head)):
+            continue
+        # still the file read: in a private directory nobody else can swap
+        # it, and in a sticky one nobody else can rename over our file
+        now = _rundir.own_file(dir_fd, n)
+        if now is None or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            continue
+        try:
+            os.unlink(n, dir_fd=dir_fd)
+            gone.append(n)
+        except OSError:
+            pass
+    return gone

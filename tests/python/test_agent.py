@@ -69,10 +69,17 @@ class AgentTest(unittest.TestCase):
 
     def test_start_sweeps_files_of_dead_agents_only(self):
         me = _proc.start_time_ticks()
-        dead = ["torch-4194999-5", "torch-4194999-5.sites", f"torch-{os.getpid()}-{me + 1}"]
-        keep = [f"torch-{os.getpid()}-{me}.req", "other-file", "torch-1-x"]
-        for n in dead + keep:
-            open(os.path.join(self.dir, n), "w").close()
+        # what dead agents left: figures, sites, an (empty) request
+        dead = {"torch-4194999-5": "vramz-torch 1\n", "torch-4194999-5.sites": "vramz-torch-sites 1\n",
+                "torch-4194999-5.req": "", f"torch-{os.getpid()}-{me + 1}": "vramz-torch 1\n"}
+        # a live agent's request, other names, and files named like an
+        # agent's whose content is not (tests/rundir-cases.txt has more)
+        keep = {f"torch-{os.getpid()}-{me}.req": "", "other-file": "vramz-torch 1\n",
+                "torch-1-x": "vramz-torch 1\n", "torch-4194999-6": "precious\n",
+                "torch-4194999-6.req": "not empty\n", "torch-4194999-6.sites": "vramz-torch 1\n"}
+        for n, text in {**dead, **keep}.items():
+            with open(os.path.join(self.dir, n), "w") as f:
+                f.write(text)
         a = self.agent()
         a.start()
         self.assertEqual(sorted(os.listdir(self.dir)), sorted(keep))

@@ -6,6 +6,7 @@
  * a link).
  */
 #include "agent.h"
+#include "rundir.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -138,8 +139,8 @@ static const char *fig(unsigned pid, unsigned long long start)
 static int lookup(unsigned pid, unsigned long long start, unsigned uid, struct agent_figures *f)
 {
 	struct agent_scan s = {0};
-	agent_scan_add_dir(&s, dir);
-	agent_scan_add_dir(&s, "/nonexistent/vramz"); /* a missing directory is no error */
+	agent_scan_add_dir(&s, dir, RUNDIR_NO_UID);
+	agent_scan_add_dir(&s, "/nonexistent/vramz", RUNDIR_NO_UID); /* a missing directory is no error */
 	assert_int_equal(agent_scan_list(&s), 0);
 	int rc = agent_lookup(&s, pid, start, uid, f);
 	agent_scan_free(&s);
@@ -172,7 +173,7 @@ static void age_dir(void)
 static unsigned list_again(struct agent_scan *s)
 {
 	agent_scan_reset(s);
-	agent_scan_add_dir(s, dir);
+	agent_scan_add_dir(s, dir, RUNDIR_NO_UID);
 	assert_int_equal(agent_scan_list(s), 0);
 	return s->n;
 }
@@ -201,8 +202,8 @@ static void keeps_a_listing_until_the_directory_changes(void **state)
 	assert_int_equal(s.listings, 4);
 	/* another set of directories: read */
 	agent_scan_reset(&s);
-	agent_scan_add_dir(&s, dir);
-	agent_scan_add_dir(&s, "/nonexistent/vramz");
+	agent_scan_add_dir(&s, dir, RUNDIR_NO_UID);
+	agent_scan_add_dir(&s, "/nonexistent/vramz", RUNDIR_NO_UID);
 	assert_int_equal(agent_scan_list(&s), 0);
 	assert_int_equal(s.listings, 5);
 	assert_int_equal(list_again(&s), 1);
@@ -244,6 +245,24 @@ static void a_directory_made_again_is_listed_again(void **state)
 	assert_int_equal(list_again(&s), 2);
 	agent_scan_free(&s);
 	assert_int_equal(s.dfd[0], 0); /* nothing left open */
+}
+
+/* A directory is judged by the runtime directory's rule each tick, not
+ * only when first opened: one made writable by others while held is no
+ * longer listed, and is again once put right (tests/rundir-cases.txt has
+ * the rule's cases). */
+static void a_held_directory_made_writable_is_not_trusted(void **state)
+{
+	struct agent_scan s = {0};
+	put("torch-4242-100", fig(4242, 100), 0644);
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(list_again(&s), 0);
+	assert_int_equal(chmod(dir, 01777), 0); /* sticky: others add names, never replace ours */
+	assert_int_equal(list_again(&s), 1);
+	assert_int_equal(chmod(dir, 0700), 0);
+	assert_int_equal(list_again(&s), 1);
+	agent_scan_free(&s);
 }
 
 static void ignores_forged_and_loose_files(void **state)
@@ -299,7 +318,7 @@ static void requests_and_reads_sites(void **state)
 	struct agent_sites s;
 	unsigned me = (unsigned)geteuid();
 	assert_int_equal(agent_read_sites(dir, 8000, 1, me, &s), VRAMZ_ENOTFOUND);
-	assert_int_equal(agent_request_sites(dir, 8000, 1), 0);
+	assert_int_equal(agent_request_sites(dir, 8000, 1, me), 0);
 	char path[256];
 	snprintf(path, sizeof path, "%s/torch-8000-1.req", dir);
 	assert_int_equal(access(path, F_OK), 0);
@@ -320,6 +339,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(joins_by_pid_and_start_time, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(keeps_a_listing_until_the_directory_changes, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(a_directory_made_again_is_listed_again, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(a_held_directory_made_writable_is_not_trusted, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(ignores_forged_and_loose_files, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(only_the_owner_or_root_is_believed, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(requests_and_reads_sites, setup_dir, teardown_dir),

@@ -7,6 +7,7 @@
  * a user of `vramz status` on a daemon would notice: wrong numbers, a
  * crash, or trusting a file planted by another user.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,16 +32,22 @@
 #include "vramz/daemon.h"
 
 static char dir[TMPDIR_LEN];
+static int dir_fd = -1; /* the publishers' directory, as the daemon holds it */
 
 static int setup(void **state)
 {
 	(void)state;
-	return tmpdir_make(dir, "seg");
+	if (tmpdir_make(dir, "seg"))
+		return -1;
+	dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return dir_fd < 0 ? -1 : 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
+	close(dir_fd);
+	dir_fd = -1;
 	return tmpdir_remove(dir);
 }
 
@@ -125,7 +132,7 @@ static struct seg_writer *publisher(uint32_t flags, const char *name)
 	struct seg_writer *w;
 	char err[300];
 	struct seg_static st = make_static(flags);
-	int rc = seg_writer_create(&w, dir, name, 0644, &st, 8, 4, err, sizeof err);
+	int rc = seg_writer_create(&w, dir_fd, dir, name, 0644, &st, 8, 4, err, sizeof err);
 	if (rc)
 		fail_msg("create: %s", err);
 	return w;

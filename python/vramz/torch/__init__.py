@@ -62,9 +62,10 @@ def _start(interval, history, runtime_dir, quiet):
     a = Agent(d, interval=interval, history=history, quiet=quiet)
     try:
         a.start()
-    except OSError as e:
+    except OSError as e:  # the runtime directory's rule names the path
         if not quiet:
-            _say(f"cannot publish in {d}: {e.strerror}; publishing nothing")
+            why = e.strerror if str(e.strerror).startswith(d) else f"{d}: {e.strerror}"
+            _say(f"cannot publish in {why}; publishing nothing")
         return None
     _running = a
     return a

@@ -14,7 +14,13 @@ training job:
 - memory._snapshot() (up to a second with a long history) runs only when
   vramz asks for leak sites, at most every MIN_SITES_INTERVAL_S;
 - a forked child does not inherit it (its thread does not exist there) and
-  never removes the parent's files.
+  never removes the parent's files;
+- the runtime directory is opened once, under the rule readers apply
+  (vramz._rundir.open_dir: not a link, ours or root's, writable by nobody
+  else unless sticky), and every file is made, renamed, read and removed
+  relative to that descriptor; its sweep removes only dead agents' files
+  of ours (agentfile.sweep), and something planted at its temporary name
+  is refused at once and said once.
 """
 import atexit
 import os
@@ -24,6 +30,7 @@ import time
 
 from .. import agentfile
 from .. import _proc
+from .. import _rundir
 from . import _sites
 
 MIN_SITES_INTERVAL_S = 10.0
@@ -52,6 +59,8 @@ class Agent:
         self.path = os.path.join(directory, self.name)
         self.req_path = self.path + ".req"
         self.sites_path = self.path + ".sites"
+        self.dir_fd = None  # the runtime directory, opened by start()
+        self.shared = False  # sticky and writable by others: only our files
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._said = set()
@@ -69,7 +78,11 @@ class Agent:
 
     # ---- life cycle --------------------------------------------------------
     def start(self):
-        os.makedirs(self.directory, mode=0o755, exist_ok=True)
+        """Opens (makes) the runtime directory and starts the thread.
+        Raises OSError (_rundir.Untrusted: the directory fails the rule)."""
+        # root's directory is /run/vramz, shared with the daemon's readers
+        mode = 0o755 if os.geteuid() == 0 else 0o700
+        self.dir_fd, self.shared = _rundir.open_dir(self.directory, mode, make_parents=True)
         self._sweep_stale()
         self._thread = threading.Thread(target=self._run, name="vramz-torch", daemon=True)
         self._thread.start()
@@ -80,21 +93,35 @@ class Agent:
         cleaning up (kill -9, SIGTERM with no handler): readers ignore
         them anyway, but they should not pile up."""
         try:
-            names = os.listdir(self.directory)
+            agentfile.sweep(self.dir_fd, _proc.alive)
         except OSError:
-            return
-        for n in names:
-            parts = n.split(".")[0].split("-")
-            if len(parts) != 3 or parts[0] != "torch" or not parts[1].isdigit() or not parts[2].isdigit():
-                continue
-            if _proc.alive(int(parts[1]), int(parts[2])):
-                continue
-            p = os.path.join(self.directory, n)
+            pass
+
+    def _dir(self):
+        """The directory's descriptor; opened again (not made) when the
+        one held was deleted, as a login's runtime directory is, so a
+        directory made again is published in, as by path before (and
+        opened the first time when ticked without start())."""
+        if self.dir_fd is not None:
             try:
-                if os.lstat(p).st_uid == os.geteuid():
-                    os.unlink(p)
+                if os.fstat(self.dir_fd).st_nlink > 0:
+                    return self.dir_fd
             except OSError:
                 pass
+        fd, shared = _rundir.open_dir(self.directory)
+        if self.dir_fd is not None:
+            os.close(self.dir_fd)
+        self.dir_fd, self.shared = fd, shared
+        return fd
+
+    def _unlink(self, name):
+        """Removes a file of ours; in a shared (sticky) directory only one
+        owned by us."""
+        try:
+            if not self.shared or _rundir.own_file(self.dir_fd, name) is not None:
+                os.unlink(name, dir_fd=self.dir_fd)
+        except OSError:
+            pass
 
     def stop(self):
         """Stops the thread and removes the files (only in the process that
@@ -111,12 +138,12 @@ class Agent:
                 torch.cuda.memory._record_memory_history(enabled=None)
             except Exception:
                 pass
-        if os.getpid() == self.pid:
-            for p in (self.path, self.sites_path, self.req_path):
-                try:
-                    os.unlink(p)
-                except OSError:
-                    pass
+        if os.getpid() == self.pid and self.dir_fd is not None:
+            for n in (self.name, self.name + ".sites", self.name + ".req"):
+                self._unlink(n)
+            if t is None or not t.is_alive():  # a thread still in a tick keeps using it
+                os.close(self.dir_fd)
+                self.dir_fd = None
 
     def say_once(self, key, msg):
         if key not in self._said:
@@ -129,6 +156,8 @@ class Agent:
             t0 = time.perf_counter()
             try:
                 self.tick()
+            except _rundir.Untrusted as e:  # a planted temporary name, a directory gone bad
+                self.say_once("untrusted", f"not publishing: {e}; trying again each interval")
             except Exception as e:  # keep the job alive whatever torch does
                 self.say_once("tick-" + type(e).__name__,
                               f"publishing failed ({type(e).__name__}: {e}); will keep trying")
@@ -169,11 +198,15 @@ class Agent:
             "history": int(self._history_on),
             "torch": getattr(torch, "__version__", None),
         }
-        agentfile.write_atomic(self.directory, self.name,
-                               agentfile.format_figures(process, devices, self._last_oom))
+        agentfile.write_atomic(self._dir(), self.name,
+                               agentfile.format_figures(process, devices, self._last_oom),
+                               where=self.directory)
         self._published = True
-        if os.path.exists(self.req_path):
-            self._answer_sites(torch, process)
+        try:
+            os.stat(self.name + ".req", dir_fd=self.dir_fd, follow_symlinks=False)
+        except OSError:
+            return
+        self._answer_sites(torch, process)
 
     def _uuid(self, torch, i):
         if i not in self._uuids:
@@ -233,10 +266,7 @@ class Agent:
         if self._last_sites_t is not None and now_t - self._last_sites_t < MIN_SITES_INTERVAL_S:
             return  # the request stays; answered on a later tick
         self._last_sites_t = now_t
-        try:
-            os.unlink(self.req_path)
-        except OSError:
-            pass
+        self._unlink(self.name + ".req")
         proc = dict(process)
         if not self._history_on:
             text = agentfile.format_sites(proc, [], error="attach(history=True) to record allocation sites")
@@ -253,4 +283,5 @@ class Agent:
             total = sum(v[0] for v in now.values())
             proc["live_bytes"] = total
             text = agentfile.format_sites(proc, rows)
-        agentfile.write_atomic(self.directory, self.name + ".sites", text, 0o600)
+        agentfile.write_atomic(self.dir_fd, self.name + ".sites", text, 0o600,
+                               where=self.directory)
