@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# t0900-install.sh - `cmake --install` with a prefix and DESTDIR lays out the
+# t0900-install.sh - `cmake --install` with a prefix and DESTDIR lays out,
+# every file under the prefix (the units starting the prefix's binary), the
 # tool, the shared and static library, every public header, a pkg-config
 # file and a CMake package that outside programs build against
 # (examples/embed.c, tests/install/use_all.c using every header), and those
@@ -13,6 +14,12 @@ scenario 2gpu-h200.scn
 
 expect_success 'install honours --prefix and DESTDIR' '
 	DESTDIR=$T/stage cmake --install "$BUILD" --prefix /opt/vz >inst.log &&
+	grep "^-- \(Installing\|Up-to-date\):" inst.log >paths && test "$(wc -l <paths)" -ge 30 &&
+	! grep -v ": $T/stage/opt/vz/" paths &&
+	for u in serve log daemon; do
+		has "^ExecStart=/opt/vz/bin/vramz $u" $T/stage/opt/vz/lib/systemd/system/vramz-$u.service || exit 1
+	done &&
+	test -s $T/stage/opt/vz/share/doc/vramz/commands.md &&
 	test -x $T/stage/opt/vz/bin/vramz &&
 	ls $T/stage/opt/vz/lib*/libvramz.so.0 &&
 	ls $T/stage/opt/vz/lib*/libvramz.a &&
