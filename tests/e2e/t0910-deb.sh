@@ -201,9 +201,11 @@ expect_success 'bash: bash-completion'"'"'s loader finds the completion and it c
 
 expect_success 'zsh: compinit finds _vramz in its own fpath, and TAB completes with it' '
 	HOME=$T zsh -f -c "autoload -U compinit && compinit -u -D &&
-		print -r -- comp=\$_comps[vramz] && autoload +X _vramz && whence -v _vramz" >z 2>&1 &&
+		print -r -- comp=\$_comps[vramz] && autoload +X _vramz && whence -v _vramz" >z 2>&1 ||
+		{ cat z; exit 1; }
 	has "^comp=_vramz$" z && has "^_vramz is a shell function from /usr/share/zsh/vendor-completions/_vramz$" z &&
-	HOME=$T timeout 60 zsh -f "$TESTS_SRC/helpers/zsh-complete.zsh" vramz ps --sort v >line &&
+	HOME=$T timeout 60 zsh -f "$TESTS_SRC/helpers/zsh-complete.zsh" vramz ps --sort v >line ||
+		{ echo "no completion came (zsh-complete.zsh: $?)"; exit 1; }
 	has "^vramz ps --sort vram$" line
 '
 
