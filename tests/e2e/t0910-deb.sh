@@ -44,16 +44,17 @@ VRE=${VER//./\\.}-[0-9]+
 # shellcheck disable=SC2086
 cleanup() { dpkg -P $PKGS >/dev/null 2>&1; rm -rf "$T"; }
 trap cleanup EXIT
-deb() { ls "$D/$1"_*.deb; }
+# (a -dbgsym package is a .ddeb on Ubuntu)
+deb() { ls "$D/$1"_*.deb "$D/$1"_*.ddeb 2>/dev/null; }
 # the files of a package, without the leading "."
 files_of() { dpkg-deb -c "$(deb "$1")" | awk '{print substr($6, 2)}'; }
 
 expect_success 'tools/build-deb.sh builds the four packages and two -dbgsym' '
 	"$SRC/tools/build-deb.sh" "$D" >build.out 2>&1 || { cat build.out; exit 1; }
 	for p in $PKGS vramz-dbgsym libvramz0-dbgsym; do
-		test "$(ls "$D/$p"_*.deb | wc -l)" = 1 || { echo "no $p"; ls "$D"; exit 1; }
+		test "$(deb $p | wc -l)" = 1 || { echo "no $p"; ls "$D"; exit 1; }
 	done &&
-	ls "$D"/*.deb >all && test "$(wc -l <all)" = 6 &&
+	ls "$D"/*deb >all && test "$(wc -l <all)" = 6 &&
 	ls "$D"/vramz_*.changes
 '
 
