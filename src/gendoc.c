@@ -3,14 +3,17 @@
  * command table (main.c) and each command's option table: the same tables
  * that parse the options and print -h, so none of them can drift.
  *
- * The build runs the hidden `vramz --gen-man DIR` (vramz.1 and
- * vramz-CMD.1 per command) and `vramz --gen-completion bash|zsh|fish`
+ * The build runs the hidden `vramz --gen-man DIR [DOCDIR]` (vramz.1 and
+ * vramz-CMD.1 per command; with DOCDIR, the help text's "docs/X.md"
+ * becomes "DOCDIR/X.md", where `cmake --install` puts the documents) and
+ * `vramz --gen-completion bash|zsh|fish`
  * (on stdout, or into FILE); `cmake --install` puts the results where man and the shells
  * look.  Each command's table is read by running the command with a probe
  * set (cli_set_probe): cli_parse hands over its table instead of parsing.
  * GPU indices are completed at completion time from
  * `vramz status --csv --fields gpu --no-header`.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,21 +102,42 @@ static const char *value_kind(const struct optdoc *o)
 
 /* ---- man pages ---------------------------------------------------------- */
 
-/* roff text: backslashes and hyphens escaped, no line starting with . or ' */
+/* Where the installed documents are (--gen-man's DOCDIR), or NULL: the
+ * help text's "docs/X.md" is then left as it is. */
+static const char *man_docdir;
+
+/* roff text of s[0..n): backslashes and hyphens escaped, no line starting
+ * with . or ' (bol: whether s starts a line) */
+static void roff_n(FILE *f, const char *s, size_t n, int *bol)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (*bol && (s[i] == '.' || s[i] == '\''))
+			fputs("\\&", f);
+		*bol = s[i] == '\n';
+		if (s[i] == '\\')
+			fputs("\\e", f);
+		else if (s[i] == '-')
+			fputs("\\-", f);
+		else
+			fputc(s[i], f);
+	}
+}
+
+/* roff text, with "docs/" at the start of a path naming man_docdir */
 static void roff(FILE *f, const char *s)
 {
 	int bol = 1;
-	for (; s && *s; s++) {
-		if (bol && (*s == '.' || *s == '\''))
-			fputs("\\&", f);
-		bol = *s == '\n';
-		if (*s == '\\')
-			fputs("\\e", f);
-		else if (*s == '-')
-			fputs("\\-", f);
-		else
-			fputc(*s, f);
+	const char *from = s;
+	for (const char *p = s; p && *p; p++) {
+		if (!man_docdir || strncmp(p, "docs/", 5) ||
+		    (p > s && (isalnum((unsigned char)p[-1]) || strchr("/._-", p[-1]))))
+			continue;
+		roff_n(f, from, (size_t)(p - from), &bol);
+		roff_n(f, man_docdir, strlen(man_docdir), &bol);
+		from = p + 4; /* the '/' */
 	}
+	if (from)
+		roff_n(f, from, strlen(from), &bol);
 }
 
 static void man_head(FILE *f, const char *title, const char *name, const char *summary)
@@ -200,7 +224,14 @@ static void man_main(FILE *f, const struct cmddoc *docs, size_t n)
 	      ".TP\nXDG_CONFIG_HOME\nthresholds are read from $XDG_CONFIG_HOME/vramz/config "
 	      "(else ~/.config/vramz/config)\n"
 	      ".SH FILES\n.TP\n" VRAMZ_DATADIR "\nexamples, Prometheus alert and recording rules, "
-	      "the Grafana dashboard\n.SH SEE ALSO\n", f);
+	      "the Grafana dashboard\n", f);
+	if (man_docdir) {
+		fputs(".TP\n", f);
+		roff(f, man_docdir);
+		fputs("\nthe documentation: README.md first, commands.md for every command, "
+		      "api.md for the C library\n", f);
+	}
+	fputs(".SH SEE ALSO\n", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, ".BR vramz\\-%s (1),\n", docs[i].name);
 	fputs(".BR nvidia\\-smi (1)\n", f);
@@ -420,9 +451,9 @@ int gendoc_main(int argc, char **argv)
 {
 	size_t n;
 	int ex = EXIT_USAGE;
-	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[0], "--gen-completion")) ||
+	if (argc < 2 || argc > 3 ||
 	    (strcmp(argv[0], "--gen-man") && strcmp(argv[0], "--gen-completion"))) {
-		cli_err("usage: vramz --gen-man DIR | --gen-completion bash|zsh|fish [FILE]");
+		cli_err("usage: vramz --gen-man DIR [DOCDIR] | --gen-completion bash|zsh|fish [FILE]");
 		return EXIT_USAGE;
 	}
 	struct cmddoc *docs = read_tables(&n);
@@ -431,6 +462,7 @@ int gendoc_main(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (!strcmp(argv[0], "--gen-man")) {
+		man_docdir = argc == 3 ? argv[2] : NULL;
 		ex = gen_man(argv[1], docs, n);
 	} else if (!strcmp(argv[1], "bash") || !strcmp(argv[1], "zsh") ||
 		   !strcmp(argv[1], "fish")) {

@@ -6,7 +6,8 @@
 set -eu
 pkgs="build-essential cmake pkg-config libncurses-dev libmicrohttpd-dev libcmocka-dev
       python3 python3-venv python3-pip tmux prometheus curl procps util-linux systemd chromium
-      dpkg-dev file passwd man-db bash-completion zsh fish"
+      dpkg-dev file passwd man-db bash-completion zsh fish
+      debhelper dh-python lintian"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -5,7 +5,9 @@
 # Without --fix it lists the files that do not and exits 1 (ctest runs it
 # as lint.spdx); with --fix it adds the line, after a #! line if there is
 # one, in the file's comment syntax.  Source files are found with find, not
-# git, so a tarball is checked the same way as a clone.
+# git, so a tarball is checked the same way as a clone.  Debian's
+# changelog and source/format have formats without comments (copyright
+# names the licence in its own fields): they are left out.
 set -eu
 cd "$(dirname "$0")/.."
 fix=0
@@ -16,7 +18,7 @@ files=$(find include lib src tests tools bench python examples packaging \
 	-path '*/__pycache__' -prune -o -type f \( -name '*.[ch]' -o -name '*.py' \
 	-o -name '*.sh' -o -name 'CMakeLists.txt' -o -name '*.cmake' -o -name '*.in' \
 	-o -name Dockerfile -o -name '*.yml' -o -name '*.yaml' -o -name '*.service' -o -name '*.toml' -o -name '*.pth' -o -path '*/helpers/*' -o -path 'packaging/debian/*' \) -print |
-	grep -v -e '/corpus' -e '\.scn$' -e 'packaging/debian/copyright$' -e 'packaging/debian/.*\.\(md\|txt\)$' | sort)
+	grep -v -e '/corpus' -e '\.scn$' -e 'packaging/debian/\(copyright\|changelog\|source/format\)$' -e 'packaging/debian/.*\.\(md\|txt\)$' | sort)
 files="CMakeLists.txt $files"
 for f in $files; do
 	head -n 5 "$f" | grep -q "$tag" && continue

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# t0900-install.sh - `cmake --install` with a prefix and DESTDIR lays out the
-# tool, the shared and static library, every public header, a pkg-config
+# t0900-install.sh - `cmake --install` with a prefix and DESTDIR lays out,
+# every file under the prefix (the units starting the prefix's binary, the
+# documents the man pages cite), the tool, the shared and static library, every public header, a pkg-config
 # file and a CMake package that outside programs build against
 # (examples/embed.c, tests/install/use_all.c using every header), and those
 # programs read the fake GPUs and a recorded log through the installed
@@ -13,6 +14,12 @@ scenario 2gpu-h200.scn
 
 expect_success 'install honours --prefix and DESTDIR' '
 	DESTDIR=$T/stage cmake --install "$BUILD" --prefix /opt/vz >inst.log &&
+	grep "^-- \(Installing\|Up-to-date\):" inst.log >paths && test "$(wc -l <paths)" -ge 30 &&
+	! grep -v ": $T/stage/opt/vz/" paths &&
+	for u in serve log daemon; do
+		has "^ExecStart=/opt/vz/bin/vramz $u" $T/stage/opt/vz/lib/systemd/system/vramz-$u.service || exit 1
+	done &&
+	test -s $T/stage/opt/vz/share/doc/vramz/commands.md &&
 	test -x $T/stage/opt/vz/bin/vramz &&
 	ls $T/stage/opt/vz/lib*/libvramz.so.0 &&
 	ls $T/stage/opt/vz/lib*/libvramz.a &&
@@ -22,6 +29,17 @@ expect_success 'install honours --prefix and DESTDIR' '
 	ls $T/stage/opt/vz/include/vramz >hdrs && has "^diagnose.h$" hdrs && has "^log.h$" hdrs &&
 	ls $T/stage/opt/vz/lib*/pkgconfig/vramz.pc &&
 	ls $T/stage/opt/vz/lib*/cmake/vramz/vramzConfig.cmake $T/stage/opt/vz/lib*/cmake/vramz/vramzConfigVersion.cmake
+'
+
+expect_success 'the man pages cite the documents by their installed path, each installed' '
+	prefix=$(sed -n "s/^CMAKE_INSTALL_PREFIX:PATH=//p" "$BUILD/CMakeCache.txt") &&
+	cat $T/stage/opt/vz/share/man/man1/*.1 >all.roff &&
+	hasnt "[^/a-z]docs/" all.roff &&
+	grep -oE "$prefix/share/doc/vramz/[a-z0-9_-]+\.md" all.roff | sort -u >cited &&
+	test "$(wc -l <cited)" -ge 5 &&
+	while read -r f; do
+		test -s "$T/stage/opt/vz/${f#$prefix/}" || { echo "cited, not installed: $f"; exit 1; }
+	done <cited
 '
 
 expect_success 'the shared library exports only vramz_ symbols' '
