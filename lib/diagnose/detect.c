@@ -561,20 +561,36 @@ out:
 	return rc;
 }
 
-/* Every job of two processes or more, each judged by detect_job. */
+/* The processes that belong to a job, sorted by job, pid and GPU: once
+ * an evaluation (d->tick), for both job rows.  NULL out of memory. */
+static const struct jent *job_order(vramz_diag *d, unsigned *n)
+{
+	if (d->jobs_tick != d->tick || !d->jobs_buf) {
+		if (grow_bytes(&d->jobs_buf, &d->jobs_cap, (d->nprocs + 1) * sizeof(struct jent)))
+			return NULL;
+		struct jent *e = d->jobs_buf;
+		unsigned k = 0;
+		for (unsigned i = 0; i < d->nprocs; i++) {
+			const struct proc_state *p = &d->procs[i];
+			if (proc_active(d, p) && p->visible && p->job[0] && p->gpu < d->ngpus &&
+			    p->last_bytes)
+				e[k++].p = p;
+		}
+		qsort(e, k, sizeof *e, cmp_jent);
+		d->jobs_n = k;
+		d->jobs_tick = d->tick;
+	}
+	*n = d->jobs_n;
+	return d->jobs_buf;
+}
+
+/* Every job, each judged by detect_job. */
 static int detect_jobs(vramz_diag *d, struct emitter *em, int stray)
 {
-	struct jent *e = malloc((d->nprocs + 1) * sizeof *e);
+	unsigned n;
+	const struct jent *e = job_order(d, &n);
 	if (!e)
 		return VRAMZ_ENOMEM;
-	unsigned n = 0;
-	for (unsigned i = 0; i < d->nprocs; i++) {
-		const struct proc_state *p = &d->procs[i];
-		if (proc_active(d, p) && p->visible && p->job[0] && p->gpu < d->ngpus &&
-		    p->last_bytes)
-			e[n++].p = p;
-	}
-	qsort(e, n, sizeof *e, cmp_jent);
 	int rc = 0;
 	for (unsigned i = 0; i < n && !rc;) {
 		unsigned j = i;
@@ -583,7 +599,6 @@ static int detect_jobs(vramz_diag *d, struct emitter *em, int stray)
 		rc = detect_job(d, em, stray, e + i, j - i);
 		i = j;
 	}
-	free(e);
 	return rc;
 }
 

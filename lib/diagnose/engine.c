@@ -145,6 +145,7 @@ void vramz_diag_free(vramz_diag *d)
 	free(d->scratch.y);
 	free(d->scratch.tmp);
 	free(d->detect_buf);
+	free(d->jobs_buf);
 	jobkey_free(d->jobs);
 	abi_free(&d->abi);
 	free(d);

@@ -118,6 +118,10 @@ struct vramz_diag {
 	struct diag_scratch scratch;
 	void *detect_buf;              /* detect.c's per-evaluation arrays, kept */
 	size_t detect_cap;
+	void *jobs_buf;                /* detect.c: the processes of jobs in job order, */
+	size_t jobs_cap;               /* sorted once per evaluation for the imbalance */
+	unsigned jobs_n;               /* and stray_context rows both */
+	uint64_t jobs_tick;            /* the tick they were sorted at; 0 never */
 	struct jobkey_cache *jobs;
 	struct oom_event ooms[DIAG_OOM_MAX]; /* the latest, oldest dropped */
 	unsigned nooms;
