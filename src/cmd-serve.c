@@ -50,8 +50,6 @@ struct sampler {
 	struct prom_buf body;
 	struct prom_exporter st;
 	vramz_diag *diag;        /* findings as series; NULL with --no-diagnose */
-	struct prom_finding_row *rows;
-	unsigned rows_cap;
 	int was_up;
 	/* stop request from the main thread */
 	pthread_mutex_t lock;
@@ -59,9 +57,10 @@ struct sampler {
 	int stop;
 };
 
-/* Feeds the diagnosis engine and renders its current findings' figures
- * (leak rate, time to OOM, idle holder and orphaned bytes) as series, so
- * alert rules act on the same diagnosis `vramz watch` prints. */
+/* Feeds the diagnosis engine and renders its current findings' figures as
+ * series (each kind's, from the kinds table: leak rate, time to OOM, idle
+ * holder and orphaned bytes, ...), so alert rules act on the same
+ * diagnosis `vramz watch` prints. */
 static int findings_render(struct sampler *s, const struct prom_input *in,
 			   const vramz_snapshot *snap)
 {
@@ -70,41 +69,8 @@ static int findings_render(struct sampler *s, const struct prom_input *in,
 	 * diagnoses.md, "Time"); out of memory keeps the last findings */
 	if (vramz_diag_feed(s->diag, snap) < 0)
 		return 0;
-	unsigned n = vramz_diag_findings(s->diag, &f), k = 0;
-	if (n > s->rows_cap) {
-		struct prom_finding_row *r = realloc(s->rows, n * sizeof *r);
-		if (!r)
-			return -1;
-		s->rows = r;
-		s->rows_cap = n;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		struct prom_finding_row *r = &s->rows[k];
-		memset(r, 0, sizeof *r);
-		if (f[i].gpu < 0)
-			continue;
-		r->gpu_index = (unsigned)f[i].gpu;
-		r->pid = f[i].pid;
-		if (f[i].kind == VRAMZ_FK_LEAK && (f[i].figures & VRAMZ_FG_RATE)) {
-			r->leak_rate_bytes_per_s = f[i].rate_bytes_per_s;
-			r->has |= PROM_FIG_LEAK_RATE;
-			if ((f[i].figures & VRAMZ_FG_TTO) && f[i].time_to_oom_s >= 0) {
-				r->time_to_oom_s = f[i].time_to_oom_s;
-				r->has |= PROM_FIG_TIME_TO_OOM;
-			}
-		} else if (f[i].kind == VRAMZ_FK_IDLE_HOLDER && (f[i].figures & VRAMZ_FG_BYTES)) {
-			r->idle_holder_bytes = f[i].bytes;
-			r->has |= PROM_FIG_IDLE_HOLDER;
-		} else if (f[i].kind == VRAMZ_FK_ORPHANED && (f[i].figures & VRAMZ_FG_BYTES)) {
-			r->orphan_bytes = f[i].bytes;
-			r->has |= PROM_FIG_ORPHAN;
-		} else if (f[i].kind == VRAMZ_FK_OOM && (f[i].figures & VRAMZ_FG_BYTES)) {
-			r->oom_bytes = f[i].bytes;
-			r->has |= PROM_FIG_OOM;
-		}
-		k += r->has != 0;
-	}
-	return prom_render_findings(&s->body, in, s->rows, k);
+	unsigned n = vramz_diag_findings(s->diag, &f);
+	return prom_render_findings(&s->body, in, f, n);
 }
 
 /* One tick: sample, render, publish.  Returns 0, or -1 when out of memory. */
@@ -234,7 +200,6 @@ static void sampler_free(struct sampler *s)
 	free(s->info);
 	free(s->sel);
 	free(s->bk);
-	free(s->rows);
 	vramz_diag_free(s->diag);
 	prom_buf_free(&s->body);
 	pthread_mutex_destroy(&s->lock);

@@ -1,55 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* detect.c - the detectors: each reads the engine's series and state and
- * emits findings with their figures (no words: see advice.c).
+/* detect.c - the detectors on NVML's figures: each reads the engine's
+ * series and state (state.h) and emits its kind's findings with their
+ * figures through the emitter it is handed (no words: see advice.c).
+ * Each is the detector of one row of the kinds table (kinds.c).
  *
  * Thresholds come from vramz_diag_config; docs/diagnoses.md explains each
  * detector, its figures and why its defaults are what they are.  Every
  * detector leans towards silence: a false alarm at 3 a.m. costs more trust
  * than a late true one.
  */
-#include "diag_internal.h"
+#include "state.h"
+#include "detectors.h"
 #include "grow.h"
+#include "leak.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int proc_active(const vramz_diag *d, const struct proc_state *p)
-{
-	return p->used && (!p->ended || d->cfg.keep_ended);
-}
-
 /* ---- leaks ---- */
-
-/* The statistics are O(windows^2): rerun them only when the series gained
- * about 2 % more windows since the last run (at least one). */
-int leak_cached(vramz_diag *d, const struct ring *r, int64_t life_start_ms,
-		struct leak_cache *c, struct leak_result *out)
-{
-	if (!c->ver || r->ver >= c->ver + 1 + r->n / 48) {
-		int rc = leak_analyze(r, life_start_ms, &d->cfg, &d->scratch, &c->r);
-		if (rc)
-			return rc;
-		c->ver = r->ver;
-	}
-	*out = c->r;
-	return 0;
-}
-
-/* The fast rule (leak.c) reruns whenever a window opened: it looks at a
- * bounded tail and gives up at once on a series not near out of memory. */
-int leak_fast_cached(vramz_diag *d, const struct ring *r, int64_t life_start_ms,
-		     double free_bytes, struct leak_cache *c, struct leak_result *out)
-{
-	if (!c->fast_ver || r->ver != c->fast_ver) {
-		int rc = leak_fast(r, life_start_ms, free_bytes, &d->cfg, &d->scratch, &c->fast);
-		if (rc)
-			return rc;
-		c->fast_ver = r->ver;
-	}
-	*out = c->fast;
-	return 0;
-}
 
 /* free memory of a GPU now; -1 unknown */
 static double gpu_free_now(const struct gpu_state *g)
@@ -65,7 +35,8 @@ struct leak_hit {
 	int ended;
 };
 
-static int emit_leak(vramz_diag *d, const struct leak_hit *h, const double *gpu_rate)
+static int emit_leak(vramz_diag *d, struct emitter *em, const struct leak_hit *h,
+		     const double *gpu_rate)
 {
 	const struct gpu_state *g = &d->gpus[h->gpu];
 	double tto = -1;
@@ -74,11 +45,11 @@ static int emit_leak(vramz_diag *d, const struct leak_hit *h, const double *gpu_
 	enum vramz_severity sev = VRAMZ_SEV_WARNING;
 	if (tto >= 0 && tto * 1000.0 < (double)d->cfg.leak_critical_tto_ms)
 		sev = VRAMZ_SEV_CRITICAL;
-	vramz_finding *f = diag_emit(d, VRAMZ_FK_LEAK, sev, h->r.tr.slope);
+	vramz_finding *f = emit(em, sev, h->r.tr.slope);
 	if (!f)
 		return VRAMZ_ENOMEM;
 	if (h->proc != UINT32_MAX)
-		diag_subject_proc(f, &d->procs[h->proc]);
+		finding_subject_proc(f, &d->procs[h->proc]);
 	else
 		f->gpu = (int)h->gpu;
 	f->figures = VRAMZ_FG_RATE | VRAMZ_FG_TREND | VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
@@ -94,6 +65,9 @@ static int emit_leak(vramz_diag *d, const struct leak_hit *h, const double *gpu_
 		f->figures |= VRAMZ_FG_TTO | VRAMZ_FG_REF;
 		f->ref_bytes = g->last.mem_free_bytes;
 	}
+	/* an attached process's agent may say where in its code it grows */
+	if (h->proc != UINT32_MAX && f->pid)
+		torch_leak_site(d, &d->procs[h->proc], f);
 	return 0;
 }
 
@@ -107,7 +81,7 @@ static void *detect_scratch(vramz_diag *d, size_t size)
 	return memset(d->detect_buf, 0, size);
 }
 
-static int detect_leaks(vramz_diag *d)
+int detect_leak(vramz_diag *d, struct emitter *em)
 {
 	unsigned nh = 0, ng = d->ngpus ? d->ngpus : 1;
 	/* hits first (the strictest alignment), then the rates, then the flags */
@@ -124,13 +98,14 @@ static int detect_leaks(vramz_diag *d)
 		if (!proc_active(d, p) || p->gpu >= d->ngpus)
 			continue;
 		struct leak_hit *h = &hits[nh];
-		if ((rc = leak_cached(d, &p->mem, p->first_ms, &p->leak, &h->r)))
+		if ((rc = leak_cached(&p->mem, p->first_ms, &d->cfg, &d->scratch, &p->leak, &h->r)))
 			goto out;
 		if (!h->r.is_leak) {
 			/* an exited process is judged as it was at its end */
 			double fr = !p->ended ? gpu_free_now(&d->gpus[p->gpu])
 				  : p->gpu_mem_known ? (double)p->gpu_free_bytes : -1;
-			if ((rc = leak_fast_cached(d, &p->mem, p->first_ms, fr, &p->leak, &h->r)))
+			if ((rc = leak_fast_cached(&p->mem, p->first_ms, fr, &d->cfg, &d->scratch,
+						   &p->leak, &h->r)))
 				goto out;
 			if (!h->r.is_leak)
 				continue;
@@ -151,11 +126,11 @@ static int detect_leaks(vramz_diag *d)
 		if (!g->seen || g->lost || has[gi] || !g->mem.n)
 			continue;
 		struct leak_hit *h = &hits[nh];
-		if ((rc = leak_cached(d, &g->mem, g->first_ms, &g->leak, &h->r)))
+		if ((rc = leak_cached(&g->mem, g->first_ms, &d->cfg, &d->scratch, &g->leak, &h->r)))
 			goto out;
 		if (!h->r.is_leak) {
-			if ((rc = leak_fast_cached(d, &g->mem, g->first_ms, gpu_free_now(g), &g->leak,
-						   &h->r)))
+			if ((rc = leak_fast_cached(&g->mem, g->first_ms, gpu_free_now(g), &d->cfg,
+						   &d->scratch, &g->leak, &h->r)))
 				goto out;
 			if (!h->r.is_leak)
 				continue;
@@ -169,48 +144,90 @@ static int detect_leaks(vramz_diag *d)
 	}
 	/* time to OOM counts every leak on the GPU: they share its free memory */
 	for (unsigned i = 0; i < nh && !rc; i++)
-		rc = emit_leak(d, &hits[i], rate);
+		rc = emit_leak(d, em, &hits[i], rate);
 out:
 	return rc;
 }
 
-/* ---- idle holders, hidden processes, fragmentation ---- */
+/* ---- leak: its thresholds' rules ---- */
 
-static int detect_procs(vramz_diag *d)
+const char *check_leak(const vramz_diag_config *c, char *buf, size_t len)
+{
+	if (c->leak_min_windows < 3)
+		snprintf(buf, len, "leak_min_windows %u: must be at least 3", c->leak_min_windows);
+	else if (!(c->leak_p > 0 && c->leak_p < 1))
+		snprintf(buf, len, "leak_p %g: must be between 0 and 1", c->leak_p);
+	else if (c->leak_fast_tto_ms < 0 || c->leak_fast_warmup_ms < 0 ||
+		 c->leak_fast_min_span_ms < 0)
+		snprintf(buf, len, "leak_fast_*_ms: must not be negative");
+	else if (!(c->leak_fast_share > 0))
+		snprintf(buf, len, "leak_fast_share %g: must be positive", c->leak_fast_share);
+	else
+		return NULL;
+	return buf;
+}
+
+/* ---- per process: idle holders, hidden processes, fragmentation ---- */
+
+int detect_idle_holder(vramz_diag *d, struct emitter *em)
 {
 	for (unsigned i = 0; i < d->nprocs; i++) {
-		struct proc_state *p = &d->procs[i];
-		p->idle_raised = 0;
-		if (!proc_active(d, p))
+		const struct proc_state *p = &d->procs[i];
+		if (!proc_active(d, p) || !proc_idle_held(d, p))
 			continue;
-		int64_t until = p->last_ms;
-		int64_t idle_since = p->idle.since_ms;
-		if (idle_since >= 0 && p->last_bytes >= d->cfg.idle_min_bytes &&
-		    until - idle_since >= d->cfg.idle_ms) {
-			vramz_finding *f = diag_emit(d, VRAMZ_FK_IDLE_HOLDER,
-						     p->ended ? VRAMZ_SEV_INFO : VRAMZ_SEV_WARNING,
-						     (double)p->last_bytes);
-			if (!f)
-				return VRAMZ_ENOMEM;
-			diag_subject_proc(f, p);
-			f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
-			f->duration_ms = until - idle_since;
-			f->bytes = p->last_bytes;
-			p->idle_raised = 1;
-		}
-		if (p->hidden_since_ms >= 0 && until - p->hidden_since_ms >= d->cfg.orphan_ms) {
-			vramz_finding *f = diag_emit(d, VRAMZ_FK_ORPHANED, VRAMZ_SEV_INFO,
-						     (double)p->last_bytes);
-			if (!f)
-				return VRAMZ_ENOMEM;
-			diag_subject_proc(f, p);
-			f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
-			f->duration_ms = until - p->hidden_since_ms;
-			f->bytes = p->last_bytes;
-		}
-		/* fragmentation hint: held near the peak while the work fell away
-		 * (an attached process's agent says for sure: torch.c) */
-		if (p->idle_raised || torch_is_attached(p) || p->last_bytes < d->cfg.idle_min_bytes ||
+		vramz_finding *f = emit(em, p->ended ? VRAMZ_SEV_INFO : VRAMZ_SEV_WARNING,
+					(double)p->last_bytes);
+		if (!f)
+			return VRAMZ_ENOMEM;
+		finding_subject_proc(f, p);
+		f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
+		f->duration_ms = p->last_ms - p->idle.since_ms;
+		f->bytes = p->last_bytes;
+	}
+	return 0;
+}
+
+/* Memory no listed process accounts for, on a GPU; then processes that
+ * hold memory but are not visible from here. */
+int detect_orphaned(vramz_diag *d, struct emitter *em)
+{
+	vramz_finding *f;
+	for (unsigned gi = 0; gi < d->ngpus; gi++) {
+		const struct gpu_state *g = &d->gpus[gi];
+		if (!g->seen || g->lost || g->orphan_since_ms < 0 ||
+		    g->last_ms - g->orphan_since_ms < d->cfg.orphan_ms)
+			continue;
+		if (!(f = emit(em, VRAMZ_SEV_WARNING, (double)g->last.unattributed_bytes)))
+			return VRAMZ_ENOMEM;
+		f->gpu = (int)gi;
+		f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES | VRAMZ_FG_REF;
+		f->duration_ms = g->last_ms - g->orphan_since_ms;
+		f->bytes = g->last.unattributed_bytes;
+		f->ref_bytes = g->last.mem_used_bytes;
+	}
+	for (unsigned i = 0; i < d->nprocs; i++) {
+		const struct proc_state *p = &d->procs[i];
+		if (!proc_active(d, p) || p->hidden_since_ms < 0 ||
+		    p->last_ms - p->hidden_since_ms < d->cfg.orphan_ms)
+			continue;
+		if (!(f = emit(em, VRAMZ_SEV_INFO, (double)p->last_bytes)))
+			return VRAMZ_ENOMEM;
+		finding_subject_proc(f, p);
+		f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
+		f->duration_ms = p->last_ms - p->hidden_since_ms;
+		f->bytes = p->last_bytes;
+	}
+	return 0;
+}
+
+/* Fragmentation hint: held near the peak while the work fell away (an
+ * attached process's agent says for sure: the row's detect_agent). */
+int detect_fragmentation(vramz_diag *d, struct emitter *em)
+{
+	for (unsigned i = 0; i < d->nprocs; i++) {
+		const struct proc_state *p = &d->procs[i];
+		if (!proc_active(d, p) || proc_idle_held(d, p) || torch_is_attached(p) ||
+		    p->last_bytes < d->cfg.idle_min_bytes ||
 		    (double)p->last_bytes < 0.9 * (double)p->peak_bytes || p->mem.n < 4)
 			continue;
 		double recent = 0, before = 0;
@@ -232,11 +249,10 @@ static int detect_procs(vramz_diag *d)
 			continue;
 		double ra = recent / rn, ba = before / bn;
 		if (ba >= 30 && ra <= 5 && ra < ba / 4) {
-			vramz_finding *f = diag_emit(d, VRAMZ_FK_FRAGMENTATION, VRAMZ_SEV_INFO,
-						     (double)p->last_bytes);
+			vramz_finding *f = emit(em, VRAMZ_SEV_INFO, (double)p->last_bytes);
 			if (!f)
 				return VRAMZ_ENOMEM;
-			diag_subject_proc(f, p);
+			finding_subject_proc(f, p);
 			f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_VALUE;
 			f->duration_ms = d->cfg.frag_ms;
 			f->bytes = p->last_bytes;
@@ -248,81 +264,98 @@ static int detect_procs(vramz_diag *d)
 	return 0;
 }
 
-/* ---- per GPU: lost, orphaned memory, throttling, link, temperature ---- */
+/* ---- per GPU: lost, throttling, link, temperature ---- */
 
-static int detect_gpus(vramz_diag *d)
+int detect_gpu_lost(vramz_diag *d, struct emitter *em)
 {
 	for (unsigned gi = 0; gi < d->ngpus; gi++) {
 		const struct gpu_state *g = &d->gpus[gi];
-		vramz_finding *f;
-		if (!g->seen)
+		if (!g->seen || !g->lost)
 			continue;
-		if (g->lost) {
-			if (!(f = diag_emit(d, VRAMZ_FK_GPU_LOST, VRAMZ_SEV_CRITICAL, 0)))
-				return VRAMZ_ENOMEM;
-			f->gpu = (int)gi;
-			f->figures = VRAMZ_FG_DURATION;
-			f->duration_ms = g->last_ms - g->lost_ms;
+		vramz_finding *f = emit(em, VRAMZ_SEV_CRITICAL, 0);
+		if (!f)
+			return VRAMZ_ENOMEM;
+		f->gpu = (int)gi;
+		f->figures = VRAMZ_FG_DURATION;
+		f->duration_ms = g->last_ms - g->lost_ms;
+	}
+	return 0;
+}
+
+/* a GPU that is read: seen and not lost */
+static const struct gpu_state *gpu_read(const vramz_diag *d, unsigned gi)
+{
+	const struct gpu_state *g = &d->gpus[gi];
+	return g->seen && !g->lost ? g : NULL;
+}
+
+int detect_throttle(vramz_diag *d, struct emitter *em)
+{
+	for (unsigned gi = 0; gi < d->ngpus; gi++) {
+		const struct gpu_state *g = gpu_read(d, gi);
+		if (!g || g->busy_ms < d->cfg.throttle_min_busy_ms)
 			continue;
-		}
-		if (g->orphan_since_ms >= 0 && g->last_ms - g->orphan_since_ms >= d->cfg.orphan_ms) {
-			if (!(f = diag_emit(d, VRAMZ_FK_ORPHANED, VRAMZ_SEV_WARNING,
-					    (double)g->last.unattributed_bytes)))
-				return VRAMZ_ENOMEM;
-			f->gpu = (int)gi;
-			f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES | VRAMZ_FG_REF;
-			f->duration_ms = g->last_ms - g->orphan_since_ms;
-			f->bytes = g->last.unattributed_bytes;
-			f->ref_bytes = g->last.mem_used_bytes;
-		}
-		if (g->busy_ms >= d->cfg.throttle_min_busy_ms) {
-			double busy = (double)g->busy_ms;
-			double th = g->thr_thermal_ms / busy, pw = g->thr_power_ms / busy;
-			double hw = g->thr_hw_ms / busy;
-			double share = th > pw ? th : pw;
-			if (share >= d->cfg.throttle_share) {
-				if (!(f = diag_emit(d, VRAMZ_FK_THROTTLE,
-						    hw >= 0.5 ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING,
-						    share)))
-					return VRAMZ_ENOMEM;
-				f->gpu = (int)gi;
-				f->figures = VRAMZ_FG_SHARE | VRAMZ_FG_VALUE | VRAMZ_FG_DURATION;
-				f->share = share;
-				f->value = th;
-				f->ref_value = pw;
-				f->duration_ms = g->busy_ms;
-			}
-		}
-		if (g->link_busy_ms >= d->cfg.throttle_min_busy_ms &&
-		    (double)g->link_low_ms >= d->cfg.pcie_share * (double)g->link_busy_ms) {
-			if (!(f = diag_emit(d, VRAMZ_FK_PCIE_DOWNGRADED, VRAMZ_SEV_WARNING,
-					    (double)g->link_low_gen * 100 + g->link_low_width)))
-				return VRAMZ_ENOMEM;
-			f->gpu = (int)gi;
-			f->figures = VRAMZ_FG_SHARE | VRAMZ_FG_VALUE | VRAMZ_FG_COUNT | VRAMZ_FG_DURATION;
-			f->share = (double)g->link_low_ms / (double)g->link_busy_ms;
-			f->value = g->link_low_gen;
-			f->ref_value = g->info.pcie_max_gen;
-			f->count = g->link_low_width;
-			f->ref_count = g->info.pcie_max_width;
-			f->duration_ms = g->link_busy_ms;
-		}
-		if (g->last.valid & VRAMZ_F_TEMP_MEM) {
-			int limit = d->cfg.mem_temp_max_c;
-			if (g->have_info && (g->info.valid & VRAMZ_I_T_MEM_MAX) && g->info.temp_mem_max_c > 0)
-				limit = g->info.temp_mem_max_c;
-			int t = g->last.temp_mem_c;
-			if (t >= limit - d->cfg.mem_temp_margin_c) {
-				if (!(f = diag_emit(d, VRAMZ_FK_MEM_TEMP,
-						    t >= limit ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING,
-						    0)))
-					return VRAMZ_ENOMEM;
-				f->gpu = (int)gi;
-				f->figures = VRAMZ_FG_VALUE;
-				f->value = t;
-				f->ref_value = limit;
-			}
-		}
+		double busy = (double)g->busy_ms;
+		double th = g->thr_thermal_ms / busy, pw = g->thr_power_ms / busy;
+		double hw = g->thr_hw_ms / busy;
+		double share = th > pw ? th : pw;
+		if (share < d->cfg.throttle_share)
+			continue;
+		vramz_finding *f = emit(em, hw >= 0.5 ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING, share);
+		if (!f)
+			return VRAMZ_ENOMEM;
+		f->gpu = (int)gi;
+		f->figures = VRAMZ_FG_SHARE | VRAMZ_FG_VALUE | VRAMZ_FG_DURATION;
+		f->share = share;
+		f->value = th;
+		f->ref_value = pw;
+		f->duration_ms = g->busy_ms;
+	}
+	return 0;
+}
+
+int detect_pcie_downgraded(vramz_diag *d, struct emitter *em)
+{
+	for (unsigned gi = 0; gi < d->ngpus; gi++) {
+		const struct gpu_state *g = gpu_read(d, gi);
+		if (!g || g->link_busy_ms < d->cfg.throttle_min_busy_ms ||
+		    (double)g->link_low_ms < d->cfg.pcie_share * (double)g->link_busy_ms)
+			continue;
+		vramz_finding *f = emit(em, VRAMZ_SEV_WARNING,
+					(double)g->link_low_gen * 100 + g->link_low_width);
+		if (!f)
+			return VRAMZ_ENOMEM;
+		f->gpu = (int)gi;
+		f->figures = VRAMZ_FG_SHARE | VRAMZ_FG_VALUE | VRAMZ_FG_COUNT | VRAMZ_FG_DURATION;
+		f->share = (double)g->link_low_ms / (double)g->link_busy_ms;
+		f->value = g->link_low_gen;
+		f->ref_value = g->info.pcie_max_gen;
+		f->count = g->link_low_width;
+		f->ref_count = g->info.pcie_max_width;
+		f->duration_ms = g->link_busy_ms;
+	}
+	return 0;
+}
+
+int detect_mem_temp(vramz_diag *d, struct emitter *em)
+{
+	for (unsigned gi = 0; gi < d->ngpus; gi++) {
+		const struct gpu_state *g = gpu_read(d, gi);
+		if (!g || !(g->last.valid & VRAMZ_F_TEMP_MEM))
+			continue;
+		int limit = d->cfg.mem_temp_max_c;
+		if (g->have_info && (g->info.valid & VRAMZ_I_T_MEM_MAX) && g->info.temp_mem_max_c > 0)
+			limit = g->info.temp_mem_max_c;
+		int t = g->last.temp_mem_c;
+		if (t < limit - d->cfg.mem_temp_margin_c)
+			continue;
+		vramz_finding *f = emit(em, t >= limit ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING, 0);
+		if (!f)
+			return VRAMZ_ENOMEM;
+		f->gpu = (int)gi;
+		f->figures = VRAMZ_FG_VALUE;
+		f->value = t;
+		f->ref_value = limit;
 	}
 	return 0;
 }
@@ -414,8 +447,11 @@ static int job_judgeable(const vramz_diag *d, const struct jent *e, unsigned n)
 	return !grace || job_raised(d, e[0].p->job);
 }
 
-/* One job: entries e[0..n-1] sorted by pid. */
-static int detect_job(vramz_diag *d, const struct jent *e, unsigned n)
+/* One job: entries e[0..n-1] sorted by pid.  Its memory per GPU, split
+ * into each process's main context and its small stray ones; then its
+ * stray contexts (stray) or its imbalance (!stray). */
+static int detect_job(vramz_diag *d, struct emitter *em, int stray, const struct jent *e,
+		      unsigned n)
 {
 	unsigned ng = d->ngpus;
 	if (!job_judgeable(d, e, n))
@@ -452,11 +488,10 @@ static int detect_job(vramz_diag *d, const struct jent *e, unsigned n)
 		}
 		i = j;
 	}
-	for (unsigned g = 0; g < ng; g++) {
+	for (unsigned g = 0; stray && g < ng; g++) {
 		if (!stray_n[g])
 			continue;
-		vramz_finding *f = diag_emit(d, VRAMZ_FK_STRAY_CONTEXT, VRAMZ_SEV_WARNING,
-					     (double)stray_n[g]);
+		vramz_finding *f = emit(em, VRAMZ_SEV_WARNING, (double)stray_n[g]);
 		if (!f) {
 			rc = VRAMZ_ENOMEM;
 			goto out;
@@ -467,6 +502,8 @@ static int detect_job(vramz_diag *d, const struct jent *e, unsigned n)
 		f->bytes = stray_bytes[g];
 		f->count = stray_n[g];
 	}
+	if (stray)
+		goto out;
 	unsigned nv = 0, hg = 0;
 	for (unsigned g = 0; g < ng; g++)
 		if (main_bytes[g]) {
@@ -498,7 +535,7 @@ static int detect_job(vramz_diag *d, const struct jent *e, unsigned n)
 		if (others_low && (double)hgs->last.mem_used_bytes >= 0.9 * (double)hgs->last.mem_total_bytes)
 			sev = VRAMZ_SEV_CRITICAL;
 	}
-	vramz_finding *f = diag_emit(d, VRAMZ_FK_IMBALANCE, sev, (double)mx / (double)med);
+	vramz_finding *f = emit(em, sev, (double)mx / (double)med);
 	if (!f) {
 		rc = VRAMZ_ENOMEM;
 		goto out;
@@ -524,43 +561,62 @@ out:
 	return rc;
 }
 
-static int detect_jobs(vramz_diag *d)
+/* The processes that belong to a job, sorted by job, pid and GPU: once
+ * an evaluation (d->tick), for both job rows.  NULL out of memory. */
+static const struct jent *job_order(vramz_diag *d, unsigned *n)
 {
-	struct jent *e = malloc((d->nprocs + 1) * sizeof *e);
+	if (d->jobs_tick != d->tick || !d->jobs_buf) {
+		if (grow_bytes(&d->jobs_buf, &d->jobs_cap, (d->nprocs + 1) * sizeof(struct jent)))
+			return NULL;
+		struct jent *e = d->jobs_buf;
+		unsigned k = 0;
+		for (unsigned i = 0; i < d->nprocs; i++) {
+			const struct proc_state *p = &d->procs[i];
+			if (proc_active(d, p) && p->visible && p->job[0] && p->gpu < d->ngpus &&
+			    p->last_bytes)
+				e[k++].p = p;
+		}
+		qsort(e, k, sizeof *e, cmp_jent);
+		d->jobs_n = k;
+		d->jobs_tick = d->tick;
+	}
+	*n = d->jobs_n;
+	return d->jobs_buf;
+}
+
+/* Every job, each judged by detect_job. */
+static int detect_jobs(vramz_diag *d, struct emitter *em, int stray)
+{
+	unsigned n;
+	const struct jent *e = job_order(d, &n);
 	if (!e)
 		return VRAMZ_ENOMEM;
-	unsigned n = 0;
-	for (unsigned i = 0; i < d->nprocs; i++) {
-		const struct proc_state *p = &d->procs[i];
-		if (proc_active(d, p) && p->visible && p->job[0] && p->gpu < d->ngpus &&
-		    p->last_bytes)
-			e[n++].p = p;
-	}
-	qsort(e, n, sizeof *e, cmp_jent);
 	int rc = 0;
 	for (unsigned i = 0; i < n && !rc;) {
 		unsigned j = i;
 		while (j < n && !strcmp(e[j].p->job, e[i].p->job))
 			j++;
-		rc = detect_job(d, e + i, j - i);
+		rc = detect_job(d, em, stray, e + i, j - i);
 		i = j;
 	}
-	free(e);
 	return rc;
 }
 
-int detect_all(vramz_diag *d)
+int detect_stray_context(vramz_diag *d, struct emitter *em)
 {
-	int rc = detect_gpus(d);
-	if (!rc)
-		rc = detect_leaks(d);
-	if (!rc)
-		rc = detect_procs(d);
-	if (!rc)
-		rc = detect_jobs(d);
-	if (!rc)
-		rc = detect_ooms(d);
-	if (!rc)
-		rc = detect_torch(d);
-	return rc;
+	return detect_jobs(d, em, 1);
+}
+
+int detect_imbalance(vramz_diag *d, struct emitter *em)
+{
+	return detect_jobs(d, em, 0);
+}
+
+const char *check_imbalance(const vramz_diag_config *c, char *buf, size_t len)
+{
+	if (!(c->imbalance_ratio >= 1))
+		snprintf(buf, len, "imbalance_ratio %g: must be at least 1", c->imbalance_ratio);
+	else
+		return NULL;
+	return buf;
 }

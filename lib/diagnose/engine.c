@@ -7,11 +7,16 @@
  * a new process starts a new series instead of continuing a dead one's.
  * Feeding costs a hash lookup and a window update per process, so a day
  * of 10 Hz samples replays in seconds; the statistics run only when an
- * evaluation is due (detect.c).  Exited processes are dropped at once in
- * live use and kept (up to DIAG_ENDED_MAX) for log analysis, where "it
- * leaked until it died" is the answer wanted.
+ * evaluation is due.  An evaluation walks the kinds table (kinds.c): each
+ * row's detector is handed an emitter of that row's kind, so detectors
+ * read the state (state.h) and never call back in here.  Exited processes
+ * are dropped at once in live use and kept (up to DIAG_ENDED_MAX) for log
+ * analysis, where "it leaked until it died" is the answer wanted.
  */
-#include "diag_internal.h"
+#include "state.h"
+#include "detectors.h"
+#include "jobkey.h"
+#include "kinds.h"
 #include "abi.h"
 #include "grow.h"
 #include "hashtab.h"
@@ -23,46 +28,24 @@
 /* 0.2's config, the first with a size: up to proc_root */
 #define CFG_MIN_SIZE ABI_SIZE_UPTO(vramz_diag_config, proc_root)
 
+/* Every field its default: each threshold's from the kinds table (the
+ * engine's own thresholds are there too), the rest 0 / NULL (keep_ended,
+ * proc_root). */
 static void config_defaults(vramz_diag_config *c)
 {
 	memset(c, 0, sizeof *c);
 	c->size = sizeof *c;
-	c->window_ms = 1000;
-	c->ring_windows = 512;
-	c->eval_interval_ms = 1000;
-	c->keep_ended = 0;
-	c->leak_warmup_ms = 30000;
-	c->leak_min_span_ms = 60000;
-	c->leak_min_windows = 12;
-	c->leak_min_rate_bytes_per_min = 1ull << 20;
-	c->leak_min_rise_bytes = 64ull << 20;
-	c->leak_p = 0.001;
-	c->leak_min_tau = 0.5;
-	c->leak_critical_tto_ms = 3600 * 1000;
-	c->imbalance_ratio = 1.5;
-	c->imbalance_min_bytes = 1ull << 30;
-	c->stray_max_bytes = 1ull << 30;
-	c->idle_min_bytes = 1ull << 30;
-	c->idle_ms = 30 * 60 * 1000;
-	c->orphan_min_bytes = 1ull << 30;
-	c->orphan_ms = 60 * 1000;
-	c->throttle_share = 0.2;
-	c->throttle_min_busy_ms = 60 * 1000;
-	c->pcie_share = 0.5;
-	c->mem_temp_margin_c = 5;
-	c->mem_temp_max_c = 95;
-	c->frag_ms = 10 * 60 * 1000;
-	c->job_warmup_ms = 30000;
-	c->report_after_ms = 5000;
-	c->proc_root = NULL;
-	c->leak_fast_tto_ms = 5 * 60 * 1000;
-	c->leak_fast_warmup_ms = 15000;
-	c->leak_fast_min_span_ms = 10000;
-	c->leak_fast_share = 1.0 / 3;
-	c->oom_free_bytes = 1ull << 30;
-	c->oom_free_share = 0.02;
-	c->oom_rise_ms = 10000;
-	c->oom_keep_ms = 10 * 60 * 1000;
+	for (unsigned i = 0, n = kind_conf_count(); i < n; i++) {
+		const struct kind_conf *k = kind_conf_at(i);
+		char *v = (char *)c + k->off;
+		switch (k->ctype) {
+		case KC_I64: *(int64_t *)(void *)v = (int64_t)k->def; break;
+		case KC_U64: *(uint64_t *)(void *)v = (uint64_t)k->def; break;
+		case KC_UINT: *(unsigned *)(void *)v = (unsigned)k->def; break;
+		case KC_INT: *(int *)(void *)v = (int)k->def; break;
+		case KC_DOUBLE: *(double *)(void *)v = k->def; break;
+		}
+	}
 }
 
 int vramz_diag_config_init(vramz_diag_config *cfg, size_t size)
@@ -79,36 +62,25 @@ int vramz_diag_config_init(vramz_diag_config *cfg, size_t size)
 	return 0;
 }
 
-/* The first rule a config breaks, named for the user; NULL when it is valid. */
+/* The first rule a config breaks, named for the user; NULL when it is
+ * valid.  The engine's own rules, then each kind's (its row's check). */
 static const char *config_check(const vramz_diag_config *c, char *buf, size_t len)
 {
 	if (c->window_ms <= 0)
 		snprintf(buf, len, "window_ms %lld: must be positive", (long long)c->window_ms);
 	else if (c->ring_windows < 16)
 		snprintf(buf, len, "ring_windows %u: must be at least 16", c->ring_windows);
-	else if (c->leak_min_windows < 3)
-		snprintf(buf, len, "leak_min_windows %u: must be at least 3", c->leak_min_windows);
-	else if (!(c->leak_p > 0 && c->leak_p < 1))
-		snprintf(buf, len, "leak_p %g: must be between 0 and 1", c->leak_p);
-	else if (!(c->imbalance_ratio >= 1))
-		snprintf(buf, len, "imbalance_ratio %g: must be at least 1", c->imbalance_ratio);
 	else if (c->job_warmup_ms < 0)
 		snprintf(buf, len, "job_warmup_ms %lld: must not be negative", (long long)c->job_warmup_ms);
 	else if (c->report_after_ms < 0)
 		snprintf(buf, len, "report_after_ms %lld: must not be negative",
 			 (long long)c->report_after_ms);
-	else if (c->leak_fast_tto_ms < 0 || c->leak_fast_warmup_ms < 0 ||
-		 c->leak_fast_min_span_ms < 0)
-		snprintf(buf, len, "leak_fast_*_ms: must not be negative");
-	else if (!(c->leak_fast_share > 0))
-		snprintf(buf, len, "leak_fast_share %g: must be positive", c->leak_fast_share);
-	else if (!(c->oom_free_share >= 0 && c->oom_free_share < 1))
-		snprintf(buf, len, "oom_free_share %g: must be at least 0 and below 1",
-			 c->oom_free_share);
-	else if (c->oom_rise_ms < 0 || c->oom_keep_ms < 0)
-		snprintf(buf, len, "oom_rise_ms, oom_keep_ms: must not be negative");
-	else
+	else {
+		for (unsigned k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++)
+			if (finding_kinds[k].check && finding_kinds[k].check(c, buf, len))
+				return buf;
 		return NULL;
+	}
 	return buf;
 }
 
@@ -173,6 +145,7 @@ void vramz_diag_free(vramz_diag *d)
 	free(d->scratch.y);
 	free(d->scratch.tmp);
 	free(d->detect_buf);
+	free(d->jobs_buf);
 	jobkey_free(d->jobs);
 	abi_free(&d->abi);
 	free(d);
@@ -511,7 +484,7 @@ int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 			continue;
 		const struct gpu_state *g = &d->gpus[p->gpu];
 		if (g->procs_tick == d->tick) {
-			oom_check(d, p); /* detect.c: did it end out of memory? */
+			oom_check(d, p); /* oom.c: did it end out of memory? */
 			p->ended = 1;
 		} else if (g->lost && g->last_ms == t) {
 			p->ended = 1;
@@ -538,9 +511,10 @@ static uint64_t finding_id(const vramz_finding *f)
 	return h;
 }
 
-vramz_finding *diag_emit(vramz_diag *d, enum vramz_finding_kind kind,
-			 enum vramz_severity sev, double headline)
+/* The emitter's add: a finding of the row's kind into d->next. */
+static vramz_finding *emit_add(struct emitter *em, enum vramz_severity sev, double headline)
 {
+	vramz_diag *d = em->sink;
 	if (d->nnext == d->cap_next) {
 		struct finding_slot *nn = grow_array(d->next, &d->cap_next, 16, sizeof *nn);
 		if (!nn)
@@ -549,7 +523,7 @@ vramz_finding *diag_emit(vramz_diag *d, enum vramz_finding_kind kind,
 	}
 	struct finding_slot *s = &d->next[d->nnext++];
 	memset(s, 0, sizeof *s);
-	s->f.kind = kind;
+	s->f.kind = em->kind;
 	s->f.severity = sev;
 	s->f.gpu = -1;
 	s->f.time_to_oom_s = -1;
@@ -557,15 +531,20 @@ vramz_finding *diag_emit(vramz_diag *d, enum vramz_finding_kind kind,
 	return &s->f;
 }
 
-void diag_subject_proc(vramz_finding *f, const struct proc_state *p)
+/* Every row's detector, in table order (the agent's right after its
+ * row's), each with an emitter of its own kind. */
+static int detect_all(vramz_diag *d)
 {
-	f->gpu = (int)p->gpu;
-	f->pid = p->pid;
-	f->start_time_ticks = p->start_ticks;
-	memcpy(f->job, p->job, sizeof f->job);
-	memcpy(f->comm, p->comm, sizeof f->comm);
-	memcpy(f->user, p->user, sizeof f->user);
-	f->ended = p->ended;
+	for (unsigned k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++) {
+		const struct finding_kind *fk = &finding_kinds[k];
+		struct emitter em = {emit_add, fk->kind, d};
+		int rc = fk->detect(d, &em);
+		if (!rc && fk->detect_agent)
+			rc = fk->detect_agent(d, &em);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 static int cmp_finding(const void *a, const void *b)
@@ -638,11 +617,10 @@ static int evaluate(vramz_diag *d)
 			break;
 		}
 		/* a start-up transient raised and cleared within seconds is noise:
-		 * hand a finding out once it has held report_after_ms; a GPU off
-		 * the bus does not come back by itself, nor a process that ended
-		 * out of memory: those at once */
-		if (now - s->f.first_seen_ms >= d->cfg.report_after_ms || s->f.kind == VRAMZ_FK_GPU_LOST ||
-		    s->f.kind == VRAMZ_FK_OOM)
+		 * hand a finding out once it has held report_after_ms; what does
+		 * not come back by itself (a GPU off the bus, a process that ended
+		 * out of memory: the rows' at_once) at once */
+		if (now - s->f.first_seen_ms >= d->cfg.report_after_ms || kind_of(s->f.kind)->at_once)
 			s->reported = 1;
 	}
 	if (d->cfg.keep_ended)

@@ -13,7 +13,7 @@
  * seconds at most in the views), but a verdict over a whole window - what
  * kill gives - counts it against idleness: unknown is never called idle.
  */
-#include "diag_internal.h"
+#include "words.h"
 
 #include <stdio.h>
 #include <string.h>

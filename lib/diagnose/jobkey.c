@@ -32,7 +32,7 @@
  * Results are cached per (pid, start time, ppid); entries not asked about
  * for a few ticks are dropped, so memory follows the live processes.
  */
-#include "diag_internal.h"
+#include "jobkey.h"
 #include "hashtab.h"
 #include "proc.h"
 

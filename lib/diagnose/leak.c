@@ -16,7 +16,8 @@
  *      and levels the series already reached before the rise (cycles).
  * Every rejection names its reason (why_not), which the tests check.
  */
-#include "diag_internal.h"
+#include "leak.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -370,5 +371,36 @@ int leak_fast(const struct ring *r, int64_t life_start_ms, double free_bytes,
 	}
 	out->is_leak = 1;
 	out->why_not = NULL;
+	return 0;
+}
+
+/* The statistics are O(windows^2): rerun them only when the series gained
+ * about 2 % more windows since the last run (at least one). */
+int leak_cached(const struct ring *r, int64_t life_start_ms, const vramz_diag_config *cfg,
+		struct diag_scratch *s, struct leak_cache *c, struct leak_result *out)
+{
+	if (!c->ver || r->ver >= c->ver + 1 + r->n / 48) {
+		int rc = leak_analyze(r, life_start_ms, cfg, s, &c->r);
+		if (rc)
+			return rc;
+		c->ver = r->ver;
+	}
+	*out = c->r;
+	return 0;
+}
+
+/* The fast rule reruns whenever a window opened: it looks at a bounded
+ * tail and gives up at once on a series not near out of memory. */
+int leak_fast_cached(const struct ring *r, int64_t life_start_ms, double free_bytes,
+		     const vramz_diag_config *cfg, struct diag_scratch *s, struct leak_cache *c,
+		     struct leak_result *out)
+{
+	if (!c->fast_ver || r->ver != c->fast_ver) {
+		int rc = leak_fast(r, life_start_ms, free_bytes, cfg, s, &c->fast);
+		if (rc)
+			return rc;
+		c->fast_ver = r->ver;
+	}
+	*out = c->fast;
 	return 0;
 }

@@ -6,13 +6,18 @@
  * was read, oom_check asks whether its end looked like one - its GPU
  * nearly full at its last samples, a leak close to out of memory, a steep
  * rise in its last seconds beyond what was left free - and records an
- * event with the figures; detect_ooms hands the events out as findings
- * (live for oom_keep_ms, in a log for good).  Worded as probable unless
- * the process's own allocator counted the error (the PyTorch agent hook:
- * proc_state.agent_ooms).
+ * event with the figures; detect_oom (the oom row's detector, kinds.c)
+ * hands the events out as findings (live for oom_keep_ms, in a log for
+ * good).  Worded as probable unless the process's own allocator counted
+ * the error (the PyTorch agent hook: proc_state.agent_ooms).  A live
+ * process whose allocator counts one is the same row's detect_agent
+ * (torch.c).
  */
-#include "diag_internal.h"
+#include "state.h"
+#include "detectors.h"
+#include "leak.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The latest window of a series that started at or before t_ms; NULL none. */
@@ -59,8 +64,8 @@ void oom_check(vramz_diag *d, struct proc_state *p)
 	}
 	/* the leak rules as of its end (a log evaluates only once a minute) */
 	struct leak_result tmp;
-	if (leak_cached(d, &p->mem, p->first_ms, &p->leak, &tmp) ||
-	    leak_fast_cached(d, &p->mem, p->first_ms, free_last, &p->leak, &tmp))
+	if (leak_cached(&p->mem, p->first_ms, c, &d->scratch, &p->leak, &tmp) ||
+	    leak_fast_cached(&p->mem, p->first_ms, free_last, c, &d->scratch, &p->leak, &tmp))
 		p->leak.r.is_leak = p->leak.fast.is_leak = 0; /* out of memory: no claim */
 	const struct leak_result *lr = p->leak.r.is_leak ? &p->leak.r
 				     : p->leak.fast.is_leak ? &p->leak.fast : NULL;
@@ -92,7 +97,7 @@ void oom_check(vramz_diag *d, struct proc_state *p)
 	f->severity = (ev & VRAMZ_OOM_AGENT) ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING;
 	f->time_to_oom_s = -1;
 	p->ended = 1;
-	diag_subject_proc(f, p);
+	finding_subject_proc(f, p);
 	f->figures = VRAMZ_FG_BYTES | VRAMZ_FG_VALUE | VRAMZ_FG_DURATION | VRAMZ_FG_EVIDENCE;
 	f->bytes = p->last_bytes;
 	f->value = rise;
@@ -112,13 +117,13 @@ void oom_check(vramz_diag *d, struct proc_state *p)
 }
 
 /* live: an oom finding stays oom_keep_ms; in a log, for good */
-int detect_ooms(vramz_diag *d)
+int detect_oom(vramz_diag *d, struct emitter *em)
 {
 	for (unsigned i = 0; i < d->nooms; i++) {
 		const struct oom_event *e = &d->ooms[i];
 		if (!d->cfg.keep_ended && d->last_ms - e->end_ms > d->cfg.oom_keep_ms)
 			continue;
-		vramz_finding *f = diag_emit(d, VRAMZ_FK_OOM, e->f.severity, (double)e->f.bytes);
+		vramz_finding *f = emit(em, e->f.severity, (double)e->f.bytes);
 		if (!f)
 			return VRAMZ_ENOMEM;
 		*f = e->f;
@@ -126,3 +131,14 @@ int detect_ooms(vramz_diag *d)
 	return 0;
 }
 
+const char *check_oom(const vramz_diag_config *c, char *buf, size_t len)
+{
+	if (!(c->oom_free_share >= 0 && c->oom_free_share < 1))
+		snprintf(buf, len, "oom_free_share %g: must be at least 0 and below 1",
+			 c->oom_free_share);
+	else if (c->oom_rise_ms < 0 || c->oom_keep_ms < 0)
+		snprintf(buf, len, "oom_rise_ms, oom_keep_ms: must not be negative");
+	else
+		return NULL;
+	return buf;
+}

@@ -10,7 +10,8 @@
  * costs a fixed number of windows while keeping its whole history at a
  * coarser grain.
  */
-#include "diag_internal.h"
+#include "ring.h"
+#include "vramz/vramz.h"
 
 #include <stdlib.h>
 #include <string.h>

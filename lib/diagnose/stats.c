@@ -9,7 +9,7 @@
  * Medians and interval ranks use selection, not a full sort: O(n^2) pairs
  * once, O(n^2) expected to pick three of them.
  */
-#include "diag_internal.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdint.h>

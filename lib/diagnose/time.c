@@ -6,7 +6,7 @@
  * aborted).  Now the engine keeps its own time, and a step either way is
  * never an error; the rule is below and in docs/diagnoses.md ("Time").
  */
-#include "diag_internal.h"
+#include "state.h"
 
 /* The engine keeps its own time, which only moves forward: it starts at
  * the first snapshot's wall clock and then advances by the time elapsed

@@ -17,10 +17,14 @@
  *    by Python line and names the line that grew most, with its share of
  *    the growth.
  *
- * Numbers only; advice.c's words for them are torch_words() below.  The
- * thresholds are docs/diagnoses.md's.
+ * The detectors (numbers) are the agent's half of three rows of the kinds
+ * table (kinds.c): detect_agent of fragmentation and oom, detect of
+ * outside_allocator; their words are the agent_words and the summary and
+ * advice of those rows, at the end of this file.  The thresholds are
+ * docs/diagnoses.md's.
  */
-#include "diag_internal.h"
+#include "state.h"
+#include "detectors.h"
 #include "agent.h"
 
 #include <stdio.h>
@@ -67,7 +71,7 @@ void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t)
 	ts->seen = 1;
 }
 
-static int emit_fragmentation(vramz_diag *d, const struct proc_state *p)
+static int emit_fragmentation(struct emitter *em, const struct proc_state *p)
 {
 	const struct torch_state *ts = &p->torch;
 	if (!ts->reserved || ts->inactive < FRAG_MIN_BYTES ||
@@ -75,11 +79,10 @@ static int emit_fragmentation(vramz_diag *d, const struct proc_state *p)
 		return 0;
 	if (ts->retries <= ts->retries_base || p->last_ms - ts->retries_rose_ms > FRAG_RETRY_MS)
 		return 0;
-	vramz_finding *f = diag_emit(d, VRAMZ_FK_FRAGMENTATION, VRAMZ_SEV_WARNING,
-				     (double)ts->inactive);
+	vramz_finding *f = emit(em, VRAMZ_SEV_WARNING, (double)ts->inactive);
 	if (!f)
 		return VRAMZ_ENOMEM;
-	diag_subject_proc(f, p);
+	finding_subject_proc(f, p);
 	f->figures = VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_SHARE | VRAMZ_FG_COUNT;
 	f->bytes = ts->inactive;
 	f->ref_bytes = ts->reserved;
@@ -89,16 +92,16 @@ static int emit_fragmentation(vramz_diag *d, const struct proc_state *p)
 	return 0;
 }
 
-static int emit_outside(vramz_diag *d, const struct proc_state *p)
+static int emit_outside(struct emitter *em, const struct proc_state *p)
 {
 	const struct torch_state *ts = &p->torch;
 	if (!ts->outside_ok || ts->outside < OUTSIDE_MIN_BYTES || !p->last_bytes ||
 	    (double)ts->outside < OUTSIDE_MIN_SHARE * (double)p->last_bytes)
 		return 0;
-	vramz_finding *f = diag_emit(d, VRAMZ_FK_OUTSIDE_ALLOCATOR, VRAMZ_SEV_INFO, (double)ts->outside);
+	vramz_finding *f = emit(em, VRAMZ_SEV_INFO, (double)ts->outside);
 	if (!f)
 		return VRAMZ_ENOMEM;
-	diag_subject_proc(f, p);
+	finding_subject_proc(f, p);
 	f->figures = VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_SHARE;
 	f->bytes = ts->outside;
 	f->ref_bytes = p->last_bytes;
@@ -106,15 +109,15 @@ static int emit_outside(vramz_diag *d, const struct proc_state *p)
 	return 0;
 }
 
-static int emit_oom(vramz_diag *d, const struct proc_state *p)
+static int emit_oom(const vramz_diag *d, struct emitter *em, const struct proc_state *p)
 {
 	const struct torch_state *ts = &p->torch;
 	if (ts->ooms <= ts->ooms_base)
 		return 0;
-	vramz_finding *f = diag_emit(d, VRAMZ_FK_OOM, VRAMZ_SEV_CRITICAL, (double)ts->ooms);
+	vramz_finding *f = emit(em, VRAMZ_SEV_CRITICAL, (double)ts->ooms);
 	if (!f)
 		return VRAMZ_ENOMEM;
-	diag_subject_proc(f, p);
+	finding_subject_proc(f, p);
 	f->figures = VRAMZ_FG_COUNT | VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_EVIDENCE;
 	f->evidence = VRAMZ_OOM_AGENT;
 	f->count = (unsigned)(ts->ooms - ts->ooms_base);
@@ -130,7 +133,7 @@ static int emit_oom(vramz_diag *d, const struct proc_state *p)
 }
 
 /* Leak sites: asks, reads, and copies the best site into the finding. */
-static void leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
+void torch_leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
 {
 	struct torch_state *ts = &p->torch;
 	if (!d->live || !ts->on || !ts->history)
@@ -160,34 +163,38 @@ static void leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
 	}
 }
 
-int detect_torch(vramz_diag *d)
+/* The processes whose agent speaks: in use, attached, alive.  (An
+ * exited process's out-of-memory end is oom.c's.) */
+static int agent_speaks(const struct proc_state *p)
 {
-	for (unsigned i = 0; i < d->nprocs; i++) {
-		struct proc_state *p = &d->procs[i];
-		if (!p->used || !p->torch.on || p->ended)
-			continue;
-		int rc;
-		if ((rc = emit_fragmentation(d, p)) || (rc = emit_outside(d, p)) || (rc = emit_oom(d, p)))
-			return rc;
-	}
-	/* the leaks found this evaluation: where in the code they grow */
-	for (unsigned k = 0; k < d->nnext; k++) {
-		vramz_finding *f = &d->next[k].f;
-		if (f->kind != VRAMZ_FK_LEAK || !f->pid || f->gpu < 0)
-			continue;
-		for (unsigned i = 0; i < d->nprocs; i++) {
-			struct proc_state *p = &d->procs[i];
-			if (p->used && p->pid == f->pid && p->start_ticks == f->start_time_ticks &&
-			    (int)p->gpu == f->gpu)
-				leak_site(d, p, f);
-		}
-	}
-	return 0;
+	return p->used && p->torch.on && !p->ended;
 }
 
-int torch_is_attached(const struct proc_state *p)
+int detect_agent_fragmentation(vramz_diag *d, struct emitter *em)
 {
-	return p->torch.seen && p->torch.on;
+	int rc = 0;
+	for (unsigned i = 0; i < d->nprocs && !rc; i++)
+		if (agent_speaks(&d->procs[i]))
+			rc = emit_fragmentation(em, &d->procs[i]);
+	return rc;
+}
+
+int detect_outside_allocator(vramz_diag *d, struct emitter *em)
+{
+	int rc = 0;
+	for (unsigned i = 0; i < d->nprocs && !rc; i++)
+		if (agent_speaks(&d->procs[i]))
+			rc = emit_outside(em, &d->procs[i]);
+	return rc;
+}
+
+int detect_agent_oom(vramz_diag *d, struct emitter *em)
+{
+	int rc = 0;
+	for (unsigned i = 0; i < d->nprocs && !rc; i++)
+		if (agent_speaks(&d->procs[i]))
+			rc = emit_oom(d, em, &d->procs[i]);
+	return rc;
 }
 
 static const char *gib(char *b, size_t n, double v)
@@ -196,58 +203,64 @@ static const char *gib(char *b, size_t n, double v)
 	return b;
 }
 
-int torch_words(const vramz_finding *f, const char *subject, int advice, char *buf, size_t len)
+int agent_words_fragmentation(const vramz_finding *f, const char *subject, int advice,
+			      char *buf, size_t len)
+{
+	char a[32], b[32];
+	if (!(f->figures & VRAMZ_FG_COUNT))
+		return 0; /* the hint from NVML's figures: advice.c's */
+	if (advice)
+		snprintf(buf, len, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so "
+				   "segments grow instead of splitting, and use fewer distinct "
+				   "tensor sizes (pad or bucket shapes).");
+	else
+		snprintf(buf, len, "%s: %s of the allocator's %s is free pieces of split blocks "
+				   "(%.0f%%) and allocations had to free the cache and retry %u "
+				   "times (%u in all)",
+			 subject, gib(a, sizeof a, (double)f->bytes),
+			 gib(b, sizeof b, (double)f->ref_bytes), f->share * 100, f->count,
+			 f->ref_count);
+	return 1;
+}
+
+void summary_outside_allocator(const vramz_finding *f, const char *subject, char *buf, size_t len)
+{
+	char a[32], b[32];
+	snprintf(buf, len, "%s holds %s outside PyTorch's allocator, %.0f%% of its %s", subject,
+		 gib(a, sizeof a, (double)f->bytes), f->share * 100,
+		 gib(b, sizeof b, (double)f->ref_bytes));
+}
+
+void advice_outside_allocator(const vramz_finding *f, const char *subject, char *buf, size_t len)
+{
+	snprintf(buf, len, "This memory is the CUDA context, cuBLAS/cuDNN workspaces and "
+			   "NCCL buffers: fewer communicators or smaller NCCL buffers "
+			   "(NCCL_BUFFSIZE), CUBLAS_WORKSPACE_CONFIG, or fewer processes "
+			   "per GPU return it.");
+}
+
+int agent_words_oom(const vramz_finding *f, const char *subject, int advice, char *buf,
+		    size_t len)
 {
 	char a[32], b[32], c[32];
-	switch (f->kind) {
-	case VRAMZ_FK_FRAGMENTATION:
-		if (!(f->figures & VRAMZ_FG_COUNT))
-			return 0; /* the outside-only hint */
-		if (advice)
-			snprintf(buf, len, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so "
-					   "segments grow instead of splitting, and use fewer distinct "
-					   "tensor sizes (pad or bucket shapes).");
-		else
-			snprintf(buf, len, "%s: %s of the allocator's %s is free pieces of split blocks "
-					   "(%.0f%%) and allocations had to free the cache and retry %u "
-					   "times (%u in all)",
-				 subject, gib(a, sizeof a, (double)f->bytes),
-				 gib(b, sizeof b, (double)f->ref_bytes), f->share * 100, f->count,
-				 f->ref_count);
-		return 1;
-	case VRAMZ_FK_OUTSIDE_ALLOCATOR:
-		if (advice)
-			snprintf(buf, len, "This memory is the CUDA context, cuBLAS/cuDNN workspaces and "
-					   "NCCL buffers: fewer communicators or smaller NCCL buffers "
-					   "(NCCL_BUFFSIZE), CUBLAS_WORKSPACE_CONFIG, or fewer processes "
-					   "per GPU return it.");
-		else
-			snprintf(buf, len, "%s holds %s outside PyTorch's allocator, %.0f%% of its %s",
-				 subject, gib(a, sizeof a, (double)f->bytes), f->share * 100,
-				 gib(b, sizeof b, (double)f->ref_bytes));
-		return 1;
-	case VRAMZ_FK_OOM:
-		/* a live process's count rose (ours, with its count); an ended
-		 * process's oom is oom.c's, worded in advice.c */
-		if (!(f->evidence & VRAMZ_OOM_AGENT) || !(f->figures & VRAMZ_FG_COUNT))
-			return 0;
-		if (advice)
-			snprintf(buf, len, "Lower the batch size or sequence length, free cached blocks "
-					   "(expandable_segments:True), or move the job to a GPU with "
-					   "more free memory.");
-		else if (f->figures & VRAMZ_FG_VALUE)
-			snprintf(buf, len, "%s: PyTorch ran out of memory %u time%s; it held %s (%s "
-					   "reserved by the allocator), the GPU had %s free",
-				 subject, f->count, f->count == 1 ? "" : "s",
-				 gib(a, sizeof a, (double)f->bytes), gib(b, sizeof b, (double)f->ref_bytes),
-				 gib(c, sizeof c, f->value));
-		else
-			snprintf(buf, len, "%s: PyTorch ran out of memory %u time%s; it held %s (%s "
-					   "reserved by the allocator)",
-				 subject, f->count, f->count == 1 ? "" : "s",
-				 gib(a, sizeof a, (double)f->bytes), gib(b, sizeof b, (double)f->ref_bytes));
-		return 1;
-	default:
+	/* a live process's count rose (ours, with its count); an ended
+	 * process's oom is oom.c's, worded in advice.c */
+	if (!(f->evidence & VRAMZ_OOM_AGENT) || !(f->figures & VRAMZ_FG_COUNT))
 		return 0;
-	}
+	if (advice)
+		snprintf(buf, len, "Lower the batch size or sequence length, free cached blocks "
+				   "(expandable_segments:True), or move the job to a GPU with "
+				   "more free memory.");
+	else if (f->figures & VRAMZ_FG_VALUE)
+		snprintf(buf, len, "%s: PyTorch ran out of memory %u time%s; it held %s (%s "
+				   "reserved by the allocator), the GPU had %s free",
+			 subject, f->count, f->count == 1 ? "" : "s",
+			 gib(a, sizeof a, (double)f->bytes), gib(b, sizeof b, (double)f->ref_bytes),
+			 gib(c, sizeof c, f->value));
+	else
+		snprintf(buf, len, "%s: PyTorch ran out of memory %u time%s; it held %s (%s "
+				   "reserved by the allocator)",
+			 subject, f->count, f->count == 1 ? "" : "s",
+			 gib(a, sizeof a, (double)f->bytes), gib(b, sizeof b, (double)f->ref_bytes));
+	return 1;
 }

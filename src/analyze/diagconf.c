@@ -2,10 +2,12 @@
 /* diagconf.c - thresholds of the diagnoses as options and config keys, and
  * the printed shape of a finding.
  *
- * One table lists every threshold once: its name (the long option and the
- * config file key are the same word), its type and unit, and where it
+ * The library's kinds table (lib/diagnose/kinds.c) lists every threshold
+ * once, with the kind it belongs to: its name (the long option and the
+ * config file key are the same word), its unit, its default and where it
  * lives in vramz_diag_config.  So `vramz watch -h`, the config file and
- * docs/diagnoses.md cannot disagree about a name.  The config file is
+ * docs/diagnoses.md cannot disagree about a name, and a new kind's
+ * thresholds become options here by themselves.  The config file is
  * `key = value` lines with # comments; values take the same units as on
  * the command line (1GiB, 30min, 20%), and the command line wins.  Both
  * go through opt_value() (src/cli.c), whose ranged types (OPT_PROB,
@@ -24,57 +26,45 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diagnose/kinds.h"
 #include "format/fmt.h"
 
-static const struct dkey {
-	const char *name;
-	enum opt_type t;
-	size_t off;
-	const char *help;
-} keys[] = {
-#define K(name, t, field, help) {name, t, offsetof(vramz_diag_config, field), help}
-	K("window", OPT_DURATION, window_ms, "first window width of each series (1s)"),
-	K("eval-interval", OPT_DURATION, eval_interval_ms, "evaluate at most this often in data time"),
-	K("leak-warmup", OPT_DURATION, leak_warmup_ms, "ignore each process's first DURATION (30s)"),
-	K("leak-min-span", OPT_DURATION, leak_min_span_ms, "data needed after warm-up (60s)"),
-	K("leak-min-rate", OPT_SIZE, leak_min_rate_bytes_per_min, "smallest leak per minute reported (1MiB)"),
-	K("leak-min-rise", OPT_SIZE, leak_min_rise_bytes, "smallest total rise reported (64MiB)"),
-	K("leak-p", OPT_PROB, leak_p, "Mann-Kendall significance, above 0 and below 1 (0.001)"),
-	K("leak-min-tau", OPT_UNIT, leak_min_tau, "Mann-Kendall strength, 0 to 1 (0.5)"),
-	K("leak-critical-tto", OPT_DURATION, leak_critical_tto_ms, "critical when OOM is nearer (1h)"),
-	K("imbalance-ratio", OPT_RATIO, imbalance_ratio, "max/median of a job's GPUs, 1 or more (1.5)"),
-	K("imbalance-min", OPT_SIZE, imbalance_min_bytes, "and max - median at least (1GiB)"),
-	K("stray-max", OPT_SIZE, stray_max_bytes, "a context below this is stray (1GiB)"),
-	K("idle-min", OPT_SIZE, idle_min_bytes, "idle holders hold at least (1GiB)"),
-	K("idle-time", OPT_DURATION, idle_ms, "at 0% SM for at least (30min)"),
-	K("orphan-min", OPT_SIZE, orphan_min_bytes, "unattributed memory reported from (1GiB)"),
-	K("orphan-time", OPT_DURATION, orphan_ms, "sustained for (60s)"),
-	K("throttle-share", OPT_PERCENT, throttle_share, "share of busy time throttled (20%)"),
-	K("throttle-min-busy", OPT_DURATION, throttle_min_busy_ms, "busy time needed (60s)"),
-	K("pcie-share", OPT_PERCENT, pcie_share, "share of busy time below max link (50%)"),
-	K("mem-temp-margin", OPT_CELSIUS, mem_temp_margin_c, "warn this many C below the limit (5)"),
-	K("mem-temp-max", OPT_CELSIUS, mem_temp_max_c, "memory limit C when the GPU does not say (95)"),
-	K("frag-time", OPT_DURATION, frag_ms, "low activity near peak for (10min)"),
-	K("job-warmup", OPT_DURATION, job_warmup_ms, "judge a job's balance once its processes are this old (30s)"),
-	K("report-after", OPT_DURATION, report_after_ms, "report a finding once it has held this long (watch 5s, analyze 0)"),
-#undef K
+/* The option type that parses a threshold of each unit (its range). */
+static const enum opt_type unit_opt[] = {
+	[KC_DURATION] = OPT_DURATION, [KC_SIZE] = OPT_SIZE,       [KC_COUNT] = OPT_UINT,
+	[KC_CELSIUS] = OPT_CELSIUS,   [KC_PERCENT] = OPT_PERCENT, [KC_PROB] = OPT_PROB,
+	[KC_UNIT] = OPT_UNIT,         [KC_RATIO] = OPT_RATIO,     [KC_NUMBER] = OPT_DOUBLE,
 };
-#define NKEYS (sizeof keys / sizeof keys[0])
+
+/* The i-th threshold that is an option (a key), in table order; NULL past the last. */
+static const struct kind_conf *key_at(unsigned i)
+{
+	for (unsigned k = 0, n = kind_conf_count(); k < n; k++) {
+		const struct kind_conf *c = kind_conf_at(k);
+		if (c->key && !i--)
+			return c;
+	}
+	return NULL;
+}
 
 unsigned diagconf_opt_count(void)
 {
-	return NKEYS;
+	unsigned n = 0;
+	while (key_at(n))
+		n++;
+	return n;
 }
 
-static struct opt key_opt(vramz_diag_config *cfg, const struct dkey *k)
+static struct opt key_opt(vramz_diag_config *cfg, const struct kind_conf *k)
 {
-	return (struct opt){0, k->name, k->t, (char *)cfg + k->off, NULL, k->help};
+	return (struct opt){0, k->key, unit_opt[k->unit], (char *)cfg + k->off, NULL, k->help};
 }
 
 void diagconf_opts(vramz_diag_config *cfg, struct opt *out)
 {
-	for (size_t i = 0; i < NKEYS; i++)
-		out[i] = key_opt(cfg, &keys[i]);
+	const struct kind_conf *k;
+	for (unsigned i = 0; (k = key_at(i)); i++)
+		out[i] = key_opt(cfg, k);
 }
 
 static char *trim(char *s)
@@ -195,10 +185,10 @@ int diagconf_parse(const char *path, const char *text, size_t len, vramz_diag_co
 				cc->fail_on = strs[i];
 			continue;
 		}
-		const struct dkey *key = NULL;
-		for (size_t i = 0; i < NKEYS; i++)
-			if (!strcmp(keys[i].name, k))
-				key = &keys[i];
+		const struct kind_conf *key = NULL, *c;
+		for (unsigned i = 0; !key && (c = key_at(i)); i++)
+			if (!strcmp(c->key, k))
+				key = c;
 		if (!key) {
 			cli_err("%s:%u: unknown key '%.60s' (see docs/diagnoses.md)", path, ln, k);
 			return EXIT_USAGE;

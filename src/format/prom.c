@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose/kinds.h"
 #include "fields.h"
 #include "procfields.h"
 
@@ -487,56 +488,38 @@ int prom_render(struct prom_buf *b, const struct prom_input *in)
 /* ---- diagnosis figures ------------------------------------------------- */
 
 static void finding_series(struct prom_buf *b, const struct prom_input *in,
-			   const char *name, const struct prom_finding_row *r)
+			   const char *name, const vramz_finding *f)
 {
-	gpu_series(b, in, name, r->gpu_index);
-	if (r->pid)
-		bprintf(b, ",pid=\"%u\"", r->pid);
+	gpu_series(b, in, name, (unsigned)f->gpu);
+	if (f->pid)
+		bprintf(b, ",pid=\"%u\"", f->pid);
 	prom_buf_puts(b, "} ");
 }
 
-/* The finding families, in the order they are written: a figure is a
- * double (a rate, a time) or a byte count. */
-static const struct finding_family {
-	const char *name, *help;
-	unsigned bit;
-	size_t off;
-	int is_double;
-} finding_families[] = {
-	{"leak_rate_bytes_per_second",
-	 "Steady growth of used memory the diagnosis engine attributes to a leak.",
-	 PROM_FIG_LEAK_RATE, offsetof(struct prom_finding_row, leak_rate_bytes_per_s), 1},
-	{"time_to_oom_seconds",
-	 "At the current leak rate, time until the GPU's free memory is gone.",
-	 PROM_FIG_TIME_TO_OOM, offsetof(struct prom_finding_row, time_to_oom_s), 1},
-	{"idle_holder_bytes", "Memory held by a process that has not used the GPU for a while.",
-	 PROM_FIG_IDLE_HOLDER, offsetof(struct prom_finding_row, idle_holder_bytes), 0},
-	{"orphan_memory_bytes",
-	 "Used memory no live process holds (a dead context, or another namespace).",
-	 PROM_FIG_ORPHAN, offsetof(struct prom_finding_row, orphan_bytes), 0},
-	{"oom_ended_bytes",
-	 "Memory a process held when it probably ended out of memory (while the oom finding is current).",
-	 PROM_FIG_OOM, offsetof(struct prom_finding_row, oom_bytes), 0},
-};
-
 int prom_render_findings(struct prom_buf *b, const struct prom_input *in,
-			 const struct prom_finding_row *rows, unsigned n)
+			 const vramz_finding *f, unsigned n)
 {
-	for (size_t k = 0; k < sizeof finding_families / sizeof finding_families[0]; k++) {
-		const struct finding_family *f = &finding_families[k];
-		help_type(b, f->name, f->help, "gauge");
-		for (unsigned i = 0; i < n; i++) {
-			if (!(rows[i].has & f->bit))
+	for (unsigned k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++)
+		for (unsigned s = 0; s < KIND_SERIES_MAX; s++) {
+			const struct kind_series *ks = &finding_kinds[k].series[s];
+			if (!ks->metric)
 				continue;
-			finding_series(b, in, f->name, &rows[i]);
-			const char *v = (const char *)&rows[i] + f->off;
-			if (f->is_double) {
-				put_double(b, *(const double *)v);
-				prom_buf_put(b, "\n", 1);
-			} else {
-				bprintf(b, "%llu\n", (unsigned long long)*(const uint64_t *)v);
+			help_type(b, ks->metric, ks->help, "gauge");
+			for (unsigned i = 0; i < n; i++) {
+				double num;
+				uint64_t count;
+				int has = f[i].kind == finding_kinds[k].kind && f[i].gpu >= 0 ?
+					  kind_figure(&f[i], ks->figure, &num, &count) : 0;
+				if (!has)
+					continue;
+				finding_series(b, in, ks->metric, &f[i]);
+				if (has == 1) {
+					put_double(b, num);
+					prom_buf_put(b, "\n", 1);
+				} else {
+					bprintf(b, "%llu\n", (unsigned long long)count);
+				}
 			}
 		}
-	}
 	return b->oom ? VRAMZ_ENOMEM : 0;
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vramz/diagnose.h"
 #include "vramz/vramz.h"
 
 /* Content-Type of a /metrics response in this format. */
@@ -76,33 +77,14 @@ struct prom_input {
  * incomplete and must not be served). */
 int prom_render(struct prom_buf *b, const struct prom_input *in);
 
-/* The figures of diagnosis findings that become series.  The diagnosis
- * engine's own types stay out of this module: its caller maps findings to
- * these rows, one per subject (a GPU, or a process on a GPU). */
-struct prom_finding_row {
-	unsigned gpu_index;           /* backend index */
-	uint32_t pid;                 /* 0: the GPU as a whole */
-	unsigned has;                 /* PROM_FIG_* bits: which figures are known */
-	double leak_rate_bytes_per_s; /* growth of used memory */
-	double time_to_oom_s;         /* at that rate, until free memory is gone */
-	uint64_t idle_holder_bytes;   /* held by a process idle for a while */
-	uint64_t orphan_bytes;        /* held by no live process */
-	uint64_t oom_bytes;           /* held by a process that probably ended out of memory */
-};
-enum {
-	PROM_FIG_LEAK_RATE = 1u << 0,
-	PROM_FIG_TIME_TO_OOM = 1u << 1,
-	PROM_FIG_IDLE_HOLDER = 1u << 2,
-	PROM_FIG_ORPHAN = 1u << 3,
-	PROM_FIG_OOM = 1u << 4,
-};
-
-/* Appends vramz_leak_rate_bytes_per_second, vramz_time_to_oom_seconds,
- * vramz_idle_holder_bytes, vramz_orphan_memory_bytes and
- * vramz_oom_ended_bytes for the rows (each
- * family with HELP and TYPE even when it has no sample, so dashboards see
- * the metric exists).  Rows with duplicate subjects must not be given. */
+/* Appends the series of the diagnosis findings: for each kind's series in
+ * the kinds table (lib/diagnose/kinds.c: vramz_leak_rate_bytes_per_second,
+ * vramz_time_to_oom_seconds, vramz_idle_holder_bytes,
+ * vramz_orphan_memory_bytes, vramz_oom_ended_bytes), its HELP and TYPE even
+ * when it has no sample (so dashboards see the metric exists), then one
+ * sample per finding of that kind that carries the figure and names a GPU,
+ * labelled with the GPU and, for a process, its pid. */
 int prom_render_findings(struct prom_buf *b, const struct prom_input *in,
-			 const struct prom_finding_row *rows, unsigned n);
+			 const vramz_finding *f, unsigned n);
 
 #endif

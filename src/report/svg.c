@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "diagnose/kinds.h"
 #include "format/fmt.h"
 
 #define L 72.0      /* left margin: lane titles and scales */
@@ -246,11 +247,12 @@ static uint64_t mem_at(const struct rep *r, const struct rep_gpu *g, int64_t t)
 	return 0;
 }
 
-static int spans(enum vramz_finding_kind k)
+/* How the kind spans time (its row in the kinds table); KIND_EVENT for
+ * a kind this build does not know. */
+static enum kind_span span_of(enum vramz_finding_kind k)
 {
-	return k == VRAMZ_FK_IDLE_HOLDER || k == VRAMZ_FK_IMBALANCE || k == VRAMZ_FK_THROTTLE ||
-	       k == VRAMZ_FK_ORPHANED || k == VRAMZ_FK_FRAGMENTATION || k == VRAMZ_FK_MEM_TEMP ||
-	       k == VRAMZ_FK_PCIE_DOWNGRADED || k == VRAMZ_FK_STRAY_CONTEXT;
+	const struct finding_kind *fk = kind_of(k);
+	return fk ? fk->span : KIND_EVENT;
 }
 
 static void findings(FILE *o, const struct rep *r, const struct rep_gpu *g, const struct lane *mem,
@@ -268,12 +270,13 @@ static void findings(FILE *o, const struct rep *r, const struct rep_gpu *g, cons
 		int64_t end = f->last_update_ms, start = end;
 		if ((f->figures & VRAMZ_FG_DURATION) && f->duration_ms > 0)
 			start = end - f->duration_ms;
-		if (spans(f->kind) && end > start) {
+		enum kind_span span = span_of(f->kind);
+		if (span == KIND_LASTS && end > start) {
 			double a = L + rep_x_of(r, start), b = L + rep_x_of(r, end);
 			fprintf(o, "<rect class=\"span\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
 				a, mem->y0, b - a < 1 ? 1 : b - a, bottom - mem->y0);
 		}
-		if (f->kind == VRAMZ_FK_LEAK && (f->figures & VRAMZ_FG_RATE) && end > start) {
+		if (span == KIND_TREND && (f->figures & VRAMZ_FG_RATE) && end > start) {
 			/* the fitted slope over the rise, on the GPU's total */
 			double top = (double)mem_at(r, g, end);
 			double rate = f->rate_bytes_per_s;

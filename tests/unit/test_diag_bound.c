@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "diagnose/diag_internal.h"
+#include "diagnose/state.h"
 
 #define NPROCS 20000u
 #define MiB (1024ull * 1024)

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "diag_sim.h"
-#include "diagnose/diag_internal.h"
+#include "diagnose/state.h"
 
 #define TOTAL (80 * GiB)
 

@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "diag_sim.h"
-#include "diagnose/diag_internal.h"
+#include "diagnose/jobkey.h"
+#include "diagnose/state.h"
 
 #define TOTAL (141 * GiB)
 

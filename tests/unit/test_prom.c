@@ -326,24 +326,59 @@ static void test_big_fleet_body_is_valid(void **state)
 static void test_findings(void **state)
 {
 	struct world *w = world_new(2);
-	struct prom_finding_row rows[] = {
-		{.gpu_index = 0, .pid = 4242, .has = PROM_FIG_LEAK_RATE | PROM_FIG_TIME_TO_OOM,
-		 .leak_rate_bytes_per_s = 1048576, .time_to_oom_s = 3000},
-		{.gpu_index = 1, .pid = 99, .has = PROM_FIG_IDLE_HOLDER, .idle_holder_bytes = 4096},
-		{.gpu_index = 1, .pid = 0, .has = PROM_FIG_ORPHAN, .orphan_bytes = 8192},
-		{.gpu_index = 0, .pid = 77, .has = PROM_FIG_OOM, .oom_bytes = 16384},
-	};
+	/* the series of each kind come from its row (lib/diagnose/kinds.c) */
+	vramz_finding f[7];
+	memset(f, 0, sizeof f);
+	f[0] = (vramz_finding){.kind = VRAMZ_FK_LEAK, .gpu = 0, .pid = 4242,
+			       .figures = VRAMZ_FG_RATE | VRAMZ_FG_TTO,
+			       .rate_bytes_per_s = 1048576, .time_to_oom_s = 3000};
+	f[1] = (vramz_finding){.kind = VRAMZ_FK_IDLE_HOLDER, .gpu = 1, .pid = 99,
+			       .figures = VRAMZ_FG_BYTES, .bytes = 4096};
+	f[2] = (vramz_finding){.kind = VRAMZ_FK_ORPHANED, .gpu = 1, .figures = VRAMZ_FG_BYTES,
+			       .bytes = 8192};
+	f[3] = (vramz_finding){.kind = VRAMZ_FK_OOM, .gpu = 0, .pid = 77, .figures = VRAMZ_FG_BYTES,
+			       .bytes = 16384};
+	/* no series: a kind without one, a leak of no GPU, a time to OOM unknown */
+	f[4] = (vramz_finding){.kind = VRAMZ_FK_THROTTLE, .gpu = 1, .figures = VRAMZ_FG_SHARE,
+			       .share = 0.123456};
+	f[5] = (vramz_finding){.kind = VRAMZ_FK_LEAK, .gpu = -1, .figures = VRAMZ_FG_RATE,
+			       .rate_bytes_per_s = 987654321};
+	f[6] = (vramz_finding){.kind = VRAMZ_FK_LEAK, .gpu = 1, .pid = 5,
+			       .figures = VRAMZ_FG_RATE | VRAMZ_FG_TTO, .rate_bytes_per_s = 7,
+			       .time_to_oom_s = -1};
 	prom_buf_reset(&w->b);
 	assert_int_equal(prom_render(&w->b, &w->in), 0);
-	assert_int_equal(prom_render_findings(&w->b, &w->in, rows, 4), 0);
+	assert_int_equal(prom_render_findings(&w->b, &w->in, f, 7), 0);
 	const char *b = w->b.p;
 	has(b, "vramz_leak_rate_bytes_per_second{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"4242\"} 1048576\n");
 	has(b, "vramz_time_to_oom_seconds{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"4242\"} 3000\n");
 	has(b, "vramz_idle_holder_bytes{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\",pid=\"99\"} 4096\n");
 	has(b, "vramz_orphan_memory_bytes{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\"} 8192\n");
 	has(b, "vramz_oom_ended_bytes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"77\"} 16384\n");
+	has(b, "vramz_leak_rate_bytes_per_second{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\",pid=\"5\"} 7\n");
 	hasnt(b, "vramz_time_to_oom_seconds{gpu=\"1\"");
+	hasnt(b, "} 987654321\n");
+	hasnt(b, "0.123456");
 	promtool_ok(b);
+	/* every family is declared even with no finding */
+	prom_buf_reset(&w->b);
+	assert_int_equal(prom_render_findings(&w->b, &w->in, f, 0), 0);
+	assert_string_equal(w->b.p,
+			    "# HELP vramz_leak_rate_bytes_per_second Steady growth of used memory the "
+			    "diagnosis engine attributes to a leak.\n"
+			    "# TYPE vramz_leak_rate_bytes_per_second gauge\n"
+			    "# HELP vramz_time_to_oom_seconds At the current leak rate, time until the "
+			    "GPU's free memory is gone.\n"
+			    "# TYPE vramz_time_to_oom_seconds gauge\n"
+			    "# HELP vramz_idle_holder_bytes Memory held by a process that has not used "
+			    "the GPU for a while.\n"
+			    "# TYPE vramz_idle_holder_bytes gauge\n"
+			    "# HELP vramz_orphan_memory_bytes Used memory no live process holds (a dead "
+			    "context, or another namespace).\n"
+			    "# TYPE vramz_orphan_memory_bytes gauge\n"
+			    "# HELP vramz_oom_ended_bytes Memory a process held when it probably ended "
+			    "out of memory (while the oom finding is current).\n"
+			    "# TYPE vramz_oom_ended_bytes gauge\n");
 	world_free(w);
 }
 

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kinds.h - the table of finding kinds (kinds.c): one row per
+ * VRAMZ_FK_* says everything particular to that kind - its name, its
+ * detector, its words, whether it lasts, its Prometheus series, its
+ * thresholds with their defaults, its hold time.  The engine, the words
+ * (vramz_finding_summary, vramz_finding_advice), the exporter
+ * (src/format/prom.c), the report (src/report/svg.c) and the options and
+ * config file (src/diagconf.c) walk it, so a new kind is one row.
+ *
+ * Not installed: the library and the tool share it as they share
+ * lib/fields.h.  It names the engine's types only as pointers, so the
+ * tool sees no engine state through it.
+ */
+#ifndef VRAMZ_DIAG_KINDS_H
+#define VRAMZ_DIAG_KINDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vramz/diagnose.h"
+
+struct emitter;
+
+/* How a finding spans time, which is how the report draws it. */
+enum kind_span {
+	KIND_EVENT,   /* it happened (or it is a state with no useful extent):
+			 a marker where it was first seen */
+	KIND_LASTS,   /* a condition that held for duration_ms up to its last
+			 update: a band under the marker */
+	KIND_TREND,   /* memory rising over duration_ms: the fitted slope and
+			 the projected out-of-memory (a leak) */
+};
+
+/* The figure of a finding that a Prometheus series carries. */
+enum kind_figure {
+	KIND_FIG_RATE,  /* rate_bytes_per_s, with VRAMZ_FG_RATE; a number */
+	KIND_FIG_TTO,   /* time_to_oom_s, with VRAMZ_FG_TTO and known; a number */
+	KIND_FIG_BYTES, /* bytes, with VRAMZ_FG_BYTES; an integer */
+};
+
+/* One gauge per finding of the kind that carries the figure, labelled
+ * with its GPU (and pid, for a process), while the finding is current. */
+struct kind_series {
+	const char *metric;            /* without "vramz_": "leak_rate_bytes_per_second";
+					  NULL: no series */
+	const char *help;
+	enum kind_figure figure;
+};
+#define KIND_SERIES_MAX 2
+
+/* What a threshold is, for the option parser: its unit and range. */
+enum kind_conf_unit {
+	KC_DURATION, /* milliseconds: 30s, 10min */
+	KC_SIZE,     /* bytes: 1GiB */
+	KC_COUNT,    /* a plain number */
+	KC_CELSIUS,  /* degrees, 0 to 200 */
+	KC_PERCENT,  /* a share 0 to 1, given as 20% or 0.2 */
+	KC_PROB,     /* above 0 and below 1 */
+	KC_UNIT,     /* 0 to 1 */
+	KC_RATIO,    /* 1 or more */
+	KC_NUMBER,   /* any number (C API only) */
+};
+
+/* Its C type in vramz_diag_config (derived from the field: kinds.c). */
+enum kind_conf_ctype { KC_I64, KC_U64, KC_UINT, KC_INT, KC_DOUBLE };
+
+/* One threshold: a field of vramz_diag_config. */
+struct kind_conf {
+	const char *key;               /* the long option and config file word,
+					  "leak-warmup"; NULL: C API only */
+	enum kind_conf_unit unit;
+	enum kind_conf_ctype ctype;
+	size_t off;                    /* in vramz_diag_config */
+	double def;                    /* its default, in the field's unit */
+	const char *help;              /* one line for -h, with the default */
+};
+
+struct finding_kind {
+	enum vramz_finding_kind kind;  /* = its index in finding_kinds[] */
+	const char *name;              /* "leak": JSON "kind", text, VRAMZ_FINDING_KIND */
+	/* numbers: emits this kind's findings from the engine's state;
+	 * detect_agent, when set, adds what the PyTorch agent says of the
+	 * same kind (torch.c), run right after detect */
+	int (*detect)(vramz_diag *d, struct emitter *em);
+	int (*detect_agent)(vramz_diag *d, struct emitter *em);
+	/* words: one sentence of what was seen, one of what to do; subject is
+	 * "pid 4242 (python) on GPU 0" and the like.  agent_words, when set,
+	 * speaks first for a finding the agent raised (advice 0: the summary)
+	 * and returns 0 for one it did not */
+	void (*summary)(const vramz_finding *f, const char *subject, char *buf, size_t len);
+	void (*advice)(const vramz_finding *f, const char *subject, char *buf, size_t len);
+	int (*agent_words)(const vramz_finding *f, const char *subject, int advice, char *buf,
+			   size_t len);
+	enum kind_span span;
+	/* handed out at the evaluation that raises it, not once it has held
+	 * report_after_ms: what does not come back by itself */
+	int at_once;
+	/* hysteresis (issue 27): a finding stays this long after its
+	 * condition is gone.  0 for every kind today - a finding clears at
+	 * the first evaluation that does not raise it - and not read yet */
+	int64_t hold_ms;
+	struct kind_series series[KIND_SERIES_MAX];
+	/* its thresholds, in option order; check names the first rule of
+	 * theirs a config breaks ("leak_p 0: must be ..."), NULL when none */
+	const struct kind_conf *conf;
+	unsigned nconf;
+	const char *(*check)(const vramz_diag_config *c, char *buf, size_t len);
+};
+
+/* Indexed by kind, VRAMZ_FK_COUNT rows (kinds.c asserts it); row 0 is no
+ * kind (the enum starts at 1). */
+extern const struct finding_kind finding_kinds[];
+
+/* The row of k; NULL for a value that is no kind. */
+const struct finding_kind *kind_of(enum vramz_finding_kind k);
+
+/* The value of figure g of f: 1 with *num set (a rate, a time), 2 with
+ * *count set (bytes), 0 when f does not carry it. */
+int kind_figure(const vramz_finding *f, enum kind_figure g, double *num, uint64_t *count);
+
+/* Every threshold of vramz_diag_config, in option order: the engine's
+ * (window, eval-interval), each kind's in table order, then the
+ * engine's later ones (job-warmup, report-after).  i < kind_conf_count(). */
+unsigned kind_conf_count(void);
+const struct kind_conf *kind_conf_at(unsigned i);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* words.c - the small formatters every finding's sentence is made of: an
+ * amount of memory, a duration, who the finding is about.  Apart from the
+ * kinds' words (advice.c, torch.c) so that those, the idle rule's reasons
+ * (idle.c) and the summary dispatch (kinds.c) share them without
+ * depending on one another.
+ */
+#include "words.h"
+
+#include <math.h>
+#include <stdio.h>
+
+const char *diag_bytes_str(char *b, size_t n, double v)
+{
+	static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int i = 0;
+	while (fabs(v) >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(b, n, i <= 2 ? "%.0f %s" : "%.1f %s", v, u[i]);
+	return b;
+}
+
+const char *diag_dur_str(char *b, size_t n, double ms)
+{
+	double s = ms / 1000;
+	if (s < 90)
+		snprintf(b, n, "%.0fs", s);
+	else if (s < 5400)
+		snprintf(b, n, "%.0fm", s / 60);
+	else if (s < 172800)
+		snprintf(b, n, "%.0fh%02.0fm", floor(s / 3600), fmod(floor(s / 60), 60));
+	else
+		snprintf(b, n, "%.0fd%02.0fh", floor(s / 86400), fmod(floor(s / 3600), 24));
+	return b;
+}
+
+const char *diag_subject_str(const vramz_finding *f, char *b, size_t n)
+{
+	if (f->pid) {
+		int k = snprintf(b, n, "pid %u", (unsigned)f->pid);
+		if (f->comm[0] && k > 0 && (size_t)k < n)
+			k += snprintf(b + k, n - (size_t)k, " (%s)", f->comm);
+		if (f->gpu >= 0 && k > 0 && (size_t)k < n)
+			snprintf(b + k, n - (size_t)k, " on GPU %d", f->gpu);
+	} else if (f->job[0]) {
+		snprintf(b, n, "job %s", f->job);
+	} else if (f->gpu >= 0) {
+		snprintf(b, n, "GPU %d", f->gpu);
+	} else {
+		snprintf(b, n, "the machine");
+	}
+	return b;
+}
