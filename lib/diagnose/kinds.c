@@ -24,7 +24,7 @@
  *   series         up to KIND_SERIES_MAX Prometheus gauges of its figures;
  *   conf, nconf    its thresholds in vramz_diag_config (CONFS(list)): option
  *                  and config key (NULL: C API only), unit, default, help;
- *                  the engine sets the defaults, src/diagconf.c makes them
+ *                  the engine sets the defaults, src/analyze/diagconf.c makes them
  *                  options and config keys, in table order;
  *   check          optional: the rules its thresholds must keep.
  * Rows are in enum order, row 0 empty; the static assert below ties the

@@ -5,7 +5,7 @@
  * thresholds with their defaults, its hold time.  The engine, the words
  * (vramz_finding_summary, vramz_finding_advice), the exporter
  * (src/format/prom.c), the report (src/report/svg.c) and the options and
- * config file (src/diagconf.c) walk it, so a new kind is one row.
+ * config file (src/analyze/diagconf.c) walk it, so a new kind is one row.
  *
  * Not installed: the library and the tool share it as they share
  * lib/fields.h.  It names the engine's types only as pointers, so the
