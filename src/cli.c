@@ -312,15 +312,6 @@ static int set_value(const char *cmd, const struct opt *o, const char *name, con
 	return CLI_USAGE;
 }
 
-static cli_probe_fn *probe_fn;
-static void *probe_arg;
-
-void cli_set_probe(cli_probe_fn *fn, void *arg)
-{
-	probe_fn = fn;
-	probe_arg = arg;
-}
-
 int cli_parse(const char *cmd, const char *synopsis, const char *about,
 	      const struct opt *opts, int argc, char **argv, int *nargs)
 {
@@ -333,10 +324,6 @@ int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
 	int np = 0;
 	const char *hint = flags & CLI_STOP_AT_ARG ?
 		"; options go before the command, or after -- for the command's own" : "";
-	if (probe_fn) {
-		probe_fn(cmd, synopsis, about, opts, flags, probe_arg);
-		return CLI_HELP;
-	}
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i];
 		if ((flags & CLI_STOP_AT_ARG) && (a[0] != '-' || !a[1])) {

@@ -74,7 +74,8 @@ extern struct gopts g_opts;
 
 enum { CLI_OK = 0, CLI_HELP = -1, CLI_USAGE = -2 };
 
-/* Parses argv[1..] against opts.  -h/--help prints usage to stdout and
+/* Parses argv[1..] against opts (main.c's preamble does, for every
+ * command, with the table of its row in commands[]).  -h/--help prints usage to stdout and
  * returns CLI_HELP; a bad option prints one line and returns CLI_USAGE.
  * Positional arguments are moved to argv[0..*nargs-1] in order; "--" ends
  * options and everything after it is positional. */
@@ -86,12 +87,6 @@ enum { CLI_STOP_AT_ARG = 1 };
 int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
 		    const struct opt *opts, unsigned flags, int argc, char **argv, int *nargs);
 
-/* With a probe set, cli_parse hands its table to fn instead of parsing and
- * returns CLI_HELP: how the default command and the generated man pages and
- * completions read a command's options without running it. */
-typedef void cli_probe_fn(const char *cmd, const char *synopsis, const char *about,
-			  const struct opt *opts, unsigned flags, void *arg);
-void cli_set_probe(cli_probe_fn *fn, void *arg);
 /* The argument name -h shows for o ("SIZE", "DURATION", ...). */
 const char *cli_opt_arg(const struct opt *o);
 /* Maps a cli_parse result to the command's return: -1 when parsing may go on. */

@@ -48,39 +48,36 @@ static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, vo
 	return 0;
 }
 
-int cmd_ps(int argc, char **argv)
+static const char *sort = "vram";
+static uint64_t min_bytes;
+static int reverse, wide;
+static int64_t loop_ms = -1;
+static const char *user;
+
+const struct opt ps_opts[] = {
+	OPT_GPUS,
+	OPT_JSON,
+	{'s', "sort", OPT_STR, &sort, "KEY", "vram (default), sm, pid, gpu, user, command",
+	 "vram sm pid gpu user command"},
+	{'r', "reverse", OPT_FLAG, &reverse, NULL, "reverse the order"},
+	{'u', "user", OPT_STR, &user, "USER", "only this user's processes (name or uid)"},
+	{'m', "min", OPT_SIZE, &min_bytes, "SIZE", "only processes holding at least SIZE (e.g. 1GiB)"},
+	{'w', "wide", OPT_FLAG, &wide, NULL, "do not shorten commands"},
+	{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
+	 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
+	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "read the first tick of a recorded log"},
+	OPT_LIVE,
+	OPT_NOCOLOR,
+	OPT_END,
+};
+const char ps_synopsis[] = "[-g LIST] [-s KEY] [-u USER] [-m SIZE] [--json] [-l INTERVAL]";
+const char ps_about[] =
+	"Processes holding VRAM, one row per process and GPU.\n"
+	"A pid this machine cannot see (another PID namespace) is marked, not guessed.";
+
+int cmd_ps(const struct cmd_args *args)
 {
-	const char *sort = "vram";
-	uint64_t min_bytes = 0;
-	int reverse = 0, wide = 0, nargs;
-	int64_t loop_ms = -1;
-	const char *user = NULL;
-	const struct opt opts[] = {
-		OPT_GPUS,
-		OPT_JSON,
-		{'s', "sort", OPT_STR, &sort, "KEY", "vram (default), sm, pid, gpu, user, command",
-		 "vram sm pid gpu user command"},
-		{'r', "reverse", OPT_FLAG, &reverse, NULL, "reverse the order"},
-		{'u', "user", OPT_STR, &user, "USER", "only this user's processes (name or uid)"},
-		{'m', "min", OPT_SIZE, &min_bytes, "SIZE", "only processes holding at least SIZE (e.g. 1GiB)"},
-		{'w', "wide", OPT_FLAG, &wide, NULL, "do not shorten commands"},
-		{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
-		 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
-		{0, "replay", OPT_STR, &g_opts.replay, "FILE", "read the first tick of a recorded log"},
-		OPT_LIVE,
-		OPT_NOCOLOR,
-		OPT_END,
-	};
-	int rc = cli_parse("ps", "[-g LIST] [-s KEY] [-u USER] [-m SIZE] [--json] [-l INTERVAL]",
-			   "Processes holding VRAM, one row per process and GPU.\n"
-			   "A pid this machine cannot see (another PID namespace) is marked, not guessed.",
-			   opts, argc, argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("ps: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)args;
 	if (loop_ms != -1 && loop_ms < 10) {
 		cli_err("ps: --loop takes 10ms or more");
 		return EXIT_USAGE;

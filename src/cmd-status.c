@@ -153,38 +153,35 @@ static int status_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick
 	return 0;
 }
 
-int cmd_status(int argc, char **argv)
+static struct status_view v;
+static const char *fields;
+static int64_t loop_ms = -1;
+
+const struct opt status_opts[] = {
+	OPT_GPUS,
+	OPT_JSON,
+	{'P', "no-procs", OPT_FLAG, &v.no_procs, NULL, "GPUs only, no process table"},
+	{0, "csv", OPT_FLAG, &v.csv, NULL, "script mode: a CSV row per GPU (as the CSV log's columns)"},
+	{0, "fields", OPT_STR, &fields, "LIST",
+	 "--csv columns, comma-separated (--fields help lists them)"},
+	{0, "no-header", OPT_FLAG, &v.no_header, NULL, "--csv without the header line"},
+	{0, "units", OPT_FLAG, &v.units, NULL, "--csv values for people: MiB, W, %, C, MHz"},
+	{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
+	 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
+	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "show the first tick of a recorded log"},
+	OPT_LIVE,
+	OPT_NOCOLOR,
+	OPT_END,
+};
+const char status_synopsis[] =
+	"[-g LIST] [--json | --csv [--fields LIST] [--no-header] [--units]] [-l INTERVAL] [--no-procs]";
+const char status_about[] =
+	"Memory (used / total, reserved), utilization, temperature and power\n"
+	"of each GPU, then the processes holding VRAM.";
+
+int cmd_status(const struct cmd_args *args)
 {
-	struct status_view v = {0};
-	const char *fields = NULL;
-	int64_t loop_ms = -1;
-	int nargs;
-	const struct opt opts[] = {
-		OPT_GPUS,
-		OPT_JSON,
-		{'P', "no-procs", OPT_FLAG, &v.no_procs, NULL, "GPUs only, no process table"},
-		{0, "csv", OPT_FLAG, &v.csv, NULL, "script mode: a CSV row per GPU (as the CSV log's columns)"},
-		{0, "fields", OPT_STR, &fields, "LIST",
-		 "--csv columns, comma-separated (--fields help lists them)"},
-		{0, "no-header", OPT_FLAG, &v.no_header, NULL, "--csv without the header line"},
-		{0, "units", OPT_FLAG, &v.units, NULL, "--csv values for people: MiB, W, %, C, MHz"},
-		{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
-		 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
-		{0, "replay", OPT_STR, &g_opts.replay, "FILE", "show the first tick of a recorded log"},
-		OPT_LIVE,
-		OPT_NOCOLOR,
-		OPT_END,
-	};
-	int rc = cli_parse("status", "[-g LIST] [--json | --csv [--fields LIST] [--no-header] [--units]] [-l INTERVAL] [--no-procs]",
-			   "Memory (used / total, reserved), utilization, temperature and power\n"
-			   "of each GPU, then the processes holding VRAM.",
-			   opts, argc, argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("status: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)args;
 	if (fields && !strcmp(fields, "help")) {
 		script_fields_help(stdout);
 		return EXIT_OK;
