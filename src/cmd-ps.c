@@ -4,6 +4,7 @@
  * process on two GPUs is listed once per GPU, as NVML reports it. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -15,17 +16,25 @@
 
 struct ps_view {
 	struct proctab_opts po;
-	int loop;
+	int loop, csv, no_header;
+	struct script_cols cols;
 };
 
 static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, void *arg)
 {
 	const struct ps_view *v = arg;
-	if (g_opts.json) {
+	if (g_opts.json || v->csv) {
 		unsigned *idx = malloc((snap->proc_count ? snap->proc_count : 1) * sizeof *idx);
 		if (!idx)
 			return -1;
 		unsigned n = proctab_select(snap, &v->po, idx);
+		if (v->csv) {
+			if (!tick && !v->no_header)
+				script_header(stdout, &v->cols);
+			script_proc_rows(stdout, ctx, snap, idx, n, &v->cols);
+			free(idx);
+			return 0;
+		}
 		struct jsonw w;
 		/* looping: one document a line (JSON Lines) */
 		jw_init(&w, stdout, !v->loop);
@@ -48,9 +57,10 @@ static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, vo
 	return 0;
 }
 
-static const char *sort = "vram";
+static struct ps_view v;
+static const char *sort = "vram", *fields, *format;
 static uint64_t min_bytes;
-static int reverse, wide;
+static int reverse, wide, units;
 static int64_t loop_ms = -1;
 static const char *user;
 
@@ -65,12 +75,24 @@ const struct opt ps_opts[] = {
 	{'w', "wide", OPT_FLAG, &wide, NULL, "do not shorten commands"},
 	{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
 	 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
+	{0, "csv", OPT_FLAG, &v.csv, NULL,
+	 "script mode: a CSV row per process and GPU (as the process log's columns)"},
+	{0, "fields", OPT_STR, &fields, "LIST",
+	 "--csv columns, comma-separated (--fields help lists them)"},
+	{0, "query-compute-apps", OPT_STR, &fields, "LIST",
+	 "--fields by nvidia-smi's name (pid, process_name, used_memory, ...)"},
+	{0, "no-header", OPT_FLAG, &v.no_header, NULL, "--csv without the header line"},
+	{0, "units", OPT_FLAG, &units, NULL, "--csv values for people: MiB, % (and headers that say so)"},
+	{0, "format", OPT_STR, &format, "FORMAT",
+	 "nvidia-smi's csv[,noheader][,nounits]: --csv --units, noheader --no-header, nounits no --units",
+	 "csv csv,noheader csv,nounits csv,noheader,nounits"},
 	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "read the first tick of a recorded log"},
 	OPT_LIVE,
 	OPT_NOCOLOR,
 	OPT_END,
 };
-const char ps_synopsis[] = "[-g LIST] [-s KEY] [-u USER] [-m SIZE] [--json] [-l INTERVAL]";
+const char ps_synopsis[] =
+	"[-g LIST] [-s KEY] [-u USER] [-m SIZE] [--json | --csv [--fields LIST]] [-l INTERVAL]";
 const char ps_about[] =
 	"Processes holding VRAM, one row per process and GPU.\n"
 	"A pid this machine cannot see (another PID namespace) is marked, not guessed.";
@@ -78,11 +100,29 @@ const char ps_about[] =
 int cmd_ps(const struct cmd_args *args)
 {
 	(void)args;
+	if (fields && !strcmp(fields, "help")) {
+		script_fields_help(stdout, SCRIPT_PROCS);
+		return EXIT_OK;
+	}
+	if (format && script_format("ps", format, &v.no_header, &v.cols.units))
+		return EXIT_USAGE;
+	v.csv |= format != NULL;
+	v.cols.units |= units;
+	if ((fields || v.no_header || units) && !v.csv) {
+		cli_err("ps: --fields, --no-header and --units go with --csv");
+		return EXIT_USAGE;
+	}
+	if (v.csv && g_opts.json) {
+		cli_err("ps: --csv or --json, not both");
+		return EXIT_USAGE;
+	}
+	if (v.csv && script_parse_fields("ps", SCRIPT_PROCS, fields, &v.cols))
+		return EXIT_USAGE;
 	if (loop_ms != -1 && loop_ms < 10) {
 		cli_err("ps: --loop takes 10ms or more");
 		return EXIT_USAGE;
 	}
-	struct ps_view v = {.loop = loop_ms > 0};
+	v.loop = loop_ms > 0;
 	v.po = (struct proctab_opts){.reverse = reverse, .user = user, .min_bytes = min_bytes, .wide = wide};
 	if (proctab_sort_parse(sort, &v.po.sort)) {
 		cli_err("ps: unknown sort key '%s' (vram, sm, pid, gpu, user, command)", sort);

@@ -141,7 +141,7 @@ static int status_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick
 	if (v->csv) {
 		if (!tick && !v->no_header)
 			script_header(stdout, &v->cols);
-		script_rows(stdout, ctx, snap, &v->cols, v->units);
+		script_rows(stdout, ctx, snap, &v->cols);
 	} else if (g_opts.json) {
 		/* looping: one document a line (JSON Lines) */
 		json_snapshot(stdout, "status", ctx, snap, !v->no_procs, !v->loop);
@@ -154,7 +154,7 @@ static int status_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick
 }
 
 static struct status_view v;
-static const char *fields;
+static const char *fields, *format;
 static int64_t loop_ms = -1;
 
 const struct opt status_opts[] = {
@@ -164,8 +164,14 @@ const struct opt status_opts[] = {
 	{0, "csv", OPT_FLAG, &v.csv, NULL, "script mode: a CSV row per GPU (as the CSV log's columns)"},
 	{0, "fields", OPT_STR, &fields, "LIST",
 	 "--csv columns, comma-separated (--fields help lists them)"},
+	{0, "query-gpu", OPT_STR, &fields, "LIST",
+	 "--fields by nvidia-smi's name (memory.used, ...: in its units)"},
 	{0, "no-header", OPT_FLAG, &v.no_header, NULL, "--csv without the header line"},
-	{0, "units", OPT_FLAG, &v.units, NULL, "--csv values for people: MiB, W, %, C, MHz"},
+	{0, "units", OPT_FLAG, &v.units, NULL,
+	 "--csv values for people: MiB, W, %, C, MHz (and headers that say so)"},
+	{0, "format", OPT_STR, &format, "FORMAT",
+	 "nvidia-smi's csv[,noheader][,nounits]: --csv --units, noheader --no-header, nounits no --units",
+	 "csv csv,noheader csv,nounits csv,noheader,nounits"},
 	{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
 	 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
 	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "show the first tick of a recorded log"},
@@ -174,7 +180,8 @@ const struct opt status_opts[] = {
 	OPT_END,
 };
 const char status_synopsis[] =
-	"[-g LIST] [--json | --csv [--fields LIST] [--no-header] [--units]] [-l INTERVAL] [--no-procs]";
+	"[-g LIST] [--json | --csv [--fields LIST] [--no-header] [--units] | "
+	"--query-gpu LIST --format=csv[,noheader][,nounits]] [-l INTERVAL] [--no-procs]";
 const char status_about[] =
 	"Memory (used / total, reserved), utilization, temperature and power\n"
 	"of each GPU, then the processes holding VRAM.";
@@ -183,9 +190,13 @@ int cmd_status(const struct cmd_args *args)
 {
 	(void)args;
 	if (fields && !strcmp(fields, "help")) {
-		script_fields_help(stdout);
+		script_fields_help(stdout, SCRIPT_GPUS);
 		return EXIT_OK;
 	}
+	if (format && script_format("status", format, &v.no_header, &v.cols.units))
+		return EXIT_USAGE;
+	v.csv |= format != NULL;
+	v.cols.units |= v.units;
 	if ((fields || v.no_header || v.units) && !v.csv) {
 		cli_err("status: --fields, --no-header and --units go with --csv");
 		return EXIT_USAGE;
@@ -194,7 +205,7 @@ int cmd_status(const struct cmd_args *args)
 		cli_err("status: --csv or --json, not both");
 		return EXIT_USAGE;
 	}
-	if (v.csv && script_parse_fields(fields, &v.cols))
+	if (v.csv && script_parse_fields("status", SCRIPT_GPUS, fields, &v.cols))
 		return EXIT_USAGE;
 	if (loop_ms != -1 && loop_ms < 10) {
 		cli_err("status: --loop takes 10ms or more");

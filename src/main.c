@@ -97,16 +97,23 @@ static size_t table_len(const struct opt *opts)
 	return n;
 }
 
+/* What every command takes besides its own options. */
+static const struct opt global_opts[] = {
+	OPT_COLOR,
+	OPT_END,
+};
+
 struct opt *command_options(const struct command *c)
 {
-	size_t own = table_len(c->opts);
+	size_t own = table_len(c->opts), ng = table_len(global_opts);
 	size_t nk = c->thresholds ? diagconf_opt_count() : 0;
-	struct opt *t = calloc(own + nk + 1, sizeof *t);
+	struct opt *t = calloc(own + nk + ng + 1, sizeof *t);
 	if (!t)
 		return NULL;
 	memcpy(t, c->opts, own * sizeof *t);
 	if (c->thresholds)
 		diagconf_opts(&c->thresholds->cfg, t + own);
+	memcpy(t + own + nk, global_opts, ng * sizeof *t);
 	return t; /* calloc's zeros are OPT_END */
 }
 
@@ -169,7 +176,76 @@ static int check_args(const struct command *c, int nargs, char **args)
 	return 0;
 }
 
-int command_main(const struct command *c, int argc, char **argv)
+/* The commands nearest to name[0..len) (a typo of them), quoted and
+ * joined by "or" into out ("'topo' or 'top'"); 0 when none is near. */
+static int nearest_commands(const char *name, size_t len, char *out, size_t outlen)
+{
+	unsigned d[64], best = 3;
+	const char *cand[64];
+	size_t n = 0;
+	for (size_t i = 0; i < command_count && n < 64; i++)
+		cand[n++] = commands[i].name;
+	for (const char *const *nb = commands_not_built; *nb && n < 64; nb += 2)
+		cand[n++] = *nb;
+	for (size_t i = 0; i < n; i++) {
+		d[i] = cli_distance(name, len, cand[i], 2);
+		if (d[i] < best && cli_close_enough(d[i], len))
+			best = d[i];
+	}
+	int found = 0;
+	size_t used = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < n && best <= 2; i++)
+		if (d[i] == best && used < outlen)
+			used += (size_t)snprintf(out + used, outlen - used, "%s'%s'",
+						 found++ ? " or " : "", cand[i]);
+	return found;
+}
+
+static int unknown_command(const char *name)
+{
+	for (const char *const *n = commands_not_built; *n; n += 2)
+		if (!strcmp(*n, name)) {
+			cli_err("'%s' is not built in: it needs %s at build time", name, n[1]);
+			return EXIT_FAIL;
+		}
+	char near[128];
+	if (nearest_commands(name, strlen(name), near, sizeof near))
+		cli_err("'%s' is not a command; did you mean %s?", name, near);
+	else
+		cli_err("'%s' is not a command (see vramz -h)", name);
+	return EXIT_USAGE;
+}
+
+/* Words given without a command (`vramz --jsn`, `vramz -g0 statsu`) went
+ * to the default command; a typo there is the user's, not the default
+ * command's, and said as such.  rc: the parse's; args: what it left. */
+static int toplevel_error(int rc, int nargs, char **args)
+{
+	if (rc == CLI_UNKNOWN) {
+		const char *near, *name = cli_unknown(&near);
+		char cmds[128];
+		if (near)
+			cli_err("unknown option '%s'; did you mean '--%s'?", name, near);
+		else if (name[1] == '-' && nearest_commands(name + 2, strlen(name + 2), cmds, sizeof cmds))
+			cli_err("unknown option '%s'; did you mean the command %s?", name, cmds);
+		else
+			cli_err("unknown option '%s' (see vramz -h)", name);
+		return EXIT_USAGE;
+	}
+	if (rc != CLI_OK || !nargs)
+		return -1;
+	if (command_find(args[0]))
+		cli_err("'%s' is a command: it goes first (vramz %s [OPTIONS])", args[0], args[0]);
+	else
+		return unknown_command(args[0]);
+	return EXIT_USAGE;
+}
+
+/* The preamble: the row's thresholds, its table parsed, its argument
+ * rule; then the command.  toplevel: no command was named (the default
+ * command's). */
+static int preamble(const struct command *c, int argc, char **argv, int toplevel)
 {
 	struct cmd_args a = {0};
 	if (!c->opts) {
@@ -195,14 +271,21 @@ int command_main(const struct command *c, int argc, char **argv)
 	if (!opts)
 		return EXIT_FAIL;
 	int nargs = 0;
-	int rc = cli_parse_flags(c->name, c->synopsis, c->about, opts,
-				 c->args == ARGS_COMMAND ? CLI_STOP_AT_ARG : 0, mark, argv, &nargs);
+	unsigned flags = (c->args == ARGS_COMMAND ? CLI_STOP_AT_ARG : 0) | (toplevel ? CLI_TOPLEVEL : 0);
+	int rc = cli_parse_flags(c->name, c->synopsis, c->about, opts, flags, mark, argv, &nargs);
 	free(opts);
+	if (toplevel && (ex = toplevel_error(rc, nargs, argv)) >= 0)
+		return ex;
 	if ((ex = cli_parse_exit(rc)) >= 0 || (ex = check_args(c, nargs, argv)))
 		return ex;
 	a = c->args == ARGS_AFTER ? (struct cmd_args){mark < argc ? argc - mark - 1 : 0, argv + mark + 1}
 				  : (struct cmd_args){nargs, argv};
 	return c->fn(&a);
+}
+
+int command_main(const struct command *c, int argc, char **argv)
+{
+	return preamble(c, argc, argv, 0);
 }
 
 void vramz_usage(FILE *f)
@@ -217,21 +300,11 @@ void vramz_usage(FILE *f)
 		   "most take:\n"
 		   "  -g, --gpus LIST   indices, ranges (0-3), UUID prefixes, PCI bus ids\n"
 		   "  --json            machine-readable output (docs/json.md)\n"
+		   "every command takes:\n"
+		   "  --color WHEN      auto (on a terminal, unless NO_COLOR=1), always, never\n"
 		   "  -h, --help        help for vramz or a command\n"
-		   "  --version         print the version\n"
-		   "\nNO_COLOR=1 turns colour off.\n"
-		   "Exit codes: 0 ok, 1 failure, 2 bad usage, 3 a finding or a budget exceeded.\n");
-}
-
-static int unknown_command(const char *name)
-{
-	for (const char *const *n = commands_not_built; *n; n += 2)
-		if (!strcmp(*n, name)) {
-			cli_err("'%s' is not built in: it needs %s at build time", name, n[1]);
-			return EXIT_FAIL;
-		}
-	cli_err("unknown command '%s' (see vramz -h)", name);
-	return EXIT_USAGE;
+		   "  --version         print the version (vramz --version)\n"
+		   "\nExit codes: 0 ok, 1 failure, 2 bad usage, 3 a finding or a budget exceeded.\n");
 }
 
 int cmd_help(const struct cmd_args *a)
@@ -302,7 +375,7 @@ static int default_command(int argc, char **argv)
 		free(opts);
 	}
 #endif
-	return command_main(c, argc, argv);
+	return preamble(c, argc, argv, 1);
 }
 
 int main(int argc, char **argv)
