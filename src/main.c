@@ -130,9 +130,10 @@ int command_check(const struct command *c, char *why, size_t len)
 	if (!c->opts)
 		return 0;
 	int gpus = long_opt(c->opts, "gpus") != NULL;
-	if (!(c->flags & CMD_GPUS) != !gpus)
-		snprintf(why, len, "%s: CMD_GPUS but %s -g/--gpus in its table", c->name,
-			 gpus ? "" : "no");
+	if (gpus && !(c->flags & CMD_GPUS))
+		snprintf(why, len, "%s: -g/--gpus in its table but no CMD_GPUS", c->name);
+	else if (!gpus && (c->flags & CMD_GPUS))
+		snprintf(why, len, "%s: CMD_GPUS but no -g/--gpus in its table", c->name);
 	else if (long_opt(c->opts, "live") && !(c->flags & CMD_DAEMON))
 		snprintf(why, len, "%s: --live in its table but no CMD_DAEMON", c->name);
 	else if ((c->flags & CMD_DAEMON) && !(c->flags & CMD_SAMPLES))
