@@ -16,20 +16,21 @@
 
 struct ps_view {
 	struct proctab_opts po;
-	int loop, csv, no_header;
+	int loop;
+	struct script_opts so;
 	struct script_cols cols;
 };
 
 static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, void *arg)
 {
 	const struct ps_view *v = arg;
-	if (g_opts.json || v->csv) {
+	if (g_opts.json || v->so.csv) {
 		unsigned *idx = malloc((snap->proc_count ? snap->proc_count : 1) * sizeof *idx);
 		if (!idx)
 			return -1;
 		unsigned n = proctab_select(snap, &v->po, idx);
-		if (v->csv) {
-			if (!tick && !v->no_header)
+		if (v->so.csv) {
+			if (!tick && !v->so.no_header)
 				script_header(stdout, &v->cols);
 			script_proc_rows(stdout, ctx, snap, idx, n, &v->cols);
 			free(idx);
@@ -58,9 +59,9 @@ static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, vo
 }
 
 static struct ps_view v;
-static const char *sort = "vram", *fields, *format;
+static const char *sort = "vram";
 static uint64_t min_bytes;
-static int reverse, wide, units;
+static int reverse, wide;
 static int64_t loop_ms = -1;
 static const char *user;
 
@@ -75,15 +76,15 @@ const struct opt ps_opts[] = {
 	{'w', "wide", OPT_FLAG, &wide, NULL, "do not shorten commands"},
 	{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
 	 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
-	{0, "csv", OPT_FLAG, &v.csv, NULL,
+	{0, "csv", OPT_FLAG, &v.so.csv, NULL,
 	 "script mode: a CSV row per process and GPU (as the process log's columns)"},
-	{0, "fields", OPT_STR, &fields, "LIST",
+	{0, "fields", OPT_STR, &v.so.fields, "LIST",
 	 "--csv columns, comma-separated (--fields help lists them)"},
-	{0, "query-compute-apps", OPT_STR, &fields, "LIST",
+	{0, "query-compute-apps", OPT_STR, &v.so.fields, "LIST",
 	 "--fields by nvidia-smi's name (pid, process_name, used_memory, ...)"},
-	{0, "no-header", OPT_FLAG, &v.no_header, NULL, "--csv without the header line"},
-	{0, "units", OPT_FLAG, &units, NULL, "--csv values for people: MiB, % (and headers that say so)"},
-	{0, "format", OPT_STR, &format, "FORMAT",
+	{0, "no-header", OPT_FLAG, &v.so.no_header, NULL, "--csv without the header line"},
+	{0, "units", OPT_FLAG, &v.so.units, NULL, "--csv values for people: MiB, % (and headers that say so)"},
+	{0, "format", OPT_STR, &v.so.format, "FORMAT",
 	 "nvidia-smi's csv[,noheader][,nounits]: --csv --units, noheader --no-header, nounits no --units",
 	 "csv csv,noheader csv,nounits csv,noheader,nounits"},
 	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "read the first tick of a recorded log"},
@@ -100,24 +101,9 @@ const char ps_about[] =
 int cmd_ps(const struct cmd_args *args)
 {
 	(void)args;
-	if (fields && !strcmp(fields, "help")) {
-		script_fields_help(stdout, SCRIPT_PROCS);
-		return EXIT_OK;
-	}
-	if (format && script_format("ps", format, &v.no_header, &v.cols.units))
-		return EXIT_USAGE;
-	v.csv |= format != NULL;
-	v.cols.units |= units;
-	if ((fields || v.no_header || units) && !v.csv) {
-		cli_err("ps: --fields, --no-header and --units go with --csv");
-		return EXIT_USAGE;
-	}
-	if (v.csv && g_opts.json) {
-		cli_err("ps: --csv or --json, not both");
-		return EXIT_USAGE;
-	}
-	if (v.csv && script_parse_fields("ps", SCRIPT_PROCS, fields, &v.cols))
-		return EXIT_USAGE;
+	int ex = script_setup("ps", SCRIPT_PROCS, &v.so, &v.cols);
+	if (ex >= 0)
+		return ex;
 	if (loop_ms != -1 && loop_ms < 10) {
 		cli_err("ps: --loop takes 10ms or more");
 		return EXIT_USAGE;
@@ -133,7 +119,7 @@ int cmd_ps(const struct cmd_args *args)
 	unsigned flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
 	if (v.loop)
 		return script_loop("ps", flags, loop_ms, ps_show, &v);
-	int ex = source_open_sample(&ctx, flags, &snap);
+	ex = source_open_sample(&ctx, flags, &snap);
 	if (ex)
 		return ex;
 	if (ps_show(ctx, snap, 0, &v)) {

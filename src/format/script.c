@@ -238,7 +238,10 @@ int script_parse_fields(const char *cmd, enum script_rows rows, const char *list
 	return 0;
 }
 
-int script_format(const char *cmd, const char *fmt, int *no_header, int *units)
+/* nvidia-smi's --format=csv[,noheader][,nounits]: 0 with the flags it
+ * sets (nounits: no unit text, as without --units), or EXIT_USAGE after
+ * one line. */
+static int script_format(const char *cmd, const char *fmt, int *no_header, int *units)
 {
 	int nounits = 0;
 	size_t len = strcspn(fmt, ",");
@@ -262,6 +265,30 @@ int script_format(const char *cmd, const char *fmt, int *no_header, int *units)
 	if (!nounits)
 		*units = 1; /* nvidia-smi's csv has them */
 	return 0;
+}
+
+int script_setup(const char *cmd, enum script_rows rows, struct script_opts *o,
+		 struct script_cols *c)
+{
+	if (o->fields && !strcmp(o->fields, "help")) {
+		script_fields_help(stdout, rows);
+		return EXIT_OK;
+	}
+	if (o->format && script_format(cmd, o->format, &o->no_header, &o->units))
+		return EXIT_USAGE;
+	o->csv |= o->format != NULL;
+	if ((o->fields || o->no_header || o->units) && !o->csv) {
+		cli_err("%s: --fields, --no-header and --units go with --csv", cmd);
+		return EXIT_USAGE;
+	}
+	if (o->csv && g_opts.json) {
+		cli_err("%s: --csv or --json, not both", cmd);
+		return EXIT_USAGE;
+	}
+	if (o->csv && script_parse_fields(cmd, rows, o->fields, c))
+		return EXIT_USAGE;
+	c->units = o->units;
+	return -1;
 }
 
 static void col_header(FILE *f, const struct script_cols *c, const struct script_col *col)

@@ -30,6 +30,18 @@ struct script_cols {
 			     * headers that say it ("mem_used [MiB]") */
 };
 
+/* The script-mode options status and ps share (their tables point here). */
+struct script_opts {
+	int csv, no_header, units;
+	const char *fields;  /* --fields (--query-gpu, --query-compute-apps) */
+	const char *format;  /* nvidia-smi's --format=csv[,noheader][,nounits] */
+};
+/* Checks o for cmd (`--fields help` is the columns' help) and, in script
+ * mode (--csv, or --format), parses the columns into c.  -1: go on, o->csv
+ * saying whether in script mode; else the exit code: EXIT_OK after the
+ * help, EXIT_USAGE after one line. */
+int script_setup(const char *cmd, enum script_rows rows, struct script_opts *o,
+		 struct script_cols *c);
 /* Parses a comma-separated list of column names, vramz's or nvidia-smi's
  * (NULL: the default set) for cmd's rows.  Prints one line (the nearest
  * name, when a typo is near one) and returns EXIT_USAGE on an unknown
@@ -39,10 +51,6 @@ int script_parse_fields(const char *cmd, enum script_rows rows, const char *list
 /* `--fields help`: every name with a line about it (and its nvidia-smi
  * names). */
 void script_fields_help(FILE *f, enum script_rows rows);
-/* nvidia-smi's --format=csv[,noheader][,nounits]: 0 with the flags it
- * sets (nounits: no unit text, as without --units), or EXIT_USAGE after
- * one line. */
-int script_format(const char *cmd, const char *fmt, int *no_header, int *units);
 void script_header(FILE *f, const struct script_cols *c);
 /* One row per GPU of snap (SCRIPT_GPUS). */
 void script_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, const struct script_cols *c);
