@@ -203,9 +203,11 @@ static void man_main(FILE *f, const struct cmddoc *docs, size_t n)
 	      ".TP\n\\fB\\-g\\fR, \\fB\\-\\-gpus\\fR \\fILIST\\fR\nmost commands: GPUs by index, "
 	      "range (0\\-3), UUID prefix or PCI bus id\n"
 	      ".TP\n\\fB\\-\\-json\\fR\nmost commands: one JSON document with the envelope "
-	      "schema, vramz_version, kind\n", f);
+	      "schema, vramz_version, kind\n"
+	      ".TP\n\\fB\\-\\-color\\fR \\fIWHEN\\fR\nevery command: auto (a terminal, unless "
+	      "NO_COLOR), always (a pipe or a file too), never\n", f);
 	fputs(exit_status, f);
-	fputs(".SH ENVIRONMENT\n.TP\nNO_COLOR\nnon\\-empty: no colour\n"
+	fputs(".SH ENVIRONMENT\n.TP\nNO_COLOR\nnon\\-empty: no colour (unless \\-\\-color=always)\n"
 	      ".TP\nVRAMZ_PROFILE_NVML\n1: print the driver calls made and their cost on stderr\n"
 	      ".TP\nVRAMZ_EXAMPLES\nthe folder holding the demo recording\n"
 	      ".TP\nXDG_CONFIG_HOME\nthresholds are read from $XDG_CONFIG_HOME/vramz/config "
