@@ -304,7 +304,8 @@ void vramz_usage(FILE *f)
 		   "every command takes:\n"
 		   "  --color WHEN      auto (on a terminal, unless NO_COLOR=1), always, never\n"
 		   "  -h, --help        help for vramz or a command\n"
-		   "  --version         print the version (vramz --version)\n"
+		   "and vramz alone:\n"
+		   "  --version         print the version\n"
 		   "\nExit codes: 0 ok, 1 failure, 2 bad usage, 3 a finding or a budget exceeded.\n");
 }
 
