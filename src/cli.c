@@ -167,7 +167,9 @@ int parse_percent(const char *s, double *frac)
 	const char *unit;
 	if (split_num(s, &v, &unit))
 		return -1;
-	if (!strcmp(unit, "%"))
+	/* a bare number above 1 is a percentage (`--max-util 10`); 1 or
+	 * less stays the fraction it always was (`0.5`, `1` = all) */
+	if (!strcmp(unit, "%") || (!*unit && v > 1))
 		v /= 100;
 	else if (*unit)
 		return -1;
@@ -231,6 +233,19 @@ static const struct {
 	[OPT_CELSIUS] = {OPT_UINT, 0, 200, 0, 0, "want a whole number from 0 to 200"},
 };
 
+/* Whether v is one of the space-separated words of list. */
+static int is_choice(const char *list, const char *v)
+{
+	size_t n = strlen(v);
+	for (const char *p = list; p && *p;) {
+		size_t len = strcspn(p, " ");
+		if (len == n && n && !strncmp(p, v, n))
+			return 1;
+		p += len + (p[len] == ' ');
+	}
+	return 0;
+}
+
 int opt_value(const struct opt *o, const char *v, const char **why)
 {
 	double x = 0;
@@ -249,6 +264,13 @@ int opt_value(const struct opt *o, const char *v, const char **why)
 		*(int *)o->dst = 1;
 		return 0;
 	case OPT_STR:
+		*(const char **)o->dst = v;
+		return 0;
+	case OPT_CHOICE:
+		if (!is_choice(o->values, v)) {
+			*why = o->values;
+			return -1;
+		}
 		*(const char **)o->dst = v;
 		return 0;
 	case OPT_UINT: {
@@ -305,20 +327,103 @@ static int set_value(const char *cmd, const struct opt *o, const char *name, con
 	const char *why;
 	if (!opt_value(o, v, &why))
 		return 0;
-	if (why)
+	if (o->t == OPT_CHOICE)
+		cli_err("%s: bad value '%s' for %s: want one of %s", cmd, v, name, why);
+	else if (why)
 		cli_err("%s: bad value '%s' for %s: %s", cmd, v, name, why);
 	else
 		cli_err("%s: bad %s '%s' for %s", cmd, cli_opt_arg(o), v, name);
 	return CLI_USAGE;
 }
 
-static cli_probe_fn *probe_fn;
-static void *probe_arg;
-
-void cli_set_probe(cli_probe_fn *fn, void *arg)
+unsigned cli_distance(const char *a, size_t na, const char *b, unsigned limit)
 {
-	probe_fn = fn;
-	probe_arg = arg;
+	/* optimal string alignment: three rows of the matrix; names are short */
+	enum { MAXW = 64 };
+	size_t nb = strlen(b);
+	unsigned rows[3][MAXW + 1];
+	unsigned *pp = rows[0], *prev = rows[1], *cur = rows[2];
+	if (na > MAXW || nb > MAXW)
+		return limit + 1;
+	if ((na > nb ? na - nb : nb - na) > limit)
+		return limit + 1;
+	for (size_t j = 0; j <= nb; j++)
+		prev[j] = (unsigned)j;
+	for (size_t i = 1; i <= na; i++) {
+		cur[0] = (unsigned)i;
+		unsigned best = cur[0];
+		for (size_t j = 1; j <= nb; j++) {
+			unsigned cost = a[i - 1] != b[j - 1];
+			unsigned d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (prev[j - 1] + cost < d)
+				d = prev[j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    pp[j - 2] + 1 < d)
+				d = pp[j - 2] + 1; /* two neighbours swapped */
+			cur[j] = d;
+			if (d < best)
+				best = d;
+		}
+		if (best > limit)
+			return limit + 1;
+		unsigned *t = pp;
+		pp = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[nb] > limit ? limit + 1 : prev[nb];
+}
+
+int cli_close_enough(unsigned d, size_t na)
+{
+	return d <= (na <= 4 ? 1u : 2u);
+}
+
+/* The last unknown option, for cli_unknown() */
+static char unknown_name[64];
+static const char *unknown_near;
+
+const char *cli_unknown(const char **nearest)
+{
+	if (nearest)
+		*nearest = unknown_near;
+	return unknown_name;
+}
+
+/* The long option of opts nearest to name[0..len), if close enough. */
+static const char *nearest_long(const struct opt *opts, const char *name, size_t len)
+{
+	const char *best = NULL;
+	unsigned bd = 3;
+	for (const struct opt *p = opts; p->s || p->l; p++) {
+		if (!p->l)
+			continue;
+		unsigned d = cli_distance(name, len, p->l, 2);
+		if (d < bd && cli_close_enough(d, len)) {
+			bd = d;
+			best = p->l;
+		}
+	}
+	return best;
+}
+
+/* An option opts does not have: one line naming it (and the nearest one)
+ * unless the caller says it (CLI_TOPLEVEL). */
+static int unknown(const char *cmd, const struct opt *opts, unsigned flags, const char *name,
+		   const char *hint)
+{
+	size_t len = strlen(name);
+	snprintf(unknown_name, sizeof unknown_name, "%s", name);
+	unknown_near = name[1] == '-' ? nearest_long(opts, name + 2, len - 2) : NULL;
+	if (flags & CLI_TOPLEVEL)
+		return CLI_UNKNOWN;
+	if (unknown_near)
+		cli_err("%s: unknown option '%s'; did you mean '--%s'?", cmd, name, unknown_near);
+	else
+		cli_err("%s: unknown option '%s' (see vramz %s -h%s)", cmd, name, cmd, hint);
+	return CLI_USAGE;
 }
 
 int cli_parse(const char *cmd, const char *synopsis, const char *about,
@@ -333,10 +438,6 @@ int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
 	int np = 0;
 	const char *hint = flags & CLI_STOP_AT_ARG ?
 		"; options go before the command, or after -- for the command's own" : "";
-	if (probe_fn) {
-		probe_fn(cmd, synopsis, about, opts, flags, probe_arg);
-		return CLI_HELP;
-	}
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i];
 		if ((flags & CLI_STOP_AT_ARG) && (a[0] != '-' || !a[1])) {
@@ -367,10 +468,8 @@ int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
 				if (p->l && strlen(p->l) == len && !strncmp(p->l, a + 2, len))
 					o = p;
 			snprintf(name, sizeof name, "--%.*s", (int)(len < 40 ? len : 40), a + 2);
-			if (!o) {
-				cli_err("%s: unknown option '%s' (see vramz %s -h%s)", cmd, name, cmd, hint);
-				return CLI_USAGE;
-			}
+			if (!o)
+				return unknown(cmd, opts, flags, name, hint);
 			if (eq) {
 				if (o->t == OPT_FLAG) {
 					cli_err("%s: %s takes no value", cmd, name);
@@ -386,10 +485,8 @@ int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
 					if (p->s == *c)
 						o = p;
 				snprintf(name, sizeof name, "-%c", *c);
-				if (!o) {
-					cli_err("%s: unknown option '%s' (see vramz %s -h%s)", cmd, name, cmd, hint);
-					return CLI_USAGE;
-				}
+				if (!o)
+					return unknown(cmd, opts, flags, name, hint);
 				if (o->t != OPT_FLAG) {
 					if (c[1])
 						val = c + 1;
@@ -417,16 +514,30 @@ int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
 
 int cli_parse_exit(int rc)
 {
-	return rc == CLI_HELP ? EXIT_OK : rc == CLI_USAGE ? EXIT_USAGE : -1;
+	return rc == CLI_HELP ? EXIT_OK : rc == CLI_USAGE || rc == CLI_UNKNOWN ? EXIT_USAGE : -1;
+}
+
+enum cli_color_when cli_color_when(void)
+{
+	const char *nc = getenv("NO_COLOR");
+	if (g_opts.no_color)
+		return CLI_COLOR_NEVER;
+	if (g_opts.color && !strcmp(g_opts.color, "always"))
+		return CLI_COLOR_ALWAYS;
+	if (g_opts.color && !strcmp(g_opts.color, "never"))
+		return CLI_COLOR_NEVER;
+	return nc && *nc ? CLI_COLOR_NEVER : CLI_COLOR_AUTO;
 }
 
 int cli_color(FILE *f)
 {
-	const char *nc = getenv("NO_COLOR");
 	const char *term = getenv("TERM");
-	if (g_opts.no_color || (nc && *nc) || (term && !strcmp(term, "dumb")))
-		return 0;
-	return isatty(fileno(f));
+	switch (cli_color_when()) {
+	case CLI_COLOR_ALWAYS: return 1;
+	case CLI_COLOR_NEVER: return 0;
+	case CLI_COLOR_AUTO: break;
+	}
+	return !(term && !strcmp(term, "dumb")) && isatty(fileno(f));
 }
 
 int cli_open(vramz_ctx **ctx)

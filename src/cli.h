@@ -25,7 +25,9 @@ enum opt_type {
 	OPT_DOUBLE,   /* double */
 	OPT_SIZE,     /* uint64_t bytes: 512MiB, 10G, 1.5GiB, 4096 */
 	OPT_DURATION, /* int64_t milliseconds: 10ms, 1s, 1.5m, 2h, 1d; bare = s */
-	OPT_PERCENT,  /* double in [0,1]: 10%, 0.1 */
+	OPT_PERCENT,  /* double in [0,1]: 10%, 10 (a bare number above 1 is
+		       * a percentage), 0.1 (1 or less: a fraction) */
+	OPT_CHOICE,   /* const char *: one of .values's words */
 	/* The same types with a range of values (src/cli.c's table says
 	 * which, and the error says what fits): */
 	OPT_INTERVAL, /* duration: CLI_MIN_INTERVAL_MS .. CLI_MAX_INTERVAL_MS */
@@ -61,6 +63,7 @@ struct gopts {
 	const char *gpus;  /* -g/--gpus spec */
 	int json;          /* --json */
 	int no_color;      /* --no-color */
+	const char *color; /* --color WHEN: auto, always, never; NULL: auto */
 	const char *replay; /* --replay FILE where supported */
 	int live;          /* --live: the driver, not a running daemon */
 };
@@ -71,27 +74,39 @@ extern struct gopts g_opts;
 #define OPT_LIVE {0, "live", OPT_FLAG, &g_opts.live, NULL, \
 	"read the driver now, not a running vramz daemon (docs/daemon.md)"}
 #define OPT_NOCOLOR {0, "no-color", OPT_FLAG, &g_opts.no_color, NULL, "no colour (also NO_COLOR=1)"}
+/* Every command's, after its own (main.c's preamble adds it). */
+#define OPT_COLOR {0, "color", OPT_CHOICE, &g_opts.color, "WHEN", \
+	"colour: auto (a terminal, no NO_COLOR), always (into a pipe too), never", \
+	"auto always never"}
 
-enum { CLI_OK = 0, CLI_HELP = -1, CLI_USAGE = -2 };
+enum { CLI_OK = 0, CLI_HELP = -1, CLI_USAGE = -2, CLI_UNKNOWN = -3 };
 
-/* Parses argv[1..] against opts.  -h/--help prints usage to stdout and
+/* Parses argv[1..] against opts (main.c's preamble does, for every
+ * command, with the table of its row in commands[]).  -h/--help prints usage to stdout and
  * returns CLI_HELP; a bad option prints one line and returns CLI_USAGE.
  * Positional arguments are moved to argv[0..*nargs-1] in order; "--" ends
  * options and everything after it is positional. */
 int cli_parse(const char *cmd, const char *synopsis, const char *about,
 	      const struct opt *opts, int argc, char **argv, int *nargs);
 /* CLI_STOP_AT_ARG: options end at the first positional argument, which
- * starts a command line of its own (`vramz run python x.py --bs 8`). */
-enum { CLI_STOP_AT_ARG = 1 };
+ * starts a command line of its own (`vramz run python x.py --bs 8`).
+ * CLI_TOPLEVEL: the words came without a command (`vramz --jsn`): an
+ * unknown option is not said but left to cli_unknown() and the caller,
+ * which knows the commands too. */
+enum { CLI_STOP_AT_ARG = 1, CLI_TOPLEVEL = 2 };
 int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
 		    const struct opt *opts, unsigned flags, int argc, char **argv, int *nargs);
 
-/* With a probe set, cli_parse hands its table to fn instead of parsing and
- * returns CLI_HELP: how the default command and the generated man pages and
- * completions read a command's options without running it. */
-typedef void cli_probe_fn(const char *cmd, const char *synopsis, const char *about,
-			  const struct opt *opts, unsigned flags, void *arg);
-void cli_set_probe(cli_probe_fn *fn, void *arg);
+/* After CLI_UNKNOWN: the unknown option as given ("--jsn", "-x"), and
+ * the table's long option nearest to it ("json"), or NULL. */
+const char *cli_unknown(const char **nearest);
+/* The Damerau-Levenshtein distance (adjacent swaps count one) of a[0..na)
+ * and b, at most limit + 1: enough to say "within limit" cheaply. */
+unsigned cli_distance(const char *a, size_t na, const char *b, unsigned limit);
+/* Whether a typo of na characters at distance d is close enough to
+ * suggest: one edit in a word of up to 4 characters, two in a longer one
+ * (so "bs" is no typo of "dbl", nor "x" of every short name). */
+int cli_close_enough(unsigned d, size_t na);
 /* The argument name -h shows for o ("SIZE", "DURATION", ...). */
 const char *cli_opt_arg(const struct opt *o);
 /* Maps a cli_parse result to the command's return: -1 when parsing may go on. */
@@ -117,7 +132,12 @@ int parse_size(const char *s, uint64_t *bytes);
 int parse_duration_ms(const char *s, int64_t *ms);
 int parse_percent(const char *s, double *frac);
 
-/* Colour on f: a terminal, no NO_COLOR, no --no-color, TERM not dumb. */
+/* The colour decision of every command (top's screen included): --color
+ * always or never, or --no-color, win; else NO_COLOR set (non-empty) is
+ * never; else auto. */
+enum cli_color_when { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+enum cli_color_when cli_color_when(void);
+/* Colour on f: always, or auto and f a terminal whose TERM is not dumb. */
 int cli_color(FILE *f);
 
 /* Opens libvramz (NVML, or g_opts.replay) and applies g_opts.gpus.  On

@@ -101,72 +101,44 @@ static int worst_at_least(const vramz_finding *f, unsigned n, enum vramz_severit
 	return 0;
 }
 
-int cmd_analyze(int argc, char **argv)
-{
-	vramz_diag_config cfg;
-	struct diag_cmd_conf cc = {.fail_on = "warning"};
-	vramz_diag_config_defaults(&cfg);
-	cfg.keep_ended = 1;
-	cfg.eval_interval_ms = 60000; /* first-seen times to the minute; cheap on long logs */
-	/* evaluated once a minute, a finding is already one that held at a
-	 * minute's mark; and one raised at the log's last evaluation counts */
-	cfg.report_after_ms = 0;
-	/* cfg.proc_root stays NULL: a log's pids belong to another time */
-	int ex = diagconf_load(&cfg, &cc);
-	if (ex)
-		return ex;
-	unsigned nk = diagconf_opt_count();
-	struct logset_window win = {0};
-	struct opt *opts = calloc(nk + 6, sizeof *opts);
-	if (!opts)
-		return EXIT_FAIL;
-	opts[0] = (struct opt)OPT_JSON;
-	opts[1] = (struct opt){0, "fail-on", OPT_STR, &cc.fail_on, "LEVEL",
-			       "exit 3 when a finding is at least LEVEL: info, warning (default), critical"};
-	opts[2] = (struct opt)OPT_NOCOLOR;
-	opts[3] = (struct opt){0, "since", OPT_STR, &win.since, "T",
-			       "only ticks from T: 2026-11-30T02:00:00Z, -2h (before the end), +30m"};
-	opts[4] = (struct opt){0, "until", OPT_STR, &win.until, "T", "only ticks up to T (as --since)"};
-	diagconf_opts(&cfg, opts + 5);
-	int nargs;
-	int rc = cli_parse("analyze", "LOG... [--since T] [--until T] [--json] [--fail-on LEVEL] [thresholds]",
-			   "Diagnoses a log recorded by `vramz log`: leaks with time to OOM, imbalance,\n"
-			   "stray contexts, idle holders, orphaned memory, throttling, PCIe link,\n"
-			   "memory temperature.  Thresholds also come from $XDG_CONFIG_HOME/vramz/config\n"
-			   "(docs/diagnoses.md).  Several logs, or a rotated set (LOG.N .. LOG.1, LOG),\n"
-			   "read as one, in time order (docs/report.md).  Exit 0 clean, 3 a finding at or above --fail-on, 1 read error.",
-			   opts, argc, argv, &nargs);
-	free(opts);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	enum vramz_severity fail_on;
-	if (vramz_severity_parse(cc.fail_on, &fail_on)) {
-		cli_err("analyze: bad --fail-on '%s' (info, warning, critical)", cc.fail_on);
-		return EXIT_USAGE;
-	}
-	if (nargs < 1) {
-		cli_err("analyze: which log? (vramz analyze FILE)");
-		return EXIT_USAGE;
-	}
-	const char *path = argv[0];
-	vramz_diag *d;
-	int dex = cli_diag_create("analyze", &d, &cfg);
-	if (dex)
-		return dex;
-	struct logset *r = NULL;
-	char err[640];
-	rc = logset_open(&r, argv, (unsigned)nargs, &win, err, sizeof err);
-	if (rc < 0) {
-		cli_err("%s", err);
-		logset_close(r);
-		vramz_diag_free(d);
-		return rc == VRAMZ_EINVAL ? EXIT_USAGE : EXIT_FAIL;
-	}
-	const vramz_snapshot *snap;
-	unsigned ticks = 0, ngpu_info = 0, nsteps = 0;
-	int64_t last_ms = 0, covered_ms = 0;
+struct cmd_thresholds analyze_thresholds = {.cc = {.fail_on = "warning"},
+					     .preset = diagconf_preset_log};
+static struct logset_window win;
+
+const struct opt analyze_opts[] = {
+	OPT_JSON,
+	{0, "fail-on", OPT_STR, &analyze_thresholds.cc.fail_on, "LEVEL",
+	 "exit 3 when a finding is at least LEVEL: info, warning (default), critical"},
+	OPT_NOCOLOR,
+	{0, "since", OPT_STR, &win.since, "T",
+	 "only ticks from T: 2026-11-30T02:00:00Z, -2h (before the end), +30m"},
+	{0, "until", OPT_STR, &win.until, "T", "only ticks up to T (as --since)"},
+	OPT_END, /* then the thresholds (the row's .thresholds) */
+};
+const char analyze_synopsis[] =
+	"LOG... [--since T] [--until T] [--json] [--fail-on LEVEL] [thresholds]";
+const char analyze_about[] =
+	"Diagnoses a log recorded by `vramz log`: leaks with time to OOM, imbalance,\n"
+	"stray contexts, idle holders, orphaned memory, throttling, PCIe link,\n"
+	"memory temperature.  Thresholds also come from $XDG_CONFIG_HOME/vramz/config\n"
+	"(docs/diagnoses.md).  Several logs, or a rotated set (LOG.N .. LOG.1, LOG),\n"
+	"read as one, in time order (docs/report.md).  Exit 0 clean, 3 a finding at or above --fail-on, 1 read error.";
+
+/* What reading the logs through the engine found out besides findings. */
+struct analysis {
+	unsigned ticks, nsteps;
+	int64_t covered_ms;
 	struct step_note steps[STEP_NOTES_MAX];
-	struct aprocs ap = {0};
+	struct aprocs ap;
+};
+
+/* Every tick of r into d and an; 0, or the exit code after saying why. */
+static int analyze_read(struct logset *r, vramz_diag *d, struct analysis *an)
+{
+	const vramz_snapshot *snap;
+	unsigned ngpu_info = 0;
+	int64_t last_ms = 0;
+	int rc;
 	logset_keep_clock_steps(r); /* the engine's time rule takes them */
 	while ((rc = logset_next(r, &snap)) == 1) {
 		unsigned ng = logset_gpu_count(r);
@@ -175,10 +147,10 @@ int cmd_analyze(int argc, char **argv)
 			if (gi)
 				vramz_diag_set_gpu_info(d, gi, 1);
 		}
-		if (ticks && snap->time_ms > last_ms)
-			covered_ms += snap->time_ms - last_ms; /* steps back cover nothing */
+		if (an->ticks && snap->time_ms > last_ms)
+			an->covered_ms += snap->time_ms - last_ms; /* steps back cover nothing */
 		last_ms = snap->time_ms;
-		ticks++;
+		an->ticks++;
 		/* a clock step is accepted (the engine's one time rule) and noted */
 		unsigned before = vramz_diag_clock_steps(d, NULL);
 		int frc = vramz_diag_feed(d, snap);
@@ -189,24 +161,121 @@ int cmd_analyze(int argc, char **argv)
 		}
 		int64_t step_ms;
 		if (vramz_diag_clock_steps(d, &step_ms) > before) {
-			if (nsteps < STEP_NOTES_MAX)
-				steps[nsteps] = (struct step_note){logset_tick_file(r),
-								   logset_tick_line(r), step_ms};
-			nsteps++;
+			if (an->nsteps < STEP_NOTES_MAX)
+				an->steps[an->nsteps] = (struct step_note){logset_tick_file(r),
+									   logset_tick_line(r), step_ms};
+			an->nsteps++;
 		}
-		if (aprocs_add(&ap, snap)) {
+		if (aprocs_add(&an->ap, snap)) {
 			cli_err("analyze: out of memory");
 			rc = VRAMZ_ENOMEM;
 			break;
 		}
 	}
+	if (rc >= 0)
+		return 0;
+	if (rc != VRAMZ_ENOMEM)
+		cli_err("%s", *logset_error(r) ? logset_error(r) : vramz_strerror(rc));
+	return EXIT_FAIL;
+}
+
+static void analyze_json(const char *path, const vramz_diag_config *cfg, const struct analysis *an,
+			 const vramz_finding *cur, unsigned n, const vramz_finding *past, unsigned np)
+{
+	struct jsonw w;
+	jw_init(&w, stdout, 1);
+	json_envelope(&w, "analyze");
+	jw_str(&w, "file", path);
+	jw_u64(&w, "ticks", an->ticks);
+	jw_i64_if(&w, "span_ms", an->ticks > 0, an->covered_ms);
+	struct rule_need need[8];
+	unsigned nn = too_short(cfg, an->covered_ms, need);
+	jw_arr(&w, "too_short");
+	for (unsigned i = 0; i < nn; i++) {
+		jw_obj(&w, NULL);
+		jw_str(&w, "rule", need[i].rule);
+		jw_i64(&w, "needs_ms", need[i].need_ms);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_arr(&w, "clock_steps");
+	for (unsigned i = 0; i < an->nsteps && i < STEP_NOTES_MAX; i++) {
+		jw_obj(&w, NULL);
+		jw_str(&w, "file", an->steps[i].file);
+		jw_u64(&w, "line", an->steps[i].line);
+		jw_i64(&w, "step_ms", an->steps[i].step_ms);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_u64(&w, "clock_step_count", an->nsteps);
+	aprocs_json(&an->ap, &w);
+	jw_arr(&w, "findings");
+	for (unsigned i = 0; i < n; i++)
+		diagconf_json(&w, NULL, &cur[i]);
+	jw_end_arr(&w);
+	jw_arr(&w, "cleared");
+	for (unsigned i = 0; i < np; i++)
+		diagconf_json(&w, NULL, &past[i]);
+	jw_end_arr(&w);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+static void analyze_text(const char *path, unsigned ngpus, const vramz_diag_config *cfg,
+			 const struct analysis *an, const vramz_finding *cur, unsigned n,
+			 const vramz_finding *past, unsigned np)
+{
+	char dur[32];
+	printf("%s: %u ticks over %s, %u GPUs\n", path, an->ticks,
+	       fmt_duration(dur, sizeof dur, an->covered_ms), ngpus);
+	for (unsigned i = 0; i < an->nsteps && i < STEP_NOTES_MAX; i++) {
+		char a[32];
+		int64_t m = an->steps[i].step_ms, am = m < 0 ? -m : m;
+		if (am >= 60000)
+			am = (am + 30000) / 60000 * 60000; /* to the minute */
+		printf("note: %s:%lu: the clock steps %s %s; the data after it is taken to follow "
+		       "at the log's cadence\n", an->steps[i].file, an->steps[i].line,
+		       m < 0 ? "back" : "forward", fmt_duration(a, sizeof a, am));
+	}
+	if (an->nsteps > STEP_NOTES_MAX)
+		printf("note: %u more clock steps\n", an->nsteps - STEP_NOTES_MAX);
+	print_too_short(stdout, cfg, an->covered_ms);
+	if (!n && !np)
+		printf("no findings\n");
+	print_text(stdout, cur, n, NULL, &an->ap);
+	print_text(stdout, past, np, "earlier, since cleared", &an->ap);
+	aprocs_print(&an->ap, stdout, 10);
+}
+
+int cmd_analyze(const struct cmd_args *args)
+{
+	const vramz_diag_config *cfg = &analyze_thresholds.cfg;
+	const char *fail_word = analyze_thresholds.cc.fail_on;
+	enum vramz_severity fail_on;
+	if (vramz_severity_parse(fail_word, &fail_on)) {
+		cli_err("analyze: bad --fail-on '%s' (info, warning, critical)", fail_word);
+		return EXIT_USAGE;
+	}
+	const char *path = args->v[0];
+	vramz_diag *d;
+	int ex = cli_diag_create("analyze", &d, cfg);
+	if (ex)
+		return ex;
+	struct logset *r = NULL;
+	char err[640];
+	int rc = logset_open(&r, args->v, (unsigned)args->n, &win, err, sizeof err);
 	if (rc < 0) {
-		if (rc != VRAMZ_ENOMEM)
-			cli_err("%s", *logset_error(r) ? logset_error(r) : vramz_strerror(rc));
-		aprocs_free(&ap);
+		cli_err("%s", err);
 		logset_close(r);
 		vramz_diag_free(d);
-		return EXIT_FAIL;
+		return rc == VRAMZ_EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	struct analysis an = {0};
+	if ((ex = analyze_read(r, d, &an))) {
+		aprocs_free(&an.ap);
+		logset_close(r);
+		vramz_diag_free(d);
+		return ex;
 	}
 	const vramz_finding *cur, *past;
 	unsigned n = vramz_diag_findings(d, &cur);
@@ -216,68 +285,12 @@ int cmd_analyze(int argc, char **argv)
 			"dropped (exited first, then the smallest); findings about them may "
 			"be missing", path, VRAMZ_DIAG_SERIES_MAX, dropped);
 	unsigned np = vramz_diag_cleared(d, &past);
-	char dur[32];
-	if (g_opts.json) {
-		struct jsonw w;
-		jw_init(&w, stdout, 1);
-		json_envelope(&w, "analyze");
-		jw_str(&w, "file", path);
-		jw_u64(&w, "ticks", ticks);
-		jw_i64_if(&w, "span_ms", ticks > 0, covered_ms);
-		struct rule_need need[8];
-		unsigned nn = too_short(&cfg, covered_ms, need);
-		jw_arr(&w, "too_short");
-		for (unsigned i = 0; i < nn; i++) {
-			jw_obj(&w, NULL);
-			jw_str(&w, "rule", need[i].rule);
-			jw_i64(&w, "needs_ms", need[i].need_ms);
-			jw_end_obj(&w);
-		}
-		jw_end_arr(&w);
-		jw_arr(&w, "clock_steps");
-		for (unsigned i = 0; i < nsteps && i < STEP_NOTES_MAX; i++) {
-			jw_obj(&w, NULL);
-			jw_str(&w, "file", steps[i].file);
-			jw_u64(&w, "line", steps[i].line);
-			jw_i64(&w, "step_ms", steps[i].step_ms);
-			jw_end_obj(&w);
-		}
-		jw_end_arr(&w);
-		jw_u64(&w, "clock_step_count", nsteps);
-		aprocs_json(&ap, &w);
-		jw_arr(&w, "findings");
-		for (unsigned i = 0; i < n; i++)
-			diagconf_json(&w, NULL, &cur[i]);
-		jw_end_arr(&w);
-		jw_arr(&w, "cleared");
-		for (unsigned i = 0; i < np; i++)
-			diagconf_json(&w, NULL, &past[i]);
-		jw_end_arr(&w);
-		jw_end_obj(&w);
-		jw_finish(&w);
-	} else {
-		printf("%s: %u ticks over %s, %u GPUs\n", path, ticks,
-		       fmt_duration(dur, sizeof dur, covered_ms), logset_gpu_count(r));
-		for (unsigned i = 0; i < nsteps && i < STEP_NOTES_MAX; i++) {
-			char a[32];
-			int64_t m = steps[i].step_ms, am = m < 0 ? -m : m;
-			if (am >= 60000)
-				am = (am + 30000) / 60000 * 60000; /* to the minute */
-			printf("note: %s:%lu: the clock steps %s %s; the data after it is taken to follow "
-			       "at the log's cadence\n", steps[i].file, steps[i].line,
-			       m < 0 ? "back" : "forward", fmt_duration(a, sizeof a, am));
-		}
-		if (nsteps > STEP_NOTES_MAX)
-			printf("note: %u more clock steps\n", nsteps - STEP_NOTES_MAX);
-		print_too_short(stdout, &cfg, covered_ms);
-		if (!n && !np)
-			printf("no findings\n");
-		print_text(stdout, cur, n, NULL, &ap);
-		print_text(stdout, past, np, "earlier, since cleared", &ap);
-		aprocs_print(&ap, stdout, 10);
-	}
+	if (g_opts.json)
+		analyze_json(path, cfg, &an, cur, n, past, np);
+	else
+		analyze_text(path, logset_gpu_count(r), cfg, &an, cur, n, past, np);
 	int fail = worst_at_least(cur, n, fail_on) || worst_at_least(past, np, fail_on);
-	aprocs_free(&ap);
+	aprocs_free(&an.ap);
 	logset_close(r);
 	vramz_diag_free(d);
 	fflush(stdout);

@@ -133,6 +133,9 @@ struct daemon {
 	const char *dir;
 	int dirfd;
 	struct seg_static st;
+	unsigned char *present;  /* st's arrays, owned here */
+	vramz_link *links;
+	vramz_gpu_info *info;
 	struct pub pubs[2];
 	unsigned npubs;
 };
@@ -167,33 +170,30 @@ static void publish(struct daemon *d, const vramz_snapshot *snap, int rc, const 
 	}
 }
 
-int cmd_daemon(int argc, char **argv)
+static int64_t interval_ms = 1000, slow_ms = 10000;
+static int procs, no_diag;
+static const char *dir_opt;
+
+const struct opt daemon_opts[] = {
+	{'i', "interval", OPT_DURATION, &interval_ms, "D", "sample and publish every D (default 1s)"},
+	{0, "procs", OPT_FLAG, &procs, NULL, "also publish the processes holding VRAM, attributed"},
+	OPT_GPUS,
+	{0, "runtime-dir", OPT_STR, &dir_opt, "DIR",
+	 "publish in DIR (default: /run/vramz as root, else $XDG_RUNTIME_DIR/vramz)"},
+	{0, "slow-interval", OPT_DURATION, &slow_ms, "D",
+	 "PCIe link and throughput every D, energy every third time; 0: never (default 10s)"},
+	{0, "no-diagnose", OPT_FLAG, &no_diag, NULL, "publish no findings (no diagnosis engine)"},
+	OPT_END,
+};
+const char daemon_synopsis[] = "[-i INTERVAL] [--procs] [-g LIST] [--runtime-dir DIR]";
+const char daemon_about[] =
+	"Samples once for the whole machine and publishes every tick in shared\n"
+	"memory; status, ps, info, topo, pick, top, watch, serve and log read it\n"
+	"instead of NVML (docs/daemon.md).  Runs in the foreground.";
+
+/* The intervals and the runtime directory into dir; 0, or the exit code. */
+static int daemon_place(char *dir, size_t len)
 {
-	int64_t interval_ms = 1000, slow_ms = 10000;
-	int procs = 0, no_diag = 0, nargs;
-	const char *dir_opt = NULL;
-	const struct opt opts[] = {
-		{'i', "interval", OPT_DURATION, &interval_ms, "D", "sample and publish every D (default 1s)"},
-		{0, "procs", OPT_FLAG, &procs, NULL, "also publish the processes holding VRAM, attributed"},
-		OPT_GPUS,
-		{0, "runtime-dir", OPT_STR, &dir_opt, "DIR",
-		 "publish in DIR (default: /run/vramz as root, else $XDG_RUNTIME_DIR/vramz)"},
-		{0, "slow-interval", OPT_DURATION, &slow_ms, "D",
-		 "PCIe link and throughput every D, energy every third time; 0: never (default 10s)"},
-		{0, "no-diagnose", OPT_FLAG, &no_diag, NULL, "publish no findings (no diagnosis engine)"},
-		OPT_END,
-	};
-	int rc = cli_parse("daemon", "[-i INTERVAL] [--procs] [-g LIST] [--runtime-dir DIR]",
-			   "Samples once for the whole machine and publishes every tick in shared\n"
-			   "memory; status, ps, info, topo, pick, top, watch, serve and log read it\n"
-			   "instead of NVML (docs/daemon.md).  Runs in the foreground.",
-			   opts, argc, argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("daemon: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
 	if (interval_ms < 10 || interval_ms > 3600000) {
 		cli_err("daemon: --interval must be between 10ms and 1h");
 		return EXIT_USAGE;
@@ -202,13 +202,110 @@ int cmd_daemon(int argc, char **argv)
 		cli_err("daemon: --slow-interval must be 0 or at least --interval");
 		return EXIT_USAGE;
 	}
-	char dir[512];
 	if (dir_opt) {
-		snprintf(dir, sizeof dir, "%s", dir_opt);
-	} else if (vramz_runtime_dir(dir, sizeof dir) < 0) {
+		snprintf(dir, len, "%s", dir_opt);
+	} else if (vramz_runtime_dir(dir, len) < 0) {
 		cli_err("daemon: no runtime directory: XDG_RUNTIME_DIR is not set (give --runtime-dir DIR)");
 		return EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* What every reader needs once: each GPU's static facts (the slow ones
+ * too) and the topology between the selected GPUs, into d->st. */
+static int daemon_facts(vramz_ctx *ctx, struct daemon *d)
+{
+	unsigned n = vramz_gpu_count(ctx), nsel = vramz_selected_count(ctx);
+	unsigned char *present = d->present = calloc(n, 1);
+	vramz_link *links = d->links = calloc((size_t)n * n, sizeof *links);
+	vramz_gpu_info *info = d->info = calloc(n, sizeof *info);
+	if (!present || !links || !info) {
+		cli_err("daemon: out of memory");
+		return EXIT_FAIL;
+	}
+	for (unsigned i = 0; i < nsel; i++) {
+		unsigned idx = vramz_selected_index(ctx, i);
+		vramz_gpu_details(ctx, idx);
+		present[idx] = 1;
+	}
+	for (unsigned a = 0; a < n; a++) {
+		info[a] = *vramz_gpu(ctx, a);
+		for (unsigned b = 0; b < n; b++)
+			if (present[a] && present[b])
+				vramz_topology(ctx, a, b, &links[(size_t)a * n + b]);
+	}
+	d->st.gpu_count = n;
+	d->st.info = info;
+	d->st.present = present;
+	d->st.links = links;
+	return 0;
+}
+
+/* The engine with the config file's thresholds, unless --no-diagnose;
+ * 0 (*diag NULL without one), or the exit code. */
+static int daemon_diag(vramz_ctx *ctx, vramz_diag **diag)
+{
+	*diag = NULL;
+	if (no_diag)
+		return 0;
+	vramz_diag_config cfg;
+	struct diag_cmd_conf cc = {0};
+	vramz_diag_config_defaults(&cfg);
+	int ex = diagconf_load(&cfg, &cc);
+	if (ex)
+		return ex;
+	cfg.keep_ended = 0;
+	cfg.proc_root = "/proc";
+	diagconf_live_interval(&cfg, interval_ms);
+	if (!(*diag = vramz_diag_new(&cfg))) {
+		cli_err("daemon: invalid thresholds or out of memory");
+		return EXIT_FAIL;
+	}
+	for (unsigned i = 0, nsel = vramz_selected_count(ctx); i < nsel; i++)
+		vramz_diag_set_gpu_info(*diag, vramz_gpu(ctx, vramz_selected_index(ctx, i)), 1);
+	return 0;
+}
+
+/* Samples, diagnoses and publishes until a signal; the exit code. */
+static int daemon_loop(struct daemon *d, struct ticker *tk, vramz_diag *diag)
+{
+	int was_ok = 1;
+	while (!stop_flag) {
+		const vramz_snapshot *snap;
+		vramz_ctx *src = ticker_ctx(tk);
+		int rc = ticker_sample(tk, &snap, &src);
+		if (rc == VRAMZ_ENOMEM) {
+			cli_err("daemon: out of memory");
+			return EXIT_FAIL;
+		}
+		int ok = rc == 0 || rc == VRAMZ_ELOST;
+		if (ok != was_ok) {
+			if (!ok)
+				cli_err("daemon: sampling failed: %s%s%s", vramz_strerror(rc),
+					*vramz_last_error(src) ? ": " : "", vramz_last_error(src));
+			else
+				cli_err("daemon: sampling works again");
+			was_ok = ok;
+		}
+		const vramz_finding *f = NULL;
+		unsigned nf = 0;
+		if (diag && ok && vramz_diag_feed(diag, snap) >= 0)
+			nf = vramz_diag_findings(diag, &f);
+		else if (diag)
+			nf = vramz_diag_findings(diag, &f);
+		publish(d, snap, rc, f, nf);
+		ticker_sleep(tk, &stop_flag, 0);
+	}
+	return EXIT_OK;
+}
+
+int cmd_daemon(const struct cmd_args *args)
+{
+	(void)args;
+	char dir[512];
+	int ex = daemon_place(dir, sizeof dir);
+	if (ex)
+		return ex;
 	int dirfd = open_dir(dir);
 	if (dirfd < 0)
 		return EXIT_FAIL;
@@ -223,62 +320,23 @@ int cmd_daemon(int argc, char **argv)
 	struct ticker_opts to = {.cmd = "daemon", .interval_ms = interval_ms,
 				 .slow_interval_ms = slow_ms, .flags = flags, .daemon = 0};
 	struct ticker *tk;
-	int ex = ticker_open(&tk, &to);
-	if (ex) {
+	if ((ex = ticker_open(&tk, &to))) {
 		close(lockfd);
 		close(dirfd);
 		return ex;
 	}
 	vramz_ctx *ctx = ticker_ctx(tk);
-	unsigned n = vramz_gpu_count(ctx), nsel = vramz_selected_count(ctx);
-	unsigned char *present = calloc(n, 1);
-	vramz_link *links = calloc((size_t)n * n, sizeof *links);
-	vramz_gpu_info *info = calloc(n, sizeof *info);
-	vramz_diag *diag = NULL;
-	if (!present || !links || !info) {
-		cli_err("daemon: out of memory");
-		ex = EXIT_FAIL;
-		goto out;
-	}
-	/* the slow static facts and the topology: once, for every reader */
-	for (unsigned i = 0; i < nsel; i++) {
-		unsigned idx = vramz_selected_index(ctx, i);
-		vramz_gpu_details(ctx, idx);
-		present[idx] = 1;
-	}
-	for (unsigned a = 0; a < n; a++) {
-		info[a] = *vramz_gpu(ctx, a);
-		for (unsigned b = 0; b < n; b++)
-			if (present[a] && present[b])
-				vramz_topology(ctx, a, b, &links[(size_t)a * n + b]);
-	}
-	if (!no_diag) {
-		vramz_diag_config cfg;
-		struct diag_cmd_conf cc = {0};
-		vramz_diag_config_defaults(&cfg);
-		if ((ex = diagconf_load(&cfg, &cc)))
-			goto out;
-		cfg.keep_ended = 0;
-		cfg.proc_root = "/proc";
-		if (cfg.window_ms < 2 * interval_ms)
-			cfg.window_ms = 2 * interval_ms;
-		if (cfg.eval_interval_ms > interval_ms)
-			cfg.eval_interval_ms = interval_ms;
-		if (!(diag = vramz_diag_new(&cfg))) {
-			cli_err("daemon: invalid thresholds or out of memory");
-			ex = EXIT_FAIL;
-			goto out;
-		}
-		for (unsigned i = 0; i < nsel; i++)
-			vramz_diag_set_gpu_info(diag, vramz_gpu(ctx, vramz_selected_index(ctx, i)), 1);
-	}
+	unsigned nsel = vramz_selected_count(ctx);
 	struct daemon d = {.dir = dir, .dirfd = dirfd};
-	d.st = (struct seg_static){
-		.flags = (procs ? SEG_FL_PROCS : 0) | (diag ? SEG_FL_FINDINGS : 0),
-		.interval_ms = (unsigned)interval_ms, .slow_interval_ms = (unsigned)slow_ms,
-		.sample_flags = flags, .sys = *vramz_system(ctx), .gpu_count = n,
-		.info = info, .present = present, .links = links,
-	};
+	vramz_diag *diag = NULL;
+	/* the slow static facts and the topology: once, for every reader */
+	if ((ex = daemon_facts(ctx, &d)) || (ex = daemon_diag(ctx, &diag)))
+		goto out;
+	d.st.flags = (procs ? SEG_FL_PROCS : 0) | (diag ? SEG_FL_FINDINGS : 0);
+	d.st.interval_ms = (unsigned)interval_ms;
+	d.st.slow_interval_ms = (unsigned)slow_ms;
+	d.st.sample_flags = flags;
+	d.st.sys = *vramz_system(ctx);
 	int split = procs && geteuid() == 0 && proc_hidepid();
 	if (split) /* root's own view, then everyone's without other users' /proc */
 		d.pubs[d.npubs++] = (struct pub){VRAMZ_SEGMENT_FULL_NAME, 0600, 0, NULL, 0};
@@ -299,42 +357,15 @@ int cmd_daemon(int argc, char **argv)
 		dir, VRAMZ_SEGMENT_NAME, (long)getpid(),
 		split ? "; /proc is hidepid: other users' processes redacted" : "");
 	fflush(stderr);
-	int was_ok = 1;
-	while (!stop_flag) {
-		const vramz_snapshot *snap;
-		vramz_ctx *src = ctx;
-		rc = ticker_sample(tk, &snap, &src);
-		if (rc == VRAMZ_ENOMEM) {
-			cli_err("daemon: out of memory");
-			ex = EXIT_FAIL;
-			break;
-		}
-		int ok = rc == 0 || rc == VRAMZ_ELOST;
-		if (ok != was_ok) {
-			if (!ok)
-				cli_err("daemon: sampling failed: %s%s%s", vramz_strerror(rc),
-					*vramz_last_error(src) ? ": " : "", vramz_last_error(src));
-			else
-				cli_err("daemon: sampling works again");
-			was_ok = ok;
-		}
-		const vramz_finding *f = NULL;
-		unsigned nf = 0;
-		if (diag && ok && vramz_diag_feed(diag, snap) >= 0)
-			nf = vramz_diag_findings(diag, &f);
-		else if (diag)
-			nf = vramz_diag_findings(diag, &f);
-		publish(&d, snap, rc, f, nf);
-		ticker_sleep(tk, &stop_flag, 0);
-	}
+	ex = daemon_loop(&d, tk, diag);
 	for (unsigned i = 0; i < d.npubs; i++)
 		seg_writer_close(d.pubs[i].w);
 	fprintf(stderr, "vramz daemon: stopped; %s/%s removed\n", dir, VRAMZ_SEGMENT_NAME);
 out:
 	vramz_diag_free(diag);
-	free(present);
-	free(links);
-	free(info);
+	free(d.present);
+	free(d.links);
+	free(d.info);
 	ticker_close(tk);
 	close(lockfd);
 	close(dirfd);

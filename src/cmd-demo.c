@@ -50,25 +50,21 @@ static int find_demo(char *path, size_t len)
 	return access(path, R_OK);
 }
 
-int cmd_demo(int argc, char **argv)
+static const char *report;
+
+const struct opt demo_opts[] = {
+	OPT_NOCOLOR,
+	{0, "report", OPT_STR, &report, "FILE",
+	 "write the recording's HTML report (vramz report) to FILE instead; - for stdout"},
+	OPT_END};
+const char demo_synopsis[] = "[--report FILE]";
+const char demo_about[] =
+	"Replays a real 2 x H200 recording (a PyTorch job leaking 64 MiB/s)\n"
+	"through the status view and the diagnosis: vramz without a GPU.";
+
+int cmd_demo(const struct cmd_args *args)
 {
-	int nargs;
-	const char *report = NULL;
-	const struct opt opts[] = {
-		OPT_NOCOLOR,
-		{0, "report", OPT_STR, &report, "FILE",
-		 "write the recording's HTML report (vramz report) to FILE instead; - for stdout"},
-		OPT_END};
-	int rc = cli_parse("demo", "[--report FILE]",
-			   "Replays a real 2 x H200 recording (a PyTorch job leaking 64 MiB/s)\n"
-			   "through the status view and the diagnosis: vramz without a GPU.",
-			   opts, argc, argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("demo: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)args;
 	char path[PATH_MAX + 64]; /* realpath() writes up to PATH_MAX */
 	if (find_demo(path, sizeof path)) {
 		cli_err("demo: cannot find examples/%s (set VRAMZ_EXAMPLES to its folder)", demo_file);
@@ -76,7 +72,7 @@ int cmd_demo(int argc, char **argv)
 	}
 	if (report) {
 		char *rargv[] = {"report", path, "-o", (char *)report, NULL};
-		return cmd_report(4, rargv);
+		return command_main(command_find("report"), 4, rargv);
 	}
 	printf("vramz demo: not a live GPU; replaying %s, 3 minutes recorded on 2 x NVIDIA H200\n"
 	       "(a PyTorch job leaking 64 MiB/s on GPU 0 beside a steady one; a busy job on GPU 1)\n\n",
@@ -105,7 +101,7 @@ int cmd_demo(int argc, char **argv)
 	printf("$ vramz analyze %s\n", path);
 	fflush(stdout);
 	char *aargv[] = {"analyze", path, NULL};
-	rc = cmd_analyze(2, aargv);
+	int rc = command_main(command_find("analyze"), 2, aargv);
 	/* a finding is the point of the demo, not a failure */
 	return rc == EXIT_FINDING ? EXIT_OK : rc;
 }

@@ -391,69 +391,177 @@ static void fit_print(struct fit *f, unsigned long answer, unsigned long predict
 		printf("largest batch that fits: %lu\n", answer);
 }
 
-int cmd_fit(int argc, char **argv)
+static double margin_share = 0.10;
+static const char *sizes_list = "1,2,4,8", *est_params, *est_dtype = "bf16", *est_optim = "adamw";
+static unsigned batch_step = 1, max_batch_n = 1u << 20;
+static int64_t interval_opt_ms = 10;
+static int verbose_out;
+
+const struct opt fit_opts[] = {
+	{0, "margin", OPT_PERCENT, &margin_share, NULL, "keep this share of free memory spare (default 10%)"},
+	{0, "sizes", OPT_STR, &sizes_list, "LIST", "batch sizes of the first runs (default 1,2,4,8)"},
+	{0, "step", OPT_UINT, &batch_step, NULL, "batch sizes are multiples of N (default 1)"},
+	{0, "max-batch", OPT_UINT, &max_batch_n, NULL, "never try more than N"},
+	OPT_SAMPLE_INTERVAL(&interval_opt_ms, "sampling period (default 10ms)"),
+	{'v', "verbose", OPT_FLAG, &verbose_out, NULL, "show the command's output"},
+	{0, "params", OPT_STR, &est_params, "N", "offline estimate for N parameters (7e9, 7B)"},
+	{0, "dtype", OPT_STR, &est_dtype, "TYPE", "estimate: fp32, bf16, fp16, fp8, int8, int4",
+	 "fp32 bf16 fp16 fp8 int8 int4"},
+	{0, "optimizer", OPT_STR, &est_optim, "NAME", "estimate: adamw, sgd, momentum, none, ..."},
+	OPT_GPUS,
+	OPT_JSON,
+	OPT_END,
+};
+const char fit_synopsis[] =
+	"[OPTIONS] [--] COMMAND ... {} ... | --params N [--dtype T] [--optimizer O]";
+const char fit_about[] =
+	"Finds the largest batch size that fits: {} in the command is replaced by\n"
+	"a batch size; the command should run a few steps and exit.";
+
+/* The command and --step / --sizes: the first sizes into probe; their
+ * count, or -1 after saying what is wrong. */
+static int fit_check(const struct cmd_args *args, unsigned long *probe, unsigned cap)
 {
-	double margin = 0.10;
-	const char *sizes = "1,2,4,8", *params = NULL, *dtype = "bf16", *optim = "adamw";
-	unsigned step = 1, max_batch = 1u << 20;
-	int64_t interval_ms = 10;
-	int verbose = 0;
-	const struct opt opts[] = {
-		{0, "margin", OPT_PERCENT, &margin, NULL, "keep this share of free memory spare (default 10%)"},
-		{0, "sizes", OPT_STR, &sizes, "LIST", "batch sizes of the first runs (default 1,2,4,8)"},
-		{0, "step", OPT_UINT, &step, NULL, "batch sizes are multiples of N (default 1)"},
-		{0, "max-batch", OPT_UINT, &max_batch, NULL, "never try more than N"},
-		OPT_SAMPLE_INTERVAL(&interval_ms, "sampling period (default 10ms)"),
-		{'v', "verbose", OPT_FLAG, &verbose, NULL, "show the command's output"},
-		{0, "params", OPT_STR, &params, "N", "offline estimate for N parameters (7e9, 7B)"},
-		{0, "dtype", OPT_STR, &dtype, "TYPE", "estimate: fp32, bf16, fp16, fp8, int8, int4",
-		 "fp32 bf16 fp16 fp8 int8 int4"},
-		{0, "optimizer", OPT_STR, &optim, "NAME", "estimate: adamw, sgd, momentum, none, ..."},
-		OPT_GPUS,
-		OPT_JSON,
-		OPT_END,
-	};
-	int nargs = 0;
-	int rc = cli_parse_flags("fit", "[OPTIONS] [--] COMMAND ... {} ... | --params N [--dtype T] [--optimizer O]",
-			   "Finds the largest batch size that fits: {} in the command is replaced by\n"
-			   "a batch size; the command should run a few steps and exit.",
-			   opts, CLI_STOP_AT_ARG, argc, argv, &nargs);
-	if ((rc = cli_parse_exit(rc)) >= 0)
-		return rc;
-	if (params)
-		return nargs ? (cli_err("fit: --params takes no command"), EXIT_USAGE)
-			     : fit_estimate(params, dtype, optim);
-	if (nargs < 1) {
+	if (args->n < 1) {
 		cli_err("fit: no command given (vramz fit -- COMMAND ... {})");
-		return EXIT_USAGE;
+		return -1;
 	}
 	int has = 0;
-	for (int i = 0; i < nargs; i++)
-		has |= strstr(argv[i], "{}") != NULL;
+	for (int i = 0; i < args->n; i++)
+		has |= strstr(args->v[i], "{}") != NULL;
 	if (!has) {
 		cli_err("fit: the command has no {} to put the batch size in");
-		return EXIT_USAGE;
+		return -1;
 	}
-	if (step < 1 || max_batch < step) {
+	if (batch_step < 1 || max_batch_n < batch_step) {
 		cli_err("fit: --step must be at least 1 and at most --max-batch");
-		return EXIT_USAGE;
+		return -1;
 	}
-	unsigned long probe[16];
 	unsigned nprobe = 0;
-	for (const char *p = sizes; *p && nprobe < 16;) {
+	for (const char *p = sizes_list; *p && nprobe < cap;) {
 		char *end;
 		unsigned long v = strtoul(p, &end, 10);
 		if (end == p || v == 0 || (*end && *end != ',')) {
-			cli_err("fit: bad --sizes '%s' (e.g. 1,2,4,8)", sizes);
-			return EXIT_USAGE;
+			cli_err("fit: bad --sizes '%s' (e.g. 1,2,4,8)", sizes_list);
+			return -1;
 		}
-		probe[nprobe++] = v * step;
+		probe[nprobe++] = v * batch_step;
 		p = *end ? end + 1 : end;
 	}
 	if (nprobe < 2) {
 		cli_err("fit: --sizes needs at least two sizes to fit a line");
-		return EXIT_USAGE;
+		return -1;
 	}
+	return (int)nprobe;
+}
+
+/* The first sizes: *lo the largest that fits, *hi the first that does not
+ * (0: all fit).  0, or -1 when vramz failed or nothing fits (said why). */
+static int fit_probe(struct fit *f, const unsigned long *probe, unsigned nprobe,
+		     unsigned long *lo, unsigned long *hi)
+{
+	struct fit_trial *t;
+	for (unsigned i = 0; i < nprobe; i++) {
+		if (!(t = fit_try(f, probe[i], "probe")))
+			return -1;
+		if (!t->fits) {
+			*hi = t->batch;
+			break;
+		}
+		*lo = t->batch;
+	}
+	if (*lo)
+		return 0;
+	const struct fit_trial *t0 = &f->t[0];
+	fit_print(f, 0, 0);
+	if (t0->status && !t0->oom)
+		cli_err("fit: the command failed at batch %lu (exit %d) without an out-of-memory sign:\n%s",
+			t0->batch, t0->status, f->last_tail);
+	else
+		cli_err("fit: even batch %lu does not fit", t0->batch);
+	return -1;
+}
+
+/* All probes fit: extrapolate, verify, refit with the new point. */
+static int fit_extrapolate(struct fit *f, unsigned long *lo, unsigned long *hi,
+			   unsigned long *predicted)
+{
+	for (int round = 0; round < 4; round++) {
+		fit_line(f);
+		unsigned long p = fit_predict(f, batch_step, max_batch_n);
+		if (round == 0)
+			*predicted = p;
+		if (p <= *lo)
+			break;
+		struct fit_trial *t = fit_try(f, p, round ? "refit" : "predict");
+		if (!t)
+			return -1;
+		if (!t->fits) {
+			*hi = p;
+			break;
+		}
+		*lo = p;
+		if (p >= max_batch_n)
+			break;
+	}
+	return 0;
+}
+
+/* Between a size that fits (lo) and one that does not (hi): a guess from
+ * the failed run's peak, then bisection.  0, or -1 when vramz failed. */
+static int fit_narrow(struct fit *f, unsigned long *lo, unsigned long *hi)
+{
+	struct fit_trial *t;
+	/* A run that failed from lack of memory shows, in its peak, where the
+	 * real limit lies (what the allocator got before it gave up); the line
+	 * through that limit is a far better guess than a midpoint.  One guess
+	 * and its next step, then plain bisection. */
+	const struct fit_trial *failed = NULL;
+	for (unsigned i = 0; i < f->nt; i++)
+		if (f->t[i].batch == *hi && f->t[i].oom)
+			failed = &f->t[i];
+	if (*hi && failed && *hi - *lo > batch_step) {
+		uint64_t saved[FIT_MAX_GPUS];
+		memcpy(saved, f->budget, sizeof saved);
+		for (unsigned g = 0; g < f->ngpus; g++)
+			if (failed->peak[g] && failed->peak[g] < f->budget[g])
+				f->budget[g] = failed->peak[g];
+		unsigned long guess = fit_predict(f, batch_step, max_batch_n);
+		memcpy(f->budget, saved, sizeof saved);
+		for (int k = 0; k < 2 && guess > *lo && guess < *hi; k++, guess += batch_step) {
+			if (!(t = fit_try(f, guess, "limit")))
+				return -1;
+			if (!t->fits) {
+				*hi = guess;
+				break;
+			}
+			*lo = guess;
+		}
+	}
+	/* bisection between a size that fits and one that does not */
+	while (*hi && *hi - *lo > batch_step) {
+		unsigned long mid = *lo + (*hi - *lo) / 2 / batch_step * batch_step;
+		if (mid <= *lo)
+			mid = *lo + batch_step;
+		if (!(t = fit_try(f, mid, "bisect")))
+			return -1;
+		if (t->fits)
+			*lo = mid;
+		else
+			*hi = mid;
+	}
+	return 0;
+}
+
+int cmd_fit(const struct cmd_args *args)
+{
+	if (est_params)
+		return args->n ? (cli_err("fit: --params takes no command"), EXIT_USAGE)
+			    : fit_estimate(est_params, est_dtype, est_optim);
+	unsigned long probe[16];
+	int nprobe = fit_check(args, probe, 16);
+	if (nprobe < 0)
+		return EXIT_USAGE;
 	struct fit *f = calloc(1, sizeof *f);
 	if (!f) {
 		cli_err("fit: out of memory");
@@ -465,101 +573,30 @@ int cmd_fit(int argc, char **argv)
 		free(f);
 		return ex;
 	}
-	f->tmpl = argv;
-	f->ntmpl = nargs;
-	f->interval_ms = interval_ms;
-	f->verbose = verbose;
+	f->tmpl = args->v;
+	f->ntmpl = args->n;
+	f->interval_ms = interval_opt_ms;
+	f->verbose = verbose_out;
 	f->ngpus = s->gpu_count < FIT_MAX_GPUS ? s->gpu_count : FIT_MAX_GPUS;
 	for (unsigned g = 0; g < f->ngpus; g++) {
 		f->free_bytes[g] = (s->gpus[g].valid & VRAMZ_F_MEM) ? s->gpus[g].mem_free_bytes : 0;
-		f->budget[g] = (uint64_t)((double)f->free_bytes[g] * (1.0 - margin));
+		f->budget[g] = (uint64_t)((double)f->free_bytes[g] * (1.0 - margin_share));
 	}
 	ex = EXIT_FAIL;
-	unsigned long lo = 0, hi = 0, predicted = 0, answer = 0;
-	struct fit_trial *t;
-	for (unsigned i = 0; i < nprobe; i++) {
-		if (!(t = fit_try(f, probe[i], "probe")))
-			goto out;
-		if (!t->fits) {
-			hi = t->batch;
-			break;
-		}
-		lo = t->batch;
-	}
-	if (!lo) {
-		const struct fit_trial *t0 = &f->t[0];
-		fit_print(f, 0, 0);
-		if (t0->status && !t0->oom)
-			cli_err("fit: the command failed at batch %lu (exit %d) without an out-of-memory sign:\n%s",
-				t0->batch, t0->status, f->last_tail);
-		else
-			cli_err("fit: even batch %lu does not fit", t0->batch);
+	unsigned long lo = 0, hi = 0, predicted = 0;
+	if (fit_probe(f, probe, (unsigned)nprobe, &lo, &hi))
 		goto out;
-	}
 	if (!hi) {
-		/* all probes fit: extrapolate, verify, refit with the new point */
-		for (int round = 0; round < 4; round++) {
-			fit_line(f);
-			unsigned long p = fit_predict(f, step, max_batch);
-			if (round == 0)
-				predicted = p;
-			if (p <= lo)
-				break;
-			if (!(t = fit_try(f, p, round ? "refit" : "predict")))
-				goto out;
-			if (!t->fits) {
-				hi = p;
-				break;
-			}
-			lo = p;
-			if (p >= max_batch)
-				break;
-		}
+		if (fit_extrapolate(f, &lo, &hi, &predicted))
+			goto out;
 	} else {
 		fit_line(f);
 	}
-	/* A run that failed from lack of memory shows, in its peak, where the
-	 * real limit lies (what the allocator got before it gave up); the line
-	 * through that limit is a far better guess than a midpoint.  One guess
-	 * and its next step, then plain bisection. */
-	const struct fit_trial *failed = NULL;
-	for (unsigned i = 0; i < f->nt; i++)
-		if (f->t[i].batch == hi && f->t[i].oom)
-			failed = &f->t[i];
-	if (hi && failed && hi - lo > step) {
-		uint64_t saved[FIT_MAX_GPUS];
-		memcpy(saved, f->budget, sizeof saved);
-		for (unsigned g = 0; g < f->ngpus; g++)
-			if (failed->peak[g] && failed->peak[g] < f->budget[g])
-				f->budget[g] = failed->peak[g];
-		unsigned long guess = fit_predict(f, step, max_batch);
-		memcpy(f->budget, saved, sizeof saved);
-		for (int k = 0; k < 2 && guess > lo && guess < hi; k++, guess += step) {
-			if (!(t = fit_try(f, guess, "limit")))
-				goto out;
-			if (!t->fits) {
-				hi = guess;
-				break;
-			}
-			lo = guess;
-		}
-	}
-	/* bisection between a size that fits and one that does not */
-	while (hi && hi - lo > step) {
-		unsigned long mid = lo + (hi - lo) / 2 / step * step;
-		if (mid <= lo)
-			mid = lo + step;
-		if (!(t = fit_try(f, mid, "bisect")))
-			goto out;
-		if (t->fits)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	answer = lo;
+	if (fit_narrow(f, &lo, &hi))
+		goto out;
 	/* the residuals over every completed run, the verifying ones too */
 	fit_line(f);
-	fit_print(f, answer, predicted);
+	fit_print(f, lo, predicted);
 	ex = EXIT_OK;
 out:
 	cli_close(f->ctx);

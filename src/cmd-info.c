@@ -176,20 +176,15 @@ static void json_info(struct jsonw *w, const vramz_gpu_info *gi, const vramz_gpu
 	jw_end_obj(w);
 }
 
-int cmd_info(int argc, char **argv)
+const struct opt info_opts[] = {OPT_GPUS, OPT_JSON, OPT_LIVE, OPT_NOCOLOR, OPT_END};
+const char info_synopsis[] = "[-g LIST] [--json]";
+const char info_about[] =
+	"Hardware facts per GPU: memory type, bus width and bandwidth, PCIe link\n"
+	"now and at most, NVLink, MIG / ECC / persistence, limits, versions.";
+
+int cmd_info(const struct cmd_args *args)
 {
-	int nargs;
-	const struct opt opts[] = {OPT_GPUS, OPT_JSON, OPT_LIVE, OPT_NOCOLOR, OPT_END};
-	int rc = cli_parse("info", "[-g LIST] [--json]",
-			   "Hardware facts per GPU: memory type, bus width and bandwidth, PCIe link\n"
-			   "now and at most, NVLink, MIG / ECC / persistence, limits, versions.",
-			   opts, argc, argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("info: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)args;
 	vramz_ctx *ctx;
 	const vramz_snapshot *snap;
 	int ex = source_open_sample(&ctx, VRAMZ_SAMPLE_LINK, &snap);

@@ -62,7 +62,7 @@ struct kill_target {
 	int pidfd;
 };
 
-struct kill_opts {
+struct kill_conf {
 	int64_t idle_ms, timeout_ms, settle_ms, interval_ms;
 	uint64_t min_bytes;
 	int yes, ask, force;
@@ -172,7 +172,7 @@ static int pid_in(const unsigned *pids, int n, unsigned pid)
  * sample to the last, reported 0 % SM each time, and holds >= min bytes.
  * With pids (npids > 0) only those are candidates, and each one that was
  * not idle is listed as refused, with the reason. */
-static int kill_watch_idle(vramz_ctx *ctx, const struct kill_opts *o, struct kill_plan *pl,
+static int kill_watch_idle(vramz_ctx *ctx, const struct kill_conf *o, struct kill_plan *pl,
 			   const unsigned *pids, int npids)
 {
 	struct watch {
@@ -405,7 +405,7 @@ static void kill_json(vramz_ctx *ctx, const struct kill_plan *pl, int acted,
 }
 
 /* Signals every planned target; returns how many did not end. */
-static unsigned kill_act(struct kill_plan *pl, const struct kill_opts *o, uid_t me)
+static unsigned kill_act(struct kill_plan *pl, const struct kill_conf *o, uid_t me)
 {
 	unsigned survivors = 0;
 	for (unsigned i = 0; i < pl->n; i++) {
@@ -454,58 +454,153 @@ static int kill_ask(unsigned n, int force)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-int cmd_kill(int argc, char **argv)
+static struct kill_conf conf = {.timeout_ms = 10000, .settle_ms = 5000, .interval_ms = 1000};
+static const char *gpu_list;
+
+const struct opt kill_opts[] = {
+	{0, "idle", OPT_DURATION, &conf.idle_ms, NULL,
+	 "watch this long; target processes with 0% SM all along"},
+	{0, "min", OPT_SIZE, &conf.min_bytes, NULL, "only processes holding at least SIZE"},
+	{0, "gpu", OPT_STR, &gpu_list, "LIST", "only these GPUs (as -g)"},
+	{'y', "yes", OPT_FLAG, &conf.yes, NULL, "act: without it vramz only lists (dry run)"},
+	{0, "ask", OPT_FLAG, &conf.ask, NULL, "list, then ask on stdin before acting"},
+	{0, "timeout", OPT_DURATION, &conf.timeout_ms, NULL,
+	 "wait this long after SIGTERM (default 10s)"},
+	{0, "force", OPT_FLAG, &conf.force, NULL, "SIGKILL what is still running after --timeout"},
+	{0, "settle", OPT_DURATION, &conf.settle_ms, NULL,
+	 "wait at most this long for the memory to come back (default 5s)"},
+	OPT_SAMPLE_INTERVAL(&conf.interval_ms, "sampling period while watching for --idle (default 1s)"),
+	OPT_GPUS,
+	OPT_JSON,
+	OPT_END,
+};
+const char kill_synopsis[] =
+	"[OPTIONS] PID... | --idle DURATION [--min SIZE] [--gpu LIST] [PID...]";
+const char kill_about[] =
+	"Terminates processes holding GPU memory, safely.  A dry run unless --yes:\n"
+	"never a reused pid, another user's process (unless root), vramz itself,\n"
+	"pid 1 or the shell that ran it.  Reports the memory that came back.\n"
+	"PIDs with --idle: only those, and only if they were idle.";
+
+/* The PIDs of the command line into pids; 0, or -1 after naming a bad one. */
+static int kill_pids(const struct cmd_args *args, unsigned *pids)
 {
-	struct kill_opts o = {.timeout_ms = 10000, .settle_ms = 5000, .interval_ms = 1000};
-	const char *gpu = NULL;
-	const struct opt opts[] = {
-		{0, "idle", OPT_DURATION, &o.idle_ms, NULL,
-		 "watch this long; target processes with 0% SM all along"},
-		{0, "min", OPT_SIZE, &o.min_bytes, NULL, "only processes holding at least SIZE"},
-		{0, "gpu", OPT_STR, &gpu, "LIST", "only these GPUs (as -g)"},
-		{'y', "yes", OPT_FLAG, &o.yes, NULL, "act: without it vramz only lists (dry run)"},
-		{0, "ask", OPT_FLAG, &o.ask, NULL, "list, then ask on stdin before acting"},
-		{0, "timeout", OPT_DURATION, &o.timeout_ms, NULL,
-		 "wait this long after SIGTERM (default 10s)"},
-		{0, "force", OPT_FLAG, &o.force, NULL, "SIGKILL what is still running after --timeout"},
-		{0, "settle", OPT_DURATION, &o.settle_ms, NULL,
-		 "wait at most this long for the memory to come back (default 5s)"},
-		OPT_SAMPLE_INTERVAL(&o.interval_ms, "sampling period while watching for --idle (default 1s)"),
-		OPT_GPUS,
-		OPT_JSON,
-		OPT_END,
-	};
-	int nargs = 0;
-	int rc = cli_parse("kill", "[OPTIONS] PID... | --idle DURATION [--min SIZE] [--gpu LIST] [PID...]",
-			   "Terminates processes holding GPU memory, safely.  A dry run unless --yes:\n"
-			   "never a reused pid, another user's process (unless root), vramz itself,\n"
-			   "pid 1 or the shell that ran it.  Reports the memory that came back.\n"
-			   "PIDs with --idle: only those, and only if they were idle.",
-			   opts, argc, argv, &nargs);
-	if ((rc = cli_parse_exit(rc)) >= 0)
-		return rc;
-	if (nargs == 0 && o.idle_ms <= 0) {
+	for (int i = 0; i < args->n; i++) {
+		const char *w = args->v[i];
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(w, &end, 10);
+		if (!*w || *end || errno || v == 0 || v > 0x7fffffffUL || w[0] == '-') {
+			cli_err("kill: bad pid '%s'%s", w,
+				v == 0 && !*end && *w ? ": 0 names a process group, not a process" : "");
+			return -1;
+		}
+		pids[i] = (unsigned)v;
+	}
+	return 0;
+}
+
+/* Named pids without --idle: each as the driver lists it now, or why not. */
+static int kill_plan_named(vramz_ctx *ctx, struct kill_plan *pl, const unsigned *pids, int npids,
+			   uid_t me, const vramz_snapshot **s)
+{
+	if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS, s))
+		return -1;
+	kill_memory(pl, *s, 0);
+	for (int i = 0; i < npids; i++) {
+		struct kill_target *t = kill_add(pl, pids[i]);
+		if (!t)
+			return -1;
+		if (!kill_fill(t, *s)) {
+			/* who it is (pid 1, the shell) says more than "not listed" */
+			struct safekill_target st = {.pid = (pid_t)t->pid,
+				.start_ticks = proc_start_time("/proc", t->pid)};
+			t->verdict = safekill_check("/proc", &st, me);
+			if (t->verdict == SK_OK || t->verdict == SK_GONE)
+				t->why_not = "holds no memory on the selected GPUs (not listed by the driver)";
+			else
+				t->state = KS_REFUSED;
+		}
+		else if (!t->start_ticks)
+			t->why_not = proc_self_is_host() && proc_root_is_host("/proc") ?
+				"not visible from here (exited, or hidden by hidepid): cannot be checked" :
+				safekill_reason(SK_NAMESPACE);
+	}
+	return 0;
+}
+
+/* The checks a person sees in the listing (repeated at the signal);
+ * returns how many targets are refused. */
+static int kill_refuse(struct kill_plan *pl, uid_t me)
+{
+	int refused = 0;
+	for (unsigned i = 0; i < pl->n; i++) {
+		struct kill_target *t = &pl->t[i];
+		struct safekill_target st = {.pid = (pid_t)t->pid, .start_ticks = t->start_ticks};
+		if (!t->why_not && t->state != KS_REFUSED)
+			t->verdict = safekill_check("/proc", &st, me);
+		if (t->why_not || t->verdict != SK_OK) {
+			t->state = KS_REFUSED;
+			refused++;
+		}
+	}
+	return refused;
+}
+
+/* The driver frees a context shortly after its process ends, and the
+ * process list and the memory figures are separate reads: a sample can
+ * show the process gone and its memory still used.  So sample until no
+ * ended target is listed and every GPU's used memory read the same twice
+ * running (or --settle passes).  0, or -1 when sampling failed. */
+static int kill_settle(vramz_ctx *ctx, const struct kill_plan *pl, const vramz_snapshot **s)
+{
+	int64_t settle_end = clock_mono_ms() + conf.settle_ms;
+	uint64_t *prev_used = calloc(vramz_selected_count(ctx) + 1, sizeof *prev_used);
+	int have_prev = 0, rc = 0;
+	if (!prev_used) {
+		cli_err("kill: out of memory");
+		return -1;
+	}
+	for (;;) {
+		if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS, s)) {
+			rc = -1;
+			break;
+		}
+		int listed = 0, stable = have_prev;
+		for (unsigned k = 0; k < (*s)->proc_count; k++) {
+			const struct kill_target *t = kill_find((struct kill_plan *)pl, (*s)->procs[k].pid);
+			if (t && (t->state == KS_ENDED || t->state == KS_KILLED || t->state == KS_GONE))
+				listed = 1;
+		}
+		for (unsigned g = 0; g < (*s)->gpu_count && g <= vramz_selected_count(ctx); g++) {
+			stable &= prev_used[g] == (*s)->gpus[g].mem_used_bytes;
+			prev_used[g] = (*s)->gpus[g].mem_used_bytes;
+		}
+		have_prev = !listed;
+		if ((!listed && stable) || clock_mono_ms() >= settle_end)
+			break;
+		kill_sleep_ms(50);
+	}
+	free(prev_used);
+	return rc;
+}
+
+int cmd_kill(const struct cmd_args *args)
+{
+	if (args->n == 0 && conf.idle_ms <= 0) {
 		cli_err("kill: give PIDs, --idle DURATION, or both (those PIDs, if idle)");
 		return EXIT_USAGE;
 	}
-	if (gpu)
-		g_opts.gpus = gpu;
-	unsigned *pids = calloc((size_t)nargs + 1, sizeof *pids);
+	if (gpu_list)
+		g_opts.gpus = gpu_list;
+	unsigned *pids = calloc((size_t)args->n + 1, sizeof *pids);
 	if (!pids) {
 		cli_err("kill: out of memory");
 		return EXIT_FAIL;
 	}
-	for (int i = 0; i < nargs; i++) {
-		char *end;
-		errno = 0;
-		unsigned long v = strtoul(argv[i], &end, 10);
-		if (!*argv[i] || *end || errno || v == 0 || v > 0x7fffffffUL || argv[i][0] == '-') {
-			cli_err("kill: bad pid '%s'%s", argv[i],
-				v == 0 && !*end && *argv[i] ? ": 0 names a process group, not a process" : "");
-			free(pids);
-			return EXIT_USAGE;
-		}
-		pids[i] = (unsigned)v;
+	if (kill_pids(args, pids)) {
+		free(pids);
+		return EXIT_USAGE;
 	}
 	vramz_ctx *ctx;
 	int ex = cli_open(&ctx);
@@ -519,54 +614,19 @@ int cmd_kill(int argc, char **argv)
 	ex = EXIT_FAIL;
 	if (!pl)
 		goto out;
-	if (o.idle_ms > 0) {
-		if (kill_watch_idle(ctx, &o, pl, pids, nargs))
-			goto out;
-	} else {
-		if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS, &s))
-			goto out;
-		kill_memory(pl, s, 0);
-		for (int i = 0; i < nargs; i++) {
-			struct kill_target *t = kill_add(pl, pids[i]);
-			if (!t)
-				goto out;
-			if (!kill_fill(t, s)) {
-				/* who it is (pid 1, the shell) says more than "not listed" */
-				struct safekill_target st = {.pid = (pid_t)t->pid,
-					.start_ticks = proc_start_time("/proc", t->pid)};
-				t->verdict = safekill_check("/proc", &st, me);
-				if (t->verdict == SK_OK || t->verdict == SK_GONE)
-					t->why_not = "holds no memory on the selected GPUs (not listed by the driver)";
-				else
-					t->state = KS_REFUSED;
-			}
-			else if (!t->start_ticks)
-				t->why_not = proc_self_is_host() && proc_root_is_host("/proc") ?
-					"not visible from here (exited, or hidden by hidepid): cannot be checked" :
-					safekill_reason(SK_NAMESPACE);
-		}
-	}
-	/* the checks a person sees in the listing; repeated at the signal */
-	int refused = 0;
-	for (unsigned i = 0; i < pl->n; i++) {
-		struct kill_target *t = &pl->t[i];
-		struct safekill_target st = {.pid = (pid_t)t->pid, .start_ticks = t->start_ticks};
-		if (!t->why_not && t->state != KS_REFUSED)
-			t->verdict = safekill_check("/proc", &st, me);
-		if (t->why_not || t->verdict != SK_OK) {
-			t->state = KS_REFUSED;
-			refused++;
-		}
-	}
+	if (conf.idle_ms > 0 ? kill_watch_idle(ctx, &conf, pl, pids, args->n)
+			  : kill_plan_named(ctx, pl, pids, args->n, me, &s))
+		goto out;
+	int refused = kill_refuse(pl, me);
 	unsigned planned = pl->n - (unsigned)refused;
-	int act = o.yes || (o.ask && planned && (kill_print_plan(stderr, ctx, pl, 0),
-						    kill_ask(planned, o.force)));
+	int act = conf.yes || (conf.ask && planned && (kill_print_plan(stderr, ctx, pl, 0),
+						    kill_ask(planned, conf.force)));
 	if (!act || !planned) {
 		if (g_opts.json) {
 			if (!s)
 				kill_sample(ctx, VRAMZ_SAMPLE_PROCS, &s);
 			kill_json(ctx, pl, 0, s);
-		} else if (!o.ask || !planned) {
+		} else if (!conf.ask || !planned) {
 			kill_print_plan(stdout, ctx, pl, 0);
 		}
 		if (planned && !act && !g_opts.json)
@@ -574,45 +634,13 @@ int cmd_kill(int argc, char **argv)
 		ex = refused ? EXIT_FAIL : EXIT_OK;
 		goto out;
 	}
-	unsigned survivors = kill_act(pl, &o, me);
+	unsigned survivors = kill_act(pl, &conf, me);
 	/* a target may also be refused at the signal (its pid was reused) */
 	refused = 0;
 	for (unsigned i = 0; i < pl->n; i++)
 		refused += pl->t[i].state == KS_REFUSED;
-	/* The driver frees a context shortly after its process ends, and the
-	 * process list and the memory figures are separate reads: a sample can
-	 * show the process gone and its memory still used.  So wait until no
-	 * ended target is listed and every GPU's used memory read the same
-	 * twice running (or --settle passes). */
-	int64_t settle_end = clock_mono_ms() + o.settle_ms;
-	uint64_t *prev_used = calloc(vramz_selected_count(ctx) + 1, sizeof *prev_used);
-	int have_prev = 0;
-	if (!prev_used) {
-		cli_err("kill: out of memory");
-		ex = EXIT_FAIL;
+	if (kill_settle(ctx, pl, &s))
 		goto out;
-	}
-	for (;;) {
-		if (kill_sample(ctx, VRAMZ_SAMPLE_PROCS, &s)) {
-			free(prev_used);
-			goto out;
-		}
-		int listed = 0, stable = have_prev;
-		for (unsigned k = 0; k < s->proc_count; k++) {
-			const struct kill_target *t = kill_find(pl, s->procs[k].pid);
-			if (t && (t->state == KS_ENDED || t->state == KS_KILLED || t->state == KS_GONE))
-				listed = 1;
-		}
-		for (unsigned g = 0; g < s->gpu_count && g <= vramz_selected_count(ctx); g++) {
-			stable &= prev_used[g] == s->gpus[g].mem_used_bytes;
-			prev_used[g] = s->gpus[g].mem_used_bytes;
-		}
-		have_prev = !listed;
-		if ((!listed && stable) || clock_mono_ms() >= settle_end)
-			break;
-		kill_sleep_ms(50);
-	}
-	free(prev_used);
 	kill_memory(pl, s, 1);
 	if (g_opts.json) {
 		kill_json(ctx, pl, 1, s);

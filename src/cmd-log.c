@@ -42,59 +42,59 @@ static const vramz_gpu_info *info_of(void *ctx, unsigned idx)
 	return vramz_gpu(ctx, idx);
 }
 
-/* `vramz log --replay FILE ...` is `vramz replay FILE ...` */
-static int replay_alias(int argc, char **argv)
+/* `vramz log --replay FILE ...` is `vramz replay FILE ...`: the row's
+ * .before, so replay's options are replay's to parse */
+int log_replay_alias(int argc, char **argv)
 {
+	int i = 1;
+	while (i < argc && strcmp(argv[i], "--replay") && strncmp(argv[i], "--replay=", 9))
+		i++;
+	if (i == argc)
+		return -1;
 	char **av = calloc((size_t)argc + 2, sizeof *av);
 	int n = 0;
 	if (!av)
 		return EXIT_FAIL;
 	av[n++] = "replay";
-	for (int i = 1; i < argc; i++) {
+	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--replay"))
 			continue;
 		av[n++] = !strncmp(argv[i], "--replay=", 9) ? argv[i] + 9 : argv[i];
 	}
-	int rc = cmd_replay(n, av);
+	int rc = command_main(command_find("replay"), n, av);
 	free(av);
 	return rc;
 }
 
-int cmd_log(int argc, char **argv)
+static const char *out = "-";
+static int64_t interval_ms = 1000, duration_ms = 0, fsync_ms = 60000;
+static int procs;
+static uint64_t rotate;
+static unsigned keep = 5;
+static int64_t slow_ms = 10000;
+
+const struct opt log_opts[] = {
+	{'o', "output", OPT_STR, &out, "FILE", "write to FILE (default: - for stdout)"},
+	OPT_SAMPLE_INTERVAL(&interval_ms, "time between ticks (default 1s)"),
+	{0, "duration", OPT_DURATION, &duration_ms, "D", "stop after D (default: until SIGINT/SIGTERM)"},
+	{0, "procs", OPT_FLAG, &procs, NULL, "also log processes, to FILE's .procs sibling"},
+	OPT_GPUS,
+	{0, "rotate", OPT_SIZE, &rotate, "SIZE", "start a new file when one would pass SIZE"},
+	{0, "keep", OPT_UINT, &keep, "N", "rotated files to keep (default 5, at most " KEEP_MAX_TEXT ")"},
+	{0, "slow-interval", OPT_DURATION, &slow_ms, "D", "PCIe link and throughput every D, energy every third time; 0: never (default 10s)"},
+	{0, "fsync-every", OPT_DURATION, &fsync_ms, "D", "flush to disk every D, 0: only at rotation and exit (default 1m)"},
+	{0, "replay", OPT_STR, NULL, "FILE", "play a log back instead (vramz replay FILE)"},
+	OPT_END,
+};
+const char log_synopsis[] = "[-o FILE] [-i INTERVAL] [--duration D] [--procs] [-g LIST] [--rotate SIZE]";
+const char log_about[] =
+	"Records every selected GPU each tick, one CSV row per GPU (docs/csv.md).\n"
+	"Each tick is written whole; SIGINT/SIGTERM end the file cleanly; an\n"
+	"existing file is appended to only when its header matches.";
+
+/* The option combinations a log cannot be written with: 0, or the exit code. */
+static int log_check(void)
 {
-	const char *out = "-";
-	int64_t interval_ms = 1000, duration_ms = 0, fsync_ms = 60000;
-	int procs = 0, nargs;
-	uint64_t rotate = 0;
-	unsigned keep = 5;
-	int64_t slow_ms = 10000;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--replay") || !strncmp(argv[i], "--replay=", 9))
-			return replay_alias(argc, argv);
-	const struct opt opts[] = {
-		{'o', "output", OPT_STR, &out, "FILE", "write to FILE (default: - for stdout)"},
-		OPT_SAMPLE_INTERVAL(&interval_ms, "time between ticks (default 1s)"),
-		{0, "duration", OPT_DURATION, &duration_ms, "D", "stop after D (default: until SIGINT/SIGTERM)"},
-		{0, "procs", OPT_FLAG, &procs, NULL, "also log processes, to FILE's .procs sibling"},
-		OPT_GPUS,
-		{0, "rotate", OPT_SIZE, &rotate, "SIZE", "start a new file when one would pass SIZE"},
-		{0, "keep", OPT_UINT, &keep, "N", "rotated files to keep (default 5, at most " KEEP_MAX_TEXT ")"},
-		{0, "slow-interval", OPT_DURATION, &slow_ms, "D", "PCIe link and throughput every D, energy every third time; 0: never (default 10s)"},
-		{0, "fsync-every", OPT_DURATION, &fsync_ms, "D", "flush to disk every D, 0: only at rotation and exit (default 1m)"},
-		{0, "replay", OPT_STR, NULL, "FILE", "play a log back instead (vramz replay FILE)"},
-		OPT_END,
-	};
-	int rc = cli_parse("log", "[-o FILE] [-i INTERVAL] [--duration D] [--procs] [-g LIST] [--rotate SIZE]",
-			   "Records every selected GPU each tick, one CSV row per GPU (docs/csv.md).\n"
-			   "Each tick is written whole; SIGINT/SIGTERM end the file cleanly; an\n"
-			   "existing file is appended to only when its header matches.",
-			   opts, argc, argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("log: unexpected argument '%s' (the file goes after -o)", argv[0]);
-		return EXIT_USAGE;
-	}
 	if ((rotate || procs) && !strcmp(out, "-")) {
 		cli_err("log: %s needs -o FILE", procs ? "--procs (rows go to FILE's .procs sibling)" : "--rotate");
 		return EXIT_USAGE;
@@ -108,39 +108,27 @@ int cmd_log(int argc, char **argv)
 		cli_err("log: %s", err);
 		return EXIT_USAGE;
 	}
+	return 0;
+}
 
-	unsigned flags = procs ? VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL : 0;
-	struct ticker_opts to = {.cmd = "log", .interval_ms = interval_ms,
-				 .slow_interval_ms = slow_ms, .flags = flags, .daemon = 1};
-	struct ticker *tk;
-	int ex = ticker_open(&tk, &to);
-	if (ex)
-		return ex;
+struct log_count {
+	uint64_t rows, ticks;
+};
+
+/* Ticks until a signal, --duration or a failure; returns the exit code. */
+static int log_loop(struct ticker *tk, struct log_writer *w, struct log_count *n)
+{
 	vramz_ctx *ctx = ticker_ctx(tk);
-	struct log_writer *w;
-	struct log_writer_opts wo = {.path = out, .procs = procs, .rotate_bytes = rotate, .keep = keep};
-	if (log_writer_open(&w, &wo, err, sizeof err) < 0) {
-		cli_err("%s", err);
-		log_writer_close(w, err, sizeof err);
-		ticker_close(tk);
-		return EXIT_FAIL;
-	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal; /* no SA_RESTART: the sleep must end */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
 	struct logbuf gb = {0}, pb = {0};
-	uint64_t rows = 0, ticks = 0, max_ticks = 0;
+	uint64_t max_ticks = 0;
+	char err[600];
 	if (duration_ms)
 		max_ticks = (uint64_t)((duration_ms + interval_ms - 1) / interval_ms);
-	const int64_t start = clock_mono_ns();
-	int64_t last_sync = start;
-	ex = EXIT_OK;
-	while (ex == EXIT_OK && !stop_signal && (!max_ticks || ticks < max_ticks)) {
+	int64_t last_sync = clock_mono_ns();
+	int ex = EXIT_OK;
+	while (ex == EXIT_OK && !stop_signal && (!max_ticks || n->ticks < max_ticks)) {
 		const vramz_snapshot *snap;
-		rc = ticker_sample(tk, &snap, NULL);
+		int rc = ticker_sample(tk, &snap, NULL);
 		if (rc == VRAMZ_ENOMEM) {
 			cli_err("log: out of memory");
 			ex = EXIT_FAIL;
@@ -159,8 +147,8 @@ int cmd_log(int argc, char **argv)
 			ex = EXIT_FAIL;
 			break;
 		}
-		rows += snap->gpu_count;
-		ticks++;
+		n->rows += snap->gpu_count;
+		n->ticks++;
 		int64_t now = clock_mono_ns();
 		if (fsync_ms && now - last_sync >= fsync_ms * 1000000) {
 			if (log_writer_sync(w, err, sizeof err) < 0) {
@@ -170,10 +158,45 @@ int cmd_log(int argc, char **argv)
 			}
 			last_sync = now;
 		}
-		if (max_ticks && ticks >= max_ticks)
+		if (max_ticks && n->ticks >= max_ticks)
 			break;
 		ticker_sleep(tk, &stop_signal, 0);
 	}
+	logbuf_free(&gb);
+	logbuf_free(&pb);
+	return ex;
+}
+
+int cmd_log(const struct cmd_args *args)
+{
+	(void)args;
+	int ex = log_check();
+	if (ex)
+		return ex;
+	unsigned flags = procs ? VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL : 0;
+	struct ticker_opts to = {.cmd = "log", .interval_ms = interval_ms,
+				 .slow_interval_ms = slow_ms, .flags = flags, .daemon = 1};
+	struct ticker *tk;
+	if ((ex = ticker_open(&tk, &to)))
+		return ex;
+	struct log_writer *w;
+	struct log_writer_opts wo = {.path = out, .procs = procs, .rotate_bytes = rotate, .keep = keep};
+	char err[600];
+	if (log_writer_open(&w, &wo, err, sizeof err) < 0) {
+		cli_err("%s", err);
+		log_writer_close(w, err, sizeof err);
+		ticker_close(tk);
+		return EXIT_FAIL;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal; /* no SA_RESTART: the sleep must end */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	struct log_count n = {0};
+	const int64_t start = clock_mono_ns();
+	ex = log_loop(tk, w, &n);
 	if (log_writer_close(w, err, sizeof err) < 0 && ex == EXIT_OK) {
 		cli_err("%s", err);
 		ex = EXIT_FAIL;
@@ -186,12 +209,10 @@ int cmd_log(int argc, char **argv)
 		fmt_duration(took, sizeof took, took_ms);
 	if (ex == EXIT_OK)
 		fprintf(stderr, "vramz: log: %llu rows (%llu ticks) in %s to %s%s%s\n",
-			(unsigned long long)rows, (unsigned long long)ticks, took,
+			(unsigned long long)n.rows, (unsigned long long)n.ticks, took,
 			strcmp(out, "-") ? out : "stdout",
 			stop_signal == SIGINT ? ", stopped by SIGINT" : stop_signal == SIGTERM ? ", stopped by SIGTERM" : "",
 			procs ? " (+ processes)" : "");
-	logbuf_free(&gb);
-	logbuf_free(&pb);
 	ticker_close(tk);
 	return ex;
 }

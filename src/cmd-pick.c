@@ -134,72 +134,42 @@ static void pick_warn_findings(vramz_ctx *ctx, const vramz_snapshot *s,
 	vramz_diag_free(d);
 }
 
-int cmd_pick(int argc, char **argv)
+static unsigned want = 1;
+static uint64_t min_free;
+static int verbose, empty, lock;
+static double max_util = -1;
+static int64_t lock_ms = 120000;
+
+const struct opt pick_opts[] = {
+	{'n', "count", OPT_UINT, &want, NULL, "how many GPUs (default 1)"},
+	{0, "min-free", OPT_SIZE, &min_free, NULL, "only GPUs with at least SIZE free"},
+	{0, "max-util", OPT_PERCENT, &max_util, NULL, "only GPUs at most PCT busy (e.g. 10%)"},
+	{0, "empty", OPT_FLAG, &empty, NULL, "only GPUs no process holds memory on"},
+	{0, "lock", OPT_FLAG, &lock, NULL,
+	 "reserve the choice so concurrent picks with --lock take other GPUs"},
+	{0, "lock-for", OPT_DURATION, &lock_ms, NULL,
+	 "how long a --lock reservation holds if the job lives (default 2m)"},
+	{'v', "verbose", OPT_FLAG, &verbose, NULL, "explain the choice on stderr"},
+	OPT_GPUS,
+	OPT_JSON,
+	OPT_LIVE,
+	OPT_END,
+};
+const char pick_synopsis[] = "[-n N] [--min-free SIZE] [--max-util PCT] [--empty] [--lock]";
+const char pick_about[] =
+	"Chooses N GPUs with the most free memory, preferring sets joined by\n"
+	"NVLink, and prints CUDA_VISIBLE_DEVICES=<uuids>.  Exit 1 when no set\n"
+	"qualifies.  Warns on stderr when a chosen GPU has a finding (memory\n"
+	"no process holds, a hot memory, a lost GPU).\n"
+	"Use: eval \"export $(vramz pick -n 2 --lock)\"";
+
+/* The GPUs that pass the filters into ps->g; how many were considered
+ * (their free memory known). */
+static unsigned pick_qualify(struct pick_state *ps, vramz_ctx *ctx, const vramz_snapshot *s,
+			     struct picklock *pl)
 {
-	unsigned want = 1;
-	uint64_t min_free = 0;
-	int verbose = 0, empty = 0, lock = 0;
-	double max_util = -1;
-	int64_t lock_ms = 120000;
-	const struct opt opts[] = {
-		{'n', "count", OPT_UINT, &want, NULL, "how many GPUs (default 1)"},
-		{0, "min-free", OPT_SIZE, &min_free, NULL, "only GPUs with at least SIZE free"},
-		{0, "max-util", OPT_PERCENT, &max_util, NULL, "only GPUs at most PCT busy (e.g. 10%)"},
-		{0, "empty", OPT_FLAG, &empty, NULL, "only GPUs no process holds memory on"},
-		{0, "lock", OPT_FLAG, &lock, NULL,
-		 "reserve the choice so concurrent picks with --lock take other GPUs"},
-		{0, "lock-for", OPT_DURATION, &lock_ms, NULL,
-		 "how long a --lock reservation holds if the job lives (default 2m)"},
-		{'v', "verbose", OPT_FLAG, &verbose, NULL, "explain the choice on stderr"},
-		OPT_GPUS,
-		OPT_JSON,
-		OPT_LIVE,
-		OPT_END,
-	};
-	int nargs = 0;
-	int rc = cli_parse("pick", "[-n N] [--min-free SIZE] [--max-util PCT] [--empty] [--lock]",
-			   "Chooses N GPUs with the most free memory, preferring sets joined by\n"
-			   "NVLink, and prints CUDA_VISIBLE_DEVICES=<uuids>.  Exit 1 when no set\n"
-			   "qualifies.  Warns on stderr when a chosen GPU has a finding (memory\n"
-			   "no process holds, a hot memory, a lost GPU).\n"
-			   "Use: eval \"export $(vramz pick -n 2 --lock)\"",
-			   opts, argc, argv, &nargs);
-	if ((rc = cli_parse_exit(rc)) >= 0)
-		return rc;
-	if (nargs) {
-		cli_err("pick: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
-	if (want < 1 || want > PICK_MAX) {
-		cli_err("pick: -n must be between 1 and %d", PICK_MAX);
-		return EXIT_USAGE;
-	}
-	vramz_ctx *ctx;
-	const vramz_snapshot *s;
-	int ex;
-	struct picklock pl = {-1};
-	if (lock && (ex = picklock_acquire(&pl)))
-		return ex;
-	ex = source_open_sample(&ctx, VRAMZ_SAMPLE_PROCS, &s); /* the finding check reads them */
-	if (ex) {
-		picklock_release(&pl);
-		return ex;
-	}
-	struct pick_state *ps = calloc(1, sizeof *ps);
-	if (!ps) {
-		cli_err("pick: out of memory");
-		cli_close(ctx);
-		picklock_release(&pl);
-		return EXIT_FAIL;
-	}
-	ps->want = want;
-	if (verbose) { /* stdout is for CUDA_VISIBLE_DEVICES only */
-		char src[128];
-		if (*source_str(ctx, src, sizeof src))
-			fprintf(stderr, "vramz: pick: from %s\n", src);
-	}
 	unsigned considered = 0;
-	char b1[32], b2[32];
+	char b1[32];
 	for (unsigned i = 0; i < s->gpu_count && ps->n < PICK_MAX; i++) {
 		const vramz_gpu_sample *g = &s->gpus[i];
 		if (g->lost || !(g->valid & VRAMZ_F_MEM))
@@ -215,7 +185,7 @@ int cmd_pick(int argc, char **argv)
 			: max_util >= 0 && g->util_gpu_pct > max_util * 100 + 1e-9 ? "above --max-util"
 			: empty && !(g->valid & VRAMZ_F_PROCS) ? "processes unknown"
 			: empty && g->proc_count ? "not empty"
-			: lock && gi && picklock_reserved(&pl, gi->uuid) ? "reserved by another pick"
+			: lock && gi && picklock_reserved(pl, gi->uuid) ? "reserved by another pick"
 			: NULL;
 		if (verbose && why && g->mem_free_bytes >= min_free)
 			fprintf(stderr, "GPU %u: %s\n", g->index, why);
@@ -223,19 +193,13 @@ int cmd_pick(int argc, char **argv)
 			continue;
 		ps->g[ps->n++] = (struct pick_gpu){g->index, g->mem_free_bytes};
 	}
-	if (ps->n < want) {
-		char at_least[64] = "";
-		if (min_free)
-			snprintf(at_least, sizeof at_least, " with at least %s free",
-				 fmt_bytes(b2, sizeof b2, min_free));
-		cli_err("pick: need %u GPU%s%s; %u of %u qualif%s%s", want, want == 1 ? "" : "s",
-			at_least, ps->n, considered, ps->n == 1 ? "ies" : "y",
-			verbose ? "" : " (vramz pick -v says why)");
-		free(ps);
-		cli_close(ctx);
-		picklock_release(&pl);
-		return EXIT_FAIL;
-	}
+	return considered;
+}
+
+/* The best set of ps->want among ps->g into ps->best; chosen[] its GPU
+ * indices in index order (what people expect to read). */
+static void pick_best(struct pick_state *ps, vramz_ctx *ctx, unsigned *chosen)
+{
 	if (want > 1 && pick_choose(ps->n, want) <= PICK_ENUM_LIMIT) {
 		for (unsigned i = 0; i < ps->n; i++)
 			for (unsigned j = i + 1; j < ps->n; j++) {
@@ -254,8 +218,6 @@ int cmd_pick(int argc, char **argv)
 		if (want > 1)
 			ps->best_nvl = -1; /* not examined */
 	}
-	/* the chosen set in index order: what people expect to read */
-	unsigned chosen[PICK_MAX];
 	for (unsigned i = 0; i < want; i++)
 		chosen[i] = ps->g[ps->best[i]].index;
 	for (unsigned i = 1; i < want; i++)
@@ -264,19 +226,10 @@ int cmd_pick(int argc, char **argv)
 			chosen[j] = chosen[j - 1];
 			chosen[j - 1] = t;
 		}
-	if (lock) {
-		for (unsigned i = 0; i < want && !ex; i++) {
-			const vramz_gpu_info *gi = vramz_gpu(ctx, chosen[i]);
-			ex = gi ? picklock_reserve(&pl, gi->uuid, lock_ms) : 0;
-		}
-		picklock_release(&pl);
-		if (ex) {
-			free(ps);
-			cli_close(ctx);
-			return ex;
-		}
-	}
-	pick_warn_findings(ctx, s, chosen, want);
+}
+
+static void pick_print(const struct pick_state *ps, vramz_ctx *ctx, const unsigned *chosen)
+{
 	if (g_opts.json) {
 		struct jsonw w;
 		jw_init(&w, stdout, 1);
@@ -302,8 +255,7 @@ int cmd_pick(int argc, char **argv)
 		jw_u64(&w, "min_free_bytes", ps->best_min);
 		jw_end_obj(&w);
 		jw_finish(&w);
-	}
-	if (!g_opts.json) {
+	} else {
 		printf("CUDA_VISIBLE_DEVICES=");
 		for (unsigned i = 0; i < want; i++) {
 			const vramz_gpu_info *gi = vramz_gpu(ctx, chosen[i]);
@@ -312,6 +264,7 @@ int cmd_pick(int argc, char **argv)
 		printf("\n");
 	}
 	if (verbose) {
+		char b1[32];
 		fprintf(stderr, "chose GPU%s", want == 1 ? "" : "s");
 		for (unsigned i = 0; i < want; i++)
 			fprintf(stderr, " %u", chosen[i]);
@@ -320,7 +273,65 @@ int cmd_pick(int argc, char **argv)
 			want == 1 ? "" : ps->best_nvl > 0 ? ", all joined by NVLink" :
 			ps->best_nvl == 0 ? ", no NVLink-joined set qualified" : "");
 	}
+}
+
+int cmd_pick(const struct cmd_args *args)
+{
+	(void)args;
+	if (want < 1 || want > PICK_MAX) {
+		cli_err("pick: -n must be between 1 and %d", PICK_MAX);
+		return EXIT_USAGE;
+	}
+	vramz_ctx *ctx = NULL;
+	const vramz_snapshot *s;
+	struct pick_state *ps = NULL;
+	struct picklock pl = {-1};
+	int ex;
+	if (lock && (ex = picklock_acquire(&pl)))
+		return ex;
+	/* the finding check reads the processes */
+	if ((ex = source_open_sample(&ctx, VRAMZ_SAMPLE_PROCS, &s)))
+		goto out;
+	ex = EXIT_FAIL;
+	if (!(ps = calloc(1, sizeof *ps))) {
+		cli_err("pick: out of memory");
+		goto out;
+	}
+	ps->want = want;
+	if (verbose) { /* stdout is for CUDA_VISIBLE_DEVICES only */
+		char src[128];
+		if (*source_str(ctx, src, sizeof src))
+			fprintf(stderr, "vramz: pick: from %s\n", src);
+	}
+	unsigned considered = pick_qualify(ps, ctx, s, &pl);
+	if (ps->n < want) {
+		char at_least[64] = "", b[32];
+		if (min_free)
+			snprintf(at_least, sizeof at_least, " with at least %s free",
+				 fmt_bytes(b, sizeof b, min_free));
+		cli_err("pick: need %u GPU%s%s; %u of %u qualif%s%s", want, want == 1 ? "" : "s",
+			at_least, ps->n, considered, ps->n == 1 ? "ies" : "y",
+			verbose ? "" : " (vramz pick -v says why)");
+		goto out;
+	}
+	unsigned chosen[PICK_MAX];
+	pick_best(ps, ctx, chosen);
+	ex = 0;
+	if (lock) {
+		for (unsigned i = 0; i < want && !ex; i++) {
+			const vramz_gpu_info *gi = vramz_gpu(ctx, chosen[i]);
+			ex = gi ? picklock_reserve(&pl, gi->uuid, lock_ms) : 0;
+		}
+		picklock_release(&pl); /* before the output: the next pick may go on */
+		if (ex)
+			goto out;
+	}
+	pick_warn_findings(ctx, s, chosen, want);
+	pick_print(ps, ctx, chosen);
+	ex = EXIT_OK;
+out:
 	free(ps);
 	cli_close(ctx);
-	return EXIT_OK;
+	picklock_release(&pl);
+	return ex;
 }

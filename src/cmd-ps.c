@@ -4,6 +4,7 @@
  * process on two GPUs is listed once per GPU, as NVML reports it. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -16,16 +17,25 @@
 struct ps_view {
 	struct proctab_opts po;
 	int loop;
+	struct script_opts so;
+	struct script_cols cols;
 };
 
 static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, void *arg)
 {
 	const struct ps_view *v = arg;
-	if (g_opts.json) {
+	if (g_opts.json || v->so.csv) {
 		unsigned *idx = malloc((snap->proc_count ? snap->proc_count : 1) * sizeof *idx);
 		if (!idx)
 			return -1;
 		unsigned n = proctab_select(snap, &v->po, idx);
+		if (v->so.csv) {
+			if (!tick && !v->so.no_header)
+				script_header(stdout, &v->cols);
+			script_proc_rows(stdout, ctx, snap, idx, n, &v->cols);
+			free(idx);
+			return 0;
+		}
 		struct jsonw w;
 		/* looping: one document a line (JSON Lines) */
 		jw_init(&w, stdout, !v->loop);
@@ -48,44 +58,57 @@ static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, vo
 	return 0;
 }
 
-int cmd_ps(int argc, char **argv)
+static struct ps_view v;
+static const char *sort = "vram";
+static uint64_t min_bytes;
+static int reverse, wide;
+static int64_t loop_ms = -1;
+static const char *user;
+
+const struct opt ps_opts[] = {
+	OPT_GPUS,
+	OPT_JSON,
+	{'s', "sort", OPT_STR, &sort, "KEY", "vram (default), sm, pid, gpu, user, command",
+	 "vram sm pid gpu user command"},
+	{'r', "reverse", OPT_FLAG, &reverse, NULL, "reverse the order"},
+	{'u', "user", OPT_STR, &user, "USER", "only this user's processes (name or uid)"},
+	{'m', "min", OPT_SIZE, &min_bytes, "SIZE", "only processes holding at least SIZE (e.g. 1GiB)"},
+	{'w', "wide", OPT_FLAG, &wide, NULL, "do not shorten commands"},
+	{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
+	 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
+	{0, "csv", OPT_FLAG, &v.so.csv, NULL,
+	 "script mode: a CSV row per process and GPU (as the process log's columns)"},
+	{0, "fields", OPT_STR, &v.so.fields, "LIST",
+	 "--csv columns, comma-separated (--fields help lists them)"},
+	{0, "query-compute-apps", OPT_STR, &v.so.fields, "LIST",
+	 "--fields by nvidia-smi's name (pid, process_name, used_memory, ...)"},
+	{0, "no-header", OPT_FLAG, &v.so.no_header, NULL, "--csv without the header line"},
+	{0, "units", OPT_FLAG, &v.so.units, NULL, "--csv values for people: MiB, % (and headers that say so)"},
+	{0, "format", OPT_STR, &v.so.format, "FORMAT",
+	 "nvidia-smi's csv[,noheader][,nounits]: --csv --units, noheader --no-header, nounits no --units",
+	 "csv csv,noheader csv,nounits csv,noheader,nounits"},
+	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "read the first tick of a recorded log"},
+	OPT_LIVE,
+	OPT_NOCOLOR,
+	OPT_END,
+};
+const char ps_synopsis[] =
+	"[-g LIST] [-s KEY] [-u USER] [-m SIZE] [--json | --csv [--fields LIST]] [-l INTERVAL]";
+const char ps_about[] =
+	"Processes holding VRAM, one row per process and GPU.\n"
+	"A pid this machine cannot see (another PID namespace) is marked, not guessed.";
+
+int cmd_ps(const struct cmd_args *args)
 {
-	const char *sort = "vram";
-	uint64_t min_bytes = 0;
-	int reverse = 0, wide = 0, nargs;
-	int64_t loop_ms = -1;
-	const char *user = NULL;
-	const struct opt opts[] = {
-		OPT_GPUS,
-		OPT_JSON,
-		{'s', "sort", OPT_STR, &sort, "KEY", "vram (default), sm, pid, gpu, user, command",
-		 "vram sm pid gpu user command"},
-		{'r', "reverse", OPT_FLAG, &reverse, NULL, "reverse the order"},
-		{'u', "user", OPT_STR, &user, "USER", "only this user's processes (name or uid)"},
-		{'m', "min", OPT_SIZE, &min_bytes, "SIZE", "only processes holding at least SIZE (e.g. 1GiB)"},
-		{'w', "wide", OPT_FLAG, &wide, NULL, "do not shorten commands"},
-		{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
-		 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
-		{0, "replay", OPT_STR, &g_opts.replay, "FILE", "read the first tick of a recorded log"},
-		OPT_LIVE,
-		OPT_NOCOLOR,
-		OPT_END,
-	};
-	int rc = cli_parse("ps", "[-g LIST] [-s KEY] [-u USER] [-m SIZE] [--json] [-l INTERVAL]",
-			   "Processes holding VRAM, one row per process and GPU.\n"
-			   "A pid this machine cannot see (another PID namespace) is marked, not guessed.",
-			   opts, argc, argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("ps: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)args;
+	int ex = script_setup("ps", SCRIPT_PROCS, &v.so, &v.cols);
+	if (ex >= 0)
+		return ex;
 	if (loop_ms != -1 && loop_ms < 10) {
 		cli_err("ps: --loop takes 10ms or more");
 		return EXIT_USAGE;
 	}
-	struct ps_view v = {.loop = loop_ms > 0};
+	v.loop = loop_ms > 0;
 	v.po = (struct proctab_opts){.reverse = reverse, .user = user, .min_bytes = min_bytes, .wide = wide};
 	if (proctab_sort_parse(sort, &v.po.sort)) {
 		cli_err("ps: unknown sort key '%s' (vram, sm, pid, gpu, user, command)", sort);
@@ -96,7 +119,7 @@ int cmd_ps(int argc, char **argv)
 	unsigned flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
 	if (v.loop)
 		return script_loop("ps", flags, loop_ms, ps_show, &v);
-	int ex = source_open_sample(&ctx, flags, &snap);
+	ex = source_open_sample(&ctx, flags, &snap);
 	if (ex)
 		return ex;
 	if (ps_show(ctx, snap, 0, &v)) {

@@ -36,30 +36,26 @@ static void pause_ms(double ms)
 		;
 }
 
-int cmd_replay(int argc, char **argv)
+static double speed; /* not given (OPT_FACTOR refuses 0) */
+static int fast, no_procs;
+
+const struct opt replay_opts[] = {
+	{0, "speed", OPT_FACTOR, &speed, "X", "play X times faster than recorded (default 1 on a terminal)"},
+	{0, "fast", OPT_FLAG, &fast, NULL, "print every tick at once (default when not a terminal)"},
+	OPT_JSON,
+	OPT_GPUS,
+	{'P', "no-procs", OPT_FLAG, &no_procs, NULL, "GPUs only, no process table"},
+	OPT_NOCOLOR,
+	OPT_END,
+};
+const char replay_synopsis[] = "FILE [--speed X | --fast] [--json] [-g LIST]";
+const char replay_about[] =
+	"Plays a log recorded by `vramz log` back as `vramz status` would show it,\n"
+	"tick by tick (with --json: one JSON document per line).";
+
+int cmd_replay(const struct cmd_args *args)
 {
-	double speed = 0; /* not given (OPT_FACTOR refuses 0) */
-	int fast = 0, no_procs = 0, nargs;
-	const struct opt opts[] = {
-		{0, "speed", OPT_FACTOR, &speed, "X", "play X times faster than recorded (default 1 on a terminal)"},
-		{0, "fast", OPT_FLAG, &fast, NULL, "print every tick at once (default when not a terminal)"},
-		OPT_JSON,
-		OPT_GPUS,
-		{'P', "no-procs", OPT_FLAG, &no_procs, NULL, "GPUs only, no process table"},
-		OPT_NOCOLOR,
-		OPT_END,
-	};
-	int rc = cli_parse("replay", "FILE [--speed X | --fast] [--json] [-g LIST]",
-			   "Plays a log recorded by `vramz log` back as `vramz status` would show it,\n"
-			   "tick by tick (with --json: one JSON document per line).",
-			   opts, argc, argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs != 1) {
-		cli_err(nargs ? "replay: one log at a time, got '%s' and more"
-			      : "replay: which log? (vramz replay FILE)%s", nargs ? argv[1] : "");
-		return EXIT_USAGE;
-	}
+	const char *path = args->v[0];
 	int tty = isatty(STDOUT_FILENO);
 	if (speed == 0)
 		speed = fast || !tty || g_opts.json ? INFINITY : 1;
@@ -67,7 +63,7 @@ int cmd_replay(int argc, char **argv)
 		speed = INFINITY;
 
 	vramz_ctx *ctx;
-	g_opts.replay = argv[0];
+	g_opts.replay = path;
 	int ex = cli_open(&ctx);
 	if (ex)
 		return ex;
@@ -75,7 +71,7 @@ int cmd_replay(int argc, char **argv)
 	unsigned ticks = 0;
 	for (;;) {
 		const vramz_snapshot *snap;
-		rc = vramz_sample(ctx, no_procs ? 0 : VRAMZ_SAMPLE_PROCS, &snap);
+		int rc = vramz_sample(ctx, no_procs ? 0 : VRAMZ_SAMPLE_PROCS, &snap);
 		if (rc == VRAMZ_EEOF)
 			break;
 		if (rc < 0 && rc != VRAMZ_ELOST) {
@@ -91,7 +87,7 @@ int cmd_replay(int argc, char **argv)
 		if (ticks && dt_ms < 0) {
 			char a[32];
 			cli_err("note: %s: the recorded clock steps back %s at tick %u; "
-				"played at the log's cadence", argv[0],
+				"played at the log's cadence", path,
 				fmt_duration(a, sizeof a, -dt_ms), ticks + 1);
 			dt_ms = last_dt_ms;
 		} else if (ticks) {
@@ -114,7 +110,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	cli_close(ctx);
 	if (ticks == 0) {
-		cli_err("%s: the log holds no samples", argv[0]);
+		cli_err("%s: the log holds no samples", path);
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;

@@ -149,45 +149,34 @@ static int write_page(const struct rep *r, const char *out)
 	return rc ? EXIT_FAIL : EXIT_OK;
 }
 
-int cmd_report(int argc, char **argv)
+/* analyze's settings, so the page and `vramz analyze` agree */
+struct cmd_thresholds report_thresholds = {.cc = {.fail_on = "warning"},
+					    .preset = diagconf_preset_log};
+static const char *out;
+static struct logset_window win;
+
+const struct opt report_opts[] = {
+	{'o', "output", OPT_STR, &out, "FILE",
+	 "the page (default: beside the first log, .html); - for stdout"},
+	{0, "since", OPT_STR, &win.since, "T",
+	 "only ticks from T: 2026-11-30T02:00:00Z, -2h (before the end), +30m"},
+	{0, "until", OPT_STR, &win.until, "T", "only ticks up to T (as --since)"},
+	OPT_GPUS,
+	OPT_END, /* then the thresholds (the row's .thresholds) */
+};
+const char report_synopsis[] =
+	"LOG... [-o FILE.html] [--since T] [--until T] [-g LIST] [thresholds]";
+const char report_about[] =
+	"Writes a recorded log as one self-contained HTML page: per GPU, memory stacked\n"
+	"by process, utilization, temperature and power on one time axis, the findings\n"
+	"of `vramz analyze` drawn where they happened, and tables of findings, processes\n"
+	"and hardware.  Several logs or a rotated set are read as one (docs/report.md).";
+
+int cmd_report(const struct cmd_args *args)
 {
-	vramz_diag_config cfg;
-	struct diag_cmd_conf cc = {.fail_on = "warning"};
-	vramz_diag_config_defaults(&cfg);
-	/* analyze's settings, so the page and `vramz analyze` agree */
-	cfg.keep_ended = 1;
-	cfg.eval_interval_ms = 60000;
-	cfg.report_after_ms = 0;
-	int ex = diagconf_load(&cfg, &cc);
-	if (ex)
-		return ex;
-	const char *out = NULL;
-	struct logset_window win = {0};
-	unsigned nk = diagconf_opt_count();
-	struct opt *opts = calloc(nk + 6, sizeof *opts);
-	if (!opts)
-		return EXIT_FAIL;
-	opts[0] = (struct opt){'o', "output", OPT_STR, &out, "FILE",
-			       "the page (default: beside the first log, .html); - for stdout"};
-	opts[1] = (struct opt){0, "since", OPT_STR, &win.since, "T",
-			       "only ticks from T: 2026-11-30T02:00:00Z, -2h (before the end), +30m"};
-	opts[2] = (struct opt){0, "until", OPT_STR, &win.until, "T", "only ticks up to T (as --since)"};
-	opts[3] = (struct opt)OPT_GPUS;
-	diagconf_opts(&cfg, opts + 4);
-	int nargs;
-	int rc = cli_parse("report", "LOG... [-o FILE.html] [--since T] [--until T] [-g LIST] [thresholds]",
-			   "Writes a recorded log as one self-contained HTML page: per GPU, memory stacked\n"
-			   "by process, utilization, temperature and power on one time axis, the findings\n"
-			   "of `vramz analyze` drawn where they happened, and tables of findings, processes\n"
-			   "and hardware.  Several logs or a rotated set are read as one (docs/report.md).",
-			   opts, argc, argv, &nargs);
-	free(opts);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs < 1) {
-		cli_err("report: which log? (vramz report LOG... [-o FILE.html])");
-		return EXIT_USAGE;
-	}
+	int nargs = args->n;
+	char **argv = args->v;
+	int ex, rc;
 	for (int i = 0; i < nargs; i++)
 		if (!strcmp(argv[i], "-")) {
 			cli_err("report: name the log file; it is read twice (standard input cannot be)");
@@ -207,7 +196,7 @@ int cmd_report(int argc, char **argv)
 		return rc == VRAMZ_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
 	vramz_diag *d;
-	int dex = cli_diag_create("report", &d, &cfg);
+	int dex = cli_diag_create("report", &d, &report_thresholds.cfg);
 	if (dex) {
 		logset_close(s);
 		return dex;

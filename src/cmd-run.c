@@ -37,7 +37,7 @@
 #include "format/jsonr.h"
 #include "format/logwrite.h"
 
-struct run_opts {
+struct run_conf {
 	int64_t interval_ms;
 	uint64_t max_vram, max_vram_total;
 	const char *log_path;
@@ -53,7 +53,7 @@ static const char *run_signame(int sig)
 }
 
 static void run_json(FILE *f, vramz_ctx *ctx, char **argv, int argc,
-		     const struct run_opts *o, const struct jobrun_result *r,
+		     const struct run_conf *o, const struct jobrun_result *r,
 		     int over_gpu, int over_total)
 {
 	struct jsonw w;
@@ -104,7 +104,7 @@ static void run_json(FILE *f, vramz_ctx *ctx, char **argv, int argc,
 	jw_finish(&w);
 }
 
-static void run_table(FILE *f, vramz_ctx *ctx, const struct run_opts *o,
+static void run_table(FILE *f, vramz_ctx *ctx, const struct run_conf *o,
 		      const struct jobrun_result *r)
 {
 	char d[32], b[32], at[32], e[32];
@@ -383,147 +383,111 @@ static int run_compare(const char *pa, const char *pb, int json)
 	return EXIT_OK;
 }
 
-int cmd_run(int argc, char **argv)
+static struct run_conf conf = {.interval_ms = 20};
+
+const struct opt run_opts[] = {
+	OPT_SAMPLE_INTERVAL(&conf.interval_ms, "sampling period (default 20ms; 10ms catches short peaks)"),
+	{0, "max-vram", OPT_SIZE, &conf.max_vram, NULL,
+	 "budget per GPU: exit 3 when a GPU's peak exceeds it"},
+	{0, "max-vram-total", OPT_SIZE, &conf.max_vram_total, NULL,
+	 "budget for the sum over GPUs at any one time: exit 3 above it"},
+	{'o', "output", OPT_STR, &conf.log_path, "LOG",
+	 "append every sample to LOG as a CSV log (processes: LOG's .procs sibling)"},
+	{0, "report", OPT_STR, &conf.report_path, "FILE",
+	 "write the report to FILE instead of stderr"},
+	{0, "compare", OPT_FLAG, &conf.compare, NULL,
+	 "compare two saved --json reports: vramz run --compare A.json B.json"},
+	{'q', "quiet", OPT_FLAG, &conf.quiet, NULL, "no report unless a budget is exceeded"},
+	OPT_GPUS,
+	OPT_JSON,
+	OPT_END,
+};
+const char run_synopsis[] = "[OPTIONS] [--] COMMAND [ARGS...] | --compare A.json B.json";
+const char run_about[] =
+	"Runs COMMAND (no shell), follows its whole process tree on every GPU, and\n"
+	"reports its peak VRAM per GPU, mean SM utilization, duration and energy.\n"
+	"The report goes to stderr (--json: to stdout, the command's stdout then\n"
+	"going to stderr); the exit status is the command's (128+N for\n"
+	"signal N), or 3 when it succeeded but exceeded a --max-vram budget.";
+
+/* -o LOG: opened before the command starts, so a log that cannot be
+ * written is refused while nothing has run yet; 0 or -1 (said why). */
+static int run_log_open(struct run_log *lg, struct jobrun_opts *jo)
 {
-	struct run_opts o = {.interval_ms = 20};
-	const struct opt opts[] = {
-		OPT_SAMPLE_INTERVAL(&o.interval_ms, "sampling period (default 20ms; 10ms catches short peaks)"),
-		{0, "max-vram", OPT_SIZE, &o.max_vram, NULL,
-		 "budget per GPU: exit 3 when a GPU's peak exceeds it"},
-		{0, "max-vram-total", OPT_SIZE, &o.max_vram_total, NULL,
-		 "budget for the sum over GPUs at any one time: exit 3 above it"},
-		{'o', "output", OPT_STR, &o.log_path, "LOG",
-		 "append every sample to LOG as a CSV log (processes: LOG's .procs sibling)"},
-		{0, "report", OPT_STR, &o.report_path, "FILE",
-		 "write the report to FILE instead of stderr"},
-		{0, "compare", OPT_FLAG, &o.compare, NULL,
-		 "compare two saved --json reports: vramz run --compare A.json B.json"},
-		{'q', "quiet", OPT_FLAG, &o.quiet, NULL, "no report unless a budget is exceeded"},
-		OPT_GPUS,
-		OPT_JSON,
-		OPT_END,
-	};
-	int nargs = 0;
-	int rc = cli_parse_flags("run", "[OPTIONS] [--] COMMAND [ARGS...] | --compare A.json B.json",
-			   "Runs COMMAND (no shell), follows its whole process tree on every GPU, and\n"
-			   "reports its peak VRAM per GPU, mean SM utilization, duration and energy.\n"
-			   "The report goes to stderr (--json: to stdout, the command's stdout then\n"
-			   "going to stderr); the exit status is the command's (128+N for\n"
-			   "signal N), or 3 when it succeeded but exceeded a --max-vram budget.",
-			   opts, CLI_STOP_AT_ARG, argc, argv, &nargs);
-	if ((rc = cli_parse_exit(rc)) >= 0)
-		return rc;
-	if (o.compare) {
-		if (nargs != 2) {
-			cli_err("run: --compare takes two report files (vramz run --json --report A.json -- ...)");
-			return EXIT_USAGE;
-		}
-		return run_compare(argv[0], argv[1], g_opts.json);
-	}
-	if (nargs < 1) {
-		cli_err("run: no command given (vramz run [OPTIONS] -- COMMAND [ARGS...])");
-		return EXIT_USAGE;
-	}
-	if (o.log_path && !strcmp(o.log_path, "-")) {
-		cli_err("run: -o - would mix the log into the command's stdout; give a file");
-		return EXIT_USAGE;
-	}
-	FILE *rep = stderr;
-	if (o.report_path && !(rep = fopen(o.report_path, "w"))) {
-		cli_err("run: %s: %s", o.report_path, strerror(errno));
-		return EXIT_FAIL;
-	}
-	vramz_ctx *ctx;
-	int ex = cli_open(&ctx);
-	if (ex) {
-		if (rep != stderr)
-			fclose(rep);
-		return ex;
-	}
-	/* jobrun's argv must end in NULL: positional args were moved to the front */
-	char **cmd = calloc((size_t)nargs + 1, sizeof *cmd);
-	if (!cmd) {
-		cli_err("run: out of memory");
-		cli_close(ctx);
-		return EXIT_FAIL;
-	}
-	memcpy(cmd, argv, (size_t)nargs * sizeof *cmd);
-	struct jobrun_opts jo = {.interval_ms = o.interval_ms};
-	struct run_log lg = {.ctx = ctx};
 	char err[600];
-	if (o.log_path) {
-		/* before the command starts: a log that cannot be written is
-		 * refused while nothing has run yet */
-		struct log_writer_opts wo = {.path = o.log_path, .procs = 1};
-		if (log_writer_open(&lg.w, &wo, err, sizeof err) < 0) {
-			cli_err("run: %s", err);
-			log_writer_close(lg.w, err, sizeof err);
-			if (rep != stderr)
-				fclose(rep);
-			free(cmd);
-			cli_close(ctx);
-			return EXIT_FAIL;
-		}
-		jo.on_tick = run_log_tick;
-		jo.arg = &lg;
-		/* a file-size limit is a failed write to report, not a death
-		 * that would leave the command unwatched */
-		signal(SIGXFSZ, SIG_IGN);
+	struct log_writer_opts wo = {.path = conf.log_path, .procs = 1};
+	if (log_writer_open(&lg->w, &wo, err, sizeof err) < 0) {
+		cli_err("run: %s", err);
+		log_writer_close(lg->w, err, sizeof err);
+		lg->w = NULL;
+		return -1;
 	}
+	jo->on_tick = run_log_tick;
+	jo->arg = lg;
+	/* a file-size limit is a failed write to report, not a death
+	 * that would leave the command unwatched */
+	signal(SIGXFSZ, SIG_IGN);
+	return 0;
+}
+
+/* Runs cmd under jobrun into r; *rep becomes stdout when the report is the
+ * one thing on stdout.  0, or -1 after saying why. */
+static int run_job(vramz_ctx *ctx, char **cmd, const struct jobrun_opts *jo,
+		   struct jobrun_result *r, FILE **rep)
+{
+	char err[600];
 	/* --json without --report: the report is the one thing on stdout, so
 	 * `vramz run --json -- CMD | jq` works; the command's stdout goes to
 	 * stderr meanwhile */
-	int json_out = g_opts.json && !o.report_path, saved_stdout = -1;
+	int json_out = g_opts.json && !conf.report_path, saved_stdout = -1;
 	if (json_out) {
 		fflush(stdout);
 		saved_stdout = dup(STDOUT_FILENO);
 		if (saved_stdout >= 0)
 			dup2(STDERR_FILENO, STDOUT_FILENO);
 	}
-	struct jobrun_result *r = calloc(1, sizeof *r);
-	int jrc = r ? jobrun(ctx, cmd, &jo, r, err, sizeof err) : -1;
+	int jrc = jobrun(ctx, cmd, jo, r, err, sizeof err);
 	if (saved_stdout >= 0) {
 		dup2(saved_stdout, STDOUT_FILENO);
 		close(saved_stdout);
-		rep = stdout;
+		*rep = stdout;
 	}
-	if (!r || jrc < 0) {
-		cli_err("run: %s", r ? err : "out of memory");
-		if (lg.w)
-			run_log_close(&lg);
-		if (rep != stderr && rep != stdout)
-			fclose(rep);
-		free(r);
-		free(cmd);
-		cli_close(ctx);
-		return EXIT_FAIL;
+	if (jrc < 0) {
+		cli_err("run: %s", err);
+		return -1;
 	}
-	int log_failed = lg.w && run_log_close(&lg) < 0;
+	return 0;
+}
+
+/* The report and the budgets of a run that ended; its exit status. */
+static int run_verdict(FILE *rep, vramz_ctx *ctx, char **cmd, int ncmd,
+		       const struct jobrun_result *r, int log_failed)
+{
 	if (!r->started)
 		cli_err("run: cannot run '%s': %s", cmd[0], strerror(r->exec_errno));
 	int over_gpu = -1, over_total = 0;
 	for (unsigned i = 0; i < r->ngpus; i++)
-		if (o.max_vram && r->gpus[i].peak_bytes > o.max_vram && over_gpu < 0)
+		if (conf.max_vram && r->gpus[i].peak_bytes > conf.max_vram && over_gpu < 0)
 			over_gpu = (int)i;
-	if (o.max_vram_total && r->peak_total_bytes > o.max_vram_total)
+	if (conf.max_vram_total && r->peak_total_bytes > conf.max_vram_total)
 		over_total = 1;
 	int over = over_gpu >= 0 || over_total;
-	if (r->started && (!o.quiet || over)) {
+	if (r->started && (!conf.quiet || over)) {
 		if (g_opts.json)
-			run_json(rep, ctx, cmd, nargs, &o, r, over_gpu, over_total);
+			run_json(rep, ctx, cmd, ncmd, &conf, r, over_gpu, over_total);
 		else
-			run_table(rep, ctx, &o, r);
+			run_table(rep, ctx, &conf, r);
 	}
 	fflush(stdout);
 	char b1[32], b2[32];
 	if (over_gpu >= 0)
 		cli_err("run: peak %s on GPU %u exceeds --max-vram %s",
 			fmt_bytes(b1, sizeof b1, r->gpus[over_gpu].peak_bytes),
-			r->gpus[over_gpu].index, fmt_bytes(b2, sizeof b2, o.max_vram));
+			r->gpus[over_gpu].index, fmt_bytes(b2, sizeof b2, conf.max_vram));
 	if (over_total)
 		cli_err("run: total peak %s exceeds --max-vram-total %s",
 			fmt_bytes(b1, sizeof b1, r->peak_total_bytes),
-			fmt_bytes(b2, sizeof b2, o.max_vram_total));
+			fmt_bytes(b2, sizeof b2, conf.max_vram_total));
 	/* the command's failure is the bigger news; then a broken log (vramz
 	 * itself failed), then a budget */
 	int status = jobrun_status(r);
@@ -531,6 +495,59 @@ int cmd_run(int argc, char **argv)
 		status = EXIT_FAIL;
 	else if (status == 0 && over)
 		status = EXIT_FINDING;
+	return status;
+}
+
+int cmd_run(const struct cmd_args *args)
+{
+	if (conf.compare) {
+		if (args->n != 2) {
+			cli_err("run: --compare takes two report files (vramz run --json --report A.json -- ...)");
+			return EXIT_USAGE;
+		}
+		return run_compare(args->v[0], args->v[1], g_opts.json);
+	}
+	if (args->n < 1) {
+		cli_err("run: no command given (vramz run [OPTIONS] -- COMMAND [ARGS...])");
+		return EXIT_USAGE;
+	}
+	if (conf.log_path && !strcmp(conf.log_path, "-")) {
+		cli_err("run: -o - would mix the log into the command's stdout; give a file");
+		return EXIT_USAGE;
+	}
+	FILE *rep = stderr;
+	if (conf.report_path && !(rep = fopen(conf.report_path, "w"))) {
+		cli_err("run: %s: %s", conf.report_path, strerror(errno));
+		return EXIT_FAIL;
+	}
+	vramz_ctx *ctx = NULL;
+	char **cmd = NULL;
+	struct jobrun_result *r = NULL;
+	struct jobrun_opts jo = {.interval_ms = conf.interval_ms};
+	struct run_log lg = {0};
+	int status = cli_open(&ctx);
+	if (status)
+		goto out;
+	status = EXIT_FAIL;
+	lg.ctx = ctx;
+	/* jobrun's argv must end in NULL */
+	cmd = calloc((size_t)args->n + 1, sizeof *cmd);
+	r = calloc(1, sizeof *r);
+	if (!cmd || !r) {
+		cli_err("run: out of memory");
+		goto out;
+	}
+	memcpy(cmd, args->v, (size_t)args->n * sizeof *cmd);
+	if (conf.log_path && run_log_open(&lg, &jo))
+		goto out;
+	if (run_job(ctx, cmd, &jo, r, &rep))
+		goto out;
+	int log_failed = lg.w && run_log_close(&lg) < 0;
+	lg.w = NULL;
+	status = run_verdict(rep, ctx, cmd, args->n, r, log_failed);
+out:
+	if (lg.w)
+		run_log_close(&lg);
 	if (rep != stderr && rep != stdout)
 		fclose(rep);
 	free(r);

@@ -206,39 +206,36 @@ static void sampler_free(struct sampler *s)
 	pthread_cond_destroy(&s->cond);
 }
 
-int cmd_serve(int argc, char **argv)
+static const char *listen_addr = SERVE_DEFAULT_LISTEN;
+static int64_t interval_ms = 1000, slow_ms = 10000;
+static int no_diag;
+static int procs, once;
+static unsigned max_conn = 128, max_per_ip = 32, timeout_s = 10, threads = 2;
+
+const struct opt serve_opts[] = {
+	{'l', "listen", OPT_STR, &listen_addr, "ADDR:PORT",
+	 "address to listen on (default " SERVE_DEFAULT_LISTEN "; [::1]:PORT for IPv6; port 0 picks one)"},
+	OPT_SAMPLE_INTERVAL(&interval_ms, "sample every DURATION (default 1s)"),
+	{0, "slow-interval", OPT_DURATION, &slow_ms, NULL,
+	 "read PCIe throughput every DURATION, energy every third time (default 10s; 0: never)"},
+	{'p', "procs", OPT_FLAG, &procs, NULL,
+	 "per-process series (one per pid and GPU: mind the cardinality)"},
+	{0, "max-connections", OPT_UINT, &max_conn, "N", "concurrent connections in all (default 128)"},
+	{0, "max-per-ip", OPT_UINT, &max_per_ip, "N", "concurrent connections per client (default 32)"},
+	{0, "timeout", OPT_UINT, &timeout_s, "SECONDS", "close idle connections after (default 10)"},
+	{0, "threads", OPT_UINT, &threads, "N", "HTTP worker threads (default 2)"},
+	{0, "once", OPT_FLAG, &once, NULL, "print one /metrics body to stdout and exit (1: no GPU could be read)"},
+	{0, "no-diagnose", OPT_FLAG, &no_diag, NULL, "no leak / idle / orphan series (no diagnosis engine)"},
+	OPT_GPUS,
+	OPT_END,
+};
+const char serve_synopsis[] = "[OPTIONS]";
+const char serve_about[] =
+	"Serves Prometheus metrics of every selected GPU over HTTP (docs/exporter.md).";
+
+int cmd_serve(const struct cmd_args *args)
 {
-	const char *listen = SERVE_DEFAULT_LISTEN;
-	int64_t interval_ms = 1000, slow_ms = 10000;
-	int no_diag = 0;
-	int procs = 0, once = 0;
-	unsigned max_conn = 128, max_per_ip = 32, timeout_s = 10, threads = 2;
-	const struct opt opts[] = {
-		{'l', "listen", OPT_STR, &listen, "ADDR:PORT",
-		 "address to listen on (default " SERVE_DEFAULT_LISTEN "; [::1]:PORT for IPv6; port 0 picks one)"},
-		OPT_SAMPLE_INTERVAL(&interval_ms, "sample every DURATION (default 1s)"),
-		{0, "slow-interval", OPT_DURATION, &slow_ms, NULL,
-		 "read PCIe throughput every DURATION, energy every third time (default 10s; 0: never)"},
-		{'p', "procs", OPT_FLAG, &procs, NULL,
-		 "per-process series (one per pid and GPU: mind the cardinality)"},
-		{0, "max-connections", OPT_UINT, &max_conn, "N", "concurrent connections in all (default 128)"},
-		{0, "max-per-ip", OPT_UINT, &max_per_ip, "N", "concurrent connections per client (default 32)"},
-		{0, "timeout", OPT_UINT, &timeout_s, "SECONDS", "close idle connections after (default 10)"},
-		{0, "threads", OPT_UINT, &threads, "N", "HTTP worker threads (default 2)"},
-		{0, "once", OPT_FLAG, &once, NULL, "print one /metrics body to stdout and exit (1: no GPU could be read)"},
-		{0, "no-diagnose", OPT_FLAG, &no_diag, NULL, "no leak / idle / orphan series (no diagnosis engine)"},
-		OPT_GPUS,
-		OPT_END,
-	};
-	int nargs, rc = cli_parse("serve", "[OPTIONS]",
-				  "Serves Prometheus metrics of every selected GPU over HTTP (docs/exporter.md).",
-				  opts, argc, argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("serve: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)args;
 	if (slow_ms != 0 && slow_ms < interval_ms) {
 		cli_err("serve: --slow-interval must be 0 or at least --interval");
 		return EXIT_USAGE;
@@ -311,7 +308,7 @@ int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	struct serve_http_opts ho = {.listen = listen, .max_connections = max_conn,
+	struct serve_http_opts ho = {.listen = listen_addr, .max_connections = max_conn,
 				     .max_per_ip = max_per_ip, .timeout_s = timeout_s,
 				     .threads = threads};
 	char err[256];

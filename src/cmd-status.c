@@ -131,17 +131,18 @@ void status_print(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, int procs
 }
 
 struct status_view {
-	int no_procs, csv, units, no_header, loop;
+	int no_procs, loop;
+	struct script_opts so;
 	struct script_cols cols;
 };
 
 static int status_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, void *arg)
 {
 	const struct status_view *v = arg;
-	if (v->csv) {
-		if (!tick && !v->no_header)
+	if (v->so.csv) {
+		if (!tick && !v->so.no_header)
 			script_header(stdout, &v->cols);
-		script_rows(stdout, ctx, snap, &v->cols, v->units);
+		script_rows(stdout, ctx, snap, &v->cols);
 	} else if (g_opts.json) {
 		/* looping: one document a line (JSON Lines) */
 		json_snapshot(stdout, "status", ctx, snap, !v->no_procs, !v->loop);
@@ -153,52 +154,45 @@ static int status_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick
 	return 0;
 }
 
-int cmd_status(int argc, char **argv)
+static struct status_view v;
+
+static int64_t loop_ms = -1;
+
+const struct opt status_opts[] = {
+	OPT_GPUS,
+	OPT_JSON,
+	{'P', "no-procs", OPT_FLAG, &v.no_procs, NULL, "GPUs only, no process table"},
+	{0, "csv", OPT_FLAG, &v.so.csv, NULL, "script mode: a CSV row per GPU (as the CSV log's columns)"},
+	{0, "fields", OPT_STR, &v.so.fields, "LIST",
+	 "--csv columns, comma-separated (--fields help lists them)"},
+	{0, "query-gpu", OPT_STR, &v.so.fields, "LIST",
+	 "--fields by nvidia-smi's name (memory.used, ...: in its units)"},
+	{0, "no-header", OPT_FLAG, &v.so.no_header, NULL, "--csv without the header line"},
+	{0, "units", OPT_FLAG, &v.so.units, NULL,
+	 "--csv values for people: MiB, W, %, C, MHz (and headers that say so)"},
+	{0, "format", OPT_STR, &v.so.format, "FORMAT",
+	 "nvidia-smi's csv[,noheader][,nounits]: --csv --units, noheader --no-header, nounits no --units",
+	 "csv csv,noheader csv,nounits csv,noheader,nounits"},
+	{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
+	 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
+	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "show the first tick of a recorded log"},
+	OPT_LIVE,
+	OPT_NOCOLOR,
+	OPT_END,
+};
+const char status_synopsis[] =
+	"[-g LIST] [--json | --csv [--fields LIST] [--no-header] [--units] | "
+	"--query-gpu LIST --format=csv[,noheader][,nounits]] [-l INTERVAL] [--no-procs]";
+const char status_about[] =
+	"Memory (used / total, reserved), utilization, temperature and power\n"
+	"of each GPU, then the processes holding VRAM.";
+
+int cmd_status(const struct cmd_args *args)
 {
-	struct status_view v = {0};
-	const char *fields = NULL;
-	int64_t loop_ms = -1;
-	int nargs;
-	const struct opt opts[] = {
-		OPT_GPUS,
-		OPT_JSON,
-		{'P', "no-procs", OPT_FLAG, &v.no_procs, NULL, "GPUs only, no process table"},
-		{0, "csv", OPT_FLAG, &v.csv, NULL, "script mode: a CSV row per GPU (as the CSV log's columns)"},
-		{0, "fields", OPT_STR, &fields, "LIST",
-		 "--csv columns, comma-separated (--fields help lists them)"},
-		{0, "no-header", OPT_FLAG, &v.no_header, NULL, "--csv without the header line"},
-		{0, "units", OPT_FLAG, &v.units, NULL, "--csv values for people: MiB, W, %, C, MHz"},
-		{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
-		 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
-		{0, "replay", OPT_STR, &g_opts.replay, "FILE", "show the first tick of a recorded log"},
-		OPT_LIVE,
-		OPT_NOCOLOR,
-		OPT_END,
-	};
-	int rc = cli_parse("status", "[-g LIST] [--json | --csv [--fields LIST] [--no-header] [--units]] [-l INTERVAL] [--no-procs]",
-			   "Memory (used / total, reserved), utilization, temperature and power\n"
-			   "of each GPU, then the processes holding VRAM.",
-			   opts, argc, argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("status: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
-	if (fields && !strcmp(fields, "help")) {
-		script_fields_help(stdout);
-		return EXIT_OK;
-	}
-	if ((fields || v.no_header || v.units) && !v.csv) {
-		cli_err("status: --fields, --no-header and --units go with --csv");
-		return EXIT_USAGE;
-	}
-	if (v.csv && g_opts.json) {
-		cli_err("status: --csv or --json, not both");
-		return EXIT_USAGE;
-	}
-	if (v.csv && script_parse_fields(fields, &v.cols))
-		return EXIT_USAGE;
+	(void)args;
+	int ex = script_setup("status", SCRIPT_GPUS, &v.so, &v.cols);
+	if (ex >= 0)
+		return ex;
 	if (loop_ms != -1 && loop_ms < 10) {
 		cli_err("status: --loop takes 10ms or more");
 		return EXIT_USAGE;
@@ -206,12 +200,12 @@ int cmd_status(int argc, char **argv)
 	v.loop = loop_ms > 0;
 	vramz_ctx *ctx;
 	const vramz_snapshot *snap;
-	unsigned flags = v.csv ? VRAMZ_SAMPLE_PROCS
+	unsigned flags = v.so.csv ? VRAMZ_SAMPLE_PROCS
 		       : v.no_procs ? 0 : VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
 	flags |= VRAMZ_SAMPLE_MIG;
 	if (v.loop)
 		return script_loop("status", flags, loop_ms, status_show, &v);
-	int ex = source_open_sample(&ctx, flags, &snap);
+	ex = source_open_sample(&ctx, flags, &snap);
 	if (ex)
 		return ex;
 	status_show(ctx, snap, 0, &v);

@@ -10,19 +10,13 @@
 #include "format/jsondoc.h"
 #include "source.h"
 
-int cmd_topo(int argc, char **argv)
+const struct opt topo_opts[] = {OPT_GPUS, OPT_JSON, OPT_LIVE, OPT_NOCOLOR, OPT_END};
+const char topo_synopsis[] = "[-g LIST] [--json]";
+const char topo_about[] = "GPU-to-GPU interconnect matrix: NVLink count or PCIe path.";
+
+int cmd_topo(const struct cmd_args *args)
 {
-	int nargs;
-	const struct opt opts[] = {OPT_GPUS, OPT_JSON, OPT_LIVE, OPT_NOCOLOR, OPT_END};
-	int rc = cli_parse("topo", "[-g LIST] [--json]",
-			   "GPU-to-GPU interconnect matrix: NVLink count or PCIe path.", opts, argc,
-			   argv, &nargs);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("topo: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)args;
 	vramz_ctx *ctx;
 	int ex = source_open(&ctx, 0, 0);
 	if (ex)

@@ -202,73 +202,106 @@ static void diff_findings(struct watch *w, const vramz_finding *prev, unsigned n
 	}
 }
 
-int cmd_watch(int argc, char **argv)
+struct cmd_thresholds watch_thresholds = {.cc = {.min_severity = "info"}};
+static int64_t interval_ms = 1000, duration_ms, exec_timeout_ms = 30000;
+
+const struct opt watch_opts[] = {
+	OPT_SAMPLE_INTERVAL(&interval_ms, "time between samples (1s)"),
+	{'d', "duration", OPT_DURATION, &duration_ms, "DURATION",
+	 "stop after DURATION (default: until interrupted)"},
+	OPT_GPUS,
+	OPT_JSON,
+	{0, "min-severity", OPT_STR, &watch_thresholds.cc.min_severity, "LEVEL",
+	 "report findings at least LEVEL: info (default), warning, critical",
+	 "info warning critical"},
+	{0, "exec-timeout", OPT_DURATION, &exec_timeout_ms, "DURATION",
+	 "kill an --exec command running longer (30s)"},
+	OPT_NOCOLOR,
+	OPT_END, /* then the thresholds (the row's .thresholds) */
+};
+const char watch_synopsis[] =
+	"[-i INTERVAL] [-d DURATION] [-g LIST] [--json] [thresholds] [--exec CMD ARGS...]";
+const char watch_about[] =
+	"Samples live and prints a line per new, changed or cleared finding.\n"
+	"--exec CMD ARGS... (last option; argv, no shell) runs per event with\n"
+	"VRAMZ_FINDING_EVENT, _KIND, _SEVERITY, _GPU, _PID, _JOB, _RATE_BYTES_PER_S,\n"
+	"_TTO_S, _BYTES, _DURATION_MS, _MESSAGE in its environment (unknown: unset).";
+
+/* Samples, feeds d and reports until a signal or --duration; the exit code. */
+static int watch_loop(struct watch *w, struct ticker *tk, vramz_diag *d)
 {
-	struct watch w = {.exec_timeout_ms = 30000, .min_sev = VRAMZ_SEV_INFO};
-	vramz_diag_config cfg;
-	struct diag_cmd_conf cc = {.min_severity = "info"};
-	int64_t interval_ms = 1000, duration_ms = 0;
-	vramz_diag_config_defaults(&cfg);
-	int ex = diagconf_load(&cfg, &cc);
-	if (ex)
-		return ex;
-	/* --exec takes the rest of the command line as the command's argv */
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exec")) {
-			if (i + 1 >= argc) {
-				cli_err("watch: --exec needs a command");
-				return EXIT_USAGE;
-			}
-			w.exec_argv = &argv[i + 1];
-			argc = i;
+	vramz_finding *prev = NULL;
+	unsigned nprev = 0;
+	int64_t start = clock_mono_ms();
+	int ex = EXIT_OK, rc;
+	while (!stop_flag) {
+		const vramz_snapshot *snap;
+		rc = ticker_sample(tk, &snap, NULL);
+		if (rc < 0 && rc != VRAMZ_ELOST) {
+			cli_err("watch: sampling failed: %s", vramz_strerror(rc));
+			ex = EXIT_FAIL;
 			break;
 		}
-	unsigned nk = diagconf_opt_count();
-	struct opt *opts = calloc(nk + 10, sizeof *opts);
-	if (!opts)
-		return EXIT_FAIL;
-	unsigned k = 0;
-	opts[k++] = (struct opt)OPT_SAMPLE_INTERVAL(&interval_ms, "time between samples (1s)");
-	opts[k++] = (struct opt){'d', "duration", OPT_DURATION, &duration_ms, "DURATION",
-				 "stop after DURATION (default: until interrupted)"};
-	opts[k++] = (struct opt)OPT_GPUS;
-	opts[k++] = (struct opt)OPT_JSON;
-	opts[k++] = (struct opt){0, "min-severity", OPT_STR, &cc.min_severity, "LEVEL",
-				 "report findings at least LEVEL: info (default), warning, critical",
-				 "info warning critical"};
-	opts[k++] = (struct opt){0, "exec-timeout", OPT_DURATION, &w.exec_timeout_ms, "DURATION",
-				 "kill an --exec command running longer (30s)"};
-	opts[k++] = (struct opt)OPT_NOCOLOR;
-	diagconf_opts(&cfg, opts + k);
-	int nargs;
-	int rc = cli_parse("watch", "[-i INTERVAL] [-d DURATION] [-g LIST] [--json] [thresholds] [--exec CMD ARGS...]",
-			   "Samples live and prints a line per new, changed or cleared finding.\n"
-			   "--exec CMD ARGS... (last option; argv, no shell) runs per event with\n"
-			   "VRAMZ_FINDING_EVENT, _KIND, _SEVERITY, _GPU, _PID, _JOB, _RATE_BYTES_PER_S,\n"
-			   "_TTO_S, _BYTES, _DURATION_MS, _MESSAGE in its environment (unknown: unset).",
-			   opts, argc, argv, &nargs);
-	free(opts);
-	if (cli_parse_exit(rc) >= 0)
-		return cli_parse_exit(rc);
-	if (nargs) {
-		cli_err("watch: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
+		/* a clock step is no error: the engine keeps its own time
+		 * (monotonic live; docs/diagnoses.md, "Time") */
+		if ((rc = vramz_diag_feed(d, snap)) < 0) {
+			cli_err("watch: %s", vramz_strerror(rc));
+			ex = EXIT_FAIL;
+			break;
+		}
+		const vramz_finding *cur;
+		unsigned n = vramz_diag_findings(d, &cur);
+		diff_findings(w, prev, nprev, cur, n, snap->time_ms);
+		vramz_finding *np = realloc(prev, (n ? n : 1) * sizeof *np);
+		if (np) {
+			memcpy(np, cur, n * sizeof *np);
+			prev = np;
+			nprev = n;
+		}
+		int64_t now = clock_mono_ms();
+		if (w->exec_argv)
+			reap(w, now, 0);
+		if (duration_ms && now - start >= duration_ms)
+			break;
+		ticker_sleep(tk, &stop_flag, duration_ms ? (start + duration_ms) * 1000000 : 0);
 	}
-	if (vramz_severity_parse(cc.min_severity, &w.min_sev)) {
-		cli_err("watch: bad --min-severity '%s' (info, warning, critical)", cc.min_severity);
+	free(prev);
+	return ex;
+}
+
+/* Gives running --exec commands their timeout, then kills them. */
+static void watch_end_exec(struct watch *w)
+{
+	int64_t end = clock_mono_ms() + w->exec_timeout_ms;
+	while (w->nkids && clock_mono_ms() < end) {
+		reap(w, clock_mono_ms(), 0);
+		struct timespec ts = {0, 20000000};
+		nanosleep(&ts, NULL);
+	}
+	reap(w, end + 1 + w->exec_timeout_ms, 0);
+	reap(w, clock_mono_ms(), 1);
+}
+
+int cmd_watch(const struct cmd_args *args)
+{
+	struct watch w = {.exec_timeout_ms = exec_timeout_ms, .min_sev = VRAMZ_SEV_INFO};
+	vramz_diag_config *cfg = &watch_thresholds.cfg;
+	const char *min_sev = watch_thresholds.cc.min_severity;
+	/* --exec takes the rest of the command line as the command's argv */
+	if (args->n)
+		w.exec_argv = args->v;
+	if (vramz_severity_parse(min_sev, &w.min_sev)) {
+		cli_err("watch: bad --min-severity '%s' (info, warning, critical)", min_sev);
 		return EXIT_USAGE;
 	}
 	w.json = g_opts.json;
-	cfg.keep_ended = 0;
-	cfg.proc_root = "/proc"; /* environments and parents tell jobs apart */
-	if (cfg.window_ms < 2 * interval_ms)
-		cfg.window_ms = 2 * interval_ms; /* a window needs samples to take a maximum of */
-	if (cfg.eval_interval_ms > interval_ms)
-		cfg.eval_interval_ms = interval_ms;
+	cfg->keep_ended = 0;
+	cfg->proc_root = "/proc"; /* environments and parents tell jobs apart */
+	diagconf_live_interval(cfg, interval_ms);
 	vramz_diag *d;
-	int dex = cli_diag_create("watch", &d, &cfg);
-	if (dex)
-		return dex;
+	int ex = cli_diag_create("watch", &d, cfg);
+	if (ex)
+		return ex;
 	struct ticker_opts to = {.cmd = "watch", .interval_ms = interval_ms,
 				 .flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL | VRAMZ_SAMPLE_LINK,
 				 .daemon = 1};
@@ -289,53 +322,9 @@ int cmd_watch(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	vramz_finding *prev = NULL;
-	unsigned nprev = 0;
-	int64_t start = clock_mono_ms();
-	ex = EXIT_OK;
-	while (!stop_flag) {
-		const vramz_snapshot *snap;
-		rc = ticker_sample(tk, &snap, NULL);
-		if (rc < 0 && rc != VRAMZ_ELOST) {
-			cli_err("watch: sampling failed: %s", vramz_strerror(rc));
-			ex = EXIT_FAIL;
-			break;
-		}
-		/* a clock step is no error: the engine keeps its own time
-		 * (monotonic live; docs/diagnoses.md, "Time") */
-		if ((rc = vramz_diag_feed(d, snap)) < 0) {
-			cli_err("watch: %s", vramz_strerror(rc));
-			ex = EXIT_FAIL;
-			break;
-		}
-		const vramz_finding *cur;
-		unsigned n = vramz_diag_findings(d, &cur);
-		diff_findings(&w, prev, nprev, cur, n, snap->time_ms);
-		vramz_finding *np = realloc(prev, (n ? n : 1) * sizeof *np);
-		if (np) {
-			memcpy(np, cur, n * sizeof *np);
-			prev = np;
-			nprev = n;
-		}
-		int64_t now = clock_mono_ms();
-		if (w.exec_argv)
-			reap(&w, now, 0);
-		if (duration_ms && now - start >= duration_ms)
-			break;
-		ticker_sleep(tk, &stop_flag, duration_ms ? (start + duration_ms) * 1000000 : 0);
-	}
-	if (w.exec_argv) {
-		/* give running commands their timeout, then kill */
-		int64_t end = clock_mono_ms() + w.exec_timeout_ms;
-		while (w.nkids && clock_mono_ms() < end) {
-			reap(&w, clock_mono_ms(), 0);
-			struct timespec ts = {0, 20000000};
-			nanosleep(&ts, NULL);
-		}
-		reap(&w, end + 1 + w.exec_timeout_ms, 0);
-		reap(&w, clock_mono_ms(), 1);
-	}
-	free(prev);
+	ex = watch_loop(&w, tk, d);
+	if (w.exec_argv)
+		watch_end_exec(&w);
 	ticker_close(tk);
 	vramz_diag_free(d);
 	return ex;

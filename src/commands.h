@@ -4,12 +4,22 @@
  * the default command, `vramz -h`, the man pages and the shell completions
  * all walk that table, so a command is one row and reached one way.
  *
- * Adding a subcommand (as `daemon` or `report` will):
- *   1. write src/cmd-NAME.c with `int cmd_NAME(int argc, char **argv)` that
- *      parses with cli_parse() and an option table (src/cli.h): -h, the
- *      man page vramz-NAME(1) and the completions come from that table;
- *   2. declare cmd_NAME below;
- *   3. add ONE row to commands[] in src/main.c;
+ * A row carries what every command used to repeat (git's builtin table is
+ * the model): its option table, its -h text, its rule for positional
+ * arguments, and what it reads.  main.c's preamble (command_main) does the
+ * rest once: the config file's thresholds, parsing, -h, the exit code of a
+ * usage error, "unexpected argument", then calls the command with what is
+ * left.  The options are already in the command's own variables, which its
+ * table points at (file-scope in its cmd-*.c, their defaults there).
+ *
+ * Adding a subcommand (as `daemon` or `report` did):
+ *   1. write src/cmd-NAME.c with `int cmd_NAME(const struct cmd_args *a)`,
+ *      `const struct opt NAME_opts[]` (src/cli.h: -h, the man page
+ *      vramz-NAME(1) and the completions come from it) and the strings
+ *      NAME_synopsis and NAME_about;
+ *   2. declare them below with VRAMZ_COMMAND(NAME);
+ *   3. add ONE row to commands[] in src/main.c: its summary, its argument
+ *      rule and flags;
  *   4. add the file to VRAMZ_TOOL_SOURCES in src/CMakeLists.txt;
  *   5. document it in docs/commands.md (and docs/json.md when it takes
  *      --json: json_begin() writes the envelope) and add
@@ -23,35 +33,101 @@
 #include <stddef.h>
 #include <stdio.h>
 
-int cmd_status(int argc, char **argv);
-int cmd_ps(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_topo(int argc, char **argv);
-int cmd_log(int argc, char **argv);
-int cmd_replay(int argc, char **argv);
-int cmd_analyze(int argc, char **argv);
-int cmd_watch(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_fit(int argc, char **argv);
-int cmd_pick(int argc, char **argv);
-int cmd_kill(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_daemon(int argc, char **argv);
-int cmd_serve(int argc, char **argv);
-int cmd_top(int argc, char **argv);
-int cmd_help(int argc, char **argv);
+#include "cli.h"
+
+/* What the preamble hands a command: the positional arguments its rule
+ * let through, in order (run: the command line; watch: what follows
+ * --exec; kill: the pids). */
+struct cmd_args {
+	int n;
+	char **v;
+};
+
+#define VRAMZ_COMMAND(name)                                  \
+	int cmd_##name(const struct cmd_args *a);            \
+	extern const struct opt name##_opts[];               \
+	extern const char name##_synopsis[], name##_about[]
+
+VRAMZ_COMMAND(status);
+VRAMZ_COMMAND(ps);
+VRAMZ_COMMAND(info);
+VRAMZ_COMMAND(topo);
+VRAMZ_COMMAND(log);
+VRAMZ_COMMAND(replay);
+VRAMZ_COMMAND(analyze);
+VRAMZ_COMMAND(watch);
+VRAMZ_COMMAND(demo);
+VRAMZ_COMMAND(run);
+VRAMZ_COMMAND(fit);
+VRAMZ_COMMAND(pick);
+VRAMZ_COMMAND(kill);
+VRAMZ_COMMAND(report);
+VRAMZ_COMMAND(daemon);
+VRAMZ_COMMAND(serve);
+VRAMZ_COMMAND(top);
+/* help parses its own words (no preamble): `vramz help CMD` */
+int cmd_help(const struct cmd_args *a);
+/* The rows' extras (struct command below) */
+extern struct cmd_thresholds analyze_thresholds, watch_thresholds, report_thresholds;
+int log_replay_alias(int argc, char **argv);
+
+/* The positional arguments a command takes. */
+enum cmd_args_rule {
+	ARGS_NONE,    /* none: "unexpected argument 'X'" (+ .args_extra, a hint) */
+	ARGS_ONE,     /* exactly one: .args_missing when none, .args_extra
+		       * (", got 'Y' and more") when more */
+	ARGS_MANY,    /* one or more: .args_missing when none */
+	ARGS_ANY,     /* any number; the command judges them (kill PID...) */
+	ARGS_COMMAND, /* a command line of its own: options end at its first
+		       * word or at -- (run, fit); the command judges it */
+	ARGS_AFTER,   /* none, but the words after the option .args_mark are
+		       * the command's (watch --exec CMD ARGS...) */
+};
+
+/* What a command reads and takes; checked against its option table
+ * (command_check: the build fails when they disagree). */
+enum cmd_flags {
+	CMD_SAMPLES = 1 << 0, /* it reads GPUs: the driver, a daemon or a log */
+	CMD_DAEMON = 1 << 1,  /* it reads a running vramz daemon unless --live */
+	CMD_GPUS = 1 << 2,    /* it takes -g/--gpus */
+};
+
+struct cmd_thresholds;  /* src/analyze/diagconf.h */
 
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary; /* one line, lowercase, for vramz -h and man pages */
+	int (*fn)(const struct cmd_args *a);
+	const char *summary;  /* one line, lowercase, for vramz -h and man pages */
+	const char *synopsis, *about; /* its -h */
+	const struct opt *opts; /* its option table; NULL: no preamble (help) */
+	enum cmd_args_rule args;
+	unsigned flags;         /* CMD_* */
+	const char *args_missing; /* ARGS_ONE, ARGS_MANY: what to say when none */
+	const char *args_extra;   /* ARGS_NONE: a hint after the error;
+				   * ARGS_ONE: what to say when more come */
+	const char *args_mark;    /* ARGS_AFTER: the option before them */
+	/* The diagnosis thresholds (analyze, watch, report): the config file
+	 * is read into them before parsing, and their options follow the
+	 * command's own in its table.  NULL: none. */
+	struct cmd_thresholds *thresholds;
+	/* Runs before anything else: -1 to go on, or the exit code (log:
+	 * `log --replay FILE ...` is `replay FILE ...`). */
+	int (*before)(int argc, char **argv);
 };
 extern const struct command commands[];
 extern const size_t command_count;
 
 /* The row named name, or NULL. */
 const struct command *command_find(const char *name);
+/* Runs a row: the preamble, then its function.  argv[0] is the command's
+ * name.  Returns the exit code. */
+int command_main(const struct command *c, int argc, char **argv);
+/* The whole option table the preamble parses c's words with: its own,
+ * then the thresholds' (calloc'd, OPT_END-terminated; free() it), or
+ * NULL out of memory. */
+struct opt *command_options(const struct command *c);
+/* Whether c's flags agree with its option table: 0, or -1 with why. */
+int command_check(const struct command *c, char *why, size_t len);
 /* Commands this build left out (their library was missing at build time),
  * each with what it needs; NULL-terminated pairs. */
 extern const char *const commands_not_built[];

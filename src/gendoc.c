@@ -8,8 +8,8 @@
  * becomes "DOCDIR/X.md", where `cmake --install` puts the documents) and
  * `vramz --gen-completion bash|zsh|fish`
  * (on stdout, or into FILE); `cmake --install` puts the results where man and the shells
- * look.  Each command's table is read by running the command with a probe
- * set (cli_set_probe): cli_parse hands over its table instead of parsing.
+ * look.  Each command's table, -h text and argument rule are its row's
+ * (src/commands.h).
  * GPU indices are completed at completion time from
  * `vramz status --csv --fields gpu --no-header`.
  */
@@ -41,10 +41,9 @@ static char *dup(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static void take_table(const char *cmd, const char *syn, const char *about,
-		       const struct opt *opts, unsigned flags, void *arg)
+static void take_table(struct cmddoc *d, const char *syn, const char *about,
+		       const struct opt *opts, unsigned flags)
 {
-	struct cmddoc *d = arg;
 	unsigned n = 0;
 	for (const struct opt *o = opts; o->s || o->l; o++)
 		n++;
@@ -65,7 +64,8 @@ static void take_table(const char *cmd, const char *syn, const char *about,
 	}
 }
 
-/* Every command's table but help's (it has none). */
+/* Every command's table but help's (it has none).  A row whose flags
+ * disagree with its table fails the generation, so the build. */
 static struct cmddoc *read_tables(size_t *n)
 {
 	struct cmddoc *docs = calloc(command_count, sizeof *docs);
@@ -73,15 +73,26 @@ static struct cmddoc *read_tables(size_t *n)
 	if (!docs)
 		return NULL;
 	for (size_t i = 0; i < command_count; i++) {
-		if (commands[i].fn == cmd_help)
+		const struct command *c = &commands[i];
+		char why[160];
+		if (!c->opts)
 			continue;
+		if (command_check(c, why, sizeof why)) {
+			cli_err("the command table: %s", why);
+			free(docs); /* what the rows before hold is freed at exit */
+			return NULL;
+		}
 		struct cmddoc *d = &docs[(*n)++];
-		d->name = commands[i].name;
-		d->summary = commands[i].summary;
-		char *argv[] = {(char *)commands[i].name, NULL};
-		cli_set_probe(take_table, d);
-		commands[i].fn(1, argv);
-		cli_set_probe(NULL, NULL);
+		d->name = c->name;
+		d->summary = c->summary;
+		struct opt *opts = command_options(c);
+		if (!opts) {
+			cli_err("out of memory");
+			free(docs);
+			return NULL;
+		}
+		take_table(d, c->synopsis, c->about, opts, c->args == ARGS_COMMAND ? CLI_STOP_AT_ARG : 0);
+		free(opts);
 	}
 	return docs;
 }
@@ -216,9 +227,11 @@ static void man_main(FILE *f, const struct cmddoc *docs, size_t n)
 	      ".TP\n\\fB\\-g\\fR, \\fB\\-\\-gpus\\fR \\fILIST\\fR\nmost commands: GPUs by index, "
 	      "range (0\\-3), UUID prefix or PCI bus id\n"
 	      ".TP\n\\fB\\-\\-json\\fR\nmost commands: one JSON document with the envelope "
-	      "schema, vramz_version, kind\n", f);
+	      "schema, vramz_version, kind\n"
+	      ".TP\n\\fB\\-\\-color\\fR \\fIWHEN\\fR\nevery command: auto (a terminal, unless "
+	      "NO_COLOR), always (a pipe or a file too), never\n", f);
 	fputs(exit_status, f);
-	fputs(".SH ENVIRONMENT\n.TP\nNO_COLOR\nnon\\-empty: no colour\n"
+	fputs(".SH ENVIRONMENT\n.TP\nNO_COLOR\nnon\\-empty: no colour (unless \\-\\-color=always)\n"
 	      ".TP\nVRAMZ_PROFILE_NVML\n1: print the driver calls made and their cost on stderr\n"
 	      ".TP\nVRAMZ_EXAMPLES\nthe folder holding the demo recording\n"
 	      ".TP\nXDG_CONFIG_HOME\nthresholds are read from $XDG_CONFIG_HOME/vramz/config "
@@ -457,10 +470,8 @@ int gendoc_main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	struct cmddoc *docs = read_tables(&n);
-	if (!docs) {
-		cli_err("out of memory");
-		return EXIT_FAIL;
-	}
+	if (!docs)
+		return EXIT_FAIL; /* said why, or out of memory */
 	if (!strcmp(argv[0], "--gen-man")) {
 		man_docdir = argc == 3 ? argv[2] : NULL;
 		ex = gen_man(argv[1], docs, n);

@@ -230,6 +230,32 @@ int diagconf_load(vramz_diag_config *cfg, struct diag_cmd_conf *cc)
 	return rc;
 }
 
+int diagconf_thresholds_load(struct cmd_thresholds *t)
+{
+	vramz_diag_config_defaults(&t->cfg);
+	if (t->preset)
+		t->preset(&t->cfg);
+	return diagconf_load(&t->cfg, &t->cc);
+}
+
+void diagconf_preset_log(vramz_diag_config *cfg)
+{
+	cfg->keep_ended = 1;
+	cfg->eval_interval_ms = 60000; /* first-seen times to the minute; cheap on long logs */
+	/* evaluated once a minute, a finding is already one that held at a
+	 * minute's mark; and one raised at the log's last evaluation counts */
+	cfg->report_after_ms = 0;
+	/* cfg->proc_root stays NULL: a log's pids belong to another time */
+}
+
+void diagconf_live_interval(vramz_diag_config *cfg, int64_t interval_ms)
+{
+	if (cfg->window_ms < 2 * interval_ms)
+		cfg->window_ms = 2 * interval_ms;
+	if (cfg->eval_interval_ms > interval_ms)
+		cfg->eval_interval_ms = interval_ms;
+}
+
 void diagconf_json(struct jsonw *w, const char *key, const vramz_finding *f)
 {
 	char id[24], t[40], b[512];

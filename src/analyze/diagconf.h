@@ -18,6 +18,30 @@ struct diag_cmd_conf {
 	const char *min_severity; /* watch: findings shown and exec'd */
 };
 
+/* A command's thresholds, as a row of the command table holds them
+ * (analyze, watch, report; src/commands.h): the preamble reads the
+ * config file into them before parsing, and their options follow the
+ * command's own in its table. */
+struct cmd_thresholds {
+	vramz_diag_config cfg;   /* the engine's defaults, .preset, the config
+				  * file, then the command line */
+	struct diag_cmd_conf cc; /* the command's defaults, then the file */
+	void (*preset)(vramz_diag_config *cfg); /* the command's own defaults
+						 * (before the file), or NULL */
+};
+/* Fills t->cfg: the engine's defaults, t->preset, then diagconf_load.
+ * Returns as diagconf_load. */
+int diagconf_thresholds_load(struct cmd_thresholds *t);
+
+/* How a recorded log is judged (analyze, and report, whose page shows
+ * analyze's findings): processes that ended stay, evaluation once a
+ * minute of data time, a finding reported once it holds. */
+void diagconf_preset_log(vramz_diag_config *cfg);
+/* Live sampling every interval_ms (watch, daemon, top): a window holds at
+ * least two samples to take a maximum of, and evaluation runs at least
+ * every tick. */
+void diagconf_live_interval(vramz_diag_config *cfg, int64_t interval_ms);
+
 /* Number of threshold options (for sizing an opt array). */
 unsigned diagconf_opt_count(void);
 /* Writes the threshold options pointing into cfg to out[0..count-1]. */

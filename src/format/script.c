@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* script.c - script mode, as nvidia-smi's --query-gpu --format=csv:
- * `vramz status --csv [--fields LIST] [--no-header] [--units]` and the
- * `-l/--loop INTERVAL` repeat of status and ps.
+ * `vramz status --csv [--fields LIST] [--no-header] [--units]`, `vramz ps
+ * --csv` the same per process, and the `-l/--loop INTERVAL` repeat of
+ * status and ps.
  *
  * -l samples through the one ticker (src/ticker.c), as log and watch do.
  * The column names are the CSV log's (lib/log's identity columns, then the
- * field table lib/fields.c), so a script written against `status --csv`
- * reads a log's columns too.  Unknown is an empty cell, as in the log.
- * --units writes values for people instead: MiB, W, %, C, MHz, with the
- * unit in the cell ("81920 MiB"), as nvidia-smi's csv without nounits.
+ * field table lib/fields.c; for ps the process log's, lib/procfields.c), so
+ * a script written against `status --csv` reads a log's columns too, and
+ * nvidia-smi's names for them are taken as well (`memory.used`, `pid`,
+ * `used_memory`: the aliases table).  Unknown is an empty cell, as in the
+ * log.  --units writes values for people instead: MiB, W, %, C, MHz, with
+ * the unit in the cell ("81920 MiB") and in the header ("mem_used [MiB]"),
+ * as nvidia-smi's csv without nounits; a column asked for by its
+ * nvidia-smi name is always in nvidia-smi's units, as its header says.
  */
 #include "format/script.h"
 
@@ -20,6 +25,7 @@
 
 #include "cli.h"
 #include "fields.h"
+#include "procfields.h"
 #include "format/fmt.h"
 #include "ticker.h"
 
@@ -37,14 +43,101 @@ static const char *const id_help[ID_COUNT] = {
 	"1 when the GPU fell off the bus",
 	"processes holding a context on the GPU",
 };
-static const char default_fields[] =
-	"gpu,name,mem_used_bytes,mem_total_bytes,mem_reserved_bytes,util_gpu_pct,temp_c,power_mw";
+static const char *const default_fields[] = {
+	[SCRIPT_GPUS] = "gpu,name,mem_used_bytes,mem_total_bytes,mem_reserved_bytes,util_gpu_pct,temp_c,power_mw",
+	[SCRIPT_PROCS] = "gpu,pid,user,used_bytes,sm_pct,command",
+};
+
+/* nvidia-smi's names (--query-gpu, --query-compute-apps) for the columns
+ * that have an equivalent.  A column asked for by one of them is in
+ * nvidia-smi's units (MiB, W) and says so in its header, as nvidia-smi's
+ * does: "memory.used [MiB]". */
+static const struct alias {
+	enum script_rows rows;
+	const char *name, *field;
+} aliases[] = {
+	{SCRIPT_GPUS, "timestamp", "time"},
+	{SCRIPT_GPUS, "index", "gpu"},
+	{SCRIPT_GPUS, "gpu_uuid", "uuid"},
+	{SCRIPT_GPUS, "gpu_name", "name"},
+	{SCRIPT_GPUS, "pci.bus_id", "pci_bus_id"},
+	{SCRIPT_GPUS, "gpu_bus_id", "pci_bus_id"},
+	{SCRIPT_GPUS, "memory.total", "mem_total_bytes"},
+	{SCRIPT_GPUS, "memory.reserved", "mem_reserved_bytes"},
+	{SCRIPT_GPUS, "memory.used", "mem_used_bytes"},
+	{SCRIPT_GPUS, "memory.free", "mem_free_bytes"},
+	{SCRIPT_GPUS, "utilization.gpu", "util_gpu_pct"},
+	{SCRIPT_GPUS, "utilization.memory", "util_mem_pct"},
+	{SCRIPT_GPUS, "temperature.gpu", "temp_c"},
+	{SCRIPT_GPUS, "temperature.memory", "temp_mem_c"},
+	{SCRIPT_GPUS, "power.draw", "power_mw"},
+	{SCRIPT_GPUS, "power.limit", "power_limit_mw"},
+	{SCRIPT_GPUS, "enforced.power.limit", "power_limit_mw"},
+	{SCRIPT_GPUS, "clocks.sm", "clock_sm_mhz"},
+	{SCRIPT_GPUS, "clocks.current.sm", "clock_sm_mhz"},
+	{SCRIPT_GPUS, "clocks.mem", "clock_mem_mhz"},
+	{SCRIPT_GPUS, "clocks.current.memory", "clock_mem_mhz"},
+	{SCRIPT_GPUS, "clocks_event_reasons.active", "throttle_reasons"},
+	{SCRIPT_GPUS, "clocks_throttle_reasons.active", "throttle_reasons"},
+	{SCRIPT_GPUS, "pcie.link.gen.current", "pcie_gen"},
+	{SCRIPT_GPUS, "pcie.link.width.current", "pcie_width"},
+	{SCRIPT_GPUS, "fan.speed", "fan_pct"},
+	{SCRIPT_PROCS, "timestamp", "time"},
+	{SCRIPT_PROCS, "gpu_uuid", "uuid"},
+	{SCRIPT_PROCS, "process_name", "comm"},
+	{SCRIPT_PROCS, "used_memory", "used_bytes"},
+	{SCRIPT_PROCS, "used_gpu_memory", "used_bytes"},
+};
+#define NALIASES (sizeof aliases / sizeof aliases[0])
+
+/* Units, by the suffix of a field's name: what --units (and an nvidia-smi
+ * name) shows instead of the logged value, and the label the header and
+ * the cells carry.  One table for both CSVs. */
+static const struct unit {
+	const char *suffix;
+	const char *label;
+	unsigned shift;       /* > 0: the value >> shift, whole (bytes to MiB) */
+	double div;           /* else the value / div ... */
+	int decimals;         /* ... with this many decimals; -1: an integer */
+} unit_table[] = {
+	{"_bytes_per_s", "MiB/s", 0, 1048576.0, 1},
+	{"_bytes", "MiB", 20, 0, 0},
+	{"_mw", "W", 0, 1000.0, 2},
+	{"_mj", "J", 0, 1000.0, 3},
+	{"_pct", "%", 0, 1, -1},
+	{"_c", "C", 0, 1, -1},
+	{"_mhz", "MHz", 0, 1, -1},
+};
+
+static const struct unit *unit_of(const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof unit_table / sizeof unit_table[0]; i++) {
+		size_t m = strlen(unit_table[i].suffix);
+		if (n > m && !strcmp(name + n - m, unit_table[i].suffix))
+			return &unit_table[i];
+	}
+	return NULL;
+}
 
 #define COL_ID(i) (-1 - (int)(i))
 #define NOCOL INT_MIN
 
-static int col_lookup(const char *name, size_t len)
+static const char *field_name(enum script_rows rows, int col)
 {
+	if (rows == SCRIPT_PROCS)
+		return proc_fields[col].name;
+	return col < 0 ? id_names[-1 - col] : gpu_fields[col].name;
+}
+
+static int native_lookup(enum script_rows rows, const char *name, size_t len)
+{
+	if (rows == SCRIPT_PROCS) {
+		for (size_t i = 0; i < proc_field_count; i++)
+			if (strlen(proc_fields[i].name) == len && !strncmp(proc_fields[i].name, name, len))
+				return (int)i;
+		return NOCOL;
+	}
 	for (int i = 0; i < ID_COUNT; i++)
 		if (strlen(id_names[i]) == len && !strncmp(id_names[i], name, len))
 			return COL_ID(i);
@@ -54,50 +147,169 @@ static int col_lookup(const char *name, size_t len)
 	return NOCOL;
 }
 
-void script_fields_help(FILE *f)
+/* A column by vramz's name or nvidia-smi's (then *alias says which). */
+static int col_lookup(enum script_rows rows, const char *name, size_t len, const char **alias)
 {
-	fprintf(f, "fields (the CSV log's columns; default %s):\n", default_fields);
-	for (int i = 0; i < ID_COUNT; i++)
-		fprintf(f, "  %-22s %s\n", id_names[i], id_help[i]);
-	for (size_t i = 0; i < gpu_field_count; i++)
-		fprintf(f, "  %-22s %s\n", gpu_fields[i].name, gpu_fields[i].help);
+	*alias = NULL;
+	for (size_t i = 0; i < NALIASES; i++)
+		if (aliases[i].rows == rows && strlen(aliases[i].name) == len &&
+		    !strncmp(aliases[i].name, name, len)) {
+			*alias = aliases[i].name;
+			return native_lookup(rows, aliases[i].field, strlen(aliases[i].field));
+		}
+	return native_lookup(rows, name, len);
 }
 
-int script_parse_fields(const char *list, struct script_cols *c)
+/* The name of either kind nearest to a typo, or NULL. */
+static const char *col_nearest(enum script_rows rows, const char *name, size_t len)
 {
-	const char *p = list && *list ? list : default_fields;
+	const char *best = NULL;
+	unsigned bd = 3;
+	size_t n = rows == SCRIPT_PROCS ? proc_field_count : ID_COUNT + gpu_field_count;
+	for (size_t i = 0; i < n + NALIASES; i++) {
+		const char *cand = i >= n ? (aliases[i - n].rows == rows ? aliases[i - n].name : NULL)
+			: rows == SCRIPT_PROCS ? proc_fields[i].name
+			: i < ID_COUNT ? id_names[i] : gpu_fields[i - ID_COUNT].name;
+		unsigned d = cand ? cli_distance(name, len, cand, 2) : 3;
+		if (d < bd && cli_close_enough(d, len))
+			bd = d, best = cand;
+	}
+	return best;
+}
+
+static void help_line(FILE *f, enum script_rows rows, const char *name, const char *help)
+{
+	fprintf(f, "  %-22s %s", name, help);
+	const char *sep = " (nvidia-smi: ";
+	for (size_t i = 0; i < NALIASES; i++)
+		if (aliases[i].rows == rows && !strcmp(aliases[i].field, name)) {
+			fprintf(f, "%s%s", sep, aliases[i].name);
+			sep = ", ";
+		}
+	fputs(*sep == ',' ? ")\n" : "\n", f);
+}
+
+void script_fields_help(FILE *f, enum script_rows rows)
+{
+	fprintf(f, "fields (the CSV %slog's columns; default %s; nvidia-smi's names in its units):\n",
+		rows == SCRIPT_PROCS ? "process " : "", default_fields[rows]);
+	if (rows == SCRIPT_PROCS) {
+		for (size_t i = 0; i < proc_field_count; i++)
+			help_line(f, rows, proc_fields[i].name, proc_fields[i].help);
+		return;
+	}
+	for (int i = 0; i < ID_COUNT; i++)
+		help_line(f, rows, id_names[i], id_help[i]);
+	for (size_t i = 0; i < gpu_field_count; i++)
+		help_line(f, rows, gpu_fields[i].name, gpu_fields[i].help);
+}
+
+int script_parse_fields(const char *cmd, enum script_rows rows, const char *list,
+			struct script_cols *c)
+{
+	const char *p = list && *list ? list : default_fields[rows];
+	c->rows = rows;
 	c->n = 0;
 	while (*p) {
 		size_t len = strcspn(p, ",");
-		int col = col_lookup(p, len);
+		const char *alias;
+		int col = col_lookup(rows, p, len, &alias);
 		if (col == NOCOL) {
-			cli_err("status: unknown field '%.*s' (vramz status --fields help lists them)",
-				(int)(len < 64 ? len : 64), p);
+			const char *near = col_nearest(rows, p, len);
+			if (near)
+				cli_err("%s: unknown field '%.*s'; did you mean '%s'?", cmd,
+					(int)(len < 64 ? len : 64), p, near);
+			else
+				cli_err("%s: unknown field '%.*s' (vramz %s --fields help lists them)", cmd,
+					(int)(len < 64 ? len : 64), p, cmd);
 			return EXIT_USAGE;
 		}
 		if (c->n == SCRIPT_MAX_COLS) {
-			cli_err("status: more than %d fields", SCRIPT_MAX_COLS);
+			cli_err("%s: more than %d fields", cmd, SCRIPT_MAX_COLS);
 			return EXIT_USAGE;
 		}
-		c->col[c->n++] = col;
+		c->col[c->n++] = (struct script_col){col, alias};
 		p += len;
 		if (*p == ',' && *++p == 0) {
-			cli_err("status: empty field name in --fields");
+			cli_err("%s: empty field name in --fields", cmd);
 			return EXIT_USAGE;
 		}
 	}
 	return 0;
 }
 
-static const char *col_name(int col)
+/* nvidia-smi's --format=csv[,noheader][,nounits]: 0 with the flags it
+ * sets (nounits: no unit text, as without --units), or EXIT_USAGE after
+ * one line. */
+static int script_format(const char *cmd, const char *fmt, int *no_header, int *units)
 {
-	return col < 0 ? id_names[-1 - col] : gpu_fields[col].name;
+	int nounits = 0;
+	size_t len = strcspn(fmt, ",");
+	const char *p = fmt + len;
+	int ok = len == 3 && !strncmp(fmt, "csv", 3);
+	while (ok && *p == ',') {
+		len = strcspn(++p, ",");
+		if (len == 8 && !strncmp(p, "noheader", 8))
+			*no_header = 1;
+		else if (len == 7 && !strncmp(p, "nounits", 7))
+			nounits = 1;
+		else
+			ok = 0;
+		p += len;
+	}
+	if (!ok) {
+		cli_err("%s: bad --format '%s': csv, then noheader or nounits (--format=csv,noheader)",
+			cmd, fmt);
+		return EXIT_USAGE;
+	}
+	if (!nounits)
+		*units = 1; /* nvidia-smi's csv has them */
+	return 0;
+}
+
+int script_setup(const char *cmd, enum script_rows rows, struct script_opts *o,
+		 struct script_cols *c)
+{
+	if (o->fields && !strcmp(o->fields, "help")) {
+		script_fields_help(stdout, rows);
+		return EXIT_OK;
+	}
+	if (o->format && script_format(cmd, o->format, &o->no_header, &o->units))
+		return EXIT_USAGE;
+	o->csv |= o->format != NULL;
+	if ((o->fields || o->no_header || o->units) && !o->csv) {
+		cli_err("%s: --fields, --no-header and --units go with --csv", cmd);
+		return EXIT_USAGE;
+	}
+	if (o->csv && g_opts.json) {
+		cli_err("%s: --csv or --json, not both", cmd);
+		return EXIT_USAGE;
+	}
+	if (o->csv && script_parse_fields(cmd, rows, o->fields, c))
+		return EXIT_USAGE;
+	c->units = o->units;
+	return -1;
+}
+
+static void col_header(FILE *f, const struct script_cols *c, const struct script_col *col)
+{
+	const char *name = field_name(c->rows, col->field);
+	const struct unit *u = unit_of(name);
+	if (col->alias)
+		fprintf(f, u ? "%s [%s]" : "%s", col->alias, u ? u->label : "");
+	else if (c->units && u) /* the logged unit is the name's suffix: it goes */
+		fprintf(f, "%.*s [%s]", (int)(strlen(name) - strlen(u->suffix)), name, u->label);
+	else
+		fputs(name, f);
 }
 
 void script_header(FILE *f, const struct script_cols *c)
 {
-	for (unsigned i = 0; i < c->n; i++)
-		fprintf(f, "%s%s", i ? "," : "", col_name(c->col[i]));
+	for (unsigned i = 0; i < c->n; i++) {
+		if (i)
+			fputc(',', f);
+		col_header(f, c, &c->col[i]);
+	}
 	fputc('\n', f);
 }
 
@@ -119,34 +331,29 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int ends(const char *s, const char *suffix)
+/* A number: as logged, or in people's units (text: with the label). */
+static void cell_number(FILE *f, const struct script_cols *c, const struct script_col *col,
+			int64_t v, int is_unsigned)
 {
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-static void value_units(FILE *f, const struct field *fd, int64_t v)
-{
-	if (ends(fd->name, "_bytes"))
-		fprintf(f, "%llu MiB", (unsigned long long)((uint64_t)v >> 20));
-	else if (ends(fd->name, "_bytes_per_s"))
-		fprintf(f, "%.1f MiB/s", (double)v / 1048576.0);
-	else if (ends(fd->name, "_mw"))
-		fprintf(f, "%.2f W", (double)v / 1000.0);
-	else if (ends(fd->name, "_mj"))
-		fprintf(f, "%.3f J", (double)v / 1000.0);
-	else if (ends(fd->name, "_pct"))
-		fprintf(f, "%lld %%", (long long)v);
-	else if (ends(fd->name, "_c"))
-		fprintf(f, "%lld C", (long long)v);
-	else if (ends(fd->name, "_mhz"))
-		fprintf(f, "%lld MHz", (long long)v);
+	const struct unit *u = unit_of(field_name(c->rows, col->field));
+	if (!u || (!c->units && !col->alias)) {
+		if (is_unsigned)
+			fprintf(f, "%llu", (unsigned long long)(uint64_t)v);
+		else
+			fprintf(f, "%lld", (long long)v);
+		return;
+	}
+	if (u->shift)
+		fprintf(f, "%llu", (unsigned long long)((uint64_t)v >> u->shift));
+	else if (u->decimals >= 0)
+		fprintf(f, "%.*f", u->decimals, (double)v / u->div);
 	else
 		fprintf(f, "%lld", (long long)v);
+	if (c->units)
+		fprintf(f, " %s", u->label);
 }
 
-void script_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap,
-		 const struct script_cols *c, int units)
+void script_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, const struct script_cols *c)
 {
 	char t[40];
 	fmt_iso_ms(t, sizeof t, snap->time_ms);
@@ -154,20 +361,13 @@ void script_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap,
 		const vramz_gpu_sample *s = &snap->gpus[g];
 		const vramz_gpu_info *gi = vramz_gpu(ctx, s->index);
 		for (unsigned i = 0; i < c->n; i++) {
-			int col = c->col[i];
+			int col = c->col[i].field;
 			if (i)
 				fputc(',', f);
 			if (col >= 0) {
 				const struct field *fd = &gpu_fields[col];
-				if (!field_valid(fd, s))
-					continue;
-				int64_t v = field_get(fd, s);
-				if (units)
-					value_units(f, fd, v);
-				else if (fd->type == FT_U64)
-					fprintf(f, "%llu", (unsigned long long)(uint64_t)v);
-				else
-					fprintf(f, "%lld", (long long)v);
+				if (field_valid(fd, s))
+					cell_number(f, c, &c->col[i], field_get(fd, s), fd->type == FT_U64);
 				continue;
 			}
 			switch (-1 - col) {
@@ -180,6 +380,49 @@ void script_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap,
 			case ID_PROCS:
 				if (!s->lost && (s->valid & VRAMZ_F_PROCS))
 					fprintf(f, "%u", s->proc_count);
+				break;
+			}
+		}
+		fputc('\n', f);
+	}
+}
+
+static void proc_types(FILE *f, unsigned type)
+{
+	static const char *const names[] = {"compute", "graphics", "mps"};
+	const char *sep = "";
+	for (unsigned i = 0; i < 3; i++)
+		if (type & (1u << i)) {
+			fprintf(f, "%s%s", sep, names[i]);
+			sep = "+";
+		}
+}
+
+void script_proc_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, const unsigned *idx,
+		      unsigned n, const struct script_cols *c)
+{
+	char t[40];
+	fmt_iso_ms(t, sizeof t, snap->time_ms);
+	for (unsigned k = 0; k < n; k++) {
+		const vramz_proc_sample *p = &snap->procs[idx[k]];
+		const vramz_gpu_info *gi = vramz_gpu(ctx, p->gpu_index);
+		for (unsigned i = 0; i < c->n; i++) {
+			const struct proc_field *pf = &proc_fields[c->col[i].field];
+			if (i)
+				fputc(',', f);
+			if (!proc_field_valid(pf, p))
+				continue;
+			switch (pf->kind) {
+			case PC_TIME: fputs(t, f); break;
+			case PC_GPU: fprintf(f, "%u", p->gpu_index); break;
+			case PC_UUID: csv_str(f, gi ? gi->uuid : NULL); break;
+			case PC_PID: fprintf(f, "%u", (unsigned)p->pid); break;
+			case PC_TYPE: proc_types(f, p->type); break;
+			case PC_STR: csv_str(f, (const char *)p + pf->offset); break;
+			case PC_U32:
+			case PC_UINT:
+			case PC_U64:
+				cell_number(f, c, &c->col[i], (int64_t)proc_field_u64(pf, p), 1);
 				break;
 			}
 		}

@@ -240,6 +240,67 @@ static void jr_exec(char **argv, int errfd, int outfd, int take_tty)
 	_exit(127);
 }
 
+/* Samples every interval (r->started) until the child ends, reaping the
+ * orphans re-parented to us on the way and draining the captured output
+ * (*outfd, closed and -1 at its end); returns the child's wait status. */
+static int jr_wait(vramz_ctx *ctx, struct proctree *t, const struct jobrun_opts *o,
+		   struct jobrun_result *r, pid_t child, int pidfd, int *outfd, int64_t t0)
+{
+	int64_t period_ns = (o->interval_ms > 0 ? o->interval_ms : 20) * 1000000;
+	int64_t next = clock_mono_ns();
+	struct jr_seen seen = {.n = 0};
+	int status = 0, done = 0;
+	while (!done) {
+		if (r->started)
+			jr_tick(ctx, t, o, r, &seen, t0);
+		next += period_ns;
+		for (;;) {
+			pid_t w;
+			while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
+				if (w == child) {
+					done = 1;
+					break;
+				}
+				/* an orphaned descendant re-parented to us: reaped */
+			}
+			if (done || (w < 0 && errno == ECHILD)) {
+				done = 1;
+				break;
+			}
+			int64_t now = clock_mono_ns();
+			if (now >= next) {
+				if (now - next > period_ns) {
+					r->late_ticks++;
+					next = now;
+				}
+				break;
+			}
+			struct pollfd pf[2];
+			nfds_t nf = 0;
+			if (pidfd >= 0)
+				pf[nf++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
+			if (*outfd >= 0)
+				pf[nf++] = (struct pollfd){.fd = *outfd, .events = POLLIN};
+			int64_t left = next - now;
+			if (pidfd < 0 && left > 2000000)
+				left = 2000000; /* no pidfd: notice the exit within 2 ms */
+			struct timespec ts = {.tv_sec = left / 1000000000, .tv_nsec = left % 1000000000};
+			int pr = ppoll(pf, nf, &ts, NULL);
+			if (pr > 0 && *outfd >= 0) {
+				struct pollfd *op = &pf[nf - 1];
+				if (op->revents & (POLLIN | POLLHUP)) {
+					jr_drain(*outfd, r, o->echo);
+					if (op->revents & POLLHUP && !(op->revents & POLLIN)) {
+						close(*outfd);
+						*outfd = -1;
+					}
+				}
+			}
+		}
+	}
+	return status;
+}
+
 int jobrun(vramz_ctx *ctx, char **argv, const struct jobrun_opts *o,
 	   struct jobrun_result *r, char *err, size_t errlen)
 {
@@ -306,58 +367,7 @@ int jobrun(vramz_ctx *ctx, char **argv, const struct jobrun_opts *o,
 	if (outpipe[0] >= 0)
 		fcntl(outpipe[0], F_SETFL, O_NONBLOCK);
 
-	int64_t period_ns = (o->interval_ms > 0 ? o->interval_ms : 20) * 1000000;
-	int64_t next = clock_mono_ns();
-	struct jr_seen seen = {.n = 0};
-	int status = 0, done = 0;
-	while (!done) {
-		if (r->started)
-			jr_tick(ctx, t, o, r, &seen, t0);
-		next += period_ns;
-		for (;;) {
-			pid_t w;
-			while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
-				if (w == child) {
-					done = 1;
-					break;
-				}
-				/* an orphaned descendant re-parented to us: reaped */
-			}
-			if (done || (w < 0 && errno == ECHILD)) {
-				done = 1;
-				break;
-			}
-			int64_t now = clock_mono_ns();
-			if (now >= next) {
-				if (now - next > period_ns) {
-					r->late_ticks++;
-					next = now;
-				}
-				break;
-			}
-			struct pollfd pf[2];
-			nfds_t nf = 0;
-			if (pidfd >= 0)
-				pf[nf++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
-			if (outpipe[0] >= 0)
-				pf[nf++] = (struct pollfd){.fd = outpipe[0], .events = POLLIN};
-			int64_t left = next - now;
-			if (pidfd < 0 && left > 2000000)
-				left = 2000000; /* no pidfd: notice the exit within 2 ms */
-			struct timespec ts = {.tv_sec = left / 1000000000, .tv_nsec = left % 1000000000};
-			int pr = ppoll(pf, nf, &ts, NULL);
-			if (pr > 0 && outpipe[0] >= 0) {
-				struct pollfd *op = &pf[nf - 1];
-				if (op->revents & (POLLIN | POLLHUP)) {
-					jr_drain(outpipe[0], r, o->echo);
-					if (op->revents & POLLHUP && !(op->revents & POLLIN)) {
-						close(outpipe[0]);
-						outpipe[0] = -1;
-					}
-				}
-			}
-		}
-	}
+	int status = jr_wait(ctx, t, o, r, child, pidfd, &outpipe[0], t0);
 	r->duration_ms = (clock_mono_ns() - t0) / 1000000;
 	if (outpipe[0] >= 0)
 		jr_drain(outpipe[0], r, o->echo);

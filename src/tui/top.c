@@ -39,7 +39,7 @@ static double speed = 1;
 static int show_util, tree, no_mouse, ascii;
 static const char *sort_name = "vram";
 
-static const struct opt opts[] = {
+const struct opt top_opts[] = {
 	OPT_SAMPLE_INTERVAL(&interval_ms, "sampling interval (default 1s)"),
 	OPT_GPUS,
 	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "play a recorded log (vramz log) back"},
@@ -184,21 +184,16 @@ static int loop(struct app *a)
 	return EXIT_OK;
 }
 
-int cmd_top(int argc, char **argv)
+const char top_synopsis[] = "[OPTIONS]";
+const char top_about[] =
+	"The live dashboard: every GPU's memory (used / reserved / free), "
+	"sensors and history, the processes holding memory, findings; "
+	"sort, filter, kill.  Keys: ? on screen.";
+
+int cmd_top(const struct cmd_args *args)
 {
-	int nargs;
-	int rc = cli_parse("top", "[OPTIONS]",
-			   "The live dashboard: every GPU's memory (used / reserved / free), "
-			   "sensors and history, the processes holding memory, findings; "
-			   "sort, filter, kill.  Keys: ? on screen.",
-			   opts, argc, argv, &nargs);
-	int ex = cli_parse_exit(rc);
-	if (ex >= 0)
-		return ex;
-	if (nargs > 0) {
-		cli_err("top: unexpected argument '%s'", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)args;
+	int ex, rc;
 	if (speed > 64) {
 		cli_err("top: bad value %g for --speed: want a factor above 0 and at most 64", speed);
 		return EXIT_USAGE;
@@ -239,12 +234,8 @@ int cmd_top(int argc, char **argv)
 	dc.keep_ended = 0; /* the panel shows what is wrong now */
 	if (idle_after_ms >= 0)
 		dc.idle_ms = idle_after_ms;
-	if (!g_opts.replay) {
-		if (dc.window_ms < 2 * interval_ms)
-			dc.window_ms = 2 * interval_ms; /* a window takes a maximum of samples */
-		if (dc.eval_interval_ms > interval_ms)
-			dc.eval_interval_ms = interval_ms;
-	}
+	if (!g_opts.replay)
+		diagconf_live_interval(&dc, interval_ms);
 	vramz_ctx *ctx = NULL;
 	struct ticker *tk = NULL;
 	if (!g_opts.replay) {

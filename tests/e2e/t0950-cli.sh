@@ -5,7 +5,8 @@
 # terminal is status's JSON (not top's "unknown option"); run and fit stop
 # at the command; run --json pipes; pick --empty / --max-util / --lock and
 # its finding warning; the same JSON envelope from every --json command;
-# script mode (status --csv, --fields, --units, -l).
+# script mode (status --csv, --fields, --units, -l); did you mean; bare
+# percentages; --color.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/core.sh"
 scenario 2gpu-h200.scn
@@ -29,7 +30,52 @@ expect_success 'a command this build left out says what it needs (exit 1), a typ
 		vramz -h | grep -q "^  $c " && continue
 		fails_with 1 "needs" $c || exit 1
 	done &&
-	fails_with 2 "unknown command" tpo
+	fails_with 2 "'"'"'tpo'"'"' is not a command; did you mean '"'"'topo'"'"' or '"'"'top'"'"'?" tpo
+'
+
+# A typo earns the nearest name (Damerau-Levenshtein 2 at most: a swap of
+# two neighbours is one), and a typo made without a command is the user's,
+# not the default command's ("status: unknown option").
+expect_success 'did you mean: commands, options, fields; a top-level typo said as such' '
+	fails_with 2 "vramz: '"'"'statsu'"'"' is not a command; did you mean '"'"'status'"'"'?" statsu &&
+	fails_with 2 "did you mean '"'"'status'"'"'?" help statsu &&
+	fails_with 2 "vramz: '"'"'xyzzy'"'"' is not a command (see vramz -h)" xyzzy &&
+	fails_with 2 "vramz: status: unknown option '"'"'--jsn'"'"'; did you mean '"'"'--json'"'"'?" status --jsn &&
+	fails_with 2 "did you mean '"'"'--reverse'"'"'?" ps --revrese &&
+	fails_with 2 "did you mean '"'"'--max-util'"'"'?" pick --max-utl 10 &&
+	fails_with 2 "unknown option '"'"'--zz'"'"' (see vramz ps -h)" ps --zz &&
+	fails_with 2 "vramz: unknown option '"'"'--jsn'"'"'; did you mean '"'"'--json'"'"'?" --jsn &&
+	hasnt "status:" .fw.err &&
+	fails_with 2 "vramz: '"'"'statsu'"'"' is not a command; did you mean '"'"'status'"'"'?" -g0 statsu &&
+	fails_with 2 "vramz: '"'"'ps'"'"' is a command: it goes first (vramz ps [OPTIONS])" --json ps &&
+	fails_with 2 "unknown option '"'"'--statsu'"'"'; did you mean the command '"'"'status'"'"'?" --statsu &&
+	fails_with 2 "unknown field '"'"'memory.usd'"'"'; did you mean '"'"'memory.used'"'"'?" status --csv --fields memory.usd &&
+	fails_with 2 "unknown field '"'"'used_memroy'"'"'; did you mean '"'"'used_memory'"'"'?" ps --csv --fields used_memroy
+'
+
+expect_success 'a bare number is a percentage wherever one is taken (pick --max-util 50 = 50%)' '
+	vramz pick --max-util 50% >a && vramz pick --max-util 50 >b && cmp a b && has "=GPU-8f3a61c2" b &&
+	vramz pick --max-util 30 2>err >out; test $? = 1 && has "0 of 2 qualify" err &&
+	vramz pick --max-util 37.5 >c && cmp a c &&
+	fails_with 2 "bad PCT '"'"'101'"'"' for --max-util" pick --max-util 101
+'
+
+esc=$(printf "\033")
+expect_success '--color=always colours a pipe (over NO_COLOR); never and auto do not; every command takes it' '
+	vramz status --color=always >a && grep -q "$esc" a &&
+	NO_COLOR=1 vramz status --color always >b && tail -n +2 a >a1 && tail -n +2 b >b1 && cmp a1 b1 &&
+	vramz --color=always >c && grep -q "$esc" c &&
+	vramz topo --color=always >d && grep -q "$esc" d &&
+	NO_COLOR= vramz status --color=auto >e && ! grep -q "$esc" e &&
+	NO_COLOR= vramz status --color=never >f && ! grep -q "$esc" f &&
+	vramz status --color=always --no-color >g && ! grep -q "$esc" g &&
+	sed "s/$esc\[[0-9;]*m//g" a | grep -v "^vramz " >a2 && vramz status | grep -v "^vramz " >plain &&
+	cmp a2 plain &&
+	fails_with 2 "bad value '"'"'purple'"'"' for --color: want one of auto always never" status --color=purple &&
+	for c in $(cmds); do
+		[ "$c" = help ] && continue
+		vramz $c -h | grep -q -- "--color WHEN" || { echo "$c -h lacks --color"; exit 1; }
+	done
 '
 
 expect_success 'vramz --json on a terminal is the status JSON, not top' '

@@ -40,6 +40,49 @@ expect_success 'json: the filtered, sorted rows' '
 	jassert j "d[\"processes\"][0][\"gpu_uuid\"] == \"GPU-2d94b7e0-1c35-4f8a-b6d2-7e90a15c3f48\" and d[\"processes\"][0][\"mem_util_pct\"] == 18"
 '
 
+expect_success 'ps --csv: the table'"'"'s rows (filters and order too) as the process log'"'"'s columns' '
+	vramz ps --csv >c &&
+	test "$(head -1 c)" = "gpu,pid,user,used_bytes,sm_pct,command" &&
+	tail -n +2 c | cut -d, -f1,2,4,5 >rows &&
+	printf "1,4200301,67645734912,58\n0,4200301,65498251264,55\n1,4200201,23622320128,40\n0,4200101,10737418240,12\n" >want &&
+	cmp rows want &&
+	vramz ps --csv --no-header -m 20GiB -s pid --fields pid,gpu,type,mem_util_pct >f &&
+	test "$(cat f)" = "$(printf "4200201,1,compute,18\n4200301,0,compute,20\n4200301,1,compute,21")" &&
+	vramz ps --fields help | awk "NR > 1 {print \$1}" >fields &&
+	vramz log --procs --duration 1s -i 500ms -o l.csv &&
+	head -1 l.procs.csv | tr , "\n" >cols && cmp fields cols
+'
+
+# nvidia-smi --query-compute-apps names, each against the column it names
+expect_success 'ps --query-compute-apps / --fields: nvidia-smi'"'"'s names, --format, --units headers' '
+	for pair in pid=pid process_name=comm used_memory=used_bytes used_gpu_memory=used_bytes \
+		gpu_uuid=uuid timestamp=time; do
+		a=${pair%%=*} n=${pair#*=}
+		vramz ps --csv --no-header --units --fields "$a,$n,gpu" >x && test "$(wc -l <x)" = 4 &&
+		awk -F, -v a="$a" "\$1 != \$2 {print a \": \" \$0; bad = 1} END {exit bad}" x || exit 1
+	done &&
+	vramz ps --query-compute-apps=pid,used_memory,gpu_uuid --format=csv >q &&
+	has "^pid,used_memory \[MiB\],gpu_uuid$" q &&
+	has "^4200301,64512 MiB,GPU-2d94b7e0-1c35-4f8a-b6d2-7e90a15c3f48$" q &&
+	vramz ps --query-compute-apps=pid,used_gpu_memory --format=csv,noheader,nounits -s pid >n &&
+	has "^4200101,10240$" n && test "$(wc -l <n)" = 4 &&
+	vramz ps --csv --units --fields gpu,used_bytes,sm_pct -s pid >u &&
+	has "^gpu,used \[MiB\],sm \[%\]$" u && has "^0,10240 MiB,12 %$" u &&
+	usage_err "go with --csv" ps --fields pid &&
+	usage_err "not both" ps --csv --json &&
+	usage_err "unknown field '"'"'nope'"'"' (vramz ps --fields help lists them)" ps --csv --fields pid,nope
+'
+
+expect_success 'ps --csv: a visible process by its name (process_name) and command' '
+	write_scn self.scn <<-EOS &&
+	gpu 0 name="NVIDIA H200" uuid=GPU-c0a1e902-0000-4000-8000-000000000000 pci=00000000:19:00.0 mem_total=143771MiB
+	proc gpu=0 pid=self used=512MiB type=graphics
+	EOS
+	vramz ps --query-compute-apps=process_name,used_memory,type,user --format=csv,noheader >out &&
+	test "$(cat out)" = "vramz,512 MiB,graphics,$(id -un)" &&
+	vramz ps --csv --no-header --fields command >cmd && has "^[^,]*vramz ps --csv --no-header --fields command$" cmd
+'
+
 expect_success 'bad sort key, bad size, stray argument: exit 2, one line' '
 	usage_err "'"'"'size'"'"'" ps -s size &&
 	usage_err "'"'"'lots'"'"'" ps -m lots &&

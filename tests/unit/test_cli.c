@@ -3,7 +3,8 @@
  *
  * Value parsers (sizes, durations, percentages) decide what a user's
  * "--min 1.5GiB" or "--interval 500ms" means; cli_parse decides which
- * option gets which value and what one line a typo earns; jsonw decides
+ * option gets which value and what one line a typo earns (the nearest
+ * option's name, by edit distance); jsonw decides
  * whether a command line full of odd bytes still yields JSON a strict
  * parser accepts.  src/cli.c is part of the tool, not the library, so it
  * is compiled into this test directly.
@@ -206,11 +207,20 @@ static void test_parse_percent(void **state)
 	pct_ok("0", 0);
 	pct_ok("0%", 0);
 	pct_ok("12.5%", 0.125);
+	/* a bare number above 1 is a percentage (pick --max-util 10);
+	 * 1 or less stays a fraction */
+	pct_ok("10", 0.10);
+	pct_ok("1.5", 0.015);
+	pct_ok("100", 1);
+	pct_ok("99.5", 0.995);
+	pct_ok("1e1", 0.10);
+	pct_ok("0.9", 0.9);
 	pct_bad(NULL);
 	pct_bad("");
 	pct_bad("%");
 	pct_bad("150%");
-	pct_bad("1.5");
+	pct_bad("101");
+	pct_bad("100.01");
 	pct_bad("-5%");
 	pct_bad("50%%");
 	pct_bad("50 percent");
@@ -223,7 +233,7 @@ static void test_parse_percent(void **state)
 
 static struct vals {
 	int a, b, j;
-	const char *g;
+	const char *g, *w;
 	unsigned n;
 	uint64_t m;
 	int64_t i, iv;
@@ -247,6 +257,7 @@ static const struct opt opts[] = {
 	{0, "unit", OPT_UNIT, &v.u, NULL, "0..1"},
 	{0, "ratio", OPT_RATIO, &v.r, NULL, ">= 1"},
 	{0, "temp", OPT_CELSIUS, &v.c, NULL, "degrees"},
+	{0, "when", OPT_CHOICE, &v.w, "WHEN", "a word", "auto always never"},
 	OPT_END,
 };
 
@@ -257,22 +268,35 @@ struct run {
 	struct capture cap;
 };
 
-/* Runs cli_parse on a NULL-terminated list of words after "cmd". */
-static void parse(struct run *r, ...)
+/* Runs cli_parse_flags on a NULL-terminated list of words after "cmd". */
+static void vparse(struct run *r, unsigned flags, va_list ap)
 {
-	va_list ap;
 	int argc = 0;
 	memset(&v, 0, sizeof v);
 	memset(r, 0, sizeof *r);
 	r->argv[argc++] = "cmd";
-	va_start(ap, r);
 	for (char *s; (s = va_arg(ap, char *)) != NULL && argc < MAXARGS;)
 		r->argv[argc++] = s;
-	va_end(ap);
 	r->nargs = -1;
 	capture_start(&r->cap);
-	r->rc = cli_parse("cmd", "[OPTIONS]", "About cmd.", opts, argc, r->argv, &r->nargs);
+	r->rc = cli_parse_flags("cmd", "[OPTIONS]", "About cmd.", opts, flags, argc, r->argv, &r->nargs);
 	capture_end(&r->cap);
+}
+
+static void parse(struct run *r, ...)
+{
+	va_list ap;
+	va_start(ap, r);
+	vparse(r, 0, ap);
+	va_end(ap);
+}
+
+static void parse_flags(struct run *r, unsigned flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	vparse(r, flags, ap);
+	va_end(ap);
 }
 
 /* A usage error: one line on stderr naming what, nothing on stdout. */
@@ -516,6 +540,144 @@ static void test_ranges(void **state)
 	parse(&r, "--temp", "95", NULL);
 	assert_int_equal(r.rc, CLI_OK);
 	assert_int_equal(v.c, 95);
+}
+
+/* OPT_CHOICE: one of the table's words (what --color takes), the error
+ * listing them. */
+static void test_choice(void **state)
+{
+	(void)state;
+	struct run r;
+	parse(&r, "--when=always", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(v.w, "always");
+	parse(&r, "--when", "never", NULL);
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(v.w, "never");
+	parse(&r, "--when=purple", NULL);
+	expect_usage(&r, "bad value 'purple' for --when: want one of auto always never");
+	parse(&r, "--when=alway", NULL);            /* a prefix is no word */
+	expect_usage(&r, "'alway'");
+	parse(&r, "--when=", NULL);
+	expect_usage(&r, "''");
+	parse(&r, "--when=auto always", NULL);      /* two words are not one */
+	expect_usage(&r, "'auto always'");
+}
+
+/* ---- did you mean -------------------------------------------------------- */
+
+static void test_distance(void **state)
+{
+	(void)state;
+	struct {
+		const char *a, *b;
+		unsigned d; /* at limit 2: 3 means "more than 2" */
+	} cases[] = {
+		{"status", "status", 0},
+		{"statsu", "status", 1},   /* two neighbours swapped: one edit */
+		{"stauts", "status", 1},
+		{"jsn", "json", 1},
+		{"jsno", "json", 1},
+		{"tpo", "top", 1},
+		{"tpo", "topo", 1},
+		{"colour", "color", 1},
+		{"stat", "status", 2},
+		{"sttaus", "status", 1},   /* "ta" for "at" */
+		{"sattsu", "status", 2},   /* two swaps */
+		{"", "ps", 2},
+		{"abc", "xyz", 3},
+		{"analyse", "analyze", 1},
+		{"memory.usd", "memory.used", 1},
+		{"reverse", "esrever", 3},
+		{"a-very-long-option-name-indeed", "json", 3}, /* lengths alone say */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unsigned d = cli_distance(cases[i].a, strlen(cases[i].a), cases[i].b, 2);
+		if (d != cases[i].d)
+			fail_msg("distance('%s', '%s') = %u, want %u", cases[i].a, cases[i].b, d,
+				 cases[i].d);
+	}
+	/* the length given counts, not the NUL: "jsnX" cut to 3 is "jsn" */
+	assert_int_equal(cli_distance("jsnX", 3, "json", 2), 1);
+	/* a larger limit sees farther */
+	assert_int_equal(cli_distance("abc", 3, "xyz", 5), 3);
+	/* close enough: one edit up to 4 characters, two beyond */
+	assert_true(cli_close_enough(1, 3));
+	assert_true(cli_close_enough(1, 1));
+	assert_false(cli_close_enough(2, 2));  /* "bs" is no typo of "dbl" */
+	assert_false(cli_close_enough(2, 4));
+	assert_true(cli_close_enough(2, 5));
+	assert_false(cli_close_enough(3, 10));
+}
+
+static void test_suggestions(void **state)
+{
+	(void)state;
+	struct run r;
+	parse(&r, "--jsn", NULL);
+	expect_usage(&r, "cmd: unknown option '--jsn'; did you mean '--json'?");
+	parse(&r, "--cuont=3", NULL);
+	expect_usage(&r, "unknown option '--cuont'; did you mean '--count'?");
+	parse(&r, "--intreval", "1s", NULL);
+	expect_usage(&r, "did you mean '--interval'?");
+	parse(&r, "--zzz", NULL);                   /* nothing near: where to look */
+	expect_usage(&r, "unknown option '--zzz' (see vramz cmd -h)");
+	assert_null(strstr(r.cap.errbuf, "did you mean"));
+	parse(&r, "-x", NULL);                      /* a letter is near every letter */
+	expect_usage(&r, "unknown option '-x' (see vramz cmd -h)");
+	assert_null(strstr(r.cap.errbuf, "did you mean"));
+	parse_flags(&r, CLI_STOP_AT_ARG, "--bs", "8", NULL);
+	expect_usage(&r, "(see vramz cmd -h; options go before the command, or after --");
+
+	/* without a command the caller says it: nothing printed, the word kept */
+	parse_flags(&r, CLI_TOPLEVEL, "-a", "--jsn", NULL);
+	assert_int_equal(r.rc, CLI_UNKNOWN);
+	assert_int_equal(cli_parse_exit(r.rc), EXIT_USAGE);
+	assert_string_equal(r.cap.errbuf, "");
+	assert_string_equal(r.cap.outbuf, "");
+	const char *near = NULL;
+	assert_string_equal(cli_unknown(&near), "--jsn");
+	assert_non_null(near);
+	assert_string_equal(near, "json");
+	parse_flags(&r, CLI_TOPLEVEL, "-q", NULL);
+	assert_int_equal(r.rc, CLI_UNKNOWN);
+	assert_string_equal(cli_unknown(&near), "-q");
+	assert_null(near);
+}
+
+/* ---- colour: --color, --no-color, NO_COLOR -------------------------------- */
+
+static void test_color_when(void **state)
+{
+	(void)state;
+	struct gopts saved = g_opts;
+	FILE *f = tmpfile(); /* not a terminal */
+	assert_non_null(f);
+	unsetenv("NO_COLOR");
+	g_opts.color = NULL;
+	g_opts.no_color = 0;
+	assert_int_equal(cli_color_when(), CLI_COLOR_AUTO);
+	assert_int_equal(cli_color(f), 0);          /* auto: a file gets none */
+	g_opts.color = "always";
+	assert_int_equal(cli_color_when(), CLI_COLOR_ALWAYS);
+	assert_int_equal(cli_color(f), 1);          /* always: into a pipe too */
+	setenv("NO_COLOR", "1", 1);
+	assert_int_equal(cli_color(f), 1);          /* the command line beats NO_COLOR */
+	setenv("TERM", "dumb", 1);
+	assert_int_equal(cli_color(f), 1);
+	g_opts.color = "auto";
+	assert_int_equal(cli_color_when(), CLI_COLOR_NEVER); /* auto honours NO_COLOR */
+	setenv("NO_COLOR", "", 1);                  /* empty is unset */
+	assert_int_equal(cli_color_when(), CLI_COLOR_AUTO);
+	g_opts.color = "never";
+	assert_int_equal(cli_color_when(), CLI_COLOR_NEVER);
+	g_opts.color = "always";
+	g_opts.no_color = 1;                        /* --no-color: never */
+	assert_int_equal(cli_color_when(), CLI_COLOR_NEVER);
+	assert_int_equal(cli_color(f), 0);
+	fclose(f);
+	g_opts = saved;
+	setenv("NO_COLOR", "1", 1);
 }
 
 /* ---- the config file: the same values as the command line ---------------- */
@@ -818,6 +980,10 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_decimal_only),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_choice),
+		cmocka_unit_test(test_distance),
+		cmocka_unit_test(test_suggestions),
+		cmocka_unit_test(test_color_when),
 		cmocka_unit_test(test_config_values),
 		cmocka_unit_test(test_config_long_line),
 		cmocka_unit_test(test_jsonw_escaping),
