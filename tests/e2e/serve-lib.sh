@@ -40,7 +40,7 @@ serve_start() {
 	SERVE_PID=$!
 	echo "$SERVE_PID" >>"$T/.serve-pids"
 	for i in $(seq 1 100); do
-		PORT=$(sed -n 's|.*listening on http://.*:\([0-9]*\)/metrics.*|\1|p' "$log" 2>/dev/null)
+		PORT=$(sed -n 's|.*listening on https\?://.*:\([0-9]*\)/metrics.*|\1|p' "$log" 2>/dev/null)
 		[ -n "$PORT" ] && return 0
 		kill -0 "$SERVE_PID" 2>/dev/null || { cat "$log"; return 1; }
 		sleep 0.1
