@@ -39,8 +39,8 @@ struct parser {
 	struct serve_webconf *wc;
 };
 
-static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct parser *p, const char *fmt, ...)
+static int conf_err(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int conf_err(struct parser *p, const char *fmt, ...)
 {
 	int n = p->line ? snprintf(p->err, p->errlen, "%s:%u: ", p->path, p->line)
 			: snprintf(p->err, p->errlen, "%s: ", p->path);
@@ -77,13 +77,13 @@ static int scalar(struct parser *p, const char **s, const char *stop, char **out
 	size_t cap = strlen(q) + 1, n = 0;
 	char *v = malloc(cap);
 	if (!v)
-		return fail(p, "out of memory");
+		return conf_err(p, "out of memory");
 	if (*q == '\'' || *q == '"') {
 		char quote = *q++;
 		for (;; q++) {
 			if (!*q) {
 				free(v);
-				return fail(p, "unterminated %s-quoted string",
+				return conf_err(p, "unterminated %s-quoted string",
 					    quote == '"' ? "double" : "single");
 			}
 			if (*q == quote && quote == '\'' && q[1] == '\'') {
@@ -95,7 +95,7 @@ static int scalar(struct parser *p, const char **s, const char *stop, char **out
 			if (*q == '\\' && quote == '"') {
 				if (q[1] != '\\' && q[1] != '"') {
 					free(v);
-					return fail(p, "escape '\\%c' is not supported (only \\\\ and \\\")",
+					return conf_err(p, "escape '\\%c' is not supported (only \\\\ and \\\")",
 						    q[1] ? q[1] : ' ');
 				}
 				q++;
@@ -106,7 +106,7 @@ static int scalar(struct parser *p, const char **s, const char *stop, char **out
 	} else {
 		if (strchr("{[]}&*!|>%@`", *q)) {
 			free(v);
-			return fail(p, "'%c': flow collections, anchors, tags and block scalars are "
+			return conf_err(p, "'%c': flow collections, anchors, tags and block scalars are "
 				    "not supported here", *q);
 		}
 		while (*q && !strchr(stop, *q) && !(*q == '#' && q > *s && (q[-1] == ' ' || q[-1] == '\t')))
@@ -126,7 +126,7 @@ static int line_end(struct parser *p, const char *s)
 	while (*s == ' ' || *s == '\t')
 		s++;
 	if (*s && *s != '#')
-		return fail(p, "unexpected '%s' after the value", s);
+		return conf_err(p, "unexpected '%s' after the value", s);
 	return 0;
 }
 
@@ -151,14 +151,14 @@ static int section_key(struct parser *p, char *key, char *value)
 	enum section s = !strcmp(key, "tls_server_config") ? SEC_TLS
 			 : !strcmp(key, "basic_auth_users") ? SEC_USERS : SEC_NONE;
 	if (s == SEC_NONE && is_unsupported(key))
-		return fail(p, "%s is not supported by vramz (it takes tls_server_config and "
+		return conf_err(p, "%s is not supported by vramz (it takes tls_server_config and "
 			    "basic_auth_users)", key);
 	if (s == SEC_NONE)
-		return fail(p, "unknown key '%s' (expected tls_server_config or basic_auth_users)", key);
+		return conf_err(p, "unknown key '%s' (expected tls_server_config or basic_auth_users)", key);
 	if (p->sec_line[s])
-		return fail(p, "duplicate key '%s' (first on line %u)", key, p->sec_line[s]);
+		return conf_err(p, "duplicate key '%s' (first on line %u)", key, p->sec_line[s]);
 	if (value && strcmp(value, "{}") && strcmp(value, "null") && strcmp(value, "~"))
-		return fail(p, "%s must be a mapping of keys on the lines below it", key);
+		return conf_err(p, "%s must be a mapping of keys on the lines below it", key);
 	p->sec = s;
 	p->sec_line[s] = p->line;
 	p->child_indent = -1;
@@ -171,28 +171,28 @@ static int tls_key(struct parser *p, char *key, char *value)
 		      : !strcmp(key, "key_file") ? &p->key_file : NULL;
 	if (!slot && strcmp(key, "min_version")) {
 		if (is_unsupported(key))
-			return fail(p, "%s is not supported by vramz (tls_server_config takes "
+			return conf_err(p, "%s is not supported by vramz (tls_server_config takes "
 				    "cert_file, key_file, min_version)", key);
-		return fail(p, "unknown key '%s' in tls_server_config (expected cert_file, "
+		return conf_err(p, "unknown key '%s' in tls_server_config (expected cert_file, "
 			    "key_file, min_version)", key);
 	}
 	if (!value || !*value)
-		return fail(p, "%s needs a value", key);
+		return conf_err(p, "%s needs a value", key);
 	unsigned *at = slot == &p->cert_file ? &p->cert_line
 		       : slot == &p->key_file ? &p->key_line : &p->min_line;
 	if (*at)
-		return fail(p, "duplicate key '%s' (first on line %u)", key, *at);
+		return conf_err(p, "duplicate key '%s' (first on line %u)", key, *at);
 	*at = p->line;
 	if (slot) {
 		*slot = strdup(value);
-		return *slot ? 0 : fail(p, "out of memory");
+		return *slot ? 0 : conf_err(p, "out of memory");
 	}
 	if (!strcmp(value, "TLS13"))
 		p->wc->min_tls13 = 1;
 	else if (!strcmp(value, "TLS10") || !strcmp(value, "TLS11"))
-		return fail(p, "min_version '%s': vramz serves TLS12 or TLS13 only", value);
+		return conf_err(p, "min_version '%s': vramz serves TLS12 or TLS13 only", value);
 	else if (strcmp(value, "TLS12"))
-		return fail(p, "min_version '%s': expected TLS12 or TLS13", value);
+		return conf_err(p, "min_version '%s': expected TLS12 or TLS13", value);
 	return 0;
 }
 
@@ -201,25 +201,25 @@ static int user_key(struct parser *p, char *key, char *value)
 	struct serve_webconf *wc = p->wc;
 	/* user names are not repeated in errors: the line says which */
 	if (!*key)
-		return fail(p, "empty user name");
+		return conf_err(p, "empty user name");
 	if (strchr(key, ':'))
-		return fail(p, "a user name cannot contain ':' (basic authentication splits on it)");
+		return conf_err(p, "a user name cannot contain ':' (basic authentication splits on it)");
 	for (unsigned i = 0; i < wc->nusers; i++)
 		if (!strcmp(wc->users[i].name, key))
-			return fail(p, "duplicate user");
+			return conf_err(p, "duplicate user");
 	if (!value || !is_bcrypt(value))
-		return fail(p, "the password must be a bcrypt hash ($2b$, $2a$ or $2y$, "
+		return conf_err(p, "the password must be a bcrypt hash ($2b$, $2a$ or $2y$, "
 			    "60 characters: htpasswd -nBC 10 NAME)");
 	struct serve_user *u = realloc(wc->users, (wc->nusers + 1) * sizeof *u);
 	if (!u)
-		return fail(p, "out of memory");
+		return conf_err(p, "out of memory");
 	wc->users = u;
 	u[wc->nusers].name = strdup(key);
 	u[wc->nusers].hash = strdup(value);
 	if (!u[wc->nusers].name || !u[wc->nusers].hash) {
 		free(u[wc->nusers].name);
 		free(u[wc->nusers].hash);
-		return fail(p, "out of memory");
+		return conf_err(p, "out of memory");
 	}
 	wc->nusers++;
 	return 0;
@@ -232,20 +232,20 @@ static int parse_line(struct parser *p, const char *line)
 	while (*s == ' ')
 		s++;
 	if (*s == '\t')
-		return fail(p, "tab in indentation (YAML indents with spaces)");
+		return conf_err(p, "tab in indentation (YAML indents with spaces)");
 	int indent = (int)(s - line);
 	if (!*s || *s == '#')
 		return 0;
 	if (p->line == 1 && !strncmp(s, "---", 3) && line_end(p, s + 3) == 0)
 		return 0;
 	if (*s == '-' && (s[1] == ' ' || !s[1]))
-		return fail(p, "lists are not supported here");
+		return conf_err(p, "lists are not supported here");
 	char *key = NULL, *value = NULL;
 	if (scalar(p, &s, ":", &key))
 		return -1;
 	int rc = -1;
 	if (*s != ':' || (s[1] && s[1] != ' ' && s[1] != '\t')) {
-		fail(p, "expected 'key: value'");
+		conf_err(p, "expected 'key: value'");
 		goto out;
 	}
 	s++;
@@ -266,13 +266,13 @@ static int parse_line(struct parser *p, const char *line)
 		goto out;
 	}
 	if (p->sec == SEC_NONE) {
-		fail(p, "unexpected indentation");
+		conf_err(p, "unexpected indentation");
 		goto out;
 	}
 	if (p->child_indent < 0)
 		p->child_indent = indent;
 	if (indent != p->child_indent) {
-		fail(p, "indented %d spaces where the keys above have %d%s", indent,
+		conf_err(p, "indented %d spaces where the keys above have %d%s", indent,
 		     p->child_indent, indent > p->child_indent ? " (the format has no third level)" : "");
 		goto out;
 	}
@@ -296,29 +296,29 @@ static int read_pem(struct parser *p, const char *name, const char *file, unsign
 		snprintf(full, sizeof full, "%s", file);
 	FILE *f = fopen(full, "rb");
 	if (!f)
-		return fail(p, "%s '%s': %s", name, full, strerror(errno));
+		return conf_err(p, "%s '%s': %s", name, full, strerror(errno));
 	char *buf = malloc(PEM_MAX_BYTES + 1);
 	size_t n = buf ? fread(buf, 1, PEM_MAX_BYTES + 1, f) : 0;
 	int bad = ferror(f);
 	fclose(f);
 	if (!buf)
-		return fail(p, "out of memory");
+		return conf_err(p, "out of memory");
 	if (bad || n > PEM_MAX_BYTES || !n) {
 		free(buf);
-		return fail(p, "%s '%s': %s", name, full,
+		return conf_err(p, "%s '%s': %s", name, full,
 			    bad ? "cannot be read" : n ? "larger than 1 MiB" : "empty");
 	}
 	buf[n] = 0;
 	if (!strstr(buf, "-----BEGIN ")) {
 		free(buf);
-		return fail(p, "%s '%s': not a PEM file (no -----BEGIN line)", name, full);
+		return conf_err(p, "%s '%s': not a PEM file (no -----BEGIN line)", name, full);
 	}
 	/* "CERTIFICATE", or "PRIVATE KEY" in any of its flavours (RSA, EC) */
 	const char *b = strstr(buf, "-----BEGIN "), *e = b ? strstr(b + 11, "-----") : NULL;
 	if (!e || !memmem(b, (size_t)(e - b), kind, strlen(kind))) {
 		explicit_bzero(buf, n);
 		free(buf);
-		return fail(p, "%s '%s': its first PEM block is not a %s", name, full,
+		return conf_err(p, "%s '%s': its first PEM block is not a %s", name, full,
 			    !strcmp(kind, "PRIVATE KEY") ? "private key" : "certificate");
 	}
 	*out = buf;
@@ -333,13 +333,13 @@ static int finish(struct parser *p)
 		/* exporter-toolkit serves plain HTTP then; a min_version alone
 		 * is a TLS setting that would be silently unused */
 		p->line = p->min_line;
-		return p->min_line ? fail(p, "min_version without cert_file and key_file") : 0;
+		return p->min_line ? conf_err(p, "min_version without cert_file and key_file") : 0;
 	}
 	p->line = p->sec_line[SEC_TLS];
 	if (!p->cert_file)
-		return fail(p, "tls_server_config has key_file but no cert_file");
+		return conf_err(p, "tls_server_config has key_file but no cert_file");
 	if (!p->key_file)
-		return fail(p, "tls_server_config has cert_file but no key_file");
+		return conf_err(p, "tls_server_config has cert_file but no key_file");
 	if (read_pem(p, "cert_file", p->cert_file, p->cert_line, "CERTIFICATE", &wc->cert_pem) ||
 	    read_pem(p, "key_file", p->key_file, p->key_line, "PRIVATE KEY", &wc->key_pem))
 		return -1;
@@ -361,9 +361,9 @@ int serve_webconf_parse(struct serve_webconf *wc, const char *path, const char *
 		char *line = strndup(s, n);
 		p.line++;
 		if (!line)
-			rc = fail(&p, "out of memory");
+			rc = conf_err(&p, "out of memory");
 		else if (strlen(line) != n)
-			rc = fail(&p, "NUL byte in the file");
+			rc = conf_err(&p, "NUL byte in the file");
 		else
 			rc = parse_line(&p, line);
 		free(line);
