@@ -5,8 +5,9 @@
 # sudo available).  Nothing outside the distribution's packages.
 set -eu
 pkgs="build-essential cmake pkg-config libncurses-dev libmicrohttpd-dev libcmocka-dev
+      zlib1g-dev libcrypt-dev
       python3 python3-venv python3-pip tmux prometheus curl procps util-linux systemd chromium
-      dpkg-dev file passwd man-db bash-completion zsh fish"
+      dpkg-dev file passwd man-db bash-completion zsh fish openssl"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
