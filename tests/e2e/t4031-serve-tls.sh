@@ -57,6 +57,21 @@ expect_success 'without min_version (TLS12): TLS 1.2 and 1.3 are both served' '
 	has "^200$" code12 && has "^200$" code13
 '
 
+expect_success 'a client that never starts the handshake is closed at the request deadline' '
+	make_cert . && web_tls TLS12 &&
+	serve_start serve.log --web-config web.yml &&
+	python3 - "$PORT" >out <<-"PY" &&
+	import socket, sys, time
+	s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+	s.settimeout(30)
+	t = time.time()
+	data = s.recv(10)
+	print("closed after %.1f s, %d bytes" % (time.time() - t, len(data)))
+	PY
+	scrape_tls /metrics -f -o m.txt && serve_stop &&
+	cat out && has "^closed after [4-9]\.[0-9] s, 0 bytes$" out && has "^vramz_up 1$" m.txt
+'
+
 expect_success 'a key that is not the certificate'"'"'s: one line, exit 1, nothing listens' '
 	make_cert . && make_cert . other &&
 	printf "tls_server_config:\n  cert_file: tls.pem\n  key_file: other.key\n" >web.yml &&

@@ -51,8 +51,8 @@ EOF
 }
 
 check_queries() {
-	local ok=0 i
-	for i in $(seq 1 300); do
+	local ok=0 end=$((SECONDS + 60))
+	while [ $SECONDS -lt $end ]; do
 		if promql 'up{job="vramz"}' 2>/dev/null | grep -q " 1$" &&
 			promql 'up{job="vramz-wrong-password"}' 2>/dev/null | grep -q " 0$"; then
 			ok=1
