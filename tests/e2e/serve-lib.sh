@@ -84,11 +84,12 @@ serve_cleanup() {
 
 # ---- --web-config (t403x-serve-*.sh) ------------------------------------
 # One password and bcrypt hashes of it, made once with Python's crypt
-# module (libxcrypt): cost 4 for speed, cost 10 (~0.3 s a check here) where
-# the cost itself is under test.  OTHER_HASH is another password's.
+# module (libxcrypt): cost 4 for speed, cost 10 and 12 (~0.3 s and ~1 s a
+# check here) where the cost itself is under test.  OTHER_HASH is another password's.
 WEB_PASS=s3cret
 WEB_HASH='$2b$04$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O'
 WEB_HASH10='$2b$10$gRGXXcTwXo2CN6It4PkxR..pPCnlJoA2Ej0YN3fjpaBq5Tx9z6Vf6'
+WEB_HASH12='$2b$12$mcCNSEAp2lHFl/cjZFdlMOV5ZMhVTiwvlqoMHNmTYn.zRB2h2d4rW'
 OTHER_HASH='$2b$04$MK/O16Ue55ukwPf6PtQDdO0VJ0eyO4abaXNivjQqXA2XvvM3BBrma'
 
 # make_cert DIR [NAME]: a self-signed certificate for 127.0.0.1 and

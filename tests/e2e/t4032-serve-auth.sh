@@ -58,7 +58,8 @@ expect_success 'no user name or password in the log, whatever is tried' '
 
 # bcrypt at cost 10 takes ~0.3 s here: checked on the HTTP threads, 16
 # clients sending new wrong passwords would keep both threads busy and a
-# scrape would wait seconds.  Known credentials must stay fast.
+# scrape would wait seconds.  Known credentials must stay fast (2 s is
+# room for a loaded machine; a scrape takes milliseconds).
 expect_success 'a flood of wrong passwords does not hold up a known client'"'"'s scrapes' '
 	web_users "$WEB_HASH10" &&
 	serve_start serve.log --web-config web.yml &&
@@ -74,13 +75,14 @@ expect_success 'a flood of wrong passwords does not hold up a known client'"'"'s
 	wait $fpid && serve_stop &&
 	cat scrapes.txt && sort flood.txt | uniq -c &&
 	test "$(grep -c "^200 " scrapes.txt)" = 10 &&
-	awk "\$2 > 1.0 { slow++ } END { exit slow > 0 }" scrapes.txt &&
+	awk "\$2 > 2.0 { slow++ } END { exit slow > 0 }" scrapes.txt &&
 	test "$(wc -l <flood.txt)" = 160 && hasnt "^200$" flood.txt &&
 	has "^401$" flood.txt && has "^503$" flood.txt
 '
 
+# at cost 12 (~1 s a check here) ten checks would take 10 s or more
 expect_success 'the same wrong password repeated is checked once (remembered), still 401' '
-	web_users "$WEB_HASH10" &&
+	web_users "$WEB_HASH12" &&
 	serve_start serve.log --web-config web.yml &&
 	wait_for test "$(code /health -u prom:$WEB_PASS)" = 200 &&
 	code /metrics -u prom:nope >first &&
@@ -89,7 +91,7 @@ expect_success 'the same wrong password repeated is checked once (remembered), s
 	e=$(date +%s%N) && serve_stop &&
 	echo "10 repeats in $(((e - s) / 1000000)) ms" &&
 	has "^401$" first && test "$(grep -c "^401$" again)" = 10 &&
-	test $(((e - s) / 1000000)) -lt 2500
+	test $(((e - s) / 1000000)) -lt 7000
 '
 
 serve_cleanup
