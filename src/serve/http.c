@@ -20,8 +20,9 @@
  * every route checks basic authentication first (serve/auth.c, which
  * keeps bcrypt off these threads).  A scraper that accepts gzip gets the
  * body gzipped, compressed once per sample like the body itself is
- * rendered once: the first such scrape compresses the current body, and
- * from then on every published body is compressed as it is published.
+ * rendered once: the first such scrape compresses the current body (kept
+ * for that: one copy per sample), and from then on every published body
+ * is compressed as it is published.
  */
 #include "serve/http.h"
 
