@@ -4,7 +4,12 @@
  * end so old logs keep reading.  Each row ends with the field's plausible
  * range: the one place that decides when a driver's (or a log's) number
  * is no reading at all, so JSON, CSV, metrics and tables show it unknown.
- * Throttle reasons are a bit set: every value is one. */
+ * Throttle reasons are a bit set: every value is one.
+ *
+ * FD rows also name dcgm-exporter's series for the field (serve
+ * --dcgm-names).  F rows have none: unattributed memory is vramz's own,
+ * and DCGM's PCIe byte rates are profiling counters measured another way
+ * (its NVML-based PCIE_TX/RX_THROUGHPUT fields are deprecated). */
 #include "fields.h"
 
 #include <string.h>
@@ -15,49 +20,72 @@
 #define TYPE_OF(m) _Generic(((vramz_gpu_sample *)0)->m, uint64_t: FT_U64, unsigned: FT_UINT, int: FT_INT)
 #define F(name, bit, member, prom, scale, ptype, help, min, max) \
 	{name, bit, TYPE_OF(member), OFF(member), prom, scale, ptype, help, min, max}
+/* a field dcgm-exporter also serves: F's columns, then DCGM's name and the
+ * factor to its unit (fields.h).  A new field with a DCGM equivalent (an
+ * ECC counter: DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, ...) is one FD row. */
+#define FD(name, bit, member, prom, scale, ptype, help, min, max, dcgm, dscale) \
+	{name, bit, TYPE_OF(member), OFF(member), prom, scale, ptype, help, min, max, dcgm, dscale}
 #define MB FIELD_MAX_BYTES
+#define MIB FIELD_DCGM_MIB
 
 const struct field gpu_fields[] = {
-	F("mem_total_bytes", VRAMZ_F_MEM, mem_total_bytes, "memory_total_bytes", 1, "gauge",
-	  "Total framebuffer memory.", 0, MB),
-	F("mem_reserved_bytes", VRAMZ_F_MEM_RESERVED, mem_reserved_bytes, "memory_reserved_bytes", 1, "gauge",
-	  "Memory the driver sets aside, in neither used nor free.", 0, MB),
-	F("mem_used_bytes", VRAMZ_F_MEM, mem_used_bytes, "memory_used_bytes", 1, "gauge",
-	  "Memory in use (nvidia-smi memory.used).", 0, MB),
-	F("mem_free_bytes", VRAMZ_F_MEM, mem_free_bytes, "memory_free_bytes", 1, "gauge",
-	  "Memory free for allocation.", 0, MB),
+	FD("mem_total_bytes", VRAMZ_F_MEM, mem_total_bytes, "memory_total_bytes", 1, "gauge",
+	  "Total framebuffer memory.", 0, MB,
+	  "DCGM_FI_DEV_FB_TOTAL", MIB),
+	FD("mem_reserved_bytes", VRAMZ_F_MEM_RESERVED, mem_reserved_bytes, "memory_reserved_bytes", 1, "gauge",
+	  "Memory the driver sets aside, in neither used nor free.", 0, MB,
+	  "DCGM_FI_DEV_FB_RESERVED", MIB),
+	FD("mem_used_bytes", VRAMZ_F_MEM, mem_used_bytes, "memory_used_bytes", 1, "gauge",
+	  "Memory in use (nvidia-smi memory.used).", 0, MB,
+	  "DCGM_FI_DEV_FB_USED", MIB),
+	FD("mem_free_bytes", VRAMZ_F_MEM, mem_free_bytes, "memory_free_bytes", 1, "gauge",
+	  "Memory free for allocation.", 0, MB,
+	  "DCGM_FI_DEV_FB_FREE", MIB),
 	F("unattributed_bytes", VRAMZ_F_UNATTRIBUTED, unattributed_bytes, "memory_unattributed_bytes", 1, "gauge",
 	  "Used memory no listed process accounts for.", 0, MB),
-	F("util_gpu_pct", VRAMZ_F_UTIL, util_gpu_pct, "utilization_gpu_ratio", 0.01, "gauge",
-	  "Share of time a kernel was running.", 0, FIELD_MAX_PCT),
-	F("util_mem_pct", VRAMZ_F_UTIL, util_mem_pct, "utilization_memory_ratio", 0.01, "gauge",
-	  "Share of time device memory was read or written.", 0, FIELD_MAX_PCT),
-	F("temp_c", VRAMZ_F_TEMP, temp_c, "temperature_celsius", 1, "gauge",
-	  "GPU core temperature.", 0, FIELD_MAX_TEMP_C),
-	F("temp_mem_c", VRAMZ_F_TEMP_MEM, temp_mem_c, "memory_temperature_celsius", 1, "gauge",
-	  "Memory temperature.", 0, FIELD_MAX_TEMP_C),
-	F("power_mw", VRAMZ_F_POWER, power_mw, "power_watts", 0.001, "gauge",
-	  "Power draw.", 0, FIELD_MAX_POWER_MW),
-	F("power_limit_mw", VRAMZ_F_POWER_LIMIT, power_limit_mw, "power_limit_watts", 0.001, "gauge",
-	  "Enforced power limit.", 0, FIELD_MAX_POWER_MW),
-	F("clock_sm_mhz", VRAMZ_F_CLK_SM, clock_sm_mhz, "clock_sm_hertz", 1e6, "gauge",
-	  "SM clock.", 0, FIELD_MAX_CLOCK_MHZ),
-	F("clock_mem_mhz", VRAMZ_F_CLK_MEM, clock_mem_mhz, "clock_memory_hertz", 1e6, "gauge",
-	  "Memory clock.", 0, FIELD_MAX_CLOCK_MHZ),
-	F("throttle_reasons", VRAMZ_F_THROTTLE, throttle_reasons, NULL, 1, "gauge",
-	  "Clock event (throttle) reason bits, as NVML's.", 0, UINT64_MAX),
-	F("pcie_gen", VRAMZ_F_PCIE_LINK, pcie_gen, "pcie_link_generation", 1, "gauge",
-	  "Current PCIe link generation.", 1, FIELD_MAX_PCIE_GEN),
-	F("pcie_width", VRAMZ_F_PCIE_LINK, pcie_width, "pcie_link_width", 1, "gauge",
-	  "Current PCIe link width (lanes).", 1, FIELD_MAX_PCIE_WIDTH),
+	FD("util_gpu_pct", VRAMZ_F_UTIL, util_gpu_pct, "utilization_gpu_ratio", 0.01, "gauge",
+	  "Share of time a kernel was running.", 0, FIELD_MAX_PCT,
+	  "DCGM_FI_DEV_GPU_UTIL", 1),
+	FD("util_mem_pct", VRAMZ_F_UTIL, util_mem_pct, "utilization_memory_ratio", 0.01, "gauge",
+	  "Share of time device memory was read or written.", 0, FIELD_MAX_PCT,
+	  "DCGM_FI_DEV_MEM_COPY_UTIL", 1),
+	FD("temp_c", VRAMZ_F_TEMP, temp_c, "temperature_celsius", 1, "gauge",
+	  "GPU core temperature.", 0, FIELD_MAX_TEMP_C,
+	  "DCGM_FI_DEV_GPU_TEMP", 1),
+	FD("temp_mem_c", VRAMZ_F_TEMP_MEM, temp_mem_c, "memory_temperature_celsius", 1, "gauge",
+	  "Memory temperature.", 0, FIELD_MAX_TEMP_C,
+	  "DCGM_FI_DEV_MEMORY_TEMP", 1),
+	FD("power_mw", VRAMZ_F_POWER, power_mw, "power_watts", 0.001, "gauge",
+	  "Power draw.", 0, FIELD_MAX_POWER_MW,
+	  "DCGM_FI_DEV_POWER_USAGE", 0.001),
+	FD("power_limit_mw", VRAMZ_F_POWER_LIMIT, power_limit_mw, "power_limit_watts", 0.001, "gauge",
+	  "Enforced power limit.", 0, FIELD_MAX_POWER_MW,
+	  "DCGM_FI_DEV_ENFORCED_POWER_LIMIT", 0.001),
+	FD("clock_sm_mhz", VRAMZ_F_CLK_SM, clock_sm_mhz, "clock_sm_hertz", 1e6, "gauge",
+	  "SM clock.", 0, FIELD_MAX_CLOCK_MHZ,
+	  "DCGM_FI_DEV_SM_CLOCK", 1),
+	FD("clock_mem_mhz", VRAMZ_F_CLK_MEM, clock_mem_mhz, "clock_memory_hertz", 1e6, "gauge",
+	  "Memory clock.", 0, FIELD_MAX_CLOCK_MHZ,
+	  "DCGM_FI_DEV_MEM_CLOCK", 1),
+	FD("throttle_reasons", VRAMZ_F_THROTTLE, throttle_reasons, NULL, 1, "gauge",
+	  "Clock event (throttle) reason bits, as NVML's.", 0, UINT64_MAX,
+	  "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", 1),
+	FD("pcie_gen", VRAMZ_F_PCIE_LINK, pcie_gen, "pcie_link_generation", 1, "gauge",
+	  "Current PCIe link generation.", 1, FIELD_MAX_PCIE_GEN,
+	  "DCGM_FI_DEV_PCIE_LINK_GEN", 1),
+	FD("pcie_width", VRAMZ_F_PCIE_LINK, pcie_width, "pcie_link_width", 1, "gauge",
+	  "Current PCIe link width (lanes).", 1, FIELD_MAX_PCIE_WIDTH,
+	  "DCGM_FI_DEV_PCIE_LINK_WIDTH", 1),
 	F("pcie_tx_bytes_per_s", VRAMZ_F_PCIE_TPUT, pcie_tx_bytes_per_s, "pcie_tx_bytes_per_second", 1, "gauge",
 	  "PCIe transmit throughput.", 0, FIELD_MAX_PCIE_BYTES_PER_S),
 	F("pcie_rx_bytes_per_s", VRAMZ_F_PCIE_TPUT, pcie_rx_bytes_per_s, "pcie_rx_bytes_per_second", 1, "gauge",
 	  "PCIe receive throughput.", 0, FIELD_MAX_PCIE_BYTES_PER_S),
-	F("energy_mj", VRAMZ_F_ENERGY, energy_mj, "energy_joules_total", 0.001, "counter",
-	  "Energy used since the driver loaded.", 0, FIELD_MAX_ENERGY_MJ),
-	F("fan_pct", VRAMZ_F_FAN, fan_pct, "fan_speed_ratio", 0.01, "gauge",
-	  "Fan speed.", 0, FIELD_MAX_FAN_PCT),
+	FD("energy_mj", VRAMZ_F_ENERGY, energy_mj, "energy_joules_total", 0.001, "counter",
+	  "Energy used since the driver loaded.", 0, FIELD_MAX_ENERGY_MJ,
+	  "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", 1),
+	FD("fan_pct", VRAMZ_F_FAN, fan_pct, "fan_speed_ratio", 0.01, "gauge",
+	  "Fan speed.", 0, FIELD_MAX_FAN_PCT,
+	  "DCGM_FI_DEV_FAN_SPEED", 1),
 };
 const size_t gpu_field_count = sizeof gpu_fields / sizeof gpu_fields[0];
 

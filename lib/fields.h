@@ -41,7 +41,16 @@ struct field {
 	const char *help;      /* one line, for metric HELP and docs */
 	int64_t min;           /* plausible range: outside it, unknown */
 	uint64_t max;          /* (FT_INT compares as signed, others unsigned) */
+	/* dcgm-exporter's name for the same reading (`serve --dcgm-names`),
+	 * or NULL when DCGM has no equivalent, and the factor from this
+	 * field's unit to DCGM's.  A power of ten gives an exact decimal (mW
+	 * to W: 0.001); any other factor (bytes to MiB: FIELD_DCGM_MIB) gives
+	 * whole numbers rounded down, as DCGM's own.  The type is prom_type. */
+	const char *dcgm;
+	double dcgm_scale;
 };
+
+#define FIELD_DCGM_MIB (1.0 / 1048576) /* DCGM counts framebuffer memory in MiB */
 
 extern const struct field gpu_fields[];
 extern const size_t gpu_field_count;

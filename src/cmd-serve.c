@@ -22,14 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "clock.h"
 #include "commands.h"
 #include "analyze/diagconf.h"
 #include "format/prom.h"
+#include "proc.h"
 #include "vramz/diagnose.h"
 #include "serve/http.h"
+#include "serve/webconf.h"
 #include "ticker.h"
 
 /* Not claimed in Prometheus's default port allocations as far as we could
@@ -50,6 +53,9 @@ struct sampler {
 	struct prom_buf body;
 	struct prom_exporter st;
 	vramz_diag *diag;        /* findings as series; NULL with --no-diagnose */
+	/* --dcgm-names: dcgm-exporter's Hostname and device labels */
+	char hostname[256];
+	char (*device)[PROM_DEVICE_LEN]; /* by backend index; NULL without */
 	int was_up;
 	/* stop request from the main thread */
 	pthread_mutex_t lock;
@@ -110,6 +116,8 @@ static int tick(struct sampler *s)
 		.snap = snap,
 		.flags = s->prom_flags,
 		.exporter = s->st,
+		.hostname = s->hostname[0] ? s->hostname : NULL,
+		.device = (const char(*)[PROM_DEVICE_LEN])s->device,
 	};
 	/* the duration shown is the previous tick's whole cost; this one's is
 	 * not known until its body is rendered */
@@ -200,59 +208,101 @@ static void sampler_free(struct sampler *s)
 	free(s->info);
 	free(s->sel);
 	free(s->bk);
+	free(s->device);
 	vramz_diag_free(s->diag);
 	prom_buf_free(&s->body);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
 }
 
-static const char *listen_addr = SERVE_DEFAULT_LISTEN;
-static int64_t interval_ms = 1000, slow_ms = 10000;
-static int no_diag;
-static int procs, once;
-static unsigned max_conn = 128, max_per_ip = 32, timeout_s = 10, threads = 2;
-
-const struct opt serve_opts[] = {
-	{'l', "listen", OPT_STR, &listen_addr, "ADDR:PORT",
-	 "address to listen on (default " SERVE_DEFAULT_LISTEN "; [::1]:PORT for IPv6; port 0 picks one)"},
-	OPT_SAMPLE_INTERVAL(&interval_ms, "sample every DURATION (default 1s)"),
-	{0, "slow-interval", OPT_DURATION, &slow_ms, NULL,
-	 "read PCIe throughput every DURATION, energy every third time (default 10s; 0: never)"},
-	{'p', "procs", OPT_FLAG, &procs, NULL,
-	 "per-process series (one per pid and GPU: mind the cardinality)"},
-	{0, "max-connections", OPT_UINT, &max_conn, "N", "concurrent connections in all (default 128)"},
-	{0, "max-per-ip", OPT_UINT, &max_per_ip, "N", "concurrent connections per client (default 32)"},
-	{0, "timeout", OPT_UINT, &timeout_s, "SECONDS", "close idle connections after (default 10)"},
-	{0, "threads", OPT_UINT, &threads, "N", "HTTP worker threads (default 2)"},
-	{0, "once", OPT_FLAG, &once, NULL, "print one /metrics body to stdout and exit (1: no GPU could be read)"},
-	{0, "no-diagnose", OPT_FLAG, &no_diag, NULL, "no leak / idle / orphan series (no diagnosis engine)"},
-	OPT_GPUS,
-	OPT_END,
-};
-const char serve_synopsis[] = "[OPTIONS]";
-const char serve_about[] =
-	"Serves Prometheus metrics of every selected GPU over HTTP (docs/exporter.md).";
-
-int cmd_serve(const struct cmd_args *args)
+/* dcgm-exporter's labels that are not facts of a GPU: Hostname (the
+ * Kubernetes node name when the pod is given NODE_NAME, as dcgm-exporter
+ * reads it, else the host name) and each NVIDIA GPU's device node. */
+static int dcgm_labels(struct sampler *s)
 {
-	(void)args;
-	if (slow_ms != 0 && slow_ms < interval_ms) {
-		cli_err("serve: --slow-interval must be 0 or at least --interval");
-		return EXIT_USAGE;
-	}
-	if (!max_conn || !max_per_ip || !threads || threads > 64 || !timeout_s) {
-		cli_err("serve: --max-connections, --max-per-ip, --timeout and --threads must be positive (threads at most 64)");
-		return EXIT_USAGE;
-	}
+	const char *node = getenv("NODE_NAME");
+	if (node && *node)
+		snprintf(s->hostname, sizeof s->hostname, "%s", node);
+	else if (gethostname(s->hostname, sizeof s->hostname - 1))
+		s->hostname[0] = 0;
+	s->device = calloc(s->ngpus ? s->ngpus : 1, sizeof *s->device);
+	if (!s->device)
+		return -1;
+	for (unsigned i = 0; i < s->ngpus; i++)
+		if (!strcmp(s->info[i].vendor, "nvidia"))
+			prom_dcgm_device(proc_root(), s->info[i].pci_bus_id, s->device[i]);
+	return 0;
+}
 
+/* What the command line asked for. */
+struct serve_args {
+	const char *listen;
+	int64_t interval_ms, slow_ms;
+	int no_diag, procs, once, dcgm;
+	unsigned max_conn, max_per_ip, timeout_s, threads;
+	const struct serve_webconf *web; /* NULL: plain HTTP, no auth */
+};
+
+/* Serves until SIGINT or SIGTERM: the HTTP side, then the sampler thread. */
+static int serve_forever(struct sampler *s, const struct serve_args *a)
+{
+	/* Signals go to the main thread's sigwait only: block them before any
+	 * thread (MHD's included) is created, so those inherit the mask. */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct serve_http_opts ho = {.listen = a->listen, .max_connections = a->max_conn,
+				     .max_per_ip = a->max_per_ip, .timeout_s = a->timeout_s,
+				     .threads = a->threads, .web = a->web};
+	char err[512];
+	/* the port opens before the first sample: a slow driver (seconds for
+	 * the first reads) must not look like a dead exporter; until the
+	 * first body /metrics and /health answer 503 "no sample yet" */
+	int hrc = serve_http_start(&s->http, &ho, err, sizeof err);
+	if (hrc < 0) {
+		cli_err("serve: %s", err);
+		return hrc == SERVE_HTTP_EUSAGE ? EXIT_USAGE : EXIT_FAIL;
+	}
+	int tls = a->web && a->web->tls, users = a->web && a->web->nusers;
+	fprintf(stderr, "vramz serve: listening on http%s://%s/metrics (%u GPU%s, every %lld ms%s%s)\n",
+		tls ? "s" : "", serve_http_address(s->http), s->nsel, s->nsel == 1 ? "" : "s",
+		(long long)a->interval_ms, a->procs ? ", with processes" : "",
+		users ? ", basic auth" : "");
+	fflush(stderr);
+
+	pthread_t th;
+	if (pthread_create(&th, NULL, sampler_main, s)) {
+		cli_err("serve: cannot start the sampler thread");
+		serve_http_stop(s->http);
+		return EXIT_FAIL;
+	}
+	int sig = 0;
+	sigwait(&sigs, &sig);
+	pthread_mutex_lock(&s->lock);
+	s->stop = 1;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(th, NULL);
+	serve_http_stop(s->http);
+	return EXIT_OK;
+}
+
+/* Opens the GPUs and the diagnosis engine, then serves (or prints one
+ * body with --once). */
+static int serve_run(const struct serve_args *a)
+{
 	/* the PCIe link state costs ~30 us a GPU: cheap at 1 s, and a link that
 	 * trained down is worth an alert */
 	/* per-process utilization feeds the idle-holder diagnosis too; it is
 	 * read at most every 5 s a GPU, and not on idle GPUs */
-	struct ticker_opts to = {.cmd = "serve", .interval_ms = interval_ms,
-				 .slow_interval_ms = slow_ms,
+	struct ticker_opts to = {.cmd = "serve", .interval_ms = a->interval_ms,
+				 .slow_interval_ms = a->slow_ms,
 				 .flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_LINK |
-					  (procs || !no_diag ? VRAMZ_SAMPLE_PROC_UTIL : 0),
+					  (a->procs || !a->no_diag ? VRAMZ_SAMPLE_PROC_UTIL : 0),
 				 .daemon = 1};
 	struct ticker *tk;
 	int ex = ticker_open(&tk, &to);
@@ -265,7 +315,7 @@ int cmd_serve(const struct cmd_args *args)
 		ticker_close(tk);
 		return EXIT_FAIL;
 	}
-	if (!no_diag) {
+	if (!a->no_diag) {
 		vramz_diag_config cfg;
 		struct diag_cmd_conf cc = {0};
 		vramz_diag_config_defaults(&cfg);
@@ -283,9 +333,15 @@ int cmd_serve(const struct cmd_args *args)
 			return ex ? ex : EXIT_FAIL;
 		}
 	}
-	s.prom_flags = procs ? PROM_PROCS : 0;
+	s.prom_flags = (a->procs ? PROM_PROCS : 0) | (a->dcgm ? PROM_DCGM : 0);
+	if (a->dcgm && dcgm_labels(&s) < 0) {
+		cli_err("serve: out of memory");
+		sampler_free(&s);
+		ticker_close(tk);
+		return EXIT_FAIL;
+	}
 
-	if (once) {
+	if (a->once) {
 		sampler_facts(&s);
 		ex = tick(&s) < 0 ? EXIT_FAIL : EXIT_OK;
 		if (!ex)
@@ -294,56 +350,65 @@ int cmd_serve(const struct cmd_args *args)
 		 * that runs --once must see the failure in the exit status */
 		if (!ex && !s.st.up)
 			ex = EXIT_FAIL;
-		sampler_free(&s);
-		ticker_close(tk);
-		return ex;
+	} else {
+		ex = serve_forever(&s, a);
 	}
-
-	/* Signals go to the main thread's sigwait only: block them before any
-	 * thread (MHD's included) is created, so those inherit the mask. */
-	sigset_t sigs;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
-	struct serve_http_opts ho = {.listen = listen_addr, .max_connections = max_conn,
-				     .max_per_ip = max_per_ip, .timeout_s = timeout_s,
-				     .threads = threads};
-	char err[256];
-	/* the port opens before the first sample: a slow driver (seconds for
-	 * the first reads) must not look like a dead exporter; until the
-	 * first body /metrics and /health answer 503 "no sample yet" */
-	int hrc = serve_http_start(&s.http, &ho, err, sizeof err);
-	if (hrc < 0) {
-		cli_err("serve: %s", err);
-		sampler_free(&s);
-		ticker_close(tk);
-		return hrc == SERVE_HTTP_EUSAGE ? EXIT_USAGE : EXIT_FAIL;
-	}
-	fprintf(stderr, "vramz serve: listening on http://%s/metrics (%u GPU%s, every %lld ms%s)\n",
-		serve_http_address(s.http), s.nsel, s.nsel == 1 ? "" : "s",
-		(long long)interval_ms, procs ? ", with processes" : "");
-	fflush(stderr);
-
-	pthread_t th;
-	if (pthread_create(&th, NULL, sampler_main, &s)) {
-		cli_err("serve: cannot start the sampler thread");
-		serve_http_stop(s.http);
-		sampler_free(&s);
-		ticker_close(tk);
-		return EXIT_FAIL;
-	}
-	int sig = 0;
-	sigwait(&sigs, &sig);
-	pthread_mutex_lock(&s.lock);
-	s.stop = 1;
-	pthread_cond_signal(&s.cond);
-	pthread_mutex_unlock(&s.lock);
-	pthread_join(th, NULL);
-	serve_http_stop(s.http);
 	sampler_free(&s);
 	ticker_close(tk);
-	return EXIT_OK;
+	return ex;
+}
+
+static struct serve_args sa = {.listen = SERVE_DEFAULT_LISTEN, .interval_ms = 1000, .slow_ms = 10000,
+			       .max_conn = 128, .max_per_ip = 32, .timeout_s = 10, .threads = 2};
+static const char *web_config;
+
+const struct opt serve_opts[] = {
+	{'l', "listen", OPT_STR, &sa.listen, "ADDR:PORT",
+	 "address to listen on (default " SERVE_DEFAULT_LISTEN "; [::1]:PORT for IPv6; port 0 picks one)"},
+	OPT_SAMPLE_INTERVAL(&sa.interval_ms, "sample every DURATION (default 1s)"),
+	{0, "slow-interval", OPT_DURATION, &sa.slow_ms, NULL,
+	 "read PCIe throughput every DURATION, energy every third time (default 10s; 0: never)"},
+	{'p', "procs", OPT_FLAG, &sa.procs, NULL,
+	 "per-process series (one per pid and GPU: mind the cardinality)"},
+	{0, "web-config", OPT_STR, &web_config, "FILE",
+	 "TLS and basic auth from an exporter-toolkit web config file (docs/exporter.md)"},
+	{0, "dcgm-names", OPT_FLAG, &sa.dcgm, NULL,
+	 "also serve dcgm-exporter's series (DCGM_FI_DEV_*: MiB, W, %, MHz)"},
+	{0, "max-connections", OPT_UINT, &sa.max_conn, "N", "concurrent connections in all (default 128)"},
+	{0, "max-per-ip", OPT_UINT, &sa.max_per_ip, "N", "concurrent connections per client (default 32)"},
+	{0, "timeout", OPT_UINT, &sa.timeout_s, "SECONDS", "close idle connections after (default 10)"},
+	{0, "threads", OPT_UINT, &sa.threads, "N", "HTTP worker threads (default 2)"},
+	{0, "once", OPT_FLAG, &sa.once, NULL, "print one /metrics body to stdout and exit (1: no GPU could be read)"},
+	{0, "no-diagnose", OPT_FLAG, &sa.no_diag, NULL, "no leak / idle / orphan series (no diagnosis engine)"},
+	OPT_GPUS,
+	OPT_END,
+};
+const char serve_synopsis[] = "[OPTIONS]";
+const char serve_about[] =
+	"Serves Prometheus metrics of every selected GPU over HTTP (docs/exporter.md).";
+
+int cmd_serve(const struct cmd_args *args)
+{
+	(void)args;
+	if (sa.slow_ms != 0 && sa.slow_ms < sa.interval_ms) {
+		cli_err("serve: --slow-interval must be 0 or at least --interval");
+		return EXIT_USAGE;
+	}
+	if (!sa.max_conn || !sa.max_per_ip || !sa.threads || sa.threads > 64 || !sa.timeout_s) {
+		cli_err("serve: --max-connections, --max-per-ip, --timeout and --threads must be positive (threads at most 64)");
+		return EXIT_USAGE;
+	}
+	/* read before any GPU is: a mistake in it costs no driver start */
+	struct serve_webconf web = {0};
+	if (web_config) {
+		char err[512];
+		if (serve_webconf_load(&web, web_config, err, sizeof err)) {
+			cli_err("serve: %s", err);
+			return EXIT_USAGE;
+		}
+		sa.web = &web;
+	}
+	int ex = serve_run(&sa);
+	serve_webconf_free(&web);
+	return ex;
 }

@@ -186,6 +186,11 @@ static void put_scaled(struct prom_buf *b, int64_t v, double scale)
 	bprintf(b, ".%.*s", digits, frac);
 }
 
+void prom_buf_scaled(struct prom_buf *b, int64_t v, double scale)
+{
+	put_scaled(b, v, scale);
+}
+
 static void put_double(struct prom_buf *b, double v)
 {
 	if (isnan(v))
@@ -481,6 +486,8 @@ int prom_render(struct prom_buf *b, const struct prom_input *in)
 		if (in->flags & PROM_PROCS)
 			render_procs(b, in);
 	}
+	if (in->flags & PROM_DCGM)
+		prom_render_dcgm(b, in);
 	render_exporter(b, in);
 	return b->oom ? VRAMZ_ENOMEM : 0;
 }

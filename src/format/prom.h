@@ -43,7 +43,11 @@ void prom_buf_label_value(struct prom_buf *b, const char *s);
 
 enum {
 	PROM_PROCS = 1u << 0, /* per-process series (cardinality: one per pid) */
+	PROM_DCGM = 1u << 1,  /* dcgm-exporter's series too (prom_dcgm.c) */
 };
+
+/* "nvidia3": a GPU's device node, dcgm-exporter's `device` label */
+#define PROM_DEVICE_LEN 24
 
 /* The exporter's own state, rendered as vramz_up and friends. */
 struct prom_exporter {
@@ -70,12 +74,31 @@ struct prom_input {
 	const vramz_snapshot *snap;   /* NULL: no sample to show (not up) */
 	unsigned flags;               /* PROM_* */
 	struct prom_exporter exporter;
+	/* With PROM_DCGM: the Hostname label (NULL: none) and each GPU's
+	 * device node by backend index, info_count of them ("" unknown;
+	 * NULL: none known) */
+	const char *hostname;
+	const char (*device)[PROM_DEVICE_LEN];
 };
 
 /* Appends the whole body: GPU identity and samples, processes when asked,
  * then the exporter's series.  0, or VRAMZ_ENOMEM (the buffer is then
  * incomplete and must not be served). */
 int prom_render(struct prom_buf *b, const struct prom_input *in);
+
+/* Appends a value v * scale as put by the field table's renderer: an exact
+ * decimal when scale is a power of ten. */
+void prom_buf_scaled(struct prom_buf *b, int64_t v, double scale);
+
+/* prom_dcgm.c: dcgm-exporter's series (DCGM_FI_DEV_FB_USED, ...) for the
+ * fields of lib/fields.c that name one, with dcgm-exporter's labels; the
+ * HELP and TYPE of each family even without a sample.  prom_render calls
+ * it when PROM_DCGM is set. */
+void prom_render_dcgm(struct prom_buf *b, const struct prom_input *in);
+/* The device node ("nvidia3") of the NVIDIA GPU at pci_bus_id, from
+ * PROCFS/driver/nvidia/gpus/BUS/information; 0, or -1 when unknown
+ * (another vendor, no driver file, no "Device Minor" line). */
+int prom_dcgm_device(const char *procfs, const char *pci_bus_id, char out[PROM_DEVICE_LEN]);
 
 /* Appends the series of the diagnosis findings: for each kind's series in
  * the kinds table (lib/diagnose/kinds.c: vramz_leak_rate_bytes_per_second,

@@ -14,6 +14,15 @@
  * headers (MHD answers 431 beyond it); and by serve/guard.c: a deadline
  * for each request to arrive whole, and the per-address limit.  Only GET
  * and HEAD exist here; anything else gets 405 with an Allow header.
+ *
+ * With --web-config (serve/webconf.h) the daemon speaks TLS through
+ * libmicrohttpd's GnuTLS (the minimum version as GnuTLS priorities), and
+ * every route checks basic authentication first (serve/auth.c, which
+ * keeps bcrypt off these threads).  A scraper that accepts gzip gets the
+ * body gzipped, compressed once per sample like the body itself is
+ * rendered once: the first such scrape compresses the current body (kept
+ * for that: one copy per sample), and from then on every published body
+ * is compressed as it is published.
  */
 #include "serve/http.h"
 
@@ -21,6 +30,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,20 +39,42 @@
 #include "serve/mhd_dl.h"
 
 #include "format/prom.h"
+#include "serve/auth.h"
 #include "serve/guard.h"
+#include "serve/gzip.h"
+#include "serve/webconf.h"
 
 /* Request headers beyond this (in MHD's per-connection pool) are refused. */
 #define CONN_MEMORY_BYTES (16 * 1024)
 
+/* GnuTLS priorities for the web configuration's min_version */
+#define TLS12_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+#define TLS13_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3"
+
 struct serve_http {
 	struct MHD_Daemon *d;
 	struct serve_guard *guard;
+	struct serve_auth *auth;       /* NULL: no basic_auth_users */
 	pthread_mutex_t lock;
 	struct MHD_Response *metrics;  /* latest body; NULL before the first */
+	struct MHD_Response *metrics_gz; /* the same gzipped; NULL: not yet */
+	char *body;                    /* the latest body, to gzip on demand */
+	size_t body_len;
+	int gzip_wanted;               /* a scraper asked: gzip every new body */
 	struct MHD_Response *health;   /* matches metrics' state */
 	int health_ok;
-	struct MHD_Response *landing, *not_found, *not_allowed, *no_sample;
+	struct MHD_Response *landing, *not_found, *not_allowed, *no_sample, *unauthorized, *busy;
+	/* libmicrohttpd's last message while starting: why a start failed */
+	pthread_mutex_t log_lock;
+	int starting;
+	char start_err[200];
 	char address[80];
+};
+
+/* What the handler keeps for one request, from its first call to
+ * on_completed. */
+struct serve_req {
+	struct serve_auth_req auth;
 };
 
 static const char landing_html[] =
@@ -73,6 +105,82 @@ static enum MHD_Result queue_shared(struct serve_http *h, struct MHD_Connection 
 	return rc;
 }
 
+/* A response of body (len bytes, copied when copy) with the /metrics
+ * headers; gzipped says whether body is the gzipped one. */
+static struct MHD_Response *metrics_response(const char *body, size_t len, int gzipped)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		len, (void *)(uintptr_t)body, gzipped ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return NULL;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
+	/* caches must not give a gzipped body to a client that did not ask */
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	if (gzipped)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	return r;
+}
+
+static struct MHD_Response *gzip_response(const char *body, size_t len)
+{
+	char *gz;
+	size_t gzlen;
+	if (serve_gzip(body, len, &gz, &gzlen))
+		return NULL;
+	struct MHD_Response *r = metrics_response(gz, gzlen, 1);
+	if (!r)
+		free(gz);
+	return r;
+}
+
+/* /metrics, gzipped when the scraper accepts it (Prometheus always does) */
+static enum MHD_Result answer_metrics(struct serve_http *h, struct MHD_Connection *c)
+{
+	if (!serve_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							    MHD_HTTP_HEADER_ACCEPT_ENCODING)))
+		return queue_shared(h, c, MHD_HTTP_OK, &h->metrics);
+	pthread_mutex_lock(&h->lock);
+	if (!h->gzip_wanted)
+		__atomic_store_n(&h->gzip_wanted, 1, __ATOMIC_RELAXED);
+	/* the first gzip scrape of this body compresses it (once); a body
+	 * that cannot be compressed goes out as it is */
+	if (!h->metrics_gz && h->metrics && h->body)
+		h->metrics_gz = gzip_response(h->body, h->body_len);
+	struct MHD_Response *r = h->metrics_gz ? h->metrics_gz : h->metrics;
+	enum MHD_Result rc = r ? MHD_queue_response(c, MHD_HTTP_OK, r)
+			       : MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, h->no_sample);
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+enum MHD_Result serve_respond(struct MHD_Connection *c, unsigned status, const char *type,
+			      const void *body, size_t len, unsigned flags)
+{
+	char *gz = NULL;
+	size_t gzlen = 0;
+	int zip = (flags & SERVE_GZIP) && len >= SERVE_GZIP_MIN_BYTES &&
+		  serve_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								 MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
+		  !serve_gzip(body, len, &gz, &gzlen);
+	struct MHD_Response *r =
+		zip ? MHD_create_response_from_buffer(gzlen, gz, MHD_RESPMEM_MUST_FREE)
+		    : MHD_create_response_from_buffer(len, (void *)(uintptr_t)body,
+						      (flags & SERVE_STATIC) ? MHD_RESPMEM_PERSISTENT
+									     : MHD_RESPMEM_MUST_COPY);
+	if (!r) {
+		free(gz);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (flags & SERVE_GZIP)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	if (zip)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	enum MHD_Result rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r); /* the queued answer holds its own reference */
+	return rc;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version,
 				  const char *upload_data, size_t *upload_size, void **req_cls)
@@ -80,25 +188,40 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct serve_http *h = cls;
 	(void)version;
 	(void)upload_data;
-	static int seen;
 	serve_guard_received(h->guard, c);
 	/* Other methods are answered at once, before any body is read; MHD
-	 * then closes the connection, which is what an unwanted upload earns. */
+	 * then closes the connection, which is what an unwanted upload earns.
+	 * The answer is the same for everyone, so it needs no credentials. */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, h->not_allowed);
 	/* A response queued on the first call (headers only) makes MHD drop
 	 * keep-alive; answering on the second, after the (empty) body, lets
 	 * Prometheus reuse its connection scrape after scrape. */
 	if (!*req_cls) {
-		*req_cls = &seen;
-		return MHD_YES;
+		*req_cls = calloc(1, sizeof(struct serve_req));
+		return *req_cls ? MHD_YES : MHD_NO;
 	}
 	if (*upload_size) {
 		*upload_size = 0; /* a GET with a body: ignore it */
 		return MHD_YES;
 	}
+	struct serve_req *rq = *req_cls;
+	if (h->auth) {
+		switch (serve_auth_check(h->auth, c, &rq->auth)) {
+		case SERVE_AUTH_OK:
+			break;
+		case SERVE_AUTH_PENDING: /* suspended; called again when checked */
+			return MHD_YES;
+		case SERVE_AUTH_BUSY:
+			return MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, h->busy);
+		case SERVE_AUTH_DENIED:
+		default:
+			return MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, h->unauthorized);
+		}
+	}
+	/* ---- every route below is authenticated (http.h: adding a route) ---- */
 	if (!strcmp(url, "/metrics"))
-		return queue_shared(h, c, MHD_HTTP_OK, &h->metrics);
+		return answer_metrics(h, c);
 	if (!strcmp(url, "/health")) {
 		/* 503 while the GPUs cannot be read, so a liveness probe sees it */
 		pthread_mutex_lock(&h->lock);
@@ -119,9 +242,26 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	struct serve_http *h = cls;
-	(void)req_cls;
 	(void)toe;
 	serve_guard_answered(h->guard, c);
+	free(*req_cls);
+	*req_cls = NULL;
+}
+
+/* libmicrohttpd's messages: kept while starting (the reason a bad key or
+ * certificate is refused), dropped once serving (a client's failed
+ * handshake is no news worth a log line each). */
+static void on_log(void *cls, const char *fmt, va_list ap)
+{
+	struct serve_http *h = cls;
+	pthread_mutex_lock(&h->log_lock);
+	if (h->starting) {
+		vsnprintf(h->start_err, sizeof h->start_err, fmt, ap);
+		size_t n = strlen(h->start_err);
+		while (n && (h->start_err[n - 1] == '\n' || h->start_err[n - 1] == '.'))
+			h->start_err[--n] = 0;
+	}
+	pthread_mutex_unlock(&h->log_lock);
 }
 
 /* "ADDR:PORT" or "[ADDR]:PORT" into a socket address. */
@@ -167,6 +307,45 @@ bad:
 	return SERVE_HTTP_EUSAGE;
 }
 
+/* The options TLS adds, ending with MHD_OPTION_END; -1 when this
+ * libmicrohttpd cannot serve TLS. */
+static int tls_options(const struct serve_webconf *w, struct MHD_OptionItem *o, unsigned *flags)
+{
+	size_t n = 0;
+	if (w && w->tls) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+			return -1;
+		*flags |= MHD_USE_TLS;
+		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, w->key_pem};
+		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, w->cert_pem};
+		o[n++] = (struct MHD_OptionItem){
+			MHD_OPTION_HTTPS_PRIORITIES, 0,
+			(void *)(uintptr_t)(w->min_tls13 ? TLS13_PRIORITIES : TLS12_PRIORITIES)};
+	}
+	o[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	return 0;
+}
+
+static int make_responses(struct serve_http *h)
+{
+	h->landing = static_response(landing_html, "text/html; charset=utf-8");
+	h->not_found = static_response("not found: try /metrics\n", "text/plain; charset=utf-8");
+	h->not_allowed = static_response("method not allowed: GET or HEAD only\n",
+					 "text/plain; charset=utf-8");
+	h->no_sample = static_response("no sample yet\n", "text/plain; charset=utf-8");
+	h->unauthorized = static_response("unauthorized\n", "text/plain; charset=utf-8");
+	h->busy = static_response("too many new logins being checked: retry in a second\n",
+				  "text/plain; charset=utf-8");
+	if (!h->landing || !h->not_found || !h->not_allowed || !h->no_sample || !h->unauthorized ||
+	    !h->busy)
+		return -1;
+	MHD_add_response_header(h->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	MHD_add_response_header(h->unauthorized, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+				"Basic realm=\"vramz\", charset=\"UTF-8\"");
+	MHD_add_response_header(h->busy, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	return 0;
+}
+
 int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 		     char *err, size_t errlen)
 {
@@ -184,14 +363,8 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 		return -1;
 	}
 	pthread_mutex_init(&h->lock, NULL);
-	h->landing = static_response(landing_html, "text/html; charset=utf-8");
-	h->not_found = static_response("not found: try /metrics\n", "text/plain; charset=utf-8");
-	h->not_allowed = static_response("method not allowed: GET or HEAD only\n",
-					 "text/plain; charset=utf-8");
-	h->no_sample = static_response("no sample yet\n", "text/plain; charset=utf-8");
-	if (h->not_allowed)
-		MHD_add_response_header(h->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	if (!h->landing || !h->not_found || !h->not_allowed || !h->no_sample) {
+	pthread_mutex_init(&h->log_lock, NULL);
+	if (make_responses(h)) {
 		snprintf(err, errlen, "out of memory");
 		serve_http_stop(h);
 		return -1;
@@ -202,11 +375,26 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 		serve_http_stop(h);
 		return -1;
 	}
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+	if (o->web && o->web->nusers &&
+	    !(h->auth = serve_auth_new(o->web->users, o->web->nusers, err, errlen))) {
+		serve_http_stop(h);
+		return -1;
+	}
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	if (h->auth) /* connections wait, suspended, while bcrypt runs */
+		flags |= MHD_ALLOW_SUSPEND_RESUME;
+	struct MHD_OptionItem tls[4];
+	if (tls_options(o->web, tls, &flags)) {
+		snprintf(err, errlen, "--web-config: %s was built without TLS support", VRAMZ_MHD_SONAME);
+		serve_http_stop(h);
+		return -1;
+	}
+	h->starting = 1;
 	h->d = MHD_start_daemon(
 		flags, 0, serve_guard_accept, h->guard, on_request, h,
+		MHD_OPTION_EXTERNAL_LOGGER, on_log, h, /* first, to hear the start */
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads ? o->threads : 1),
 		/* the guard admits at most max_connections; connections it shut
@@ -218,10 +406,21 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_BYTES,
+		MHD_OPTION_ARRAY, tls,
 		MHD_OPTION_END);
+	pthread_mutex_lock(&h->log_lock);
+	h->starting = 0;
+	pthread_mutex_unlock(&h->log_lock);
 	if (!h->d) {
-		snprintf(err, errlen, "--listen '%s': cannot listen there (in use, or not an "
-				      "address of this host)", o->listen);
+		if (o->web && o->web->tls && h->start_err[0])
+			/* the files are PEM of the right kinds (webconf.c): what
+			 * is left is a key that is not the certificate's */
+			snprintf(err, errlen, "--web-config: cannot serve TLS with its cert_file and "
+				 "key_file (libmicrohttpd: %s): is the key the certificate's?",
+				 h->start_err);
+		else
+			snprintf(err, errlen, "--listen '%s': cannot listen there (in use, or not an "
+					      "address of this host)", o->listen);
 		serve_http_stop(h);
 		return -1;
 	}
@@ -247,33 +446,43 @@ const char *serve_http_address(const struct serve_http *h)
 int serve_http_publish(struct serve_http *h, const char *body, size_t len, int healthy,
 		       const char *reason)
 {
-	struct MHD_Response *m = MHD_create_response_from_buffer(len, (void *)(uintptr_t)body,
-								 MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *m = metrics_response(body, len, 0), *gz = NULL;
+	char *copy = malloc(len ? len : 1);
 	char text[256];
 	snprintf(text, sizeof text, "%s%s\n", healthy ? "ok" : "unhealthy: ",
 		 healthy ? "" : (reason && *reason ? reason : "no GPU could be read"));
 	struct MHD_Response *hl = MHD_create_response_from_buffer(strlen(text), text,
 								  MHD_RESPMEM_MUST_COPY);
-	if (!m || !hl) {
-		if (m)
-			MHD_destroy_response(m);
-		if (hl)
-			MHD_destroy_response(hl);
+	/* compressed here, on the sampler's thread, once a scraper has asked
+	 * for gzip; a failure only means that body goes out uncompressed */
+	if (m && __atomic_load_n(&h->gzip_wanted, __ATOMIC_RELAXED))
+		gz = gzip_response(body, len);
+	if (!m || !hl || !copy) {
+		struct MHD_Response *rs[] = {m, hl, gz};
+		for (size_t i = 0; i < 3; i++)
+			if (rs[i])
+				MHD_destroy_response(rs[i]);
+		free(copy);
 		return -1; /* the previous body stays in service */
 	}
-	MHD_add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
+	memcpy(copy, body, len);
 	MHD_add_response_header(hl, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	pthread_mutex_lock(&h->lock);
-	struct MHD_Response *old_m = h->metrics, *old_h = h->health;
+	struct MHD_Response *old_m = h->metrics, *old_gz = h->metrics_gz, *old_h = h->health;
+	char *old_body = h->body;
 	h->metrics = m;
+	h->metrics_gz = gz;
+	h->body = copy;
+	h->body_len = len;
 	h->health = hl;
 	h->health_ok = healthy;
 	pthread_mutex_unlock(&h->lock);
 	/* drops our reference; connections still sending keep theirs */
-	if (old_m)
-		MHD_destroy_response(old_m);
-	if (old_h)
-		MHD_destroy_response(old_h);
+	struct MHD_Response *olds[] = {old_m, old_gz, old_h};
+	for (size_t i = 0; i < 3; i++)
+		if (olds[i])
+			MHD_destroy_response(olds[i]);
+	free(old_body);
 	return 0;
 }
 
@@ -281,14 +490,21 @@ void serve_http_stop(struct serve_http *h)
 {
 	if (!h)
 		return;
+	/* connections suspended for a password check are resumed (and denied)
+	 * first: MHD must find none suspended when it stops */
+	serve_auth_stop(h->auth);
 	if (h->d)
 		MHD_stop_daemon(h->d);
+	serve_auth_free(h->auth);
 	serve_guard_free(h->guard); /* after the daemon: no callback is left */
-	struct MHD_Response *rs[] = {h->metrics, h->health, h->landing, h->not_found,
-				     h->not_allowed, h->no_sample};
+	struct MHD_Response *rs[] = {h->metrics, h->metrics_gz, h->health, h->landing,
+				     h->not_found, h->not_allowed, h->no_sample, h->unauthorized,
+				     h->busy};
 	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
 		if (rs[i])
 			MHD_destroy_response(rs[i]);
+	free(h->body);
 	pthread_mutex_destroy(&h->lock);
+	pthread_mutex_destroy(&h->log_lock);
 	free(h);
 }

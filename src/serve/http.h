@@ -2,13 +2,31 @@
 /* http.h - the HTTP side of `vramz serve`: a libmicrohttpd daemon
  * that answers /metrics from the latest published body, /health, and a
  * landing page.  Scrapes never sample: the sampler publishes a body once
- * per tick and every request shares it. */
+ * per tick and every request shares it.
+ *
+ * Adding a route (the hook for pages and APIs beside /metrics):
+ *   1. Its `if (!strcmp(url, "/PATH"))` line in on_request() (http.c),
+ *      after the "every route below is authenticated" mark.  By then the
+ *      request is a GET or HEAD, has arrived whole, and its credentials
+ *      (when the web configuration names basic_auth_users) are checked:
+ *      a route cannot forget authentication, because nothing reaches it
+ *      unauthenticated; TLS is the daemon's, for every route alike.
+ *   2. Answer with serve_respond(): it sets Content-Type, gzips when the
+ *      client accepts it and SERVE_GZIP is given (with Vary and
+ *      Content-Encoding), and queues the answer.  A route that streams
+ *      (MHD_create_response_from_callback) queues its own response; it
+ *      is authenticated all the same, and must not ask for gzip.
+ *   3. Its line in docs/exporter.md's endpoint list.
+ */
 #ifndef VRAMZ_SERVE_HTTP_H
 #define VRAMZ_SERVE_HTTP_H
 
 #include <stddef.h>
 
+#include "serve/mhd_dl.h"
+
 struct serve_http;
+struct serve_webconf;
 
 struct serve_http_opts {
 	const char *listen;       /* "ADDR:PORT" or "[ADDR]:PORT"; port 0 picks one */
@@ -16,6 +34,9 @@ struct serve_http_opts {
 	unsigned max_per_ip;      /* from one client address */
 	unsigned timeout_s;       /* idle connection timeout */
 	unsigned threads;         /* worker threads */
+	/* --web-config (TLS, basic auth); NULL: plain HTTP, no auth.  Must
+	 * outlive the daemon (serve_http_stop). */
+	const struct serve_webconf *web;
 };
 
 /* Binds and starts the daemon.  On failure returns -1 (a runtime
@@ -31,5 +52,17 @@ const char *serve_http_address(const struct serve_http *h);
 int serve_http_publish(struct serve_http *h, const char *body, size_t len, int healthy,
 		       const char *reason);
 void serve_http_stop(struct serve_http *h);
+
+/* serve_respond() flags */
+enum {
+	SERVE_GZIP = 1u << 0,   /* gzip when the client accepts it (bodies of
+				   SERVE_GZIP_MIN_BYTES and more) */
+	SERVE_STATIC = 1u << 1, /* body outlives the daemon: not copied */
+};
+/* Answers the request on c with status, Content-Type type and body
+ * (copied unless SERVE_STATIC).  MHD_NO when out of memory (MHD then
+ * closes the connection). */
+enum MHD_Result serve_respond(struct MHD_Connection *c, unsigned status, const char *type,
+			      const void *body, size_t len, unsigned flags);
 
 #endif

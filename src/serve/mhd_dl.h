@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* mhd_dl.h - libmicrohttpd, loaded only when `vramz serve` starts.
+/* mhd_dl.h - libmicrohttpd (and zlib and libcrypt, which serve alone
+ * needs), loaded only when `vramz serve` starts.
  *
  * Linking libmicrohttpd pulls GnuTLS and a dozen libraries behind it into
  * every run of vramz, which made `vramz -h` or a one-shot `status` pay
@@ -9,9 +10,12 @@
  * dlopen()s the soname found at configure time, and the MHD_* calls in
  * serve's files go through a table of pointers whose types are the
  * header's own (no signature is copied by hand, so none can drift).
+ * zlib (gzip for scrapers that accept it) and libcrypt (bcrypt for basic
+ * authentication) are small, but no other command uses them either, so
+ * they are loaded the same way.
  *
- * Include this instead of <microhttpd.h>; the MHD_* functions listed
- * below then call through the table.
+ * Include this instead of <microhttpd.h>, <zlib.h> or <crypt.h>; the
+ * functions listed below then call through the table.
  */
 #ifndef VRAMZ_MHD_DL_H
 #define VRAMZ_MHD_DL_H
@@ -20,7 +24,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include <crypt.h>
 #include <microhttpd.h>
+#include <zlib.h>
 
 /* every libmicrohttpd function serve uses: add one here to use it */
 #define VRAMZ_MHD_FUNCS(X)                                                   \
@@ -31,16 +37,26 @@
 	X(MHD_create_response_from_buffer)                                   \
 	X(MHD_add_response_header)                                           \
 	X(MHD_queue_response)                                                \
-	X(MHD_destroy_response)
+	X(MHD_destroy_response)                                              \
+	X(MHD_lookup_connection_value)                                       \
+	X(MHD_suspend_connection)                                            \
+	X(MHD_resume_connection)                                             \
+	X(MHD_is_feature_supported)
+/* zlib: gzip bodies (serve/gzip.c); deflateInit2 is a macro over deflateInit2_ */
+#define VRAMZ_Z_FUNCS(X) X(deflateInit2_) X(deflateBound) X(deflate) X(deflateEnd)
+/* libxcrypt: bcrypt password hashes (serve/auth.c) */
+#define VRAMZ_CRYPT_FUNCS(X) X(crypt_rn)
 
 struct vramz_mhd_api {
 #define VRAMZ_MHD_FIELD(f) __typeof__(f) *f;
 	VRAMZ_MHD_FUNCS(VRAMZ_MHD_FIELD)
+	VRAMZ_Z_FUNCS(VRAMZ_MHD_FIELD)
+	VRAMZ_CRYPT_FUNCS(VRAMZ_MHD_FIELD)
 #undef VRAMZ_MHD_FIELD
 };
 extern struct vramz_mhd_api vramz_mhd;
 
-/* Loads the library once; 0, or -1 with a one-line reason in err. */
+/* Loads the three libraries once; 0, or -1 with a one-line reason in err. */
 int mhd_dl_load(char *err, size_t errlen);
 
 #ifndef VRAMZ_MHD_DL_IMPL
@@ -52,6 +68,15 @@ int mhd_dl_load(char *err, size_t errlen);
 #define MHD_add_response_header (*vramz_mhd.MHD_add_response_header)
 #define MHD_queue_response (*vramz_mhd.MHD_queue_response)
 #define MHD_destroy_response (*vramz_mhd.MHD_destroy_response)
+#define MHD_lookup_connection_value (*vramz_mhd.MHD_lookup_connection_value)
+#define MHD_suspend_connection (*vramz_mhd.MHD_suspend_connection)
+#define MHD_resume_connection (*vramz_mhd.MHD_resume_connection)
+#define MHD_is_feature_supported (*vramz_mhd.MHD_is_feature_supported)
+#define deflateInit2_ (*vramz_mhd.deflateInit2_)
+#define deflateBound (*vramz_mhd.deflateBound)
+#define deflate (*vramz_mhd.deflate)
+#define deflateEnd (*vramz_mhd.deflateEnd)
+#define crypt_rn (*vramz_mhd.crypt_rn)
 #endif
 
 #endif

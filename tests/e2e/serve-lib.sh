@@ -40,7 +40,7 @@ serve_start() {
 	SERVE_PID=$!
 	echo "$SERVE_PID" >>"$T/.serve-pids"
 	for i in $(seq 1 100); do
-		PORT=$(sed -n 's|.*listening on http://.*:\([0-9]*\)/metrics.*|\1|p' "$log" 2>/dev/null)
+		PORT=$(sed -n 's|.*listening on https\?://.*:\([0-9]*\)/metrics.*|\1|p' "$log" 2>/dev/null)
 		[ -n "$PORT" ] && return 0
 		kill -0 "$SERVE_PID" 2>/dev/null || { cat "$log"; return 1; }
 		sleep 0.1
@@ -80,4 +80,30 @@ serve_cleanup() {
 	[ -f "$T/.serve-pids" ] || return 0
 	for p in $(cat "$T/.serve-pids"); do kill "$p" 2>/dev/null; done
 	rm -f "$T/.serve-pids"
+}
+
+# ---- --web-config (t403x-serve-*.sh) ------------------------------------
+# One password and bcrypt hashes of it, made once with Python's crypt
+# module (libxcrypt): cost 4 for speed, cost 10 and 12 (~0.3 s and ~1 s a
+# check here) where the cost itself is under test.  OTHER_HASH is another password's.
+WEB_PASS=s3cret
+WEB_HASH='$2b$04$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O'
+WEB_HASH10='$2b$10$gRGXXcTwXo2CN6It4PkxR..pPCnlJoA2Ej0YN3fjpaBq5Tx9z6Vf6'
+WEB_HASH12='$2b$12$mcCNSEAp2lHFl/cjZFdlMOV5ZMhVTiwvlqoMHNmTYn.zRB2h2d4rW'
+OTHER_HASH='$2b$04$MK/O16Ue55ukwPf6PtQDdO0VJ0eyO4abaXNivjQqXA2XvvM3BBrma'
+
+# make_cert DIR [NAME]: a self-signed certificate for 127.0.0.1 and
+# localhost, DIR/NAME.pem and DIR/NAME.key (NAME defaults to tls)
+make_cert() {
+	local n=${2:-tls}
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+		-addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+		-keyout "$1/$n.key" -out "$1/$n.pem" 2>/dev/null
+}
+
+# scrape_tls PATH [curl options]: like scrape, over https, trusting $T/tls.pem
+scrape_tls() {
+	local p=$1
+	shift
+	curl -sS --max-time 10 --cacert "$T/tls.pem" "$@" "https://127.0.0.1:$PORT$p"
 }

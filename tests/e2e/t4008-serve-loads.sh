@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# t4008-serve-loads.sh - libmicrohttpd (and the TLS stack behind it) is
-# loaded by `vramz serve` alone (issue 14: the one-shot path loads nothing
-# it does not use): a serving process maps it, any other command does not.
+# t4008-serve-loads.sh - libmicrohttpd (and the TLS stack behind it, and
+# zlib and libcrypt) is loaded by `vramz serve` alone (issue 14: the
+# one-shot path loads nothing it does not use): a serving process maps it,
+# any other command does not.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/serve-lib.sh"
 export VRAMZ_RUNTIME_DIR="$T/run"
@@ -24,6 +25,13 @@ expect_success 'serve maps libmicrohttpd; the daemon, another long-running comma
 expect_success 'the binary does not link libmicrohttpd or GnuTLS (so -h and one-shots never load them)' '
 	ldd "$VRAMZ_BIN" >ldd.txt &&
 	hasnt "microhttpd|gnutls" ldd.txt
+'
+
+expect_success 'nor zlib and libcrypt (gzip, bcrypt): serve loads them with libmicrohttpd' '
+	ldd "$VRAMZ_BIN" >ldd.txt && hasnt "libz\.so|libcrypt\.so" ldd.txt &&
+	scenario_fleet f.scn 1 1 && export FAKE_NVML_SCENARIO=$T/f.scn &&
+	serve_start serve.log && cat /proc/$SERVE_PID/maps >serve.maps && serve_stop &&
+	has "libz\.so" serve.maps && has "libcrypt\.so" serve.maps
 '
 
 serve_cleanup

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* auth.h - HTTP basic authentication for the exporter, against the
+ * bcrypt hashes of a web configuration file (serve/webconf.h).
+ *
+ * bcrypt is slow on purpose (tens of milliseconds at cost 10), and
+ * libmicrohttpd answers many connections on each of a few threads, so a
+ * password checked on those threads would let a flood of wrong passwords
+ * stall every scrape behind it.  Instead:
+ *   - credentials once verified (right or wrong) are remembered, keyed by
+ *     a salted SHA-256 of user and password, so a scraper pays bcrypt
+ *     once, not every scrape, and a repeated wrong password costs nothing;
+ *   - new credentials are checked on one thread of their own while their
+ *     connection is suspended (MHD_suspend_connection), so the HTTP
+ *     threads never wait for bcrypt;
+ *   - at most SERVE_AUTH_QUEUE of them wait, SERVE_AUTH_PER_IP from one
+ *     address; beyond that a request is answered 503 at once.
+ * A flood of wrong passwords therefore costs at most one core and delays
+ * only other new credentials; scrapes with known credentials are answered
+ * as fast as without authentication.
+ */
+#ifndef VRAMZ_SERVE_AUTH_H
+#define VRAMZ_SERVE_AUTH_H
+
+#include <stddef.h>
+
+#include "serve/mhd_dl.h"
+#include "serve/webconf.h"
+
+#define SERVE_AUTH_QUEUE 8   /* new credentials waiting for bcrypt, in all */
+#define SERVE_AUTH_PER_IP 2  /* of them from one client address */
+
+struct serve_auth;
+
+/* What a request's credentials came to. */
+enum serve_auth_verdict {
+	SERVE_AUTH_OK,       /* known user, right password */
+	SERVE_AUTH_DENIED,   /* none, malformed, unknown user or wrong password: 401 */
+	SERVE_AUTH_PENDING,  /* being checked: the connection is suspended and
+				the handler is called again once it is resumed */
+	SERVE_AUTH_BUSY,     /* too many being checked: 503, retry */
+};
+
+/* Per-request state: zeroed when the request starts, kept until it ends. */
+struct serve_auth_req {
+	int state; /* written by the checking thread, read by the handler */
+};
+
+/* Starts the checking thread for these users (copied); checks first that
+ * libcrypt computes bcrypt.  NULL with a reason in err. */
+struct serve_auth *serve_auth_new(const struct serve_user *users, unsigned n, char *err,
+				  size_t errlen);
+/* Stops the thread and resumes every connection still waiting (each is
+ * then denied): call before MHD_stop_daemon, which must find none
+ * suspended. */
+void serve_auth_stop(struct serve_auth *a);
+void serve_auth_free(struct serve_auth *a);
+
+/* Checks c's Authorization header; call from the access handler only
+ * (it may suspend c). */
+enum serve_auth_verdict serve_auth_check(struct serve_auth *a, struct MHD_Connection *c,
+					 struct serve_auth_req *r);
+
+/* Exposed for the unit tests: "Basic dXNlcjpwYXNz" into user and password
+ * (NUL-terminated, in buf); 0, or -1 when it is not basic credentials. */
+int serve_auth_parse(const char *header, char *buf, size_t buflen, const char **user,
+		     const char **pass);
+
+#endif

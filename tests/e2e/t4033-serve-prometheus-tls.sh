@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t4033-serve-prometheus-tls.sh - a real Prometheus scrapes `vramz serve
+# --web-config` over HTTPS with basic auth, as an operator configures it
+# (scheme: https, tls_config with the CA file, basic_auth): up is 1 and the
+# scenario's values come back, DCGM names included (--dcgm-names); a job
+# with a wrong password is down.
+. "$TESTS_SRC/e2e/lib.sh"
+. "$TESTS_SRC/e2e/serve-lib.sh"
+
+if ! command -v prometheus >/dev/null; then
+	echo "prometheus not installed (apt-get install prometheus): skipped"
+	exit 0
+fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# promql QUERY: the instant-query result as "labels value" lines, sorted
+promql() {
+	python3 - "$PPORT" "$1" <<'PY'
+import json, sys, urllib.parse, urllib.request
+port, q = sys.argv[1], sys.argv[2]
+url = "http://127.0.0.1:%s/api/v1/query?%s" % (port, urllib.parse.urlencode({"query": q}))
+with urllib.request.urlopen(url, timeout=10) as r:
+    d = json.load(r)
+assert d["status"] == "success", d
+for s in sorted(d["data"]["result"], key=lambda s: sorted(s["metric"].items())):
+    m = s["metric"]
+    print(",".join("%s=%s" % (k, m[k]) for k in sorted(m) if k not in ("instance", "job")), s["value"][1])
+PY
+}
+
+# prom_yml PORT: two jobs on the exporter, the right and a wrong password
+prom_yml() {
+	cat <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: vramz
+    scheme: https
+    tls_config: {ca_file: $T/tls.pem}
+    basic_auth: {username: prom, password: $WEB_PASS}
+    static_configs: [{targets: ["127.0.0.1:$1"]}]
+  - job_name: vramz-wrong-password
+    scheme: https
+    tls_config: {ca_file: $T/tls.pem}
+    basic_auth: {username: prom, password: not-it}
+    static_configs: [{targets: ["127.0.0.1:$1"]}]
+EOF
+}
+
+check_queries() {
+	local ok=0 end=$((SECONDS + 60))
+	while [ $SECONDS -lt $end ]; do
+		if promql 'up{job="vramz"}' 2>/dev/null | grep -q " 1$" &&
+			promql 'up{job="vramz-wrong-password"}' 2>/dev/null | grep -q " 0$"; then
+			ok=1
+			break
+		fi
+		sleep 0.1
+	done
+	[ $ok = 1 ] || { echo "Prometheus never saw both targets:"; tail -20 prom.log; return 1; }
+	promql 'up' >up.txt && cat up.txt &&
+	promql 'vramz_up{job="vramz"}' >vup.txt && has " 1$" vup.txt &&
+	promql 'vramz_memory_total_bytes' >total.txt &&
+	has "^__name__=vramz_memory_total_bytes,gpu=0,uuid=GPU-10000000-1c35-4f8a-b6d2-7e90a15c3f48 150754820096$" total.txt &&
+	promql 'DCGM_FI_DEV_FB_TOTAL{gpu="0"}' >fb.txt && cat fb.txt &&
+	has "Hostname=gpu-node-7,UUID=GPU-10000000-1c35-4f8a-b6d2-7e90a15c3f48,.*modelName=NVIDIA H200.* 143771$" fb.txt &&
+	promql 'DCGM_FI_DEV_POWER_USAGE{gpu="1"}' >pw.txt && has " 300$" pw.txt &&
+	promql 'count(vramz_up{job="vramz-wrong-password"})' >none.txt && ! test -s none.txt
+}
+
+expect_success 'Prometheus scrapes over TLS with basic auth: up 1, values; a wrong password: up 0' '
+	make_cert . &&
+	printf "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n  min_version: TLS13\nbasic_auth_users:\n  prom: %s\n" "$WEB_HASH" >web.yml &&
+	scenario_fleet fleet.scn 2 3 && export FAKE_NVML_SCENARIO=$T/fleet.scn &&
+	NODE_NAME=gpu-node-7 serve_start serve.log --web-config web.yml --dcgm-names &&
+	PPORT=$(free_port) && prom_yml "$PORT" >prom.yml &&
+	promtool check config prom.yml &&
+	{ prometheus --config.file=prom.yml --storage.tsdb.path="$T/tsdb" \
+		--web.listen-address=127.0.0.1:$PPORT >prom.log 2>&1 & ppid=$!; } &&
+	rc=0 && { check_queries || rc=1; } &&
+	kill $ppid 2>/dev/null; wait $ppid 2>/dev/null
+	serve_stop
+	exit $rc
+'
+
+serve_cleanup
+finish

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_webconf.c - the parsers of the exporter's network layer, without a
+ * network: `--web-config` files (serve/webconf.c) as an operator writes
+ * them and as they go wrong (each refused with its line), the
+ * Accept-Encoding header (serve/gzip.c) and the Authorization header
+ * (serve/auth.c) as clients send them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#if __has_include(<microhttpd.h>) && __has_include(<zlib.h>) && __has_include(<crypt.h>)
+#include "serve/auth.c"
+#include "serve/gzip.c"
+#include "serve/webconf.c"
+#include "report/sha256.c"
+
+struct vramz_mhd_api vramz_mhd; /* never called: these tests use no library */
+
+#include "tmpdir.h"
+
+#define HASH "$2b$04$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O"
+
+static char dir[TMPDIR_LEN];
+
+static void put(const char *name, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **st)
+{
+	(void)st;
+	assert_int_equal(tmpdir_make(dir, "webconf"), 0);
+	put("tls.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+	put("tls.key", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n");
+	put("rsa.key", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n");
+	return 0;
+}
+
+static int teardown(void **st)
+{
+	(void)st;
+	tmpdir_remove(dir);
+	return 0;
+}
+
+/* Parses text as DIR/web.yml; returns the error ("" when it parsed). */
+static const char *parse(struct serve_webconf *wc, const char *text)
+{
+	static char err[512];
+	char path[512];
+	snprintf(path, sizeof path, "%s/web.yml", dir);
+	err[0] = 0;
+	if (serve_webconf_parse(wc, path, text, err, sizeof err) == 0)
+		return "";
+	/* without the directory, so the tests read as the messages do */
+	const char *base = strstr(err, "web.yml");
+	return base ? base : err;
+}
+
+static void test_full_file(void **st)
+{
+	(void)st;
+	struct serve_webconf wc;
+	const char *e = parse(&wc,
+			      "---\n# the node's exporter\n"
+			      "tls_server_config:   # TLS for every route\n"
+			      "    cert_file: tls.pem\n"
+			      "    key_file: 'rsa.key'\n"
+			      "    min_version: \"TLS13\"\n"
+			      "\n"
+			      "basic_auth_users:\n"
+			      "  prom: " HASH "   # Prometheus\n"
+			      "  \"ops team\": '" HASH "'\r\n"
+			      "  'it''s': \"" HASH "\"\n");
+	assert_string_equal(e, "");
+	assert_int_equal(wc.tls, 1);
+	assert_int_equal(wc.min_tls13, 1);
+	assert_non_null(strstr(wc.cert_pem, "BEGIN CERTIFICATE"));
+	assert_non_null(strstr(wc.key_pem, "RSA PRIVATE KEY"));
+	assert_int_equal(wc.nusers, 3);
+	assert_string_equal(wc.users[0].name, "prom");
+	assert_string_equal(wc.users[0].hash, HASH);
+	assert_string_equal(wc.users[1].name, "ops team");
+	assert_string_equal(wc.users[2].name, "it's");
+	serve_webconf_free(&wc);
+}
+
+static void test_empty_and_partial(void **st)
+{
+	(void)st;
+	struct serve_webconf wc;
+	assert_string_equal(parse(&wc, ""), "");
+	assert_int_equal(wc.tls + (int)wc.nusers, 0);
+	assert_string_equal(parse(&wc, "# nothing\n\n"), "");
+	assert_string_equal(parse(&wc, "tls_server_config:\nbasic_auth_users: {}\n"), "");
+	assert_int_equal(wc.tls + (int)wc.nusers, 0);
+	/* users without TLS; TLS 1.2 by default */
+	assert_string_equal(parse(&wc, "basic_auth_users:\n  a: " HASH "\n"), "");
+	assert_int_equal(wc.nusers, 1);
+	serve_webconf_free(&wc);
+	assert_string_equal(parse(&wc, "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n"), "");
+	assert_int_equal(wc.tls, 1);
+	assert_int_equal(wc.min_tls13, 0);
+	serve_webconf_free(&wc);
+}
+
+static void test_errors_name_the_line(void **st)
+{
+	(void)st;
+	static const struct {
+		const char *text, *err;
+	} cases[] = {
+		{"foo: 1\n", "web.yml:1: unknown key 'foo' (expected tls_server_config or basic_auth_users)"},
+		{"\n\ntls_server_config:\n  certfile: x\n",
+		 "web.yml:4: unknown key 'certfile' in tls_server_config (expected cert_file, key_file, "
+		 "min_version)"},
+		{"tls_server_config:\n  cipher_suites: x\n",
+		 "web.yml:2: cipher_suites is not supported by vramz (tls_server_config takes cert_file, "
+		 "key_file, min_version)"},
+		{"http_server_config:\n", "web.yml:1: http_server_config is not supported by vramz (it "
+					  "takes tls_server_config and basic_auth_users)"},
+		{"tls_server_config: x\n", "web.yml:1: tls_server_config must be a mapping of keys on "
+					   "the lines below it"},
+		{"basic_auth_users:\n  a: " HASH "\nbasic_auth_users:\n",
+		 "web.yml:3: duplicate key 'basic_auth_users' (first on line 1)"},
+		{"basic_auth_users:\n  a: " HASH "\n  a: " HASH "\n", "web.yml:3: duplicate user"},
+		{"basic_auth_users:\n  a: $2b$04$short\n",
+		 "web.yml:2: the password must be a bcrypt hash ($2b$, $2a$ or $2y$, 60 characters: "
+		 "htpasswd -nBC 10 NAME)"},
+		{"basic_auth_users:\n  a: $1$abcdefgh$0123456789012345678901\n",
+		 "web.yml:2: the password must be a bcrypt hash ($2b$, $2a$ or $2y$, 60 characters: "
+		 "htpasswd -nBC 10 NAME)"},
+		{"basic_auth_users:\n  'a:b': " HASH "\n",
+		 "web.yml:2: a user name cannot contain ':' (basic authentication splits on it)"},
+		{"basic_auth_users:\n  '': " HASH "\n", "web.yml:2: empty user name"},
+		{"basic_auth_users:\n\ta: x\n", "web.yml:2: tab in indentation (YAML indents with spaces)"},
+		{"  a: b\n", "web.yml:1: unexpected indentation"},
+		{"basic_auth_users:\n  a: " HASH "\n   b: " HASH "\n",
+		 "web.yml:3: indented 3 spaces where the keys above have 2 (the format has no third level)"},
+		{"basic_auth_users:\n    a: " HASH "\n  b: " HASH "\n",
+		 "web.yml:3: indented 2 spaces where the keys above have 4"},
+		{"basic_auth_users:\n  - a\n", "web.yml:2: lists are not supported here"},
+		{"basic_auth_users: [a]\n", "web.yml:1: '[': flow collections, anchors, tags and block "
+					    "scalars are not supported here"},
+		{"tls_server_config:\n  cert_file: &c x\n", "web.yml:2: '&': flow collections, anchors, "
+							   "tags and block scalars are not supported here"},
+		{"tls_server_config:\n  cert_file: \"x\n", "web.yml:2: unterminated double-quoted string"},
+		{"tls_server_config:\n  cert_file: \"a\\tb\"\n",
+		 "web.yml:2: escape '\\t' is not supported (only \\\\ and \\\")"},
+		{"tls_server_config:\n  cert_file: 'x' y\n", "web.yml:2: unexpected 'y' after the value"},
+		{"tls_server_config\n", "web.yml:1: expected 'key: value'"},
+		{"tls_server_config:\n  cert_file:\n", "web.yml:2: cert_file needs a value"},
+		{"tls_server_config:\n  min_version: TLS10\n",
+		 "web.yml:2: min_version 'TLS10': vramz serves TLS12 or TLS13 only"},
+		{"tls_server_config:\n  min_version: tls13\n",
+		 "web.yml:2: min_version 'tls13': expected TLS12 or TLS13"},
+		{"tls_server_config:\n  min_version: TLS13\n",
+		 "web.yml:2: min_version without cert_file and key_file"},
+		{"tls_server_config:\n  cert_file: tls.pem\n  cert_file: tls.pem\n",
+		 "web.yml:3: duplicate key 'cert_file' (first on line 2)"},
+		{"tls_server_config:\n  key_file: tls.key\n",
+		 "web.yml:1: tls_server_config has key_file but no cert_file"},
+		{"tls_server_config:\n  cert_file: tls.key\n  key_file: tls.key\n",
+		 "its first PEM block is not a certificate"},
+		{"tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.pem\n",
+		 "its first PEM block is not a private key"},
+		{"tls_server_config:\n  cert_file: web.yml\n  key_file: tls.key\n",
+		 "not a PEM file (no -----BEGIN line)"},
+		{"tls_server_config:\n  cert_file: missing.pem\n  key_file: tls.key\n",
+		 "missing.pem': No such file or directory"},
+	};
+	put("web.yml", "not pem\n"); /* named as a cert_file below */
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct serve_webconf wc;
+		const char *e = parse(&wc, cases[i].text);
+		if (!strstr(e, cases[i].err))
+			fail_msg("case %zu: got \"%s\", expected \"%s\"", i, e, cases[i].err);
+		/* a refused file leaves nothing to free */
+		assert_null(wc.users);
+		assert_null(wc.cert_pem);
+		assert_null(wc.key_pem);
+	}
+}
+
+static void test_accept_encoding(void **st)
+{
+	(void)st;
+	assert_false(serve_accepts_gzip(NULL));
+	assert_false(serve_accepts_gzip(""));
+	assert_true(serve_accepts_gzip("gzip"));
+	assert_true(serve_accepts_gzip("GZIP"));
+	assert_true(serve_accepts_gzip("x-gzip"));
+	assert_true(serve_accepts_gzip("deflate, gzip;q=0.5, br"));
+	assert_true(serve_accepts_gzip("br,gzip"));
+	assert_true(serve_accepts_gzip("gzip ; q=1.0"));
+	assert_true(serve_accepts_gzip("*"));
+	assert_false(serve_accepts_gzip("gzip;q=0"));
+	assert_false(serve_accepts_gzip("gzip;q=0.0, identity"));
+	assert_false(serve_accepts_gzip("*, gzip;q=0"));
+	assert_false(serve_accepts_gzip("*;q=0"));
+	assert_false(serve_accepts_gzip("br, deflate"));
+	assert_false(serve_accepts_gzip("identity"));
+	assert_false(serve_accepts_gzip("gzipped"));
+	assert_false(serve_accepts_gzip("gzip;q=nope"));
+	assert_false(serve_accepts_gzip("gzip;q=2"));
+}
+
+static void test_authorization(void **st)
+{
+	(void)st;
+	char buf[600];
+	const char *u, *p;
+	/* "prom:s3cret" */
+	assert_int_equal(serve_auth_parse("Basic cHJvbTpzM2NyZXQ=", buf, sizeof buf, &u, &p), 0);
+	assert_string_equal(u, "prom");
+	assert_string_equal(p, "s3cret");
+	assert_int_equal(serve_auth_parse("basic   cHJvbTpzM2NyZXQ= ", buf, sizeof buf, &u, &p), 0);
+	assert_string_equal(p, "s3cret");
+	/* "a:b:c": the password may hold colons; ":": both empty */
+	assert_int_equal(serve_auth_parse("Basic YTpiOmM=", buf, sizeof buf, &u, &p), 0);
+	assert_string_equal(u, "a");
+	assert_string_equal(p, "b:c");
+	assert_int_equal(serve_auth_parse("Basic Og==", buf, sizeof buf, &u, &p), 0);
+	assert_string_equal(u, "");
+	assert_string_equal(p, "");
+	assert_int_equal(serve_auth_parse(NULL, buf, sizeof buf, &u, &p), -1);
+	assert_int_equal(serve_auth_parse("Bearer cHJvbTpzM2NyZXQ=", buf, sizeof buf, &u, &p), -1);
+	assert_int_equal(serve_auth_parse("Basic", buf, sizeof buf, &u, &p), -1);
+	assert_int_equal(serve_auth_parse("Basic !!!!", buf, sizeof buf, &u, &p), -1);
+	assert_int_equal(serve_auth_parse("Basic cHJvbQ==", buf, sizeof buf, &u, &p), -1); /* no colon */
+	assert_int_equal(serve_auth_parse("Basic cHJvbTpzM2NyZXQ", buf, sizeof buf, &u, &p), -1);
+	assert_int_equal(serve_auth_parse("Basic YQBiOmM=", buf, sizeof buf, &u, &p), -1); /* NUL */
+	/* longer than CRED_MAX: refused unread */
+	char big[2000] = "Basic ";
+	memset(big + 6, 'Q', 1200);
+	assert_int_equal(serve_auth_parse(big, buf, sizeof buf, &u, &p), -1);
+}
+
+static void test_bcrypt_shape(void **st)
+{
+	(void)st;
+	char h[] = HASH;
+	assert_true(is_bcrypt(h));
+	h[2] = 'y'; /* htpasswd's */
+	assert_true(is_bcrypt(h));
+	h[2] = 'a';
+	assert_true(is_bcrypt(h));
+	h[2] = 'x';
+	assert_false(is_bcrypt(h));
+	assert_false(is_bcrypt("$2b$03$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O"));
+	assert_false(is_bcrypt("$2b$32$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O"));
+	assert_false(is_bcrypt("$2b$04$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.!"));
+	assert_false(is_bcrypt(HASH "x"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_empty_and_partial),
+		cmocka_unit_test(test_errors_name_the_line),
+		cmocka_unit_test(test_accept_encoding),
+		cmocka_unit_test(test_authorization),
+		cmocka_unit_test(test_bcrypt_shape),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
+#else
+int main(void)
+{
+	puts("libmicrohttpd, zlib or libcrypt headers missing: serve is not built, nothing to test");
+	return 0;
+}
+#endif
