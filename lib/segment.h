@@ -36,6 +36,10 @@
 #define SEG_SLOT_HEAD 24   /* seq, generation, crc, payload size */
 #define SEG_PAYLOAD_HEAD 40
 #define SEG_MAX_GPUS 1024
+/* The most bytes a slot may hold (docs/daemon.md, "Bounds"): readers
+ * refuse a larger slot_size before they copy or sum a byte of it, and the
+ * publisher never makes one (about 500,000 processes of 512 bytes). */
+#define SEG_MAX_SLOT_BYTES ((uint64_t)256 << 20)
 
 /* header.state */
 enum { SEG_LIVE = 1, SEG_STOPPED = 2, SEG_REPLACED = 3 };

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #define READ_TRIES 2000
+#define CRC_TRIES 3 /* a checksum mismatch in an unchanged slot: corrupt */
 #define MIN_HEADER (SEG_H_BACKEND + 16) /* the fields of layout 1.0 */
 
 struct seg_reader {
@@ -130,6 +131,12 @@ static int parse_header(struct seg_reader *r, char *err, size_t errlen)
 		return fail(err, errlen, VRAMZ_EPARSE, path, "%u GPUs: out of range", n);
 	if (h->interval_ms == 0)
 		return fail(err, errlen, VRAMZ_EPARSE, path, "interval 0");
+	/* bounded before a byte of a slot is copied or summed: a forged size
+	 * must not cost seconds or gigabytes to refuse */
+	if (r->slot_size > SEG_MAX_SLOT_BYTES)
+		return fail(err, errlen, VRAMZ_EPARSE, path,
+			    "slot size %llu bytes: more than the %llu a segment may hold",
+			    (unsigned long long)r->slot_size, (unsigned long long)SEG_MAX_SLOT_BYTES);
 	if (r->info_off < r->header_size || !fits(r->info_off, n, r->info_size, file_size) ||
 	    (r->links_off &&
 	     (r->links_off < r->header_size || !fits(r->links_off, (uint64_t)n * n, r->link_size, file_size))) ||
@@ -145,7 +152,8 @@ static int parse_header(struct seg_reader *r, char *err, size_t errlen)
 	if (r->links_off)
 		r->links = calloc((size_t)n * n, sizeof *r->links);
 	if (!r->info || !r->present || !r->copy || (r->links_off && !r->links))
-		return VRAMZ_ENOMEM;
+		return fail(err, errlen, VRAMZ_ENOMEM, path, "out of memory for a %llu-byte slot",
+			    (unsigned long long)r->slot_size);
 	for (unsigned i = 0; i < n; i++) {
 		int present;
 		seg_dec_gpu_info(p + r->info_off + i * r->info_size, &r->info[i], &present);
@@ -354,6 +362,8 @@ int seg_reader_read(struct seg_reader *r, const struct seg_snapshot **out, char 
 		    size_t errlen)
 {
 	const unsigned char *p = r->map;
+	const uint64_t cap = r->slot_size - SEG_SLOT_HEAD; /* bounded by parse_header */
+	unsigned odd = 0, crc_bad = 0;
 	*out = NULL;
 	for (int tries = 0; tries < READ_TRIES; tries++) {
 		uint32_t state = le32toh(__atomic_load_n((const uint32_t *)(p + SEG_H_STATE), __ATOMIC_ACQUIRE));
@@ -369,26 +379,41 @@ int seg_reader_read(struct seg_reader *r, const struct seg_snapshot **out, char 
 		uint64_t s1 = le64toh(__atomic_load_n(seqp, __ATOMIC_ACQUIRE));
 		if (s1 & 1) { /* being written: a newer generation is coming */
 			r->retries++;
+			odd++;
 			if (r->mapped)
 				pause_briefly();
 			else
 				return fail(err, errlen, VRAMZ_EPARSE, r->path, "slot being written");
 			continue;
 		}
+		/* a size past the slot is never copied: only the slot's head then */
 		uint32_t plen = seg_get32(slot, 20);
-		if (plen > r->slot_size - SEG_SLOT_HEAD)
-			plen = (uint32_t)(r->slot_size - SEG_SLOT_HEAD);
-		memcpy(r->copy, slot, SEG_SLOT_HEAD + (size_t)plen);
+		memcpy(r->copy, slot, SEG_SLOT_HEAD + (plen <= cap ? (size_t)plen : 0));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uint64_t s2 = le64toh(__atomic_load_n(seqp, __ATOMIC_RELAXED));
 		if (s1 != s2) { /* overwritten while copied */
 			r->retries++;
 			continue;
 		}
+		/* the slot did not change while copied: what it says, it says */
 		uint32_t len = seg_get32(r->copy, 20);
-		if (len != plen || seg_crc32(r->copy + SEG_SLOT_HEAD, len) != seg_get32(r->copy, 16)) {
-			if (!r->mapped)
-				return fail(err, errlen, VRAMZ_EPARSE, r->path, "snapshot checksum mismatch");
+		if (len > cap)
+			return fail(err, errlen, VRAMZ_EPARSE, r->path,
+				    "payload size %u bytes: more than its %llu-byte slot holds", len,
+				    (unsigned long long)cap);
+		if (len != plen) {
+			r->retries++;
+			continue;
+		}
+		if (seg_crc32(r->copy + SEG_SLOT_HEAD, len) != seg_get32(r->copy, 16)) {
+			/* with the sequence unchanged this is no write in progress; a
+			 * retry or two covers a publisher without fences, no more */
+			if (!r->mapped || ++crc_bad >= CRC_TRIES)
+				return fail(err, errlen, VRAMZ_EPARSE, r->path,
+					    "snapshot checksum mismatch: generation %llu's payload does "
+					    "not match its CRC although its slot did not change "
+					    "(a corrupt or forged segment, not a write in progress)",
+					    (unsigned long long)gen);
 			r->retries++;
 			continue;
 		}
@@ -398,9 +423,12 @@ int seg_reader_read(struct seg_reader *r, const struct seg_snapshot **out, char 
 		*out = &r->out;
 		return 0;
 	}
+	if (odd * 2 > READ_TRIES)
+		return fail(err, errlen, VRAMZ_EIO, r->path,
+			    "no whole snapshot after %d tries: the slot stayed half-written (is the "
+			    "daemon (pid %u) dying mid-write?)", READ_TRIES, r->h.pid);
 	return fail(err, errlen, VRAMZ_EIO, r->path,
-		    "no whole snapshot after %d tries (is the daemon (pid %u) dying mid-write?)",
-		    READ_TRIES, r->h.pid);
+		    "no whole snapshot after %d tries: overwritten while copied each time", READ_TRIES);
 }
 
 /* The slot the publisher writes next: odd seq there means a write began

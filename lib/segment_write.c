@@ -370,13 +370,33 @@ int seg_writer_publish(struct seg_writer *w, const vramz_snapshot *snap, int sam
 	unsigned caps[3] = {w->proc_cap, w->finding_cap, w->mig_cap};
 	uint64_t offs[3] = {w->slot_off[0], w->slot_off[1], w->slot_size};
 	if (snap->proc_count > w->proc_cap || nf > w->finding_cap || snap->mig_count > w->mig_cap) {
-		drop_pending(w);
 		w->proc_cap = round_up_cap(snap->proc_count, w->proc_cap);
 		w->finding_cap = round_up_cap(nf, w->finding_cap);
 		w->mig_cap = round_up_cap(snap->mig_count, w->mig_cap);
+		unsigned n = w->st.gpu_count;
+		if (slot_bytes(n, w->proc_cap, w->mig_cap, w->finding_cap) + 63 > SEG_MAX_SLOT_BYTES) {
+			/* no room to double: exactly what this tick needs, if that fits */
+			w->proc_cap = snap->proc_count > caps[0] ? snap->proc_count : caps[0];
+			w->finding_cap = nf > caps[1] ? nf : caps[1];
+			w->mig_cap = snap->mig_count > caps[2] ? snap->mig_count : caps[2];
+		}
+		if (slot_bytes(n, w->proc_cap, w->mig_cap, w->finding_cap) + 63 > SEG_MAX_SLOT_BYTES) {
+			snprintf(err, errlen,
+				 "%u processes and %u findings: more than a segment's slot holds "
+				 "(%llu bytes at most)", snap->proc_count, nf,
+				 (unsigned long long)SEG_MAX_SLOT_BYTES);
+			goto restore; /* the file kept as it was */
+		}
+		drop_pending(w);
 		int rc = build_file(w, err, errlen);
 		if (rc < 0)
 			goto restore; /* the old file keeps its last snapshot */
+	}
+	if (!w->pending && !w->map) {
+		/* the first file was dropped for a bigger one that failed: again */
+		int rc = build_file(w, err, errlen);
+		if (rc < 0)
+			return rc;
 	}
 	unsigned char *map = w->pending ? w->pending : w->map;
 	uint64_t gen = w->generation + 1;

@@ -99,6 +99,9 @@ static int read_all(struct rep *r, struct logset *s, vramz_diag *d)
 		return EXIT_FAIL;
 	}
 	r->skipped = logset_skipped(s);
+	char note[256];
+	if (*rep_span_note(r, note, sizeof note))
+		cli_err("report: note: %s", note);
 	return 0;
 }
 

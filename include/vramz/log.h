@@ -21,7 +21,10 @@ typedef struct vramz_log_reader vramz_log_reader;
 
 /* Opens path (and its process sibling when present).  On failure *out may
  * be set so vramz_log_error() can explain; close it either way.  The
- * snapshots come at abi's record sizes (vramz.h; NULL: the library's). */
+ * snapshots come at abi's record sizes (vramz.h; NULL: the library's).
+ * A path that is not a regular file (a FIFO, device, socket, directory)
+ * is refused at once with VRAMZ_EUNSUPPORTED, never waited on; "-" reads
+ * standard input, a pipe included. */
 VRAMZ_EXPORT int vramz_log_open_abi(vramz_log_reader **out, const char *path,
 				    const vramz_abi *abi);
 #define vramz_log_open(out, path) vramz_log_open_abi((out), (path), vramz_abi_current())

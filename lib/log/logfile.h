@@ -37,6 +37,14 @@ int log_sibling_path(const char *path, char *out, size_t outlen);
  * a rotated pair reads like any other log. */
 int log_rotated_path(const char *path, unsigned n, char *out, size_t outlen);
 
+/* ---- opening ---- */
+/* Opens PATH to read a log: a descriptor, or a negative VRAMZ_E* with one
+ * line in err.  Never blocks: opened O_NONBLOCK, then a FIFO, device,
+ * socket or directory is refused at once (VRAMZ_EUNSUPPORTED, saying what
+ * it is; the reader takes a pipe only as standard input, '-'); a regular
+ * file's descriptor is then made blocking again. */
+int log_open_file(const char *path, char *err, size_t errlen);
+
 /* ---- time ---- */
 #define LOG_TIME_LEN 24 /* "2026-11-30T01:32:33.123Z" */
 /* Writes unix_ms as ISO 8601 UTC with milliseconds; returns LOG_TIME_LEN.

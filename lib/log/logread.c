@@ -54,11 +54,13 @@ int vramz_log_open_abi(vramz_log_reader **out, const char *path, const vramz_abi
 	int arc = abi_init(&r->abi, abi, r->err, sizeof r->err);
 	if (arc)
 		return arc;
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
-	if (fd < 0) {
+	int fd = strcmp(path, "-") ? log_open_file(path, r->err, sizeof r->err) : dup(STDIN_FILENO);
+	if (fd < 0 && !strcmp(path, "-")) {
 		snprintf(r->err, sizeof r->err, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? VRAMZ_ENOTFOUND : VRAMZ_EIO;
+		return VRAMZ_EIO;
 	}
+	if (fd < 0)
+		return fd;
 	int rc = lr_open_csv(r, &r->g, path, fd);
 	if (rc == 0)
 		rc = lr_map_columns(r, &r->g, 0);
@@ -69,11 +71,11 @@ int vramz_log_open_abi(vramz_log_reader **out, const char *path, const vramz_abi
 	if (!sib)
 		return VRAMZ_ENOMEM;
 	log_sibling_path(path, sib, slen);
-	fd = open(sib, O_RDONLY | O_CLOEXEC);
+	fd = log_open_file(sib, r->err, sizeof r->err);
 	if (fd < 0) {
-		rc = errno == ENOENT ? 0 : VRAMZ_EIO;
-		if (rc)
-			snprintf(r->err, sizeof r->err, "%s: %s", sib, strerror(errno));
+		rc = fd == VRAMZ_ENOTFOUND ? 0 : fd;
+		if (!rc)
+			r->err[0] = 0;
 	} else {
 		r->have_procs = 1;
 		rc = lr_open_csv(r, &r->p, sib, fd);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fields.h"
@@ -115,6 +116,40 @@ static void proc_blank(vramz_proc_sample *p)
 }
 
 /* ---- header ---- */
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device"
+	       : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
+int log_open_file(const char *path, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: a FIFO nobody writes must not hang the open (nor a
+	 * read), it is refused below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return e == ENOENT ? VRAMZ_ENOTFOUND : VRAMZ_EIO;
+	}
+	struct stat st;
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return VRAMZ_EIO;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s, not a regular file: a log is read from a file",
+			 path, file_kind(st.st_mode));
+		close(fd);
+		return VRAMZ_EUNSUPPORTED;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
 
 int lr_open_csv(vramz_log_reader *r, struct csv_in *c, const char *path, int fd)
 {

@@ -14,9 +14,12 @@ Nothing in the file is trusted before it is checked:
     versions named), record sizes and offsets inside the file;
   - the publisher: its pid runs with the start time the header says (a
     reused pid does not), the segment is not marked stopped;
-  - the snapshot: copied under the slot's sequence (odd: being written;
-    changed: overwritten while copied) and its CRC-32, retried a bounded
-    number of times; every count checked against the bytes it needs;
+  - the snapshot: a slot no larger than MAX_SLOT_BYTES and a payload no
+    larger than its slot, before a byte is copied or summed; copied under
+    the slot's sequence (odd: being written; changed: overwritten while
+    copied) and its CRC-32 (a mismatch in an unchanged slot is a corrupt
+    file after CRC_TRIES), retried a bounded number of times; every count
+    checked against the bytes it needs;
   - freshness: at most two of the daemon's intervals and 5 s old.
 Anything else is refused with one line saying what and why
 (SegmentError), and vramz.snapshot() goes on to libvramz.
@@ -41,6 +44,8 @@ FL_PROCS, FL_REDACTED, FL_FINDINGS = 1, 2, 4
 MAX_AGE_MS = 5000                    # VRAMZ_DAEMON_MAX_AGE_MS
 MAX_GPUS = 1024
 READ_TRIES = 400                     # a snapshot copy; ~20 us apart, then 1 ms
+CRC_TRIES = 3                        # a checksum mismatch in an unchanged slot: corrupt
+MAX_SLOT_BYTES = 256 << 20           # SEG_MAX_SLOT_BYTES (docs/daemon.md, "Bounds")
 SLOT_HEAD, PAYLOAD_HEAD = 24, 40
 # the least each record size can be (layout 1.0) and the most a reader takes
 MIN_SIZES = {"header": 336, "gpu_info": 512, "gpu_sample": 192, "proc": 512, "mig": 160,
@@ -195,6 +200,10 @@ class Segment:
             self._fail(f"{n} GPUs: out of range")
         if h["interval_ms"] == 0:
             self._fail("interval 0")
+        # bounded before a byte of a slot is copied or summed
+        if h["slot_size"] > MAX_SLOT_BYTES:
+            self._fail(f"slot size {h['slot_size']} bytes: more than the {MAX_SLOT_BYTES} "
+                       "a segment may hold")
         slots = (h["slot0"], h["slot1"])
         if (h["info_off"] < h["header"] or not _fits(h["info_off"], n, h["gpu_info"], fsize)
                 or (h["links_off"] and (h["links_off"] < h["header"]
@@ -222,6 +231,8 @@ class Segment:
     def _copy(self):
         """The latest whole snapshot's slot bytes (header and payload)."""
         m, h = self.map, self.h
+        cap = h["slot_size"] - SLOT_HEAD  # bounded by _header
+        odd = crc_bad = 0
         for tries in range(READ_TRIES):
             state = _get(m, 40, "<I")
             if state == STOPPED:
@@ -234,18 +245,34 @@ class Segment:
             off = h["slot0"] if gen % 2 == 0 else h["slot1"]
             s1 = _get(m, off, "<Q")
             if s1 & 1:  # being written: a newer generation is coming
+                odd += 1
                 time.sleep(0.00002 if tries < 100 else 0.001)
                 continue
-            plen = min(_get(m, off + 20, "<I"), h["slot_size"] - SLOT_HEAD)
-            copy = m[off:off + SLOT_HEAD + plen]
+            # a size past the slot is never copied: only the slot's head then
+            plen = _get(m, off + 20, "<I")
+            copy = m[off:off + SLOT_HEAD + (plen if plen <= cap else 0)]
             if _get(m, off, "<Q") != s1:  # overwritten while copied
                 continue
-            if (_get(copy, 20, "<I") != plen
-                    or zlib.crc32(copy[SLOT_HEAD:]) & 0xFFFFFFFF != _get(copy, 16, "<I")):
-                continue  # no fences here: the CRC catches a torn copy
+            length = _get(copy, 20, "<I")
+            if length > cap:
+                self._fail(f"payload size {length} bytes: more than its {cap}-byte slot holds")
+            if length != plen:
+                continue
+            if zlib.crc32(copy[SLOT_HEAD:]) & 0xFFFFFFFF != _get(copy, 16, "<I"):
+                # no fences here: the CRC catches a torn copy, so a retry or
+                # two; more, with the slot unchanged, is a corrupt file
+                crc_bad += 1
+                if crc_bad >= CRC_TRIES:
+                    self._fail(f"snapshot checksum mismatch: generation {gen}'s payload does "
+                               "not match its CRC although its slot did not change "
+                               "(a corrupt or forged segment, not a write in progress)")
+                continue
             return copy
-        self._fail(f"no whole snapshot after {READ_TRIES} tries "
-                   f"(is the daemon (pid {h['pid']}) dying mid-write?)")
+        if odd * 2 > READ_TRIES:
+            self._fail(f"no whole snapshot after {READ_TRIES} tries: the slot stayed "
+                       f"half-written (is the daemon (pid {h['pid']}) dying mid-write?)")
+        self._fail(f"no whole snapshot after {READ_TRIES} tries: overwritten while copied "
+                   "each time")
 
     def read(self):
         """The latest snapshot, decoded: (time_ms, mono_ns, gpus, procs, migs)

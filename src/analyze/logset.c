@@ -135,7 +135,8 @@ static int line_time(const char *line, size_t n, int64_t *ms)
  * -1 when a line's time does not parse (the reader then says where). */
 static int peek(const char *path, int64_t *first, int64_t *last)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char why[8]; /* the reader says it again, in full */
+	int fd = log_open_file(path, why, sizeof why);
 	if (fd < 0)
 		return -1;
 	char *b = malloc(PEEK_BYTES + 1);

@@ -425,6 +425,11 @@ int page_write(FILE *o, const struct rep *r)
 		ng == 1 ? "" : "s", r->nfind, r->nfind == 1 ? "" : "s");
 	if (r->ngaps)
 		fprintf(o, ", %u gap%s in the log", r->ngaps, r->ngaps == 1 ? "" : "s");
+	char note[256];
+	if (*rep_span_note(r, note, sizeof note)) {
+		fputs("</p><p class=\"span-note\">Note: ", o);
+		html_esc(o, note);
+	}
 	fputs("</p><p class=\"mute\">Memory is stacked by process at each pixel's highest sample; "
 	      "findings are numbered as in the table below. Times are UTC.</p></header>\n", o);
 	for (unsigned i = 0; i < r->ngpus; i++)

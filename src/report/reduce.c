@@ -17,6 +17,7 @@
 #include "report/report.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -55,6 +56,18 @@ int rep_col_of(const struct rep *r, int64_t t_ms)
 int64_t rep_t_of_col(const struct rep *r, unsigned col)
 {
 	return r->t0_ms + (int64_t)((double)(r->t1_ms - r->t0_ms) * col / REP_COLS);
+}
+
+const char *rep_span_note(const struct rep *r, char *buf, size_t len)
+{
+	int64_t span = r->t1_ms - r->t0_ms;
+	*buf = 0;
+	if (span > REP_ODD_SPAN_MS)
+		snprintf(buf, len,
+			 "the log's ticks span %lld days, more than a year: its clock probably "
+			 "jumped; --since and --until plot a stretch of it",
+			 (long long)(span / 86400000));
+	return buf;
 }
 
 /* ---- -g: which GPUs ---- */

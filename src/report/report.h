@@ -17,6 +17,9 @@
 
 #define REP_COLS 1000u /* pixel columns of every plot's time axis */
 #define REP_TOP 6u     /* processes drawn as their own band, per GPU */
+/* A span longer than this (a year and a day) is drawn, its axis bounded
+ * (svg_axis_step), with a note that the log's clock probably jumped. */
+#define REP_ODD_SPAN_MS (366LL * 86400000)
 
 /* Throttle classes shown in the power lane */
 enum { REP_THR_THERMAL = 1, REP_THR_POWER = 2 };
@@ -120,6 +123,10 @@ void rep_free(struct rep *r);
 
 /* svg.c: one GPU's plots (memory, utilization, temperature, power) */
 void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g);
+/* The time axis's step for a span: at most 9 ticks, whatever the span. */
+int64_t svg_axis_step(int64_t span_ms);
+/* The note an odd span gets ("" when none), in the page and on stderr. */
+const char *rep_span_note(const struct rep *r, char *buf, size_t len);
 
 /* page.c: the whole document */
 int page_write(FILE *o, const struct rep *r);

@@ -312,28 +312,48 @@ static void findings(FILE *o, const struct rep *r, const struct rep_gpu *g, cons
 
 /* ---- the time axis ---- */
 
+/* A tick every step_ms: the first step that leaves at most 8 across the
+ * span, up to a thousand years; past that (a clock that jumped to 9999) a
+ * step of a ninth of the span, so the axis is a handful of ticks whatever
+ * the log claims (an 8,000-year span once drew 418,985). */
+int64_t svg_axis_step(int64_t span_ms)
+{
+#define DAY_MS 86400000LL
+#define YEAR_MS 31556952000LL /* 365.2425 days */
+	static const int64_t steps[] = {
+		1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000,
+		1800000, 3600000, 7200000, 10800000, 21600000, 43200000, DAY_MS, 2 * DAY_MS,
+		7 * DAY_MS, 14 * DAY_MS, 30 * DAY_MS, 91 * DAY_MS, 182 * DAY_MS, YEAR_MS,
+		2 * YEAR_MS, 5 * YEAR_MS, 10 * YEAR_MS, 20 * YEAR_MS, 50 * YEAR_MS, 100 * YEAR_MS,
+		200 * YEAR_MS, 500 * YEAR_MS, 1000 * YEAR_MS};
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+		if (span_ms / steps[i] <= 8)
+			return steps[i];
+	return span_ms / 9 + 1;
+#undef DAY_MS
+#undef YEAR_MS
+}
+
 static void axis(FILE *o, const struct rep *r, double y)
 {
-	static const int64_t steps[] = {1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000,
-					600000, 900000, 1800000, 3600000, 7200000, 10800000,
-					21600000, 43200000, 86400000, 172800000, 604800000};
-	int64_t span = r->t1_ms - r->t0_ms, step = steps[sizeof steps / sizeof steps[0] - 1];
-	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-		if (span / steps[i] <= 8) {
-			step = steps[i];
-			break;
-		}
+	int64_t step = svg_axis_step(r->t1_ms - r->t0_ms);
 	int64_t t = (r->t0_ms / step + 1) * step;
 	for (; t <= r->t1_ms; t += step) {
 		double x = L + rep_x_of(r, t);
 		char iso[40];
 		fmt_iso_ms(iso, sizeof iso, t);
-		/* "2026-11-30T02:05:00.000Z" -> "02:05" or "02:05:30" */
+		/* "2026-11-30T02:05:00.000Z" -> "02:05" or "02:05:30"; a day or
+		 * more apart: the date */
 		char lab[16];
-		snprintf(lab, sizeof lab, "%.*s", step % 60000 ? 8 : 5, iso + 11);
+		if (step >= 86400000LL)
+			snprintf(lab, sizeof lab, "%.10s", iso);
+		else
+			snprintf(lab, sizeof lab, "%.*s", step % 60000 ? 8 : 5, iso + 11);
 		fprintf(o, "<line class=\"tk\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			"<text class=\"tl\" data-t-ms=\"%" PRId64 "\" x=\"%.1f\" y=\"%.1f\" "
 			"text-anchor=\"middle\">%s</text>", x, y, x, y + 4, t, x, y + 16, lab);
+		if (t > INT64_MAX - step)
+			break;
 	}
 }
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # t1550-input-bounds.sh - what vramz does with inputs that are not what
 # they claim: a config file that is /dev/zero, a FIFO, huge, or has a line
-# over 1023 bytes; option values out of their range or in syntax no person
+# over 1023 bytes; a log that is a FIFO, a device or a directory; option values out of their range or in syntax no person
 # means (hex floats, nan); and the one minimum sampling interval that every
 # command taking -i shares.  Each is one line naming the file or the
 # option and the value, exit 2, and never a hang: every run is bounded by
@@ -78,6 +78,28 @@ expect_success 'replay --speed -1 and 0 are refused; a positive factor plays' '
 	usage_err "'"'"'0'"'"' for --speed" replay --speed 0 "$LOG" &&
 	usage_err "'"'"'-1'"'"' for --speed" top --replay "$LOG" --speed -1 &&
 	vramz replay --speed 1000 "$LOG" >out && has "GPU" out
+'
+
+expect_success 'a FIFO, a device or a directory given as a log: refused at once, no hang' '
+	mkfifo fifo.csv && mkdir dir.csv &&
+	for what in "fifo.csv:a FIFO" "/dev/zero:a character device" "dir.csv:a directory"; do
+		f=${what%%:*} kind=${what#*:} &&
+		msg="$f: $kind, not a regular file: a log is read from a file" &&
+		fails_with 1 "$msg" report "$f" -o r.html &&
+		fails_with 1 "$msg" analyze "$f" &&
+		fails_with 1 "$msg" replay "$f" &&
+		fails_with 1 "$msg" status --replay "$f" &&
+		fails_with 1 "$msg" ps --replay "$f" || exit 1
+	done &&
+	test ! -e r.html
+'
+
+expect_success 'a FIFO as the process sibling of a good log: refused, no hang' '
+	cp "$LOG" d.csv && mkfifo d.procs.csv &&
+	fails_with 1 "d.procs.csv: a FIFO, not a regular file" analyze d.csv &&
+	fails_with 1 "d.procs.csv: a FIFO, not a regular file" replay d.csv &&
+	fails_with 1 "d.procs.csv: a FIFO, not a regular file" report d.csv -o r.html &&
+	{ vramz analyze - <"$LOG" >out || test $? = 3; } && has "3 ticks" out
 '
 
 expect_success 'kill --idle -i 0 is refused, not a busy loop' '

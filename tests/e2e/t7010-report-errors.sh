@@ -57,6 +57,26 @@ expect_success 'an unwritable destination: exit 1, nothing left' '
 	has "/nonexistent/dir/x.html" err
 '
 
+expect_success 'a log whose clock jumped from 1970 to 9999: a small page, a short axis, a note' '
+	{ head -1 "$LOG" &&
+	  sed -n 2p "$LOG" | sed "s/^[^,]*,/1970-01-01T00:00:01.000Z,/; s/,1,15075/,0,15075/" &&
+	  sed -n 2p "$LOG" | sed "s/^[^,]*,/9999-12-31T23:59:59.000Z,/; s/,1,15075/,0,15075/"; } >span.csv &&
+	vramz report span.csv -o span.html 2>err &&
+	has "note: the log.s ticks span 2932896 days, more than a year: its clock probably jumped" err &&
+	grep -q "Note: the log&#39;s ticks span 2932896 days" span.html &&
+	test "$(stat -c %s span.html)" -lt 200000 &&
+	ticks=$(grep -o "class=\"tl\"" span.html | wc -l) && test "$ticks" -ge 2 && test "$ticks" -le 9 &&
+	grep -q ">9970-01-01<" span.html
+'
+
+expect_success 'an ordinary log gets no span note; a week-long one is labelled by date' '
+	vramz report "$LOG" -o plain.html 2>err && hasnt "note" err && hasnt "Note:" plain.html &&
+	{ head -1 "$LOG" &&
+	  sed -n 2p "$LOG" | sed "s/^[^,]*,/2026-11-01T00:00:00.000Z,/; s/,1,15075/,0,15075/" &&
+	  sed -n 2p "$LOG" | sed "s/^[^,]*,/2026-11-09T00:00:00.000Z,/; s/,1,15075/,0,15075/"; } >week.csv &&
+	vramz report week.csv -o week.html 2>/dev/null && has ">2026-11-05<" week.html
+'
+
 expect_success 'usage errors exit 2' '
 	{ vramz report 2>err; test $? = 2; } && has "which log" err &&
 	{ vramz report --since 12 "$LOG" -o x.html 2>err; test $? = 2; } &&

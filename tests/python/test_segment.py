@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 import _paths
 from _paths import EnvCase
@@ -346,7 +347,41 @@ class UntrustedSegmentTest(DaemonCase):
         off = self.slot_of_latest()
         b = bytearray(self.good)
         b[off + 24 + 50] ^= 0xFF
-        self.refused(self.file(bytes(b)), "no whole snapshot after")
+        msg = self.refused(self.file(bytes(b)), "snapshot checksum mismatch")
+        self.assertIn("not a write in progress", msg)
+        self.assertNotIn("dying", msg)
+
+    def big(self, slot_size, plen):
+        """The copy with slots of slot_size bytes, the latest claiming a
+        payload of plen under its old CRC, in a sparse file."""
+        b = bytearray(self.good)
+        s0, s1 = struct.unpack_from("<QQ", b, 112)
+        end = max(s0, s1) + slot_size
+        struct.pack_into("<Q", b, 128, slot_size)
+        struct.pack_into("<Q", b, 88, end)
+        struct.pack_into("<I", b, self.slot_of_latest() + 20, plen)
+        path = self.file(bytes(b))
+        os.truncate(path, end)
+        return path
+
+    def test_a_huge_slot_is_refused_before_a_byte_is_read(self):
+        # the audit's 64 GiB slot, accepted before
+        self.refused(self.big(64 << 30, 1000),
+                     "slot size 68719476736 bytes: more than the 268435456 a segment may hold")
+
+    def test_a_payload_past_its_slot_is_refused_at_once(self):
+        self.refused(self.big(1 << 20, (1 << 20) + 1),
+                     "payload size 1048577 bytes: more than its 1048552-byte slot holds")
+
+    def test_a_big_payload_with_a_wrong_crc_is_refused_quickly(self):
+        # 16 MiB under a wrong CRC: summed a few times, not READ_TRIES times
+        path = self.big((16 << 20) + 24, 16 << 20)
+        sums = []
+        real = _segment.zlib.crc32
+        with mock.patch.object(_segment.zlib, "crc32",
+                               lambda b, *a: sums.append(len(b)) or real(b, *a)):
+            self.refused(path, "snapshot checksum mismatch")
+        self.assertEqual(sums, [16 << 20] * _segment.CRC_TRIES)
 
     def test_counts_beyond_the_payload(self):
         off = self.slot_of_latest()

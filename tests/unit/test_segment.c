@@ -425,6 +425,80 @@ static void bad_files_are_refused_with_a_reason(void **state)
 	free(c);
 }
 
+/* A fresh segment's bytes whose slots are slot_size bytes and whose latest
+ * claims a payload of plen bytes under its old CRC, in a sparse file NAME. */
+static void put_big(const char *name, uint64_t slot_size, uint32_t plen)
+{
+	size_t n;
+	unsigned char *b = valid_bytes(&n);
+	seg_put32(b, SEG_H_STATE, SEG_LIVE);
+	uint64_t gen = seg_get64(b, SEG_H_GENERATION);
+	uint64_t s0 = seg_get64(b, SEG_H_SLOT0_OFF), s1 = seg_get64(b, SEG_H_SLOT1_OFF);
+	uint64_t end = (s0 > s1 ? s0 : s1) + slot_size;
+	seg_put64(b, SEG_H_SLOT_SIZE, slot_size);
+	seg_put64(b, SEG_H_FILE_SIZE, end);
+	seg_put32(b, (gen & 1 ? s1 : s0) + 20, plen);
+	put_file(name, b, n, 0644);
+	char path[128];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_int_equal(truncate(path, (off_t)end), 0);
+	free(b);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The audit's forged sizes: each refused with a reason, before the reader
+ * copies or sums the bytes they claim (it took 14 s to refuse a 16 MiB
+ * payload with a wrong CRC, and gave no reason for a 64 GiB slot). */
+static void huge_sizes_are_refused_before_any_checksum(void **state)
+{
+	(void)state;
+	put_big("huge-slot", (uint64_t)64 << 30, 1000);
+	reader("huge-slot", VRAMZ_EPARSE, "slot size 68719476736 bytes: more than the 268435456");
+	/* a payload past its slot: refused at once, not retried */
+	put_big("past-slot", 1 << 20, (1 << 20) + 1);
+	struct seg_reader *r = reader("past-slot", 0, NULL);
+	const struct seg_snapshot *s;
+	char err[400] = "";
+	double t0;
+	assert_int_equal(seg_reader_read(r, &s, err, sizeof err), VRAMZ_EPARSE);
+	if (!strstr(err, "payload size 1048577 bytes: more than its 1048552-byte slot holds"))
+		fail_msg("past-slot: '%s'", err);
+	assert_int_equal(seg_reader_retries(r), 0);
+	seg_reader_close(r);
+	/* 16 MiB under a wrong CRC in a slot that does not change: a corrupt
+	 * file, said so, after a few sums (not 2000, not "dying mid-write") */
+	put_big("bad-crc", (16 << 20) + SEG_SLOT_HEAD, 16 << 20);
+	r = reader("bad-crc", 0, NULL);
+	t0 = now_s();
+	assert_int_equal(seg_reader_read(r, &s, err, sizeof err), VRAMZ_EPARSE);
+	double took = now_s() - t0;
+	if (!strstr(err, "snapshot checksum mismatch") || !strstr(err, "not a write in progress") ||
+	    strstr(err, "dying"))
+		fail_msg("bad-crc: '%s'", err);
+	/* 3 sums (2 retries), whatever the machine's load; the time is loose */
+	if (seg_reader_retries(r) > 2 || took > 5.0)
+		fail_msg("bad-crc: %llu retries, %.2f s to refuse",
+			 (unsigned long long)seg_reader_retries(r), took);
+	seg_reader_close(r);
+	/* and the publisher never makes a slot past the bound */
+	struct seg_writer *w = publisher(SEG_FL_PROCS, "toobig");
+	struct built b;
+	build(&b, 1, 4);
+	b.s.proc_count = 600000; /* refused before a record is read */
+	assert_int_equal(seg_writer_publish(w, &b.s, 0, b.f, 2, err, sizeof err), VRAMZ_EIO);
+	if (!strstr(err, "600000 processes and 2 findings: more than a segment's slot holds"))
+		fail_msg("toobig: '%s'", err);
+	b.s.proc_count = 4;
+	publish(w, 2, 4); /* the file it had still works */
+	seg_writer_close(w);
+}
+
 static void untrusted_files_are_ignored(void **state)
 {
 	(void)state;
@@ -673,6 +747,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(no_engine_no_findings, setup, teardown),
 		cmocka_unit_test_setup_teardown(growing_replaces_the_file_and_stopping_removes_it, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_files_are_refused_with_a_reason, setup, teardown),
+		cmocka_unit_test_setup_teardown(huge_sizes_are_refused_before_any_checksum, setup, teardown),
 		cmocka_unit_test_setup_teardown(untrusted_files_are_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_dead_publisher_is_detected, setup, teardown),
 		cmocka_unit_test_setup_teardown(mutated_segments_never_crash_the_reader, setup, teardown),
