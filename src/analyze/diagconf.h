@@ -16,6 +16,7 @@
 struct diag_cmd_conf {
 	const char *fail_on;     /* analyze: "info" | "warning" | "critical" */
 	const char *min_severity; /* watch: findings shown and exec'd */
+	const char *theme;       /* top: "dark" | "light"; NULL unset */
 };
 
 /* Number of threshold options (for sizing an opt array). */
