@@ -76,6 +76,23 @@ static double nice_up(double raw)
 	return 10 * e;
 }
 
+/* Rounds raw down to 1, 2, 2.5 or 5 times a power of ten. */
+static double nice_down(double raw)
+{
+	static const double m[] = {5, 2.5, 2, 1};
+	double e = 1;
+	if (!(raw > 0))
+		return 1;
+	while (e * 10 <= raw)
+		e *= 10;
+	while (e > raw)
+		e /= 10;
+	for (unsigned i = 0; i < sizeof m / sizeof m[0]; i++)
+		if (m[i] * e <= raw * (1 + 1e-9))
+			return m[i] * e;
+	return e;
+}
+
 double chart_nice_top(double max, double min)
 {
 	if (max < min)
@@ -85,6 +102,27 @@ double chart_nice_top(double max, double min)
 	while (top < max * (1 - 1e-9))
 		top += step;
 	return top;
+}
+
+int64_t chart_step_ms(const int64_t *t, unsigned n, int64_t fallback_ms)
+{
+	int64_t gap[32];
+	unsigned k = 0;
+	for (unsigned i = 0; i + 1 < n && k < 32; i++) {
+		if (t[i] <= t[i + 1])
+			continue; /* a clock step back: no gap to speak of */
+		int64_t d = t[i] - t[i + 1];
+		unsigned j = k++;
+		for (; j > 0 && gap[j - 1] > d; j--)
+			gap[j] = gap[j - 1];
+		gap[j] = d;
+	}
+	if (k < 4 && fallback_ms > 0)
+		return fallback_ms;
+	if (!k)
+		return 0;
+	int64_t step = gap[k / 2];
+	return step >= 10 ? (step + 5) / 10 * 10 : step;
 }
 
 /* "%.Nf GiB" with the fewest decimals that show step */
@@ -131,8 +169,10 @@ int chart_begin(struct chart *c)
 	else
 		fmt_snprintf(t, sizeof t, "%.1f GiB", c->top);
 	add_label(-1, t);
-	int count = c->ph / 4 > 1 ? c->ph / 4 : 1;
+	int count = c->ph / 4 > 2 ? c->ph / 4 : 2;
 	double step = nice_up(c->top / count);
+	if (step > c->top * (1 - 1.0 / c->ph)) /* a short chart: a lower step, one label more */
+		step = nice_down(c->top / count);
 	int last = -2;
 	for (int k = 0; k < MAX_LABELS; k++) {
 		double v = k * step;
@@ -284,7 +324,7 @@ static void time_axis(const struct chart *c, int y)
 	int u = c->glyphs != GLYPHS_ASCII;
 	fb_putc(y, c->x + c->lw, ROLE_AXIS, u ? L'└' : L'+');
 	fb_fill(y, c->px, c->pw, ROLE_AXIS, u ? L'─' : L'-');
-	fb_put(y, c->px + c->pw - 3, 3, ROLE_NORMAL, "now", 0);
+	fb_put(y, c->px + c->pw - 3 - !u, 3 + !u, ROLE_NORMAL, u ? "now" : " now", 0);
 	if (c->step_ms <= 0)
 		return;
 	/* a label every 16 columns or more; whole minutes past two minutes */
@@ -294,7 +334,7 @@ static void time_axis(const struct chart *c, int y)
 			tick = ticks_s[i] * 1000;
 	if (!tick)
 		return;
-	int limit = c->pw - 4; /* "now" and a blank */
+	int limit = c->pw - 5; /* "now" and a blank */
 	for (int64_t ago = tick;; ago += tick) {
 		int64_t back = ago / c->step_ms;
 		if (back >= c->npts)
@@ -307,8 +347,10 @@ static void time_axis(const struct chart *c, int y)
 			break;
 		if (at + n >= limit)
 			continue;
+		if (!u) /* "-1m" on a line of '-' would read "---1m" */
+			fb_put(y, c->px + at - 1, n + 2, ROLE_NORMAL, " ", 1);
 		fb_put(y, c->px + at, n, ROLE_NORMAL, t, 0);
-		limit = at - 1;
+		limit = at - 1 - !u;
 	}
 }
 

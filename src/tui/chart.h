@@ -53,6 +53,13 @@ void chart_legend(struct chart *c, int role, const char *text);
 /* Writes the chart into the frame buffer. */
 void chart_end(struct chart *c);
 
+/* The time between points of a series whose times are t[0..n) (newest
+ * first): the median of the gaps, to the 10 ms (a daemon's ticks come a
+ * few ms early or late, a first tick may come early, and the time axis
+ * should move with neither); with fewer than 4 gaps fallback_ms (the
+ * interval asked for) when it is not 0.  0: unknown. */
+int64_t chart_step_ms(const int64_t *t, unsigned n, int64_t fallback_ms);
+
 /* A ceiling for values up to max: max rounded up to a step of the axis
  * (at least min). */
 double chart_nice_top(double max, double min);

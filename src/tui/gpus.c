@@ -169,16 +169,13 @@ static int gpu_lost(int y, int x0, int w, const struct model_gpu *g, int compact
 	return 1;
 }
 
-int64_t gpus_step_ms(const struct model_gpu *g)
+int64_t gpus_step_ms(const struct model_gpu *g, int64_t fallback_ms)
 {
-	/* over up to 16 ticks, to the 10 ms: a daemon's ticks come a few ms
-	 * early or late, and the time axis should not move with them */
-	unsigned k = g->hist_n > 17 ? 16 : g->hist_n ? g->hist_n - 1 : 0;
-	const struct hist_point *now = model_hist(g, 0), *old = model_hist(g, k);
-	if (!k || !now || !old || now->time_ms <= old->time_ms)
-		return 0;
-	int64_t step = (now->time_ms - old->time_ms) / k;
-	return step >= 10 ? (step + 5) / 10 * 10 : step;
+	int64_t t[17];
+	unsigned n = 0;
+	for (const struct hist_point *p; n < 17 && (p = model_hist(g, n)); n++)
+		t[n] = p->time_ms;
+	return chart_step_ms(t, n, fallback_ms);
 }
 
 /* ---- charts -------------------------------------------------------------- */
@@ -193,7 +190,7 @@ static void mark_findings(const struct app *a, struct chart *c, int index)
 		const vramz_finding *x = &a->f.v[k];
 		if ((index >= 0 && x->gpu != index) || !x->first_seen_ms)
 			continue;
-		chart_mark(c, a->m.now_ms - x->first_seen_ms, finding_role((int)x->severity, ROLE_WARN));
+		chart_mark(c, a->m.now_ms - x->first_seen_ms, finding_role((int)x->severity, ROLE_NORMAL));
 	}
 }
 
@@ -203,7 +200,7 @@ static void mem_chart(const struct app *a, int y, int x, int w, int h, const str
 	const struct hist_point *now = model_hist(g, 0);
 	uint64_t total = now && now->mem_valid ? now->total_bytes : 0;
 	struct chart c = {.y = y, .x = x, .w = w, .h = h, .unit = CHART_GIB, .top = (double)total / GIB,
-			  .step_ms = gpus_step_ms(g), .ceiling_role = ROLE_AXIS};
+			  .step_ms = gpus_step_ms(g, a->replay ? 0 : a->interval_ms), .ceiling_role = ROLE_AXIS};
 	if (!total || !chart_begin(&c) || c.npts > 1024)
 		return;
 	for (int i = 0; i < c.npts; i++) {
@@ -220,10 +217,10 @@ static void mem_chart(const struct app *a, int y, int x, int w, int h, const str
 	chart_end(&c);
 }
 
-static void util_chart(int y, int x, int w, int h, const struct model_gpu *g)
+static void util_chart(const struct app *a, int y, int x, int w, int h, const struct model_gpu *g)
 {
 	struct chart c = {.y = y, .x = x, .w = w, .h = h, .unit = CHART_PCT, .top = 100,
-			  .step_ms = gpus_step_ms(g), .ceiling_role = ROLE_AXIS};
+			  .step_ms = gpus_step_ms(g, a->replay ? 0 : a->interval_ms), .ceiling_role = ROLE_AXIS};
 	if (!chart_begin(&c) || c.npts > 1024)
 		return;
 	for (int i = 0; i < c.npts; i++) {
@@ -318,7 +315,7 @@ static uint64_t chart_key(const struct app *a, const struct model_gpu *g, int x0
 	} k;
 	memset(&k, 0, sizeof k);
 	k.x0 = x0, k.w = w, k.h = h, k.uw = uw, k.glyphs = (int)term_glyphs(), k.cols = COLS;
-	k.step = gpus_step_ms(g);
+	k.step = gpus_step_ms(g, a->replay ? 0 : a->interval_ms);
 	k.v = *now;
 	k.v.time_ms = 0;
 	return fb_hash(&k, sizeof k, seed);
@@ -331,7 +328,7 @@ static void block_charts(const struct app *a, int y, int x0, int w, int h, const
 	int uw = util_cols(a, w);
 	mem_chart(a, y, x0, uw ? w - uw - 2 : w, h, g);
 	if (uw)
-		util_chart(y, x0 + w - uw, uw, h, g);
+		util_chart(a, y, x0 + w - uw, uw, h, g);
 }
 
 /* One band: up to p->cols blocks side by side, h rows. */
@@ -439,7 +436,7 @@ static void all_charts(const struct app *a, int y, int h)
 		if (now && now->mem_valid && (double)now->total_bytes / GIB > top)
 			top = (double)now->total_bytes / GIB;
 		if (!step)
-			step = gpus_step_ms(g);
+			step = gpus_step_ms(g, a->replay ? 0 : a->interval_ms);
 		if (key)
 			key = chart_key(a, g, 0, COLS, h, key);
 	}

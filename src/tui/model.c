@@ -282,14 +282,6 @@ unsigned model_proc_hist(const struct model *m, uint32_t pid, uint64_t start_tic
 	return have;
 }
 
-int64_t model_step_ms(const struct model *m)
-{
-	if (m->ticks < 2)
-		return 0;
-	int64_t d = m->tick_ms[m->ticks % MODEL_PHIST] - m->tick_ms[(m->ticks - 1) % MODEL_PHIST];
-	return d > 0 ? d : 0;
-}
-
 static struct model_row *row_for(struct model *m, const vramz_proc_sample *p)
 {
 	for (unsigned i = 0; i < m->nrows; i++)

@@ -155,7 +155,5 @@ int model_col_desc(enum model_col c);
  * Returns how many ticks back it has points (0: none). */
 unsigned model_proc_hist(const struct model *m, uint32_t pid, uint64_t start_ticks,
 			 unsigned gpu, double *out, unsigned n);
-/* The time between the two newest ticks, 0 unknown. */
-int64_t model_step_ms(const struct model *m);
 
 #endif

@@ -87,6 +87,11 @@ static void started(char *buf, size_t len, const struct app *a, const struct mod
 static int host_line(int y, const struct app *a, const struct model_row *r)
 {
 	char cpu[24], rss[24], age[24], st[24], line[512];
+	if (!r->visible) {
+		put(y, 0, COLS, ROLE_DIM, "user -   not visible from this PID namespace: "
+		    "no host details (NVML lists its pid, /proc here has no such process)", 0);
+		return 1;
+	}
 	if (r->cpu_valid)
 		fmt_snprintf(cpu, sizeof cpu, "%u.%u%%", r->cpu_tenths / 10, r->cpu_tenths % 10);
 	else
@@ -94,9 +99,10 @@ static int host_line(int y, const struct app *a, const struct model_row *r)
 	fmt_bytes_if(rss, sizeof rss, r->rss_valid, r->rss_bytes);
 	fmt_duration(age, sizeof age, r->age_valid ? r->age_ms : -1);
 	started(st, sizeof st, a, r);
-	fmt_snprintf(line, sizeof line, "user %s (uid %u)   state %c %s   CPU %s   RSS %s   up %s%s%s%s   parent %u",
-		     r->user, r->uid, r->state ? r->state : '-', state_word(r->state), cpu, rss, age,
-		     st[0] ? " (since " : "", st, st[0] ? ")" : "", r->ppid);
+	fmt_snprintf(line, sizeof line,
+		     "user %s (uid %u)   state %c%s%s   CPU %s   RSS %s   up %s%s%s%s   parent %u",
+		     r->user, r->uid, r->state ? r->state : '-', r->state ? " " : "", state_word(r->state),
+		     cpu, rss, age, st[0] ? " (since " : "", st, st[0] ? ")" : "", r->ppid);
 	put(y, 0, COLS, ROLE_NORMAL, line, 0);
 	return 1;
 }
@@ -173,6 +179,10 @@ static int finding_lines(int y, int bottom, const struct app *a, const struct mo
 			continue;
 		int role = finding_role((int)x->severity, ROLE_NORMAL);
 		int x0 = put(y + n, 0, 5, role, (unsigned)x->severity < 4 ? label[x->severity] : "", 0);
+		struct tm tm; /* when it began: the chart's mark */
+		if (x->first_seen_ms && local_tm(x->first_seen_ms, &tm))
+			x0 += putf(y + n, x0, COLS - x0, ROLE_DIM, "began %02d:%02d:%02d  ", tm.tm_hour,
+				   tm.tm_min, tm.tm_sec);
 		put(y + n, x0, COLS - x0, role, findings_text(f, k), 0);
 		n++;
 		if ((x->figures & VRAMZ_FG_SITE) && x->site[0] && y + n < bottom) {
@@ -203,10 +213,11 @@ static void page_chart(const struct app *a, int y, int h, uint64_t mask)
 		for (unsigned k = 0; k < have; k++)
 			max = all[k] > max ? all[k] : max;
 	}
-	unsigned k = m->ticks > 16 ? 16 : m->ticks ? m->ticks - 1 : 0;
-	int64_t step = k ? (m->tick_ms[m->ticks % MODEL_PHIST] - m->tick_ms[(m->ticks - k) % MODEL_PHIST]) / k
-			 : 0;
-	step = step >= 10 ? (step + 5) / 10 * 10 : step > 0 ? step : 0;
+	int64_t t[17];
+	unsigned n = 0;
+	for (; n < 17 && n < m->ticks; n++)
+		t[n] = m->tick_ms[(m->ticks - n) % MODEL_PHIST];
+	int64_t step = chart_step_ms(t, n, a->replay ? 0 : a->interval_ms);
 	struct chart c = {.y = y, .x = 0, .w = COLS, .h = h, .unit = CHART_GIB,
 			  .top = chart_nice_top(max * 1.1, 0.25), .step_ms = step, .ceiling_role = ROLE_AXIS};
 	if (!chart_begin(&c))
@@ -231,7 +242,7 @@ static void page_chart(const struct app *a, int y, int h, uint64_t mask)
 	for (unsigned q = 0; q < a->f.n; q++) {
 		const vramz_finding *x = &a->f.v[q];
 		if (x->pid == v->page_pid && x->first_seen_ms)
-			chart_mark(&c, m->now_ms - x->first_seen_ms, finding_role((int)x->severity, ROLE_WARN));
+			chart_mark(&c, m->now_ms - x->first_seen_ms, finding_role((int)x->severity, ROLE_NORMAL));
 	}
 	chart_end(&c);
 }

@@ -57,8 +57,9 @@ struct gpus_plan {
  * (table_need rows), or a third of avail when it needs more. */
 void gpus_plan(const struct app *a, int avail, int table_need, struct gpus_plan *p);
 void gpus_draw(const struct app *a, int y, const struct gpus_plan *p);
-/* The time from one history point to the next of g, rounded (0 unknown). */
-int64_t gpus_step_ms(const struct model_gpu *g);
+/* The time from one history point to the next of g, rounded (0 unknown);
+ * fallback_ms (the interval asked for, live) until a few points came. */
+int64_t gpus_step_ms(const struct model_gpu *g, int64_t fallback_ms);
 
 /* ---- the process table (table.c) ----------------------------------------- */
 
