@@ -51,7 +51,7 @@ static int name_cols(const char *s)
 
 static void table_widths(const struct app *a, struct colw *c)
 {
-	static const int base[COL_COUNT] = {7, 8, 10, 5, 9, 4, 6, 5, 5, 6, 1, 0};
+	static const int base[COL_COUNT] = {7, 8, 10, 5, 9, 4, 6, 5, 5, 6, 2, 0};
 	static const enum model_col host_order[] = {COL_CPU, COL_STATE, COL_RSS, COL_TIME};
 	const struct view *v = &a->v;
 	memcpy(c->w, base, sizeof base);
