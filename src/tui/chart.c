@@ -34,9 +34,15 @@
 #define MAX_MARKS 16
 #define MAX_LEGEND 10
 
+/* The grid is all zeros between charts: chart_end clears what it wrote,
+ * row by row, so a chart costs the cells its series reached, not its
+ * area (a plot of a few columns of history on a wide screen). */
 static uint32_t *grid;             /* ph * pw: braille bits, or glyphs */
 static unsigned char *roles;       /* ph * pw */
 static size_t grid_cap;
+static int *row_lo, *row_hi;       /* each row's cells written: [lo, hi] */
+static int rows_cap;
+static int pending;                /* a chart wrote to the grid, not ended */
 static struct {
 	int row;                   /* plot row, -1 the ceiling row */
 	char text[20];
@@ -198,19 +204,44 @@ int chart_begin(struct chart *c)
 	if (c->pw < 8)
 		return 0;
 	size_t n = (size_t)c->ph * (size_t)c->pw;
-	if (n > grid_cap) {
-		uint32_t *g = realloc(grid, n * sizeof *g);
-		unsigned char *r = g ? realloc(roles, n) : NULL;
+	if (n > grid_cap || pending) {
+		size_t cap = n > grid_cap ? n : grid_cap;
+		uint32_t *g = realloc(grid, cap * sizeof *g);
+		unsigned char *r = g ? realloc(roles, cap) : NULL;
 		if (g)
 			grid = g;
 		if (!r)
 			return 0;
 		roles = r;
-		grid_cap = n;
+		grid_cap = cap;
+		memset(grid, 0, cap * sizeof *grid);
+		memset(roles, 0, cap);
+		pending = 0;
 	}
-	memset(grid, 0, n * sizeof *grid);
-	memset(roles, 0, n);
+	if (c->ph > rows_cap) {
+		int *lo = realloc(row_lo, (size_t)c->ph * sizeof *lo);
+		int *hi = lo ? realloc(row_hi, (size_t)c->ph * sizeof *hi) : NULL;
+		if (lo)
+			row_lo = lo;
+		if (!hi)
+			return 0;
+		row_hi = hi;
+		rows_cap = c->ph;
+	}
+	for (int r = 0; r < c->ph; r++) {
+		row_lo[r] = c->pw;
+		row_hi[r] = -1;
+	}
 	return 1;
+}
+
+/* Cell (r, col) was written: the row's extent grows to hold it. */
+static inline void touch(int r, int col)
+{
+	if (col < row_lo[r])
+		row_lo[r] = col;
+	if (col > row_hi[r])
+		row_hi[r] = col;
 }
 
 /* Level of v in [0, top] out of n, rounded */
@@ -244,8 +275,10 @@ void chart_area(struct chart *c, const double *lo, const double *hi, int role_lo
 			/* the cell is the reserved part's while all it shows is */
 			if (roles[k] != role_hi)
 				roles[k] = (unsigned char)(base + n > l ? role_hi : role_lo);
+			touch(r, col);
 		}
 	}
+	pending = 1;
 }
 
 void chart_line(struct chart *c, const double *v, int role, char mark)
@@ -264,6 +297,7 @@ void chart_line(struct chart *c, const double *v, int role, char mark)
 				  : mark ? (uint32_t)(unsigned char)mark
 					 : (uint32_t)(unsigned char)"_-'"[l % lpr];
 			roles[k] = (unsigned char)role;
+			touch(c->ph - 1 - l / lpr, col);
 			continue;
 		}
 		/* braille: joined to its neighbours halfway, so the line is whole */
@@ -278,8 +312,10 @@ void chart_line(struct chart *c, const double *v, int role, char mark)
 			size_t k = (size_t)(c->ph - 1 - d / 4) * (size_t)c->pw + (size_t)col;
 			grid[k] |= dot_bit[sub][3 - d % 4];
 			roles[k] = (unsigned char)role;
+			touch(c->ph - 1 - d / 4, col);
 		}
 	}
+	pending = 1;
 }
 
 void chart_mark(struct chart *c, int64_t ago_ms, int role)
@@ -386,12 +422,11 @@ void chart_end(struct chart *c)
 {
 	int u = c->glyphs != GLYPHS_ASCII;
 	uint32_t row[512];
-	int li = 0;
 	ceiling_row(c);
 	for (int r = -1; r < c->ph; r++) {
 		int y = c->py + r;
 		const char *lab = NULL;
-		for (int i = li; i < nlabels; i++)
+		for (int i = 0; i < nlabels; i++)
 			if (labels[i].row == r)
 				lab = labels[i].text;
 		if (lab)
@@ -399,19 +434,24 @@ void chart_end(struct chart *c)
 		fb_putc(y, c->x + c->lw, ROLE_AXIS, lab ? (u ? L'┤' : L'+') : (u ? L'│' : L'|'));
 		if (r < 0)
 			continue;
-		const uint32_t *g = grid + (size_t)r * (size_t)c->pw;
-		const unsigned char *ro = roles + (size_t)r * (size_t)c->pw;
-		for (int x0 = 0; x0 < c->pw; x0 += 512) {
-			int n = c->pw - x0 > 512 ? 512 : c->pw - x0, any = 0;
+		uint32_t *g = grid + (size_t)r * (size_t)c->pw;
+		unsigned char *ro = roles + (size_t)r * (size_t)c->pw;
+		/* the cells a series reached; a row none reached stays as blanked */
+		for (int x0 = row_lo[r]; x0 <= row_hi[r]; x0 += 512) {
+			int n = row_hi[r] + 1 - x0 > 512 ? 512 : row_hi[r] + 1 - x0;
 			for (int i = 0; i < n; i++) {
 				uint32_t v = g[x0 + i];
-				any |= v != 0;
 				row[i] = !v ? L' ' : c->glyphs == GLYPHS_BRAILLE ? 0x2800 + v : v;
 			}
-			if (any) /* a row no series reached stays as blanked */
-				fb_cells(y, c->px + x0, n, row, ro + x0);
+			fb_cells(y, c->px + x0, n, row, ro + x0);
+		}
+		if (row_hi[r] >= row_lo[r]) { /* zeros again for the next chart */
+			size_t n = (size_t)(row_hi[r] + 1 - row_lo[r]);
+			memset(g + row_lo[r], 0, n * sizeof *g);
+			memset(ro + row_lo[r], 0, n);
 		}
 	}
+	pending = 0;
 	int y = c->py + c->ph;
 	time_axis(c, y);
 	for (int i = 0; i < nmarks; i++)

@@ -297,38 +297,67 @@ static uint64_t head_key(const struct model_gpu *g, int x0, int w, uint64_t seed
 	return fb_hash(&k, sizeof k, seed);
 }
 
-/* What a block's charts show when every point plotted is one value; 0
- * when they may differ from the frame before. */
-static uint64_t chart_key(const struct app *a, const struct model_gpu *g, int x0, int w, int h,
-			  uint64_t seed)
+/* What a chart of g shows when every point it plots is one value (the
+ * memory, or the utilization), w columns wide; 0 when it may differ from
+ * the frame before. */
+static uint64_t chart_key(const struct app *a, const struct model_gpu *g, int util, int x, int w,
+			  int h, uint64_t seed)
 {
-	int uw = util_cols(a, w);
 	const struct hist_point *now = model_hist(g, 0);
-	/* every point of the widest chart, and the one that scrolled off */
-	if (!now || g->finding || g->flat_mem <= (unsigned)(2 * w) ||
-	    (uw && g->flat_util <= (unsigned)(2 * uw)))
+	/* every point it plots, and the one that scrolled off; a finding's
+	 * mark moves with time */
+	if (!now || (util ? g->flat_util : g->flat_mem) <= (unsigned)(2 * w) || (!util && g->finding))
 		return 0;
 	struct {
-		int x0, w, h, uw, glyphs, cols;
+		int util, x, w, h, glyphs, cols;
 		int64_t step;
 		struct hist_point v;
 	} k;
 	memset(&k, 0, sizeof k);
-	k.x0 = x0, k.w = w, k.h = h, k.uw = uw, k.glyphs = (int)term_glyphs(), k.cols = COLS;
+	k.util = util, k.x = x, k.w = w, k.h = h, k.glyphs = (int)term_glyphs(), k.cols = COLS;
 	k.step = gpus_step_ms(g, a->replay ? 0 : a->interval_ms);
 	k.v = *now;
 	k.v.time_ms = 0;
+	if (util)
+		k.v.used_bytes = k.v.reserved_bytes = k.v.total_bytes = 0, k.v.mem_valid = 0;
+	else
+		k.v.util_pct = 0, k.v.util_valid = 0;
 	return fb_hash(&k, sizeof k, seed);
 }
 
-static void block_charts(const struct app *a, int y, int x0, int w, int h, const struct model_gpu *g)
+/* Charts side by side over rows [y, y + h): the parts of those rows.  The
+ * rows are kept from the frame before when each part with a key (its
+ * values all one) has the same key and each part without one sits where
+ * it sat; then only the parts without a key are drawn again, over their
+ * region cleared.  Returns the parts to draw (bit i: part i); tag_out is
+ * the rows' tag, for parts_done. */
+struct part {
+	int x, w;
+	uint64_t key;                     /* 0: it may have changed */
+};
+
+static unsigned parts_keep(int y, int h, const struct part *p, int n, uint64_t *tag_out)
 {
-	if (!g->present || g->cur.s.lost)
-		return;
-	int uw = util_cols(a, w);
-	mem_chart(a, y, x0, uw ? w - uw - 2 : w, h, g);
-	if (uw)
-		util_chart(a, y, x0 + w - uw, uw, h, g);
+	uint64_t tag = 'p';
+	unsigned dyn = 0;
+	for (int i = 0; i < n; i++) {
+		const int geo[2] = {p[i].x, p[i].w};
+		tag = p[i].key ? fb_hash(&p[i].key, sizeof p[i].key, tag) : fb_hash(geo, sizeof geo, tag ^ 'd');
+		dyn |= p[i].key ? 0u : 1u << i;
+	}
+	*tag_out = tag;
+	if (!fb_keep_rows(y, h, tag))
+		return (1u << n) - 1;
+	for (int i = 0; i < n; i++)
+		for (int r = 0; dyn >> i & 1 && r < h; r++)
+			fb_fill(y + r, p[i].x, p[i].w, ROLE_NORMAL, L' ');
+	return dyn;
+}
+
+static void parts_done(int y, int h, uint64_t tag)
+{
+	for (int r = 0; r < h; r++)
+		fb_tag(y + r, tag + (uint64_t)r);
 }
 
 /* One band: up to p->cols blocks side by side, h rows. */
@@ -343,24 +372,41 @@ static void band(const struct app *a, int y, int h, int first, const struct gpus
 		w[c] = bw - (c + 1 < p->cols ? 2 : 0);
 		g[c] = &m->gpus[first + c];
 	}
-	uint64_t head = 'g', charts = 'c';
-	for (int c = 0; c < n; c++) {
+	uint64_t head = 'g';
+	for (int c = 0; c < n; c++)
 		head = head_key(g[c], x[c], w[c], head);
-		charts = charts ? chart_key(a, g[c], x[c], w[c], h, charts) : 0;
-	}
 	if (!fb_keep_rows(y, BLOCK_HEAD, head)) {
 		for (int c = 0; c < n; c++)
 			block_head(y, x[c], w[c], g[c]);
 		for (int r = 0; r < BLOCK_HEAD; r++)
 			fb_tag(y + r, head + (uint64_t)r);
 	}
-	int ch = h - BLOCK_HEAD;
-	if (charts && fb_keep_rows(y + BLOCK_HEAD, ch, charts))
-		return;
-	for (int c = 0; c < n; c++)
-		block_charts(a, y + BLOCK_HEAD, x[c], w[c], ch, g[c]);
-	for (int r = 0; charts && r < ch; r++)
-		fb_tag(y + BLOCK_HEAD + r, charts + (uint64_t)r);
+	/* the charts: memory, and utilization beside it where wide */
+	int ch = h - BLOCK_HEAD, cy = y + BLOCK_HEAD, np = 0;
+	struct part parts[4];
+	const struct model_gpu *of[4];
+	for (int c = 0; c < n; c++) {
+		int uw = util_cols(a, w[c]), mw = uw ? w[c] - uw - 2 : w[c];
+		int live = g[c]->present && !g[c]->cur.s.lost;
+		parts[np] = (struct part){x[c], mw, live ? chart_key(a, g[c], 0, x[c], mw, ch, 'm') : 0};
+		of[np++] = g[c];
+		if (uw) {
+			parts[np] = (struct part){x[c] + w[c] - uw, uw,
+						  live ? chart_key(a, g[c], 1, x[c] + w[c] - uw, uw, ch, 'u') : 0};
+			of[np++] = g[c];
+		}
+	}
+	uint64_t tag;
+	unsigned draw = parts_keep(cy, ch, parts, np, &tag);
+	for (int i = 0; i < np; i++) {
+		if (!(draw >> i & 1) || !of[i]->present || of[i]->cur.s.lost)
+			continue;
+		if (i > 0 && of[i] == of[i - 1])
+			util_chart(a, cy, parts[i].x, parts[i].w, ch, of[i]);
+		else
+			mem_chart(a, cy, parts[i].x, parts[i].w, ch, of[i]);
+	}
+	parts_done(cy, ch, tag);
 }
 
 /* ---- one line per GPU ------------------------------------------------------ */
@@ -427,7 +473,9 @@ static void gpu_compact(int y, const struct compact_cols *c, const struct model_
 static void all_charts(const struct app *a, int y, int h)
 {
 	const struct model *m = &a->m;
-	uint64_t key = 'a';
+	int uw = util_cols(a, COLS);
+	/* findings are marked on the memory chart of all, each where it began */
+	struct part parts[2] = {{0, uw ? COLS - uw - 2 : COLS, a->f.n ? 0 : 'a'}, {COLS - uw, uw, 'b'}};
 	double top = 0;
 	int64_t step = 0;
 	for (unsigned i = 0; i < m->ngpus; i++) {
@@ -437,18 +485,18 @@ static void all_charts(const struct app *a, int y, int h)
 			top = (double)now->total_bytes / GIB;
 		if (!step)
 			step = gpus_step_ms(g, a->replay ? 0 : a->interval_ms);
-		if (key)
-			key = chart_key(a, g, 0, COLS, h, key);
+		for (int u = 0; u < 2; u++)
+			if (parts[u].key)
+				parts[u].key = chart_key(a, g, u, parts[u].x, parts[u].w, h, parts[u].key);
 	}
-	if (key && fb_keep_rows(y, h, key))
-		return;
-	int uw = util_cols(a, COLS);
+	uint64_t tag;
+	unsigned draw = parts_keep(y, h, parts, uw ? 2 : 1, &tag);
 	static char names[MODEL_MAX_GPUS][4];
 	for (int u = 0; u < (uw ? 2 : 1); u++) {
-		struct chart c = {.y = y, .x = u ? COLS - uw : 0, .w = u ? uw : (uw ? COLS - uw - 2 : COLS),
-				  .h = h, .unit = u ? CHART_PCT : CHART_GIB, .top = u ? 100 : top,
-				  .step_ms = step, .ceiling_role = ROLE_AXIS};
-		if (!chart_begin(&c) || c.npts > 1024)
+		struct chart c = {.y = y, .x = parts[u].x, .w = parts[u].w, .h = h,
+				  .unit = u ? CHART_PCT : CHART_GIB, .top = u ? 100 : top, .step_ms = step,
+				  .ceiling_role = ROLE_AXIS};
+		if (!(draw >> u & 1) || !chart_begin(&c) || c.npts > 1024)
 			continue;
 		chart_legend(&c, -1, u ? "util by GPU" : "used+rsv by GPU");
 		for (unsigned i = 0; i < m->ngpus; i++) {
@@ -470,8 +518,7 @@ static void all_charts(const struct app *a, int y, int h)
 			mark_findings(a, &c, -1);
 		chart_end(&c);
 	}
-	for (int r = 0; key && r < h; r++)
-		fb_tag(y + r, key + (uint64_t)r);
+	parts_done(y, h, tag);
 }
 
 void gpus_draw(const struct app *a, int y, const struct gpus_plan *p)

@@ -252,8 +252,8 @@ static void series_sweep(struct model *m)
 {
 	unsigned w = 0;
 	for (unsigned i = 0; i < m->nseries; i++)
-		if (m->ticks - m->series[i].last_tick <= MODEL_PKEEP)
-			m->series[w++] = m->series[i];
+		if (m->ticks - m->series[i].last_tick <= MODEL_PKEEP && w++ != i)
+			m->series[w - 1] = m->series[i]; /* 2 KiB each: moved only when one left */
 	m->nseries = w;
 }
 

@@ -265,4 +265,38 @@ expect_success 'each finding is marked where it began, on its GPU, and on its pr
 	check(p, [y for y, l in enumerate(p) if "└" in l][0], began[0], "its page") # both name it
 	PY
 '
+# kept rows (fb_keep) with parts drawn again over them: GPU 0 holds its
+# memory all along while its utilization moves; GPU 1 grows while its
+# utilization holds.  Slowed to 1x, each new tick keeps the flat charts'
+# cells and draws the others over their cleared region; paused, what the
+# screen shows is what a full redraw (^L) shows.
+python3 - "$T" <<'PY'
+import csv, datetime, sys
+d = sys.argv[1]
+g = list(csv.DictReader(open(d + "/tpl.csv", newline="")))
+cols = list(g[0].keys())
+t0 = g[0]["time"]
+gt = {r["gpu"]: r for r in g if r["time"] == t0}
+base = datetime.datetime(2026, 11, 30, 2, 0, 0)
+GiB, MiB = 1 << 30, 1 << 20
+with open(d + "/parts.csv", "w", newline="") as f:
+    w = csv.DictWriter(f, cols, lineterminator="\n"); w.writeheader()
+    for s in range(400):
+        t = (base + datetime.timedelta(seconds=s)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        for gpu, used, util in (("0", 8 * GiB, 10 + s % 7 * 10), ("1", 2 * GiB + s * 64 * MiB, 50)):
+            r = dict(gt[gpu]); r["time"] = t
+            r["mem_used_bytes"] = str(used); r["util_gpu_pct"] = str(util)
+            r["mem_free_bytes"] = str(int(r["mem_total_bytes"]) - int(r["mem_reserved_bytes"]) - used)
+            w.writerow(r)
+PY
+
+expect_success 'charts kept beside charts drawn again: the same cells as a full redraw' '
+	top 120 40 --replay "$T/parts.csv" --speed 64 &&
+	sleep 3.5 && keys - - - - - - && wait_for " 1x " && sleep 2.5 && keys " " && wait_for "\[paused\]" &&
+	sleep 0.3 && $TM capture-pane -p | sed 1d >kept &&
+	keys C-l && sleep 0.5 && $TM capture-pane -p | sed 1d >fresh &&
+	grep -q "⣿" kept && has "100% ┤" kept &&
+	{ diff kept fresh || { echo "kept rows differ from a full redraw"; exit 1; }; }
+'
+
 finish
