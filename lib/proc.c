@@ -146,17 +146,77 @@ static void proc_copy(char *dst, size_t cap, const char *src, size_t n)
 	dst[n] = '\0';
 }
 
+static int proc_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* The next field after p (which is at a field or blanks), "" at the end */
+static const char *proc_next_field(const char *p)
+{
+	while (*p && !proc_space(*p))
+		p++;
+	while (proc_space(*p))
+		p++;
+	return p;
+}
+
+/* A field of decimal digits at p into *v; -1 when it is not one. */
+static int proc_field_u64(const char *p, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		x = x * 10 + (uint64_t)(*p - '0');
+	if (*p && !proc_space(*p))
+		return -1;
+	*v = x;
+	return 0;
+}
+
 int proc_parse_stat(const char *text, struct proc_stat_fields *st)
 {
 	const char *open = strchr(text, '('), *close = strrchr(text, ')');
-	char state;
+	uint64_t v[25];
+	unsigned have = 2;
 
 	/* comm may hold spaces and parentheses: fields resume after the LAST ')' */
-	if (!open || !close || close < open ||
-	    sscanf(close + 1, " %c %" SCNu32 " %" SCNu32 " %" SCNu32 " %*s %*s %u"
-		   " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", &state,
-		   &st->ppid, &st->pgid, &st->session, &st->flags, &st->start_ticks) != 6)
+	if (!open || !close || close < open)
 		return -1;
+	const char *p = close + 1;
+	while (proc_space(*p))
+		p++;
+	if (!*p)
+		return -1;
+	st->state = *p;
+	/* fields 4 .. 24; those read as numbers must be ones */
+	for (unsigned f = 4; f <= 24; f++) {
+		p = proc_next_field(p);
+		if (!*p)
+			break;
+		v[f] = 0;
+		int number = f == 4 || f == 5 || f == 6 || f == 9 || f == 14 || f == 15 || f == 22 ||
+			     f == 24;
+		if (number && proc_field_u64(p, &v[f])) {
+			if (f < 24)
+				return -1;
+			break; /* rss: left unknown */
+		}
+		have = f;
+	}
+	if (have < 22)
+		return -1;
+	st->ppid = (uint32_t)v[4];
+	st->pgid = (uint32_t)v[5];
+	st->session = (uint32_t)v[6];
+	st->flags = (unsigned)v[9];
+	st->utime_ticks = v[14];
+	st->stime_ticks = v[15];
+	st->start_ticks = v[22];
+	st->has_rss = have >= 24;
+	st->rss_pages = st->has_rss ? v[24] : 0;
 	proc_copy(st->comm, sizeof st->comm, open + 1, (size_t)(close - open - 1));
 	proc_sanitize(st->comm);
 	return 0;

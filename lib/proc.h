@@ -70,16 +70,24 @@ void proc_sanitize(char *s);
 /* The fields of /proc/PID/stat that vramz reads. */
 struct proc_stat_fields {
 	char comm[16];                  /* field 2; control bytes shown as '?' */
+	char state;                     /* field 3: R, S, D, Z, T, I ... */
 	uint32_t ppid, pgid, session;   /* fields 4, 5, 6 */
 	unsigned flags;                 /* field 9: PF_* (PROC_PF_KTHREAD) */
+	uint64_t utime_ticks, stime_ticks; /* fields 14, 15: CPU time, clock ticks */
 	unsigned long long start_ticks; /* field 22: clock ticks since boot */
+	uint64_t rss_pages;             /* field 24: resident pages, with has_rss */
+	int has_rss;                    /* field 24 was there (kernels always
+					   write it; a short test line may not) */
 };
 
 /* Field 9's bit for a kernel thread (the kernel's PF_KTHREAD). */
 #define PROC_PF_KTHREAD 0x00200000u
 
 /* Parses /proc/PID/stat text (comm may hold spaces and ')': the fields
- * after it are counted from the last ')').  0, or -1 on malformed text. */
+ * after it are counted from the last ')').  0, or -1 on malformed text
+ * (fewer than 22 fields, or a field read as a number that is not one).
+ * By hand, not sscanf: the sampler parses a stat a GPU process a tick,
+ * and `top` the host side of each process it shows. */
 int proc_parse_stat(const char *text, struct proc_stat_fields *st);
 
 /* Reads and parses ROOT/PID/stat.  0, or -1 when it cannot be read or

@@ -185,6 +185,14 @@ int diagconf_parse(const char *path, const char *text, size_t len, vramz_diag_co
 				cc->fail_on = strs[i];
 			continue;
 		}
+		if (!strcmp(k, "theme")) { /* top's colours (docs/top.md) */
+			if (strcmp(v, "dark") && strcmp(v, "light")) {
+				cli_err("%s:%u: bad theme '%.60s' (dark, light)", path, ln, v);
+				return EXIT_USAGE;
+			}
+			cc->theme = !strcmp(v, "dark") ? "dark" : "light";
+			continue;
+		}
 		const struct kind_conf *key = NULL, *c;
 		for (unsigned i = 0; !key && (c = key_at(i)); i++)
 			if (!strcmp(c->key, k))

@@ -16,6 +16,7 @@
 struct diag_cmd_conf {
 	const char *fail_on;     /* analyze: "info" | "warning" | "critical" */
 	const char *min_severity; /* watch: findings shown and exec'd */
+	const char *theme;       /* top: "dark" | "light"; NULL unset */
 };
 
 /* A command's thresholds, as a row of the command table holds them

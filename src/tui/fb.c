@@ -230,6 +230,19 @@ void fb_putc(int y, int x, int role, wchar_t c)
 	set(row_of(y), x, (uint32_t)c, role);
 }
 
+void fb_cells(int y, int x, int n, const uint32_t *ch, const unsigned char *role)
+{
+	if (!cur || y < 0 || y >= rows || x < 0 || x >= cols)
+		return;
+	if (n > cols - x)
+		n = cols - x;
+	if (n <= 0)
+		return;
+	cell *row = row_of(y);
+	for (int i = 0; i < n; i++)
+		set(row, x + i, ch[i], role[i]);
+}
+
 void fb_fill(int y, int x, int n, int role, wchar_t c)
 {
 	if (!cur || y < 0 || y >= rows)

@@ -20,6 +20,9 @@ int fb_put(int y, int x, int w, int role, const char *s, int pad);
 void fb_putc(int y, int x, int role, wchar_t c);
 /* A column of h characters (width 1) from (y, x) down: a plot's. */
 void fb_column(int y, int x, int h, int role, const wchar_t *glyphs);
+/* n cells of width 1 from (y, x): character ch[i] in role role[i] (a
+ * chart's row). */
+void fb_cells(int y, int x, int n, const uint32_t *ch, const unsigned char *role);
 /* n copies of c (width 1) from (y, x). */
 void fb_fill(int y, int x, int n, int role, wchar_t c);
 /* Region memos.  A region that draws row y from inputs it can sum up

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tui/fb.h"
+#include "tui/render.h"
 #include "tui/term.h"
 
 const int app_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGKILL,
@@ -58,6 +59,52 @@ static const struct model_row *selected(const struct app *a)
 	if (a->v.sel < 0 || a->v.sel >= (int)a->m.norder)
 		return NULL;
 	return &a->m.rows[a->m.order[a->v.sel]];
+}
+
+/* The process the keys act on: the page's, or the table's selection. */
+static const struct model_row *target(const struct app *a)
+{
+	if (!a->v.page)
+		return selected(a);
+	int i = model_find_pid(&a->m, a->v.page_pid);
+	return i >= 0 && a->m.rows[i].start_ticks == a->v.page_start ? &a->m.rows[i] : NULL;
+}
+
+static int host_sorted(const struct app *a)
+{
+	enum model_col c = a->v.ar.sort;
+	return c == COL_CPU || c == COL_RSS || c == COL_TIME || c == COL_STATE;
+}
+
+void input_host(struct app *a)
+{
+	struct view *v = &a->v;
+	struct model *m = &a->m;
+	/* sorted by the host side: every row, else the order says nothing */
+	int all = host_sorted(a);
+	unsigned lo = all ? 0 : (unsigned)(v->scroll > 0 ? v->scroll : 0);
+	unsigned hi = all ? m->norder : lo + (unsigned)(v->table_rows > 0 ? v->table_rows : 0);
+	host_refresh(a->host, m, lo, hi, v->page ? v->page_pid : 0, a->interval_ms);
+	if (all)
+		input_rearrange(a);
+}
+
+void input_open_page(struct app *a, const struct model_row *r)
+{
+	struct view *v = &a->v;
+	if (!r || r->group) {
+		app_status(a, ROLE_WARN, r ? "a group row: select one of its processes" : "no process selected");
+		return;
+	}
+	v->page = 1;
+	v->page_pid = r->pid;
+	v->page_start = r->start_ticks;
+	v->page_mask = r->gpu_mask;
+	/* the whole command line: the sample's is cut at 255 bytes */
+	if (!r->visible || host_cmdline(a->host, r->pid, r->start_ticks, v->page_cmd, sizeof v->page_cmd))
+		fmt_snprintf(v->page_cmd, sizeof v->page_cmd, "%s", r->cmd);
+	v->status[0] = 0;
+	input_host(a); /* its host side now, not at the next tick */
 }
 
 static void move_sel(struct app *a, int delta)
@@ -154,7 +201,7 @@ static void prompt_key(struct app *a, int is_key, wint_t ch)
 
 static void start_kill(struct app *a)
 {
-	const struct model_row *r = selected(a);
+	const struct model_row *r = target(a);
 	char why[200];
 	if (a->replay) {
 		app_status(a, ROLE_WARN, "kill is off while replaying a log");
@@ -184,6 +231,49 @@ static void signal_key(struct app *a, int is_key, wint_t ch)
 		v->mode = MODE_CONFIRM;
 	else if ((!is_key && (ch == 27 || ch == 'q')))
 		v->mode = MODE_NORMAL;
+}
+
+/* The columns dialog: up, down, space toggles (where the width decides
+ * -> the other way -> back to the width), Esc / Enter / c closes. */
+static void columns_key(struct app *a, int is_key, wint_t ch)
+{
+	struct view *v = &a->v;
+	if (is_key && ch == KEY_UP && v->col_choice > 0) {
+		v->col_choice--;
+	} else if (is_key && ch == KEY_DOWN && v->col_choice + 1 < COL_COUNT) {
+		v->col_choice++;
+	} else if (!is_key && ch == ' ') {
+		enum model_col c = (enum model_col)v->col_choice;
+		if (c == COL_PID || c == COL_CMD)
+			return; /* a row needs its pid and command */
+		if (v->cols[c] == COLM_AUTO)
+			v->cols[c] = table_shown(a, c) ? COLM_OFF : COLM_ON;
+		else
+			v->cols[c] = COLM_AUTO;
+	} else if (!is_key && (ch == 27 || ch == '\r' || ch == '\n' || ch == 'c' || ch == 'q')) {
+		v->mode = MODE_NORMAL;
+	}
+}
+
+/* Keys of the process page; 1 when the key was one of them. */
+static int page_key(struct app *a, int is_key, wint_t ch)
+{
+	struct view *v = &a->v;
+	if (is_key && (ch == KEY_LEFT || ch == KEY_BACKSPACE)) {
+		v->page = 0;
+		return 1;
+	}
+	if (is_key)
+		return ch != KEY_F(1) && ch != KEY_F(10) && ch != KEY_MOUSE; /* as in the table */
+	switch (ch) {
+	case 27: case 127: case 8:
+		v->page = 0;
+		return 1;
+	case 'k': case 'q': case '?': case 'h': case 12:
+		return 0;
+	default:
+		return 1; /* the table's keys do nothing here */
+	}
 }
 
 static void confirm_key(struct app *a, int is_key, wint_t ch)
@@ -256,9 +346,14 @@ void input_key(struct app *a, int is_key, wint_t ch)
 	case MODE_CONFIRM:
 		confirm_key(a, is_key, ch);
 		return;
+	case MODE_COLUMNS:
+		columns_key(a, is_key, ch);
+		return;
 	case MODE_NORMAL:
 		break;
 	}
+	if (v->page && page_key(a, is_key, ch))
+		return;
 	if (is_key) {
 		int page = v->table_rows > 1 ? v->table_rows - 1 : 1;
 		switch (ch) {
@@ -292,14 +387,20 @@ void input_key(struct app *a, int is_key, wint_t ch)
 		input_rearrange(a);
 		break;
 	case 't': v->ar.tree = !v->ar.tree; input_rearrange(a); break;
-	case 'm': v->show_util = !v->show_util; break;
+	case 'm': /* from "where the width allows": the other way from what shows */
+		v->show_util = v->show_util < 0 ? COLS < 120 : !v->show_util;
+		break;
+	case 'c': v->mode = MODE_COLUMNS; break;
+	case '\r': case '\n': input_open_page(a, selected(a)); break;
 	case 'l': v->layout = (enum layout)((v->layout + 1) % 3); break;
 	case 'k': start_kill(a); break;
 	case '<': case ',':
 		set_sort(a, (enum model_col)((v->ar.sort + COL_COUNT - 1) % COL_COUNT));
+		input_host(a);
 		break;
 	case '>': case '.':
 		set_sort(a, (enum model_col)((v->ar.sort + 1) % COL_COUNT));
+		input_host(a);
 		break;
 	case 'r': v->ar.reverse = !v->ar.reverse; input_rearrange(a); break;
 	case 'P': set_sort(a, COL_PID); break;
@@ -310,6 +411,10 @@ void input_key(struct app *a, int is_key, wint_t ch)
 	case 'S': set_sort(a, COL_SM); break;
 	case 'I': set_sort(a, COL_IDLE); break;
 	case 'C': set_sort(a, COL_CMD); break;
+	case 'H': set_sort(a, COL_CPU); input_host(a); break;
+	case 'R': set_sort(a, COL_RSS); input_host(a); break;
+	case 'T': set_sort(a, COL_TIME); input_host(a); break;
+	case 'D': set_sort(a, COL_STATE); input_host(a); break;
 	case ' ': case '+': case '=': case '-':
 		if (a->replay)
 			replay_key(a, ch, 0);

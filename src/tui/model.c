@@ -21,6 +21,17 @@
 
 #include "format/fmt.h"
 
+/* One process's memory on one GPU, a point a tick: the ring is indexed by
+ * the model's tick number, so every series lines up with tick_ms. */
+struct proc_series {
+	uint32_t pid;
+	unsigned gpu;
+	uint64_t start_ticks;
+	unsigned last_tick;               /* the model tick it was last listed */
+	unsigned n;                       /* ticks back from last_tick it covers */
+	uint32_t mib[MODEL_PHIST];        /* by tick % MODEL_PHIST; UINT32_MAX unknown */
+};
+
 struct activity {
 	uint32_t pid;
 	uint64_t start_ticks;
@@ -32,12 +43,19 @@ struct activity {
 static const char *const col_names[COL_COUNT] = {
 	[COL_PID] = "PID", [COL_USER] = "USER", [COL_JOB] = "JOB",
 	[COL_GPU] = "GPU", [COL_VRAM] = "VRAM", [COL_SM] = "SM%",
-	[COL_IDLE] = "IDLE", [COL_CMD] = "COMMAND",
+	[COL_IDLE] = "IDLE", [COL_CPU] = "CPU%", [COL_RSS] = "RSS", [COL_TIME] = "TIME",
+	[COL_STATE] = "S", [COL_CMD] = "COMMAND",
 };
 
 const char *model_col_name(enum model_col c)
 {
 	return (unsigned)c < COL_COUNT ? col_names[c] : "?";
+}
+
+int model_col_desc(enum model_col c)
+{
+	return c == COL_VRAM || c == COL_SM || c == COL_IDLE || c == COL_CPU || c == COL_RSS ||
+	       c == COL_TIME || c == COL_STATE;
 }
 
 void model_init(struct model *m)
@@ -51,6 +69,7 @@ void model_free(struct model *m)
 	free(m->rows);
 	free(m->order);
 	free(m->acts);
+	free(m->series);
 	memset(m, 0, sizeof *m);
 }
 
@@ -104,9 +123,10 @@ static void hist_push(struct model_gpu *g, const struct tui_gpu *t, int64_t time
 		h->util_valid = 1;
 		h->util_pct = (uint8_t)(s->util_gpu_pct > 100 ? 100 : s->util_gpu_pct);
 	}
-	/* prev is another slot than h unless the ring holds one point */
+	/* prev is another slot than h unless the ring holds one point; the
+	 * chart draws used over reserved, so both must stay */
 	int same_mem = prev && prev != h && prev->mem_valid == h->mem_valid &&
-		       prev->used_bytes + prev->reserved_bytes == h->used_bytes + h->reserved_bytes &&
+		       prev->used_bytes == h->used_bytes && prev->reserved_bytes == h->reserved_bytes &&
 		       prev->total_bytes == h->total_bytes;
 	int same_util = prev && prev != h && prev->util_valid == h->util_valid &&
 			prev->util_pct == h->util_pct;
@@ -179,6 +199,89 @@ static void gpu_list(char *buf, size_t len, uint64_t mask)
 	}
 }
 
+/* The series of p on its GPU, created on first sight; the list comes in
+ * the same order each tick, so the search starts where the last ended. */
+static struct proc_series *series_of(struct model *m, const vramz_proc_sample *p)
+{
+	uint64_t start = (p->valid & VRAMZ_P_VISIBLE) ? p->start_time_ticks : 0;
+	for (unsigned k = 0, i = m->series_hint; k < m->nseries; k++, i++) {
+		if (i >= m->nseries)
+			i = 0;
+		struct proc_series *q = &m->series[i];
+		if (q->pid == p->pid && q->gpu == p->gpu_index && q->start_ticks == start) {
+			m->series_hint = i + 1;
+			return q;
+		}
+	}
+	if (reserve((void **)&m->series, &m->cap_series, m->nseries + 1, sizeof *m->series))
+		return NULL;
+	struct proc_series *q = &m->series[m->nseries++];
+	q->pid = p->pid;
+	q->gpu = p->gpu_index;
+	q->start_ticks = start;
+	q->last_tick = m->ticks;
+	q->n = 0;
+	return q;
+}
+
+static void series_feed(struct model *m, const vramz_proc_sample *p)
+{
+	struct proc_series *q = series_of(m, p);
+	if (!q)
+		return;
+	/* the ticks it was not listed are unknown */
+	unsigned from = q->last_tick + 1;
+	if (m->ticks - q->last_tick > MODEL_PHIST)
+		from = m->ticks - MODEL_PHIST + 1;
+	for (unsigned t = from; q->n && t < m->ticks; t++)
+		q->mib[t % MODEL_PHIST] = UINT32_MAX;
+	unsigned gap = q->n ? m->ticks - q->last_tick : 1;
+	uint32_t *slot = &q->mib[m->ticks % MODEL_PHIST];
+	if (q->n && q->last_tick == m->ticks) { /* listed twice (two MIG instances): the sum */
+		if ((p->valid & VRAMZ_P_USED) && *slot != UINT32_MAX)
+			*slot += (uint32_t)(p->used_bytes >> 20);
+		return;
+	}
+	*slot = (p->valid & VRAMZ_P_USED) ? (uint32_t)(p->used_bytes >> 20) : UINT32_MAX;
+	q->n = q->n + gap > MODEL_PHIST ? MODEL_PHIST : q->n + gap;
+	q->last_tick = m->ticks;
+}
+
+/* Forgets the series of processes gone for MODEL_PKEEP ticks. */
+static void series_sweep(struct model *m)
+{
+	unsigned w = 0;
+	for (unsigned i = 0; i < m->nseries; i++)
+		if (m->ticks - m->series[i].last_tick <= MODEL_PKEEP && w++ != i)
+			m->series[w - 1] = m->series[i]; /* 2 KiB each: moved only when one left */
+	m->nseries = w;
+}
+
+unsigned model_proc_hist(const struct model *m, uint32_t pid, uint64_t start_ticks,
+			 unsigned gpu, double *out, unsigned n)
+{
+	const struct proc_series *q = NULL;
+	for (unsigned i = 0; i < m->nseries && !q; i++)
+		if (m->series[i].pid == pid && m->series[i].gpu == gpu &&
+		    m->series[i].start_ticks == start_ticks)
+			q = &m->series[i];
+	unsigned have = 0;
+	for (unsigned k = 0; k < n; k++) {
+		out[k] = -1;
+		if (!q || k >= MODEL_PHIST || k > m->ticks)
+			continue;
+		unsigned t = m->ticks - k;
+		if (t > q->last_tick || q->last_tick - t >= q->n)
+			continue;
+		uint32_t v = q->mib[t % MODEL_PHIST];
+		if (v != UINT32_MAX) {
+			out[k] = v / 1024.0;
+			have = k + 1;
+		}
+	}
+	return have;
+}
+
 static struct model_row *row_for(struct model *m, const vramz_proc_sample *p)
 {
 	for (unsigned i = 0; i < m->nrows; i++)
@@ -217,6 +320,7 @@ int model_feed(struct model *m, const struct tui_snap *s)
 			m->gpus[i].flat_mem = m->gpus[i].flat_util = 0;
 		}
 		m->nacts = 0;
+		m->nseries = 0;
 	}
 	if (s->keep_last) { /* the error line under the last good tick */
 		fmt_snprintf(m->errmsg, sizeof m->errmsg, "%s", s->errmsg);
@@ -224,6 +328,7 @@ int model_feed(struct model *m, const struct tui_snap *s)
 	}
 	m->ticks++;
 	m->now_ms = s->time_ms;
+	m->tick_ms[m->ticks % MODEL_PHIST] = s->time_ms;
 	fmt_snprintf(m->errmsg, sizeof m->errmsg, "%s", s->err < 0 ? s->errmsg : "");
 	for (unsigned i = 0; i < m->ngpus; i++)
 		m->gpus[i].present = 0;
@@ -263,6 +368,7 @@ int model_feed(struct model *m, const struct tui_snap *s)
 			if (p->valid & VRAMZ_P_OUTSIDE)
 				r->outside_bytes += p->outside_allocator_bytes;
 		}
+		series_feed(m, p);
 		struct activity *a = activity_of(m, p);
 		if (a) {
 			a->tick = m->ticks;
@@ -285,6 +391,7 @@ int model_feed(struct model *m, const struct tui_snap *s)
 		}
 	}
 	activity_sweep(m);
+	series_sweep(m);
 	return 0;
 }
 
@@ -303,13 +410,28 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
+/* A state's place when sorting by it: stuck (D) first, then running,
+ * then the rest; unknown last. */
+static unsigned state_rank(char s)
+{
+	switch (s) {
+	case 'D': return 6;
+	case 'R': return 5;
+	case 'Z': return 4;
+	case 'T': case 't': return 3;
+	case 'S': return 2;
+	case 0: return 0;
+	default: return 1;
+	}
+}
+
 static int row_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct model *m = ((const void **)arg)[0];
 	const struct arrange *ar = ((const void **)arg)[1];
 	const struct model_row *a = &m->rows[*(const unsigned *)pa];
 	const struct model_row *b = &m->rows[*(const unsigned *)pb];
-	int c = 0, desc = 0;
+	int c = 0, desc = model_col_desc(ar->sort);
 	switch (ar->sort) {
 	case COL_PID: c = cmp_u64(a->pid, b->pid); break;
 	case COL_USER: c = strcmp(a->user, b->user); break;
@@ -317,18 +439,29 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 	case COL_GPU: c = cmp_u64(a->first_gpu, b->first_gpu); break;
 	case COL_CMD: c = strcmp(a->cmd, b->cmd); break;
 	case COL_VRAM:
-		desc = 1;
 		c = cmp_u64(a->vram_valid ? a->vram_bytes + 1 : 0,
 			    b->vram_valid ? b->vram_bytes + 1 : 0);
 		break;
 	case COL_SM:
-		desc = 1;
 		c = cmp_u64(a->sm_valid ? a->sm_pct + 1u : 0, b->sm_valid ? b->sm_pct + 1u : 0);
 		break;
 	case COL_IDLE:
-		desc = 1;
 		c = cmp_u64(a->idle_valid ? (uint64_t)a->idle_ms + 1 : 0,
 			    b->idle_valid ? (uint64_t)b->idle_ms + 1 : 0);
+		break;
+	/* the host side: unknown last, largest (or a D state) first */
+	case COL_CPU:
+		c = cmp_u64(a->cpu_valid ? a->cpu_tenths + 1ull : 0, b->cpu_valid ? b->cpu_tenths + 1ull : 0);
+		break;
+	case COL_RSS:
+		c = cmp_u64(a->rss_valid ? a->rss_bytes + 1 : 0, b->rss_valid ? b->rss_bytes + 1 : 0);
+		break;
+	case COL_TIME:
+		c = cmp_u64(a->age_valid ? (uint64_t)a->age_ms + 1 : 0,
+			    b->age_valid ? (uint64_t)b->age_ms + 1 : 0);
+		break;
+	case COL_STATE:
+		c = cmp_u64(state_rank(a->state), state_rank(b->state));
 		break;
 	default: break;
 	}

@@ -13,6 +13,8 @@
 #include "vramz/vramz.h"
 
 #define MODEL_HIST 1024       /* points per GPU: 17 min at 1 Hz */
+#define MODEL_PHIST 512       /* points per process and GPU: 8.5 min at 1 Hz */
+#define MODEL_PKEEP 60        /* ticks a process's history outlives it */
 #define MODEL_MAX_GPUS 64     /* rows keep their GPUs in a 64-bit mask */
 #define MODEL_NAME_LEN 48
 #define MODEL_JOB_LEN 40
@@ -62,8 +64,11 @@ struct model_gpu {
 	int finding;                      /* worst severity naming it, 0 none */
 };
 
+/* The process table's columns, in the order shown; the host side (CPU %,
+ * resident memory, elapsed time, state) comes from /proc (host.c). */
 enum model_col {
-	COL_PID, COL_USER, COL_JOB, COL_GPU, COL_VRAM, COL_SM, COL_IDLE, COL_CMD,
+	COL_PID, COL_USER, COL_JOB, COL_GPU, COL_VRAM, COL_SM, COL_IDLE,
+	COL_CPU, COL_RSS, COL_TIME, COL_STATE, COL_CMD,
 	COL_COUNT
 };
 
@@ -87,6 +92,12 @@ struct model_row {
 	/* its PyTorch agent's figures over its GPUs (lib/agent.c) */
 	int torch;
 	uint64_t torch_reserved_bytes, outside_bytes;
+	/* the host side (host.c): valid flags, the last reading */
+	int cpu_valid, rss_valid, age_valid;
+	unsigned cpu_tenths;              /* CPU % x 10 over the last interval */
+	uint64_t rss_bytes;               /* resident host memory */
+	int64_t age_ms;                   /* since the process started */
+	char state;                       /* R S D Z T ...; 0 unknown */
 };
 
 /* How the rows are arranged: input.c changes it, model_arrange applies it. */
@@ -100,6 +111,7 @@ struct arrange {
 };
 
 struct activity;
+struct proc_series;
 
 struct model {
 	unsigned ngpus;                   /* slots seen, in selection order */
@@ -116,6 +128,11 @@ struct model {
 	unsigned fed;                     /* ticks fed since the frame last drawn
 					     (render.c: a plot kept from the frame
 					     before assumes one) */
+	/* each process's memory on each GPU, a point a tick (the process
+	 * page's chart), and the time of each of those ticks */
+	struct proc_series *series;
+	unsigned nseries, cap_series, series_hint;
+	int64_t tick_ms[MODEL_PHIST];     /* by tick % MODEL_PHIST */
 	char errmsg[160];                 /* the latest tick's failure, "" ok */
 };
 
@@ -131,5 +148,12 @@ int model_find_pid(const struct model *m, uint32_t pid);
 const struct hist_point *model_hist(const struct model_gpu *g, unsigned back);
 /* Column titles for the process table and help. */
 const char *model_col_name(enum model_col c);
+/* Whether the column sorts largest first (VRAM, SM%, IDLE, the host's). */
+int model_col_desc(enum model_col c);
+/* The memory of process (pid, start_ticks) on GPU gpu, in GiB, for the
+ * ticks back 0 (the newest) .. n - 1 into out (-1: not listed then).
+ * Returns how many ticks back it has points (0: none). */
+unsigned model_proc_hist(const struct model *m, uint32_t pid, uint64_t start_ticks,
+			 unsigned gpu, double *out, unsigned n);
 
 #endif

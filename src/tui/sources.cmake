@@ -10,6 +10,11 @@ list(APPEND VRAMZ_TOOL_SOURCES
   tui/term.c
   tui/fb.c
   tui/render.c
+  tui/gpus.c
+  tui/chart.c
+  tui/table.c
+  tui/page.c
+  tui/host.c
   tui/input.c
 )
 # NCURSES_WIDECHAR: the wide API (get_wch, addnwstr) whatever the feature macros

@@ -10,7 +10,10 @@
  *
  * Colour is a set of roles.  With colour (a colour terminal, no NO_COLOR,
  * no --no-color) each role is a colour pair; without it each role maps to
- * an attribute (bold, reverse, dim) so the screen stays readable.
+ * an attribute (bold, reverse, dim) so the screen stays readable.  Two
+ * themes give the roles their colours: dark (the default) and light
+ * (`--theme light`, or `theme = light` in the config file), which keeps
+ * yellow, cyan and white text off a light background.
  */
 #include "tui/term.h"
 
@@ -80,10 +83,14 @@ static void install_signals(void)
 		sigaction(crash[i], &sa, NULL);
 }
 
-static const struct role_spec {
+struct role_spec {
 	short fg, bg;
 	attr_t extra, mono;
-} spec[ROLE_COUNT] = {
+};
+
+/* The dark theme (the default: most terminals are dark).  A role's mono
+ * attributes are what it has without colour, in either theme. */
+static const struct role_spec dark[ROLE_COUNT] = {
 	[ROLE_NORMAL] = {-1, -1, 0, 0},
 	[ROLE_TITLE] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
 	[ROLE_DIM] = {-1, -1, A_DIM, A_DIM},
@@ -98,7 +105,55 @@ static const struct role_spec {
 	[ROLE_KEY] = {-1, -1, A_BOLD, A_BOLD},
 	[ROLE_KEYTEXT] = {COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE},
 	[ROLE_HEAD] = {COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE},
+	[ROLE_AXIS] = {-1, -1, A_DIM, A_DIM},
+	[ROLE_SERIES + 0] = {COLOR_CYAN, -1, 0, 0},
+	[ROLE_SERIES + 1] = {COLOR_YELLOW, -1, 0, 0},
+	[ROLE_SERIES + 2] = {COLOR_MAGENTA, -1, 0, 0},
+	[ROLE_SERIES + 3] = {COLOR_GREEN, -1, 0, 0},
+	[ROLE_SERIES + 4] = {COLOR_BLUE, -1, A_BOLD, 0},
+	[ROLE_SERIES + 5] = {COLOR_RED, -1, 0, 0},
+	[ROLE_SERIES + 6] = {COLOR_WHITE, -1, 0, 0},
+	[ROLE_SERIES + 7] = {-1, -1, A_BOLD, 0},
 };
+
+/* The light theme, for a light background: no yellow, cyan or white
+ * text (a few shades from the background there), blue for what is cyan
+ * on a dark screen, magenta for warnings; the bars' backgrounds keep
+ * black text. */
+static const struct role_spec light[ROLE_COUNT] = {
+	[ROLE_NORMAL] = {-1, -1, 0, 0},
+	[ROLE_TITLE] = {COLOR_BLUE, -1, A_BOLD, A_BOLD},
+	[ROLE_DIM] = {-1, -1, A_DIM, A_DIM},
+	[ROLE_OK] = {COLOR_GREEN, -1, A_BOLD, A_BOLD},
+	[ROLE_WARN] = {COLOR_MAGENTA, -1, A_BOLD, A_BOLD},
+	[ROLE_CRIT] = {COLOR_RED, -1, A_BOLD, A_BOLD | A_UNDERLINE},
+	[ROLE_RSV] = {COLOR_MAGENTA, -1, 0, A_DIM},
+	[ROLE_FREE] = {-1, -1, A_DIM, A_DIM},
+	[ROLE_PLOT] = {COLOR_BLUE, -1, 0, 0},
+	[ROLE_PLOT_UTIL] = {COLOR_GREEN, -1, 0, A_DIM},
+	[ROLE_SEL] = {COLOR_WHITE, COLOR_BLUE, A_BOLD, A_REVERSE},
+	[ROLE_KEY] = {-1, -1, A_BOLD, A_BOLD},
+	[ROLE_KEYTEXT] = {COLOR_WHITE, COLOR_BLUE, 0, A_REVERSE},
+	[ROLE_HEAD] = {COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE},
+	[ROLE_AXIS] = {-1, -1, A_DIM, A_DIM},
+	[ROLE_SERIES + 0] = {COLOR_BLUE, -1, 0, 0},
+	[ROLE_SERIES + 1] = {COLOR_RED, -1, 0, 0},
+	[ROLE_SERIES + 2] = {COLOR_GREEN, -1, 0, 0},
+	[ROLE_SERIES + 3] = {COLOR_MAGENTA, -1, 0, 0},
+	[ROLE_SERIES + 4] = {COLOR_BLACK, -1, 0, 0},
+	[ROLE_SERIES + 5] = {COLOR_BLUE, -1, A_BOLD, 0},
+	[ROLE_SERIES + 6] = {COLOR_RED, -1, A_BOLD, 0},
+	[ROLE_SERIES + 7] = {COLOR_GREEN, -1, A_BOLD, 0},
+};
+
+static const struct role_spec *spec = dark;
+static enum term_theme theme;
+static enum term_glyphs glyphs;
+
+short term_role_fg(enum term_theme t, enum role r)
+{
+	return (unsigned)r < ROLE_COUNT ? (t == THEME_LIGHT ? light : dark)[r].fg : -1;
+}
 
 static void setup_roles(void)
 {
@@ -166,6 +221,12 @@ int term_open(const struct term_opts *o, char *err, size_t errlen)
 	}
 	setlocale(LC_ALL, "");
 	is_utf8 = !o->ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
+	/* the Linux console's fonts have block elements but no braille */
+	const char *tn = getenv("TERM");
+	glyphs = !is_utf8 ? GLYPHS_ASCII : tn && !strncmp(tn, "linux", 5) ? GLYPHS_BLOCKS
+								  : GLYPHS_BRAILLE;
+	theme = o->theme;
+	spec = theme == THEME_LIGHT ? light : dark;
 	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
@@ -184,7 +245,7 @@ int term_open(const struct term_opts *o, char *err, size_t errlen)
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	curs_set(0);
-	has_color = !o->no_color && cli_color(stdout) && has_colors();
+	has_color = term_color_wanted(o->no_color) && has_colors();
 	if (has_color) {
 		start_color();
 		use_default_colors();
@@ -251,6 +312,22 @@ int term_color(void)
 int term_utf8(void)
 {
 	return is_utf8;
+}
+
+enum term_glyphs term_glyphs(void)
+{
+	return glyphs;
+}
+
+enum term_theme term_theme(void)
+{
+	return theme;
+}
+
+int term_color_wanted(int no_color)
+{
+	/* cli_color reads --no-color (g_opts), NO_COLOR and TERM=dumb */
+	return !no_color && cli_color(stdout);
 }
 
 int term_mouse(void)

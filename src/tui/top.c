@@ -38,6 +38,7 @@ static int64_t idle_after_ms = -1; /* the engine's (or the config file's) */
 static double speed = 1;
 static int show_util, tree, no_mouse, ascii;
 static const char *sort_name = "vram";
+static const char *theme_name, *hide_list;
 
 const struct opt top_opts[] = {
 	OPT_SAMPLE_INTERVAL(&interval_ms, "sampling interval (default 1s)"),
@@ -45,13 +46,17 @@ const struct opt top_opts[] = {
 	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "play a recorded log (vramz log) back"},
 	{0, "speed", OPT_FACTOR, &speed, "X", "replay speed, at most 64 (default 1: as recorded)"},
 	{'s', "sort", OPT_STR, &sort_name, "COLUMN",
-	 "pid, user, job, gpu, vram (default), sm, idle or command",
-	 "pid user job gpu vram sm idle command"},
+	 "pid, user, job, gpu, vram (default), sm, idle, cpu, rss, time, state or command",
+	 "pid user job gpu vram sm idle cpu rss time state command"},
 	{'t', "tree", OPT_FLAG, &tree, NULL, "start in tree view"},
 	{'u', "util", OPT_FLAG, &show_util, NULL, "plot utilization beside memory"},
 	{0, "idle-after", OPT_DURATION, &idle_after_ms, "DURATION",
 	 "report processes idle this long that hold memory (default: as vramz watch, 30m)"},
 	{0, "ascii", OPT_FLAG, &ascii, NULL, "ASCII glyphs only"},
+	{0, "theme", OPT_STR, &theme_name, "THEME",
+	 "dark (default) or light, for a light background (config key: theme)", "dark light"},
+	{0, "hide", OPT_STR, &hide_list, "COLUMNS",
+	 "process table columns to hide, comma-separated (user, job, gpu, vram, sm, idle, cpu, rss, time, state)"},
 	{0, "no-mouse", OPT_FLAG, &no_mouse, NULL, "leave the mouse to the terminal"},
 	OPT_NOCOLOR,
 	OPT_END,
@@ -59,8 +64,8 @@ const struct opt top_opts[] = {
 
 static int sort_col(const char *s, enum model_col *out)
 {
-	static const char *const names[COL_COUNT] = {"pid", "user", "job", "gpu",
-						     "vram", "sm", "idle", "command"};
+	static const char *const names[COL_COUNT] = {"pid", "user", "job", "gpu", "vram", "sm",
+						     "idle", "cpu", "rss", "time", "state", "command"};
 	for (int i = 0; i < COL_COUNT; i++)
 		if (!strcasecmp(s, names[i]) || !strcasecmp(s, model_col_name((enum model_col)i))) {
 			*out = (enum model_col)i;
@@ -71,6 +76,25 @@ static int sort_col(const char *s, enum model_col *out)
 		return 0;
 	}
 	return -1;
+}
+
+/* --hide user,cpu: those columns hidden (pid and command stay) */
+static int hide_columns(const char *list, enum col_mode *cols)
+{
+	char buf[256], *save = NULL;
+	if (!list)
+		return 0;
+	fmt_snprintf(buf, sizeof buf, "%s", list);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		enum model_col c;
+		if (sort_col(t, &c) || c == COL_PID || c == COL_CMD) {
+			cli_err("--hide: unknown column '%s' (user, job, gpu, vram, sm, idle, cpu, rss, "
+				"time, state)", t);
+			return -1;
+		}
+		cols[c] = COLM_OFF;
+	}
+	return 0;
 }
 
 /* cli_err's messages while the screen is ours (the daemon top read from
@@ -102,13 +126,28 @@ static void take_snapshots(struct app *a)
 	struct tui_snap *list = sampler_take(a->sp);
 	if (!list)
 		return;
+	struct tui_snap *last = NULL;
 	for (struct tui_snap *s = list; s; s = s->next) {
 		model_feed(&a->m, s);
 		findings_take(&a->f, s);
+		if (!s->keep_last && s->err >= 0)
+			last = s;
+	}
+	/* the newest good tick stays: the process page shows its details */
+	if (last) {
+		for (struct tui_snap **p = &list; *p; p = &(*p)->next)
+			if (*p == last) {
+				*p = last->next;
+				break;
+			}
+		last->next = NULL;
+		snap_free(a->snap);
+		a->snap = last;
 	}
 	snap_free(list);
 	findings_mark(&a->f, &a->m);
 	input_rearrange(a);
+	input_host(a);
 	char msg[240];
 	if (kill_observe(&a->kw, &a->m, msg, sizeof msg))
 		app_status(a, strstr(msg, "still") ? ROLE_WARN : ROLE_OK, "%s", msg);
@@ -206,10 +245,20 @@ int cmd_top(const struct cmd_args *args)
 	model_init(&a->m);
 	a->v.ar.gpu = -1;
 	a->v.ar.tree = tree;
-	a->v.show_util = show_util;
+	a->v.show_util = show_util ? 1 : -1;
+	a->interval_ms = interval_ms;
 	a->v.sel = -1;
 	if (sort_col(sort_name, &a->v.ar.sort)) {
 		cli_err("--sort: unknown column '%s'", sort_name);
+		free(a);
+		return EXIT_USAGE;
+	}
+	if (hide_columns(hide_list, a->v.cols)) {
+		free(a);
+		return EXIT_USAGE;
+	}
+	if (theme_name && strcmp(theme_name, "dark") && strcmp(theme_name, "light")) {
+		cli_err("--theme: unknown theme '%s' (dark, light)", theme_name);
 		free(a);
 		return EXIT_USAGE;
 	}
@@ -226,6 +275,8 @@ int cmd_top(const struct cmd_args *args)
 		free(a);
 		return ex;
 	}
+	/* the command line's theme over the config file's */
+	const char *theme = theme_name ? theme_name : cc.theme ? cc.theme : "dark";
 	/* no thresholds of its own (config file, --idle-after): a daemon's
 	 * findings are shown as they are (sampler.c) */
 	vramz_diag_config def;
@@ -259,7 +310,9 @@ int cmd_top(const struct cmd_args *args)
 		.daemon_findings = !own_thresholds,
 	};
 	char err[300];
-	struct term_opts to = {.no_color = g_opts.no_color, .no_mouse = no_mouse, .ascii = ascii};
+	struct term_opts to = {.no_color = g_opts.no_color, .no_mouse = no_mouse, .ascii = ascii,
+			       .theme = !strcmp(theme, "light") ? THEME_LIGHT : THEME_DARK};
+	a->host = host_new(!a->replay);
 	/* the sampler thread must not take our signals: block them while it
 	 * is created so it inherits the mask, then unblock them here */
 	sigset_t all, old;
@@ -293,6 +346,8 @@ int cmd_top(const struct cmd_args *args)
 	ticker_close(tk);
 	model_free(&a->m);
 	findings_free(&a->f);
+	snap_free(a->snap);
+	host_free(a->host);
 	free(a);
 	return ex;
 }

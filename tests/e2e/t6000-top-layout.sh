@@ -20,10 +20,11 @@ expect_success '1 GPU at 80x24: memory split used / reserved / free, sensors, pr
 	has "qQuit" screen
 '
 
-expect_success '1 GPU at 200x60: history plot labelled, table below' '
+expect_success '1 GPU at 200x60: history charts labelled, table below' '
 	top 200 60 &&
 	wait_for "4200001" &&
-	has "^ *mem" screen &&
+	has "^140\.4 GiB ┤─" screen && has "^ +0 GiB ┤" screen &&
+	has "┤─+ +⣿ util" screen && has "now" screen &&
 	has "PID +USER +JOB +GPU +VRAM" screen
 '
 

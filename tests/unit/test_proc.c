@@ -683,6 +683,24 @@ static void test_parse_stat(void **state)
 	assert_int_equal(proc_parse_stat("42 (a) S 7 40 39 0 -1 4194560 0", &st), -1);
 	assert_int_equal(proc_parse_stat("42 (trunc", &st), -1);
 	assert_int_equal(proc_parse_stat("", &st), -1);
+	/* the host side `top` shows: state, CPU time, resident pages; a line
+	 * that ends at the start time has no rss (unknown, not 0) */
+	assert_int_equal(proc_parse_stat("9 (python3 x) D 1 9 9 0 -1 4194304 5 0 0 0 1234 567"
+					 " 0 0 20 0 8 0 4242 99999 51200 18446744073709551615",
+					 &st), 0);
+	assert_int_equal(st.state, 'D');
+	assert_int_equal(st.utime_ticks, 1234);
+	assert_int_equal(st.stime_ticks, 567);
+	assert_int_equal(st.start_ticks, 4242);
+	assert_true(st.has_rss);
+	assert_int_equal(st.rss_pages, 51200);
+	assert_int_equal(proc_parse_stat("9 (p) R 1 9 9 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 77", &st), 0);
+	assert_int_equal(st.state, 'R');
+	assert_int_equal(st.start_ticks, 77);
+	assert_false(st.has_rss);
+	/* a number field that is not one is malformed, as sscanf's %u was */
+	assert_int_equal(proc_parse_stat("9 (p) R x 9 9 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 77", &st), -1);
+	assert_int_equal(proc_parse_stat("9 (p) R 1 9 9 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 7x7", &st), -1);
 }
 
 /* Issue 12: a /proc of another PID namespace numbers other processes with
