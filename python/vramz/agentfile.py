@@ -3,12 +3,17 @@
 vramz tool to join to NVML's view (format in docs/python.md, read in C by
 lib/agent.c).
 
-One directory (the runtime directory, see _rundir.py), three files per
-process, named by pid and start time so a reused pid never matches:
+One directory (the runtime directory, see _rundir.py), up to four files
+per process, named by pid and start time so a reused pid never matches:
 
-    torch-PID-START          the figures, rewritten every interval
+    torch-PID-START          the figures, rewritten every interval; at the
+                             process's end its last record says how it
+                             ended, and the file stays as a tombstone for
+                             TOMBSTONE_KEEP_S
     torch-PID-START.req      a request for leak sites (written by vramz)
     torch-PID-START.sites    the answer (written by the agent)
+    torch-PID-START.sig      empty; Python's faulthandler writes the stacks
+                             into it when a SIGTERM ends the process
 
 Text, ASCII, one record a line: a record type, then blank-separated
 key=value pairs with integer values except where noted.  Readers ignore
@@ -21,10 +26,16 @@ content, never a mix; both relative to the runtime directory's descriptor
 import os
 import re
 import stat
+import time
 
 from . import _rundir
 
 MAGIC = "vramz-torch"
+# how long the figures file of an ended process stays for readers (a
+# reader sampling every few seconds learns how it ended), then swept
+TOMBSTONE_KEEP_S = 300
+# the free-text keys: the rest of the line is the value
+TAIL_KEYS = ("file", "why")
 SITES_MAGIC = "vramz-torch-sites"
 VERSION = 1
 
@@ -66,15 +77,27 @@ def _record(kind, pairs, tail=None):
     return " ".join(parts)
 
 
-def format_figures(process, devices, oom=None):
+def _with_tail(kind, rec):
+    """A record whose 'file' (free text) goes last."""
+    pairs = [(k, v) for k, v in rec.items() if k != "file"]
+    return _record(kind, pairs, ("file", rec["file"]) if rec.get("file") is not None else None)
+
+
+def format_figures(process, devices, oom=None, holders=(), end=None):
     """process: dict of the process record; devices: list of dicts, each
-    with 'cuda', 'uuid' and the DEVICE_STATS keys; oom: the last OOM seen,
-    or None."""
+    with 'cuda', 'uuid' and the DEVICE_STATS keys; oom: the last OOM seen
+    (with its site: line, func, file), or None; holders: the largest live
+    allocation sites at that OOM (cuda, bytes, blocks, line, func, file);
+    end: how the process ended (the last record), or None."""
     lines = [f"{MAGIC} {VERSION}", _record("process", process.items())]
     for d in devices:
         lines.append(_record("device", d.items()))
     if oom:
-        lines.append(_record("oom", oom.items()))
+        lines.append(_with_tail("oom", oom))
+        for h in holders:
+            lines.append(_with_tail("holder", h))
+    if end:
+        lines.append(_with_tail("end", end))
     return "\n".join(lines) + "\n"
 
 
@@ -112,7 +135,7 @@ def parse(text):
             key, eq, value = rest.partition("=")
             if not eq:
                 break
-            if key in ("file", "why"):
+            if key in TAIL_KEYS:
                 rec[key] = value
                 break
             value, _, rest = value.partition(" ")
@@ -159,58 +182,93 @@ def _write_at(dir_fd, name, text, mode, where):
         raise
 
 
-# what an agent leaves: its figures, the sites it answered, a request
-_LEFT = re.compile(r"torch-([0-9]+)-([0-9]+)(\.sites|\.req)?\Z")
+# what an agent leaves: its figures, the sites it answered, a request, the
+# file faulthandler writes into at a SIGTERM
+_LEFT = re.compile(r"torch-([0-9]+)-([0-9]+)(\.sites|\.req|\.sig)?\Z")
+# what faulthandler writes first (Python 3.9 to 3.14)
+_SIG_HEADS = (b"Thread 0x", b"Current thread", b"Stack (most recent", b"Fatal Python",
+              b"<no Python frame>", b"  File ")
+_READ_MAX = 16384  # a figures file's size bound (lib/agent.h: AGENT_FILE_MAX)
 
 
 def _says_agent(suffix, head):
-    """Whether a file's first bytes say it is the agent's kind of file:
-    the magic line of figures or sites, or an empty request (vramz writes
-    it empty)."""
+    """Whether a file's bytes say it is the agent's kind of file: the magic
+    line of figures or sites, an empty request (vramz writes it empty), or
+    a signal file that is empty or holds what faulthandler writes."""
     if suffix == ".req":
         return head == b""
+    if suffix == ".sig":
+        return head == b"" or head.startswith(_SIG_HEADS)
     magic = SITES_MAGIC if suffix == ".sites" else MAGIC
     return head.startswith(magic.encode() + b" ")
 
 
-def sweep(dir_fd, alive):
-    """Removes the files of agents that died without cleaning up (kill -9,
-    SIGTERM with no handler) from the runtime directory dir_fd: only a
-    regular file owned by the effective user, named torch-PID-START[.sites
-    |.req] for a (PID, START) that alive(pid, start) says is gone, whose
-    content says it is an agent's.  Nothing else is ever removed.  Returns
+def has_end(data):
+    """A figures file's bytes hold an end record: the process ended and
+    said how (a tombstone)."""
+    return data.startswith(MAGIC.encode() + b" ") and b"\nend " in data
+
+
+def _read_own(dir_fd, name):
+    """(lstat, bytes) of name when it is a regular file of ours, else None."""
+    if _rundir.own_file(dir_fd, name) is None:
+        return None
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     dir_fd=dir_fd)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        data = os.read(fd, _READ_MAX)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+        return None
+    return st, data
+
+
+def sweep(dir_fd, alive, now=None, keep_s=TOMBSTONE_KEEP_S):
+    """Removes the files of agents that died from the runtime directory
+    dir_fd: only a regular file owned by the effective user, named
+    torch-PID-START[.sites|.req|.sig] for a (PID, START) that alive(pid,
+    start) says is gone, whose content says it is an agent's.  A
+    tombstone (a figures file with an end record, or whose .sig file holds
+    what faulthandler wrote at a SIGTERM) stays, with its .sig, until
+    keep_s seconds after it was last written; other files of a dead agent
+    (kill -9: no end) go at once.  Nothing else is ever removed.  Returns
     the names removed."""
     lfd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
     try:
         names = os.listdir(lfd)
     finally:
         os.close(lfd)
-    gone = []
+    now = time.time() if now is None else now
+    found = {}  # name -> (match, lstat)
+    tomb = {}   # base name -> when its tombstone was last written
     for n in names:
         m = _LEFT.match(n)
         if not m or alive(int(m[1]), int(m[2])):
             continue
-        if _rundir.own_file(dir_fd, n) is None:
+        got = _read_own(dir_fd, n)
+        if got is None or not _says_agent(m[3], got[1][:32]):
             continue
-        try:
-            fd = os.open(n, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
-                         dir_fd=dir_fd)
-        except OSError:
-            continue
-        try:
-            st = os.fstat(fd)
-            head = os.read(fd, 32)
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid()
-                or not _says_agent(m[3], head)):
-            continue
+        st, data = got
+        found[n] = (m, st)
+        base = n[:len(n) - len(m[3] or "")]
+        if (m[3] is None and has_end(data)) or (m[3] == ".sig" and data):
+            tomb[base] = max(tomb.get(base, 0), st.st_mtime)
+    gone = []
+    for n, (m, st) in found.items():
+        base = n[:len(n) - len(m[3] or "")]
+        if m[3] in (None, ".sig") and base in tomb and now - tomb[base] < keep_s:
+            continue  # a tombstone, still young
         # still the file read: in a private directory nobody else can swap
         # it, and in a sticky one nobody else can rename over our file
-        now = _rundir.own_file(dir_fd, n)
-        if now is None or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+        cur = _rundir.own_file(dir_fd, n)
+        if cur is None or (cur.st_dev, cur.st_ino) != (st.st_dev, st.st_ino):
             continue
         try:
             os.unlink(n, dir_fd=dir_fd)

@@ -71,7 +71,8 @@ class AgentTest(unittest.TestCase):
         me = _proc.start_time_ticks()
         # what dead agents left: figures, sites, an (empty) request
         dead = {"torch-4194999-5": "vramz-torch 1\n", "torch-4194999-5.sites": "vramz-torch-sites 1\n",
-                "torch-4194999-5.req": "", f"torch-{os.getpid()}-{me + 1}": "vramz-torch 1\n"}
+                "torch-4194999-5.req": "", "torch-4194999-5.sig": "",
+                f"torch-{os.getpid()}-{me + 1}": "vramz-torch 1\n"}
         # a live agent's request, other names, and files named like an
         # agent's whose content is not (tests/rundir-cases.txt has more)
         keep = {f"torch-{os.getpid()}-{me}.req": "", "other-file": "vramz-torch 1\n",
@@ -82,7 +83,7 @@ class AgentTest(unittest.TestCase):
                 f.write(text)
         a = self.agent()
         a.start()
-        self.assertEqual(sorted(os.listdir(self.dir)), sorted(keep))
+        self.assertEqual(sorted(os.listdir(self.dir)), sorted(list(keep) + [a.name + ".sig"]))
 
     def test_nothing_before_cuda_is_initialised(self):
         a = self.agent()
@@ -252,8 +253,11 @@ class AgentProcessTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("ARGS ['--lr', '3'] FILES", r.stdout)
         self.assertIn("MINE True", r.stdout)
-        self.assertEqual([n for n in os.listdir(self.dir) if n.startswith("torch-")], [],
-                         "the file is removed at exit")
+        left = [n for n in os.listdir(self.dir) if n.startswith("torch-")]
+        self.assertEqual(len(left), 1, "only the figures file stays, as a tombstone")
+        with open(os.path.join(self.dir, left[0])) as f:
+            end = agentfile.parse(f.read())["end"][0]
+        self.assertEqual((end["how"], end["status"]), ("exit", 0))
 
     def test_python_m_bad_usage(self):
         r = self.run_py(["-m", "vramz.torch", "-i", "zero", "x.py"])

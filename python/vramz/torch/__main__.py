@@ -50,16 +50,22 @@ def main(argv):
     if history:
         os.environ["VRAMZ_TORCH_HISTORY"] = "1"
     from . import _start
-    _start(interval, history, None, False)
-    if module is not None:
-        sys.argv = [module] + rest
-        runpy.run_module(module, run_name="__main__", alter_sys=True)
-    else:
-        sys.argv = rest
-        sys.path[0] = os.path.dirname(os.path.abspath(rest[0]))
-        runpy.run_path(rest[0], run_name="__main__")
+    agent = _start(interval, history, None, False)
+    try:
+        if module is not None:
+            sys.argv = [module] + rest
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = rest
+            sys.path[0] = os.path.dirname(os.path.abspath(rest[0]))
+            runpy.run_path(rest[0], run_name="__main__")
+    except SystemExit as e:  # the script's exit status, however it was raised
+        if agent is not None:
+            agent.note_exit(e.code)
+        raise
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    rc = main(sys.argv[1:])
+    sys.exit(rc)  # looked up after main(): the agent's sys.exit notes the status

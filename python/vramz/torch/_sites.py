@@ -95,3 +95,40 @@ def total_growth(now, prev):
     """Bytes all sites that grew gained since prev: the whole of which the
     shares of the answer are parts."""
     return sum(max(0, b - prev.get(k, (0, 0))[0]) for k, (b, _) in now.items())
+
+
+def frame_site(frame, torch_dir):
+    """(file, line, func) of the first frame, from frame outwards, outside
+    torch, the standard library and vramz: the user's line that asked (an
+    out-of-memory observer runs in the allocating thread, so the failing
+    call's frames are its callers).  None when there is no such frame."""
+    f, depth = frame, 0
+    while f is not None and depth < 200:
+        fn = f.f_code.co_filename
+        if not _is_library(fn, torch_dir):
+            return (fn, f.f_lineno, f.f_code.co_name)
+        f, depth = f.f_back, depth + 1
+    return None
+
+
+def tb_site(tb, torch_dir):
+    """The innermost user frame of a traceback (where an uncaught exception
+    was raised, as far as the user's code goes), or None."""
+    best = None
+    while tb is not None:
+        fn = tb.tb_frame.f_code.co_filename
+        if not _is_library(fn, torch_dir):
+            best = (fn, tb.tb_lineno, tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    return best
+
+
+def holders(snapshot, torch_dir, device, uuids, limit=3):
+    """The largest live allocation sites on device (what held the memory
+    at an out-of-memory error), largest first: site records without
+    growth."""
+    now = {k: v for k, v in group(snapshot, torch_dir).items() if k[0] == device}
+    rows = answer(now, None, uuids, limit)
+    for r in rows:
+        del r["growth_bytes"]
+    return rows

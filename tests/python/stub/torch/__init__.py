@@ -9,7 +9,11 @@ the real call would cost ~500 MiB); the caching allocator's figures
 (allocated, reserved, active, inactive split, peaks, retries, OOMs,
 allocation counts); _record_memory_history and memory._snapshot() with
 the Python stack of each live block, innermost frame first, captured at
-allocation as torch does.
+allocation as torch does; out-of-memory errors raised the way PyTorch
+raises them (num_ooms counted, then each observer attached with
+torch._C._cuda_attach_out_of_memory_observer called in the allocating
+thread as observer(device, size, limit, free), then OutOfMemoryError),
+with set_per_process_memory_fraction's cap; torch.cuda._lazy_call.
 
 Tests drive it through torch.cuda._stub (see cuda/__init__.py).
 VRAMZ_STUB_CPU_ONLY=1 makes it a CPU-only build (version.cuda None).
@@ -22,5 +26,6 @@ __version__ = "2.11.0+stub"
 version = types.SimpleNamespace(
     cuda=None if os.environ.get("VRAMZ_STUB_CPU_ONLY") == "1" else "12.8", hip=None)
 
+from ._errors import OutOfMemoryError  # noqa: E402
 from . import cuda  # noqa: E402
 from . import _C  # noqa: E402,F401

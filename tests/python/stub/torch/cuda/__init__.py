@@ -5,6 +5,9 @@ import traceback
 import types
 
 from . import memory  # noqa: F401
+from .._errors import OutOfMemoryError  # noqa: F401
+
+TOTAL_BYTES = 150754820096
 
 
 class Stub:
@@ -20,6 +23,8 @@ class Stub:
         self.history = None        # the kwargs of _record_memory_history
         self.snapshot_calls = 0
         self.oom_observers = []
+        self.queued = []           # torch.cuda._lazy_call's, run at initialisation
+        self.fraction = [None] * devices  # set_per_process_memory_fraction
         self.next_handle = 1
         self.live = {}             # handle -> (device, size, frames)
         self.dev = [dict(reserved=0, inactive_split=0, peak_alloc=0, peak_reserved=0,
@@ -27,12 +32,33 @@ class Stub:
                     for _ in range(devices)]
 
     # ---- what tests call -------------------------------------------------
+    def _init(self):
+        # as torch.cuda._lazy_init: the queued calls run before
+        # is_initialized() turns true
+        if not self.initialized:
+            calls, self.queued = self.queued, []
+            for fn in calls:
+                fn()
+            self.initialized = True
+
+    def limit(self, device):
+        f = self.fraction[device]
+        return TOTAL_BYTES if f is None else int(f * TOTAL_BYTES)
+
     def alloc(self, size, device=0, reserve=None, skip=1):
         """Allocates size bytes on device (initialising CUDA), reserving
         `reserve` more bytes from the driver (default: all of size).  The
-        stack of the caller is recorded when history is on."""
+        stack of the caller is recorded when history is on.  More than the
+        allocator's limit (the device, or the process's fraction of it)
+        raises OutOfMemoryError as PyTorch does."""
+        self._init()
+        need = size if reserve is None else reserve
+        if self.dev[device]["reserved"] + need > self.limit(device):
+            self.oom(device, size)
+            raise OutOfMemoryError(
+                f"CUDA out of memory. Tried to allocate {size / (1 << 20):.2f} MiB. GPU {device} "
+                f"has a total capacity of {TOTAL_BYTES / (1 << 30):.2f} GiB")
         with self.lock:
-            self.initialized = True
             frames = None
             if self.history and self.history.get("enabled") not in (None, False):
                 st = traceback.extract_stack()[:-skip]
@@ -57,10 +83,14 @@ class Stub:
         return sum(s for d, s, _ in self.live.values() if d == device)
 
     def oom(self, device, requested):
-        """An allocation that failed: counts it and calls the observers."""
-        self.dev[device]["ooms"] += 1
+        """An allocation that failed: counts it and calls the observers, in
+        this thread and without the allocator's lock, as PyTorch 2.x does
+        (alloc() raises OutOfMemoryError after it)."""
+        with self.lock:
+            self.dev[device]["ooms"] += 1
+            free = TOTAL_BYTES - sum(d["reserved"] for d in self.dev)
         for fn in list(self.oom_observers):
-            fn(device, requested, self.allocated(device), 0)
+            fn(device, requested, self.limit(device), free)
 
 
 _stub = Stub()
@@ -71,7 +101,18 @@ def is_initialized():
 
 
 def init():
-    _stub.initialized = True
+    _stub._init()
+
+
+def _lazy_call(fn):
+    if _stub.initialized:
+        fn()
+    else:
+        _stub.queued.append(fn)
+
+
+def set_per_process_memory_fraction(fraction, device=None):
+    _stub.fraction[0 if device is None else int(device)] = float(fraction)
 
 
 def is_available():
@@ -84,7 +125,7 @@ def device_count():
 
 def get_device_properties(i):
     return types.SimpleNamespace(name="NVIDIA H200 (stub)", uuid=f"0000000{i}-0000-4000-8000-00000000000{i}",
-                                 total_memory=150754820096)
+                                 total_memory=TOTAL_BYTES)
 
 
 def memory_stats(device=None):
