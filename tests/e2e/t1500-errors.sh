@@ -9,7 +9,7 @@
 scenario 2gpu-h200.scn
 
 expect_success 'unknown subcommand and unknown options: exit 2' '
-	usage_err "unknown command '"'"'stauts'"'"'" stauts &&
+	usage_err "'"'"'stauts'"'"' is not a command; did you mean '"'"'status'"'"'?" stauts &&
 	usage_err "'"'"'--bogus'"'"'" --bogus &&
 	usage_err "'"'"'--bogus'"'"'" status --bogus &&
 	usage_err "'"'"'-q'"'"'" info -q &&
