@@ -80,7 +80,7 @@ print(json.dumps([p[\"torch\"] for p in d[\"processes\"] if p[\"pid\"] == $AGENT
 '
 fi
 
-F=$(ls "$VRAMZ_RUNTIME_DIR" | grep "^torch-$AGENT-")
+F=$(ls "$VRAMZ_RUNTIME_DIR" | grep -E "^torch-$AGENT-[0-9]+\$")
 START=${F##*-}
 expect_success 'a file of the same pid with another start time (reused pid) is ignored' '
 	kill -STOP $AGENT && mv "$VRAMZ_RUNTIME_DIR/$F" "$T/saved" &&
@@ -107,10 +107,13 @@ expect_success 'another user'"'"'s file claiming this process is not believed' '
 '
 fi
 
-expect_success 'the agent removes its file at exit; the row loses its torch object' '
+expect_success 'at a normal exit the agent leaves only its figures, ending in how it ended' '
 	touch "$T/stop" &&
 	for _ in $(seq 300); do kill -0 $AGENT 2>/dev/null || break; sleep 0.1; done &&
 	! kill -0 $AGENT 2>/dev/null &&
-	ls "$VRAMZ_RUNTIME_DIR" > files && hasnt "^torch-" files
+	ls "$VRAMZ_RUNTIME_DIR" > files && hasnt "^torch-.*[.]" files && has "^$F\$" files &&
+	tail -n 1 "$VRAMZ_RUNTIME_DIR/$F" > last && has "^end .*how=exit" last && hasnt "oom=1" last &&
+	vramz ps --json > ps.json &&
+	test "$(json ps.json "[p for p in d[\"processes\"] if p[\"pid\"]==$AGENT]")" = "[]"
 '
 finish

@@ -14,9 +14,14 @@ export ASAN_OPTIONS=detect_leaks=0
 tm() { tmux -L "$SOCK" "$@"; }
 TM=tm
 # tm_session W H COMMAND: this step's tmux server, one session running COMMAND
+# (a fresh socket each time: a server just killed may still be exiting
+# when the next session is asked of it, and tmux then says "server exited
+# unexpectedly")
 tm_session() {
-	SOCK="vramz-test-$$-$BASHPID"
-	trap 'tm kill-server 2>/dev/null; [ -z "${KIDS-}" ] || kill $KIDS 2>/dev/null' EXIT
+	TM_N=$((${TM_N:-0} + 1))
+	SOCK="vramz-test-$$-$BASHPID-$TM_N"
+	SOCKS="${SOCKS-} $SOCK"
+	trap 'for s in $SOCKS; do tmux -L "$s" kill-server 2>/dev/null || true; done; [ -z "${KIDS-}" ] || kill $KIDS 2>/dev/null' EXIT
 	tm new-session -d -x "$1" -y "$2" "$3"
 }
 # top_session W H ARGS...: a session running vramz top ARGS in LANG

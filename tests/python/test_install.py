@@ -83,11 +83,11 @@ class PipInstallTest(unittest.TestCase):
         self.assertEqual(self.pip.returncode, 0, self.pip.stderr)
         rundir = os.path.join(self.tmp, "run")
         os.makedirs(rundir, exist_ok=True)
-        script = ("import os, time, torch\n"
+        script = ("import os, re, time, torch\n"
                   "torch.cuda._stub.alloc(1 << 30)\n"
                   "d = os.environ['VRAMZ_RUNTIME_DIR']\n"
                   "for _ in range(3000):\n"
-                  "    n = [x for x in os.listdir(d) if x.startswith('torch-')]\n"
+                  "    n = [x for x in os.listdir(d) if re.fullmatch(r'torch-[0-9]+-[0-9]+', x)]\n"
                   "    if n: break\n"
                   "    time.sleep(0.01)\n"
                   "print(open(os.path.join(d, n[0])).read() if n else 'NONE')\n")
@@ -97,10 +97,14 @@ class PipInstallTest(unittest.TestCase):
         self.assertEqual(on.returncode, 0, on.stderr)
         self.assertIn("allocated_bytes=1073741824", on.stdout)
         self.assertIn("interval_ms=50", on.stdout)
+        left = os.listdir(rundir)  # its figures, kept as a tombstone with how it ended
+        self.assertEqual(len(left), 1, left)
+        with open(os.path.join(rundir, left[0])) as f:
+            self.assertIn("\nend ", f.read())
         off = subprocess.run([self.py, "-c", "import sys; print('vramz' in sys.modules)"],
                              capture_output=True, text=True, timeout=60, env=base)
         self.assertEqual(off.stdout.strip(), "False", "without VRAMZ_TORCH the hook imports nothing")
-        self.assertEqual(os.listdir(rundir), [])
+        self.assertEqual(os.listdir(rundir), left)
 
 
 if __name__ == "__main__":
