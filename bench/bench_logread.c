@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "fields.h"
-#include "log/logfile.h"
+#include "logfile.h"
 #include "vramz/log.h"
 
 #define NGPU 8

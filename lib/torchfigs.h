@@ -12,7 +12,7 @@
  * X(LOG|NOLOG, key, VRAMZ_T_ bit, agent_stat, metric, counter, help):
  *   key     the JSON key under "torch"; the member is torch_KEY and the
  *           log column "torch_KEY"
- *   stat    the figure of the agent file it comes from (lib/agent.h)
+ *   stat    the figure of the agent file it comes from (lib/internal/agent.h)
  *   metric  Prometheus name without vramz_ (LOG rows only)
  * The log's process columns follow this order, so old logs keep reading
  * only if rows are appended: a new figure, LOG or not, goes at the end. */

@@ -18,7 +18,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "log/logfile.h"
+#include "logfile.h"
 
 _Static_assert(sizeof(unsigned) == 4, "RO_U32 stores unsigned fields as 32 bits");
 

@@ -10,7 +10,7 @@
  * months, so numbers are written by hand into one reused buffer rather
  * than through printf.
  */
-#include "log/logfile.h"
+#include "logfile.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -40,7 +40,7 @@
 #include "abi.h"
 #include "fields.h"
 #include "grow.h"
-#include "log/logfile.h"
+#include "logfile.h"
 #include "log/logread.h"
 
 

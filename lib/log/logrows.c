@@ -20,7 +20,7 @@
 
 #include "fields.h"
 #include "grow.h"
-#include "log/logfile.h"
+#include "logfile.h"
 
 int lr_fail(vramz_log_reader *r, const struct csv_in *c, const char *fmt, ...)
 {

@@ -188,7 +188,7 @@ _LEFT = re.compile(r"torch-([0-9]+)-([0-9]+)(\.sites|\.req|\.sig)?\Z")
 # what faulthandler writes first (Python 3.9 to 3.14)
 _SIG_HEADS = (b"Thread 0x", b"Current thread", b"Stack (most recent", b"Fatal Python",
               b"<no Python frame>", b"  File ")
-_READ_MAX = 16384  # a figures file's size bound (lib/agent.h: AGENT_FILE_MAX)
+_READ_MAX = 16384  # a figures file's size bound (lib/internal/agent.h: AGENT_FILE_MAX)
 
 
 def _says_agent(suffix, head):

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diagnose/kinds.h"
+#include "kinds.h"
 #include "format/fmt.h"
 
 /* The option type that parses a threshold of each unit (its range). */

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "grow.h"
-#include "log/logfile.h"
+#include "logfile.h"
 #include "vramz/log.h"
 
 #define MAX_ROTATED 1000u

@@ -28,7 +28,7 @@ struct aprocs {
 	struct aproc *p;
 	unsigned n, cap;
 	unsigned dropped;              /* processes beyond APROCS_MAX, not tracked */
-	struct htab index;             /* p by (gpu, pid, start): lib/hashtab.h */
+	struct htab index;             /* p by (gpu, pid, start): lib/internal/hashtab.h */
 };
 
 #define APROCS_MAX 16384

@@ -2,7 +2,7 @@
 /* logwrite.h - the tool's CSV log file writer (logwrite.c): the append
  * check, whole-line writes, rotation and fsync, for `vramz log` and
  * `vramz run --log`.  The format it writes (columns, rows, times) is the
- * library's (lib/log/logfile.h), beside the public reader that parses it;
+ * library's (lib/internal/logfile.h), beside the public reader that parses it;
  * the file handling is the tool's (docs/architecture.md says why).
  */
 #ifndef VRAMZ_LOGWRITE_H
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "log/logfile.h"
+#include "logfile.h"
 
 /* ---- the file writer ---- */
 struct log_writer;

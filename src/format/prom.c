@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose/kinds.h"
+#include "kinds.h"
 #include "fields.h"
 #include "procfields.h"
 

@@ -97,7 +97,7 @@ struct rep {
 	unsigned wantcap;
 	struct rep_proc *procs;
 	unsigned nprocs, pcap;
-	struct htab index;         /* procs[] by GPU, pid, start (lib/hashtab.h) */
+	struct htab index;         /* procs[] by GPU, pid, start (lib/internal/hashtab.h) */
 	const char *gpu_spec;      /* -g, or NULL for all */
 	/* from the diagnosis */
 	vramz_finding *findings;

@@ -18,7 +18,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "diagnose/kinds.h"
+#include "kinds.h"
 #include "format/fmt.h"
 
 #define L 72.0      /* left margin: lane titles and scales */

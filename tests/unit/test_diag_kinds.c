@@ -13,7 +13,7 @@
 
 #include "diag_sim.h"
 #include "diagnose/detectors.h"
-#include "diagnose/kinds.h"
+#include "kinds.h"
 #include "diagnose/state.h"
 
 static void one_row_per_kind(void **s)

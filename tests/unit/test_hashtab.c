@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_hashtab.c - the library's one open-addressing table (lib/hashtab.h):
+/* test_hashtab.c - the library's one open-addressing table (lib/internal/hashtab.h):
  * every key put in is found again, through growth, deletions that shift
  * probe chains (the sweep pattern of the /proc cache), a rebuild that
  * keeps only some entries, and a table held at its maximum size; and the

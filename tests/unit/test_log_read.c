@@ -17,7 +17,7 @@
 #include "tmpdir.h"
 
 #include "fields.h"
-#include "log/logfile.h"
+#include "logfile.h"
 #include "vramz/log.h"
 
 static char dir[TMPDIR_LEN];

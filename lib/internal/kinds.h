@@ -8,7 +8,7 @@
  * config file (src/analyze/diagconf.c) walk it, so a new kind is one row.
  *
  * Not installed: the library and the tool share it as they share
- * lib/fields.h.  It names the engine's types only as pointers, so the
+ * lib/internal/fields.h.  It names the engine's types only as pointers, so the
  * tool sees no engine state through it.
  */
 #ifndef VRAMZ_DIAG_KINDS_H

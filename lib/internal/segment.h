@@ -81,7 +81,7 @@ struct seg_writer;
 
 /* Creates DIR/NAME (mode: 0644 or 0600) through a temporary file and an
  * atomic rename, sized for proc_cap processes and finding_cap findings.
- * dirfd: DIR opened by rundir_open (lib/rundir.h), held by the caller
+ * dirfd: DIR opened by rundir_open (lib/internal/rundir.h), held by the caller
  * while the writer lives; every file is made, renamed and removed
  * relative to it (DIR names it in messages).  err: one line on failure
  * (ENOSPC says the disk or tmpfs is full; VRAMZ_EPERM: something not
