@@ -229,20 +229,14 @@ const char top_about[] =
 	"sensors and history, the processes holding memory, findings; "
 	"sort, filter, kill.  Keys: ? on screen.";
 
-int cmd_top(const struct cmd_args *args)
+/* the view's settings from the command line, checked: 0, or the exit code
+ * of a bad option (or of no terminal) */
+static int app_from_options(struct app *a)
 {
-	(void)args;
-	int ex, rc;
 	if (speed > 64) {
 		cli_err("top: bad value %g for --speed: want a factor above 0 and at most 64", speed);
 		return EXIT_USAGE;
 	}
-	struct app *a = calloc(1, sizeof *a);
-	if (!a) {
-		cli_err("out of memory");
-		return EXIT_FAIL;
-	}
-	model_init(&a->m);
 	a->v.ar.gpu = -1;
 	a->v.ar.tree = tree;
 	a->v.show_util = show_util ? 1 : -1;
@@ -250,22 +244,34 @@ int cmd_top(const struct cmd_args *args)
 	a->v.sel = -1;
 	if (sort_col(sort_name, &a->v.ar.sort)) {
 		cli_err("--sort: unknown column '%s'", sort_name);
-		free(a);
 		return EXIT_USAGE;
 	}
-	if (hide_columns(hide_list, a->v.cols)) {
-		free(a);
+	if (hide_columns(hide_list, a->v.cols))
 		return EXIT_USAGE;
-	}
 	if (theme_name && strcmp(theme_name, "dark") && strcmp(theme_name, "light")) {
 		cli_err("--theme: unknown theme '%s' (dark, light)", theme_name);
-		free(a);
 		return EXIT_USAGE;
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		cli_err("top needs a terminal (try vramz status)");
-		free(a);
 		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+int cmd_top(const struct cmd_args *args)
+{
+	(void)args;
+	int ex, rc;
+	struct app *a = calloc(1, sizeof *a);
+	if (!a) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	model_init(&a->m);
+	if ((ex = app_from_options(a))) {
+		free(a);
+		return ex;
 	}
 	/* the findings: the thresholds of vramz watch (its config file too) */
 	vramz_diag_config dc;
