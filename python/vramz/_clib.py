@@ -117,8 +117,8 @@ def load(path=None):
             return ctypes.CDLL(n)
         except OSError as e:
             why.append(str(e))
-    raise LibError("libvramz could not be loaded (" + ("; ".join(why) or "libvramz.so.0 not found")
-                   + "): install vramz or set VRAMZ_LIBRARY")
+    reasons = "; ".join(why) or "libvramz.so.0 not found"
+    raise LibError(f"libvramz could not be loaded ({reasons}): install vramz or set VRAMZ_LIBRARY")
 
 
 def _s(b):

@@ -16,12 +16,24 @@ web_users() {
 }
 
 code() { scrape "$@" -o /dev/null -w "%{http_code}\n"; }
+# wait_code CODE PATH [curl options]: until PATH answers CODE (10 s), the
+# request made again each time
+wait_code() {
+	local want=$1 i
+	shift
+	for i in $(seq 1 100); do
+		[ "$(code "$@")" = "$want" ] && return 0
+		sleep 0.1
+	done
+	echo "$1 never answered $want (last: $(code "$@"))"
+	return 1
+}
 
 expect_success 'right password 200; wrong, unknown user, none, malformed: 401 with WWW-Authenticate' '
 	web_users "$WEB_HASH" && cat web.yml &&
 	serve_start serve.log --web-config web.yml &&
 	has "listening on http://127.0.0.1:[0-9]*/metrics .*basic auth" serve.log &&
-	wait_for test "$(code /metrics -u prom:$WEB_PASS)" = 200 &&
+	wait_code 200 /metrics -u prom:$WEB_PASS &&
 	scrape /metrics -u prom:$WEB_PASS -o m.txt &&
 	code /metrics -u prom:wrong >wrong && code /metrics -u nobody:$WEB_PASS >unknown &&
 	code /metrics >none && code /metrics -H "Authorization: Basic !!!" >malformed &&
@@ -39,7 +51,7 @@ expect_success 'every path asks for credentials: /, /health, /metrics, an unknow
 	web_users "$WEB_HASH" &&
 	serve_start serve.log --web-config web.yml &&
 	for p in / /health /metrics /nope; do echo "$p $(code $p)"; done >anon &&
-	wait_for test "$(code /health -u prom:$WEB_PASS)" = 200 &&
+	wait_code 200 /health -u prom:$WEB_PASS &&
 	for p in / /health /metrics /nope; do echo "$p $(code $p -u prom:$WEB_PASS)"; done >authed &&
 	serve_stop && cat anon authed &&
 	test "$(grep -c " 401$" anon)" = 4 &&
@@ -63,7 +75,7 @@ expect_success 'no user name or password in the log, whatever is tried' '
 expect_success 'a flood of wrong passwords does not hold up a known client'"'"'s scrapes' '
 	web_users "$WEB_HASH10" &&
 	serve_start serve.log --web-config web.yml &&
-	wait_for test "$(code /metrics -u prom:$WEB_PASS)" = 200 &&
+	wait_code 200 /metrics -u prom:$WEB_PASS &&
 	{ seq 1 160 | xargs -P 16 -I{} curl -s -o /dev/null -w "%{http_code}\n" --max-time 30 \
 		-u "prom:wrong{}" "http://127.0.0.1:$PORT/metrics" >flood.txt & fpid=$!; } &&
 	sleep 1 &&
@@ -84,7 +96,7 @@ expect_success 'a flood of wrong passwords does not hold up a known client'"'"'s
 expect_success 'the same wrong password repeated is checked once (remembered), still 401' '
 	web_users "$WEB_HASH12" &&
 	serve_start serve.log --web-config web.yml &&
-	wait_for test "$(code /health -u prom:$WEB_PASS)" = 200 &&
+	wait_code 200 /health -u prom:$WEB_PASS &&
 	code /metrics -u prom:nope >first &&
 	s=$(date +%s%N) &&
 	for i in $(seq 1 10); do code /metrics -u prom:nope; done >again &&
