@@ -11,7 +11,8 @@ struct xid_info {
 	unsigned code;
 	const char *meaning;   /* "double-bit ECC error" */
 	const char *action;    /* "drain the GPU and reset it" */
-	int memory;            /* 1: a VRAM error (vram_errors is critical) */
+	int memory;            /* 1: a VRAM error, vram_errors critical (48, 92,
+				  94, 95; 63/64 are row_remap's) */
 };
 
 extern const struct xid_info xid_table[];
