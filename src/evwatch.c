@@ -146,8 +146,11 @@ struct evwatch *evwatch_start(const char *cmd, const char *events_csv)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int bad = pthread_create(&w->thread, NULL, ev_main, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!bad)
+	if (!bad) {
+		/* named, so its wake-ups can be counted (tests/gpu/health_check.sh) */
+		pthread_setname_np(w->thread, "vramz-events");
 		return w;
+	}
 	pthread_mutex_destroy(&w->lock);
 	if (w->csv)
 		fclose(w->csv);
