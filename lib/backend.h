@@ -80,6 +80,13 @@ struct backend_ops {
 			vramz_link *out);
 	/* vramz_call_stats; NULL when the backend keeps none */
 	unsigned (*call_stats)(const struct backend *b, vramz_call_stat *out, unsigned cap);
+	/* Driver events (NULL: none).  events_open registers the GPUs whose
+	 * local index has sel[i] set for what each supports, returning how
+	 * many took any; events_wait blocks up to timeout_ms: 1 with *idx
+	 * (local), *type (VRAMZ_EV_*) and *data, 0 on a timeout. */
+	int (*events_open)(struct backend *b, const unsigned char *sel);
+	int (*events_wait)(struct backend *b, unsigned timeout_ms, unsigned *idx,
+			   unsigned *type, uint64_t *data);
 	/* Recorded sources only (NULL for live ones): moves to the next tick
 	 * and gives its time; VRAMZ_EEOF after the last.  Such a backend's
 	 * processes arrive already attributed, so /proc is not consulted.

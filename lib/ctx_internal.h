@@ -41,6 +41,8 @@ struct vramz_ctx {
 	struct agent_scan agents;     /* PyTorch agents' files (agent.c) */
 	vramz_snapshot snap;
 	struct abi_state abi;         /* the caller's record sizes */
+	int ev_on;                    /* vramz_events_open took: ... */
+	unsigned ev_bk;               /* ... on this backend (events.c) */
 	char err[256];
 };
 

@@ -86,6 +86,52 @@ const struct field gpu_fields[] = {
 	FD("fan_pct", VRAMZ_F_FAN, fan_pct, "fan_speed_ratio", 0.01, "gauge",
 	  "Fan speed.", 0, FIELD_MAX_FAN_PCT,
 	  "DCGM_FI_DEV_FAN_SPEED", 1),
+	/* VRAM health (VRAMZ_SAMPLE_HEALTH, the slow path; docs/health.md) */
+	F("ecc_mode", VRAMZ_F_ECC_MODE, ecc_mode, "ecc_enabled", 1, "gauge",
+	  "1 when ECC is on.", 0, 1),
+	FD("ecc_corrected_volatile", VRAMZ_F_ECC_VOL, ecc_corrected_volatile, "ecc_corrected_volatile_total", 1, "counter",
+	  "Corrected (single-bit) ECC errors since the driver loaded.", 0, FIELD_MAX_ERRORS,
+	  "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", 1),
+	FD("ecc_uncorrected_volatile", VRAMZ_F_ECC_VOL, ecc_uncorrected_volatile, "ecc_uncorrected_volatile_total", 1, "counter",
+	  "Uncorrected (double-bit) ECC errors since the driver loaded.", 0, FIELD_MAX_ERRORS,
+	  "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", 1),
+	FD("ecc_corrected_aggregate", VRAMZ_F_ECC_AGG, ecc_corrected_aggregate, "ecc_corrected_aggregate_total", 1, "counter",
+	  "Corrected ECC errors over the GPU's life.", 0, FIELD_MAX_ERRORS,
+	  "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", 1),
+	FD("ecc_uncorrected_aggregate", VRAMZ_F_ECC_AGG, ecc_uncorrected_aggregate, "ecc_uncorrected_aggregate_total", 1, "counter",
+	  "Uncorrected ECC errors over the GPU's life.", 0, FIELD_MAX_ERRORS,
+	  "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", 1),
+	FD("remap_correctable_rows", VRAMZ_F_REMAP, remap_correctable_rows, "remapped_rows_correctable", 1, "gauge",
+	  "Memory rows remapped for corrected errors.", 0, FIELD_MAX_ROWS,
+	  "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", 1),
+	FD("remap_uncorrectable_rows", VRAMZ_F_REMAP, remap_uncorrectable_rows, "remapped_rows_uncorrectable", 1, "gauge",
+	  "Memory rows remapped for uncorrected errors.", 0, FIELD_MAX_ROWS,
+	  "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", 1),
+	FD("remap_pending", VRAMZ_F_REMAP, remap_pending, "row_remap_pending", 1, "gauge",
+	  "1 when a row remapping waits for a GPU reset.", 0, 1,
+	  "DCGM_FI_DEV_ROW_REMAP_PENDING", 1),
+	FD("remap_failure", VRAMZ_F_REMAP, remap_failure, "row_remap_failure", 1, "gauge",
+	  "1 when a row remapping failed (no spare row left).", 0, 1,
+	  "DCGM_FI_DEV_ROW_REMAP_FAILURE", 1),
+	FD("retired_sbe_pages", VRAMZ_F_RETIRED, retired_sbe_pages, "retired_pages_sbe", 1, "gauge",
+	  "Pages retired for multiple single-bit ECC errors.", 0, FIELD_MAX_ROWS,
+	  "DCGM_FI_DEV_RETIRED_SBE", 1),
+	FD("retired_dbe_pages", VRAMZ_F_RETIRED, retired_dbe_pages, "retired_pages_dbe", 1, "gauge",
+	  "Pages retired for a double-bit ECC error.", 0, FIELD_MAX_ROWS,
+	  "DCGM_FI_DEV_RETIRED_DBE", 1),
+	FD("retired_pending", VRAMZ_F_RETIRED_PENDING, retired_pending, "retired_pages_pending", 1, "gauge",
+	  "1 when a page retirement waits for a reboot.", 0, 1,
+	  "DCGM_FI_DEV_RETIRED_PENDING", 1),
+	FD("pcie_replays", VRAMZ_F_PCIE_REPLAY, pcie_replays, "pcie_replays_total", 1, "counter",
+	  "PCIe replays (link-level retransmissions).", 0, FIELD_MAX_ERRORS,
+	  "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", 1),
+	F("xid_events", VRAMZ_F_XID, xid_events, "xid_errors_total", 1, "counter",
+	  "Xid errors seen since the watcher started.", 0, FIELD_MAX_ERRORS),
+	FD("xid_last", VRAMZ_F_XID, xid_last, "xid_last", 1, "gauge",
+	  "The code of the last Xid error (0: none yet).", 0, FIELD_MAX_XID,
+	  "DCGM_FI_DEV_XID_ERRORS", 1),
+	F("xid_time_ms", VRAMZ_F_XID, xid_time_ms, "xid_last_timestamp_seconds", 0.001, "gauge",
+	  "When the last Xid error came (0: none yet).", 0, FIELD_MAX_TIME_MS),
 };
 const size_t gpu_field_count = sizeof gpu_fields / sizeof gpu_fields[0];
 
@@ -109,6 +155,15 @@ void field_set(const struct field *f, vramz_gpu_sample *s, int64_t v)
 	case FT_INT: *(int *)p = (int)v; break;
 	}
 	s->valid |= f->valid_bit;
+}
+
+void field_copy_bits(vramz_gpu_sample *dst, const vramz_gpu_sample *src, uint32_t bits)
+{
+	for (size_t i = 0; i < gpu_field_count; i++) {
+		const struct field *f = &gpu_fields[i];
+		if ((f->valid_bit & bits) && (src->valid & f->valid_bit))
+			field_set(f, dst, field_get(f, src));
+	}
 }
 
 int field_valid(const struct field *f, const vramz_gpu_sample *s)

@@ -80,17 +80,33 @@ void seg_dec_gpu_info(const unsigned char *p, vramz_gpu_info *x, int *present)
 	U32(96, pcie_gen) U32(100, pcie_width) U64(104, pcie_tx_bytes_per_s)               \
 	U64(112, pcie_rx_bytes_per_s) U64(120, energy_mj) U32(128, proc_first)             \
 	U32(132, proc_count)
+/* layout 1.2: VRAM health, in the 256-byte record (224 on: reserved) */
+#define GPU_HEALTH_FIELDS(U32, U64)                                                    \
+	U32(136, ecc_mode) U32(140, remap_correctable_rows)                            \
+	U64(144, ecc_corrected_volatile) U64(152, ecc_uncorrected_volatile)            \
+	U64(160, ecc_corrected_aggregate) U64(168, ecc_uncorrected_aggregate)          \
+	U32(176, remap_uncorrectable_rows) U32(180, remap_pending)                     \
+	U32(184, remap_failure) U32(188, retired_sbe_pages) U32(192, retired_dbe_pages) \
+	U32(196, retired_pending) U32(200, pcie_replays) U32(204, xid_events)          \
+	U32(208, xid_last) U64(216, xid_time_ms)
+#define SEG_HEALTH_BITS 0xFF0000u /* VRAMZ_F_ECC_MODE .. VRAMZ_F_XID */
 
 void seg_enc_gpu_sample(unsigned char *p, const vramz_gpu_sample *x)
 {
 	memset(p, 0, SEG_GPU_SAMPLE_SIZE);
 	GPU_SAMPLE_FIELDS(E_U32, E_I32, E_U64)
+	GPU_HEALTH_FIELDS(E_U32, E_U64)
 }
 
-void seg_dec_gpu_sample(const unsigned char *p, vramz_gpu_sample *x)
+void seg_dec_gpu_sample(const unsigned char *p, uint64_t size, vramz_gpu_sample *x)
 {
 	memset(x, 0, sizeof *x);
 	GPU_SAMPLE_FIELDS(D_U32, D_I32, D_U64)
+	if (size >= SEG_GPU_SAMPLE_SIZE) {
+		GPU_HEALTH_FIELDS(D_U32, D_U64)
+	} else {
+		x->valid &= ~SEG_HEALTH_BITS; /* an older daemon's: unknown */
+	}
 	x->lost = x->lost ? 1 : 0;
 }
 

@@ -56,7 +56,8 @@ static inline void seg_getstr(const unsigned char *p, size_t off, size_t size, c
 void seg_enc_gpu_info(unsigned char *p, const vramz_gpu_info *g, int present);
 void seg_dec_gpu_info(const unsigned char *p, vramz_gpu_info *g, int *present);
 void seg_enc_gpu_sample(unsigned char *p, const vramz_gpu_sample *g);
-void seg_dec_gpu_sample(const unsigned char *p, vramz_gpu_sample *g);
+/* size: the record's, from the header (the health fields need 256) */
+void seg_dec_gpu_sample(const unsigned char *p, uint64_t size, vramz_gpu_sample *g);
 /* redact: clear what /proc told about the process (docs/daemon.md) */
 void seg_enc_proc(unsigned char *p, const vramz_proc_sample *s, int redact);
 void seg_dec_proc(const unsigned char *p, vramz_proc_sample *s);

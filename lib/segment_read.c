@@ -97,7 +97,7 @@ static int parse_header(struct seg_reader *r, char *err, size_t errlen)
 	const uint64_t big = 1 << 20;
 	if (r->header_size < MIN_HEADER || r->header_size > r->size ||
 	    r->info_size < SEG_GPU_INFO_SIZE || r->info_size > big ||
-	    r->sample_size < SEG_GPU_SAMPLE_SIZE || r->sample_size > big ||
+	    r->sample_size < SEG_GPU_SAMPLE_MIN_SIZE || r->sample_size > big ||
 	    r->proc_size < SEG_PROC_SIZE || r->proc_size > big || r->mig_size < SEG_MIG_SIZE ||
 	    r->mig_size > big || r->finding_size < SEG_FINDING_SIZE || r->finding_size > big ||
 	    r->link_size < SEG_LINK_SIZE || r->link_size > big)
@@ -327,7 +327,7 @@ static int decode(struct seg_reader *r, uint32_t plen, char *err, size_t errlen)
 	size_t off = SEG_PAYLOAD_HEAD;
 	for (unsigned i = 0; i < ng; i++, off += r->sample_size) {
 		vramz_gpu_sample *g = &o->gpus[i];
-		seg_dec_gpu_sample(pl + off, g);
+		seg_dec_gpu_sample(pl + off, r->sample_size, g);
 		if (g->index >= r->h.gpu_count || g->proc_first > np ||
 		    g->proc_count > np - g->proc_first)
 			return fail(err, errlen, VRAMZ_EPARSE, r->path, "GPU %u's record is inconsistent", i);

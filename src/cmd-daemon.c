@@ -318,7 +318,8 @@ int cmd_daemon(const struct cmd_args *args)
 	unsigned flags = VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_LINK |
 			 (procs ? VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL : 0);
 	struct ticker_opts to = {.cmd = "daemon", .interval_ms = interval_ms,
-				 .slow_interval_ms = slow_ms, .flags = flags, .daemon = 0};
+				 .slow_interval_ms = slow_ms, .flags = flags, .daemon = 0,
+				 .events = 1};
 	struct ticker *tk;
 	if ((ex = ticker_open(&tk, &to))) {
 		close(lockfd);

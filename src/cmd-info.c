@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "fields.h"
 #include "format/fmt.h"
 #include "format/jsondoc.h"
 #include "source.h"
@@ -32,6 +33,50 @@ static int link_below_max(const vramz_gpu_info *gi, const vramz_gpu_sample *g)
 {
 	return (gi->valid & VRAMZ_I_PCIE_MAX) && (g->valid & VRAMZ_F_PCIE_LINK) &&
 	       (g->pcie_gen < gi->pcie_max_gen || g->pcie_width < gi->pcie_max_width);
+}
+
+/* "3 / 1" of two counters sharing a bit, or "-" */
+static const char *pair(char *buf, size_t len, const vramz_gpu_sample *g, uint32_t bit,
+			uint64_t a, uint64_t b)
+{
+	if (g->valid & bit)
+		snprintf(buf, len, "%llu corrected, %llu uncorrected", (unsigned long long)a,
+			 (unsigned long long)b);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* VRAM health, as nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT says it
+ * (docs/health.md); "-" where the GPU does not report it. */
+static void print_health(const vramz_gpu_sample *g)
+{
+	const struct colors *c = colors_for(stdout);
+	char a[96];
+	if (!g)
+		return;
+	printf("  %-22s %s\n", "ECC errors (volatile)",
+	       pair(a, sizeof a, g, VRAMZ_F_ECC_VOL, g->ecc_corrected_volatile, g->ecc_uncorrected_volatile));
+	printf("  %-22s %s\n", "ECC errors (aggregate)",
+	       pair(a, sizeof a, g, VRAMZ_F_ECC_AGG, g->ecc_corrected_aggregate,
+		    g->ecc_uncorrected_aggregate));
+	if (g->valid & VRAMZ_F_REMAP)
+		printf("  %-22s %u correctable, %u uncorrectable, pending %s, failure %s%s%s\n",
+		       "Remapped rows", g->remap_correctable_rows, g->remap_uncorrectable_rows,
+		       g->remap_pending ? "yes" : "no",
+		       g->remap_failure ? c->red : "", g->remap_failure ? "yes" : "no", c->reset);
+	else
+		printf("  %-22s -\n", "Remapped rows");
+	if (g->valid & VRAMZ_F_RETIRED)
+		printf("  %-22s %u multiple single-bit, %u double-bit", "Retired pages",
+		       g->retired_sbe_pages, g->retired_dbe_pages);
+	else
+		printf("  %-22s -", "Retired pages");
+	if (g->valid & VRAMZ_F_RETIRED_PENDING)
+		printf(", pending %s", g->retired_pending ? "yes" : "no");
+	putchar('\n');
+	printf("  %-22s %s\n", "PCIe replays",
+	       fmt_uint_if(a, sizeof a, g->valid & VRAMZ_F_PCIE_REPLAY, g->pcie_replays, ""));
 }
 
 static void print_gpu(const vramz_gpu_info *gi, const vramz_gpu_sample *g)
@@ -107,6 +152,7 @@ static void print_gpu(const vramz_gpu_info *gi, const vramz_gpu_sample *g)
 	if (v & VRAMZ_I_T_MEM_MAX)
 		snprintf(a + n, sizeof a - (size_t)n, "memory max %dC", gi->temp_mem_max_c);
 	ROW("Temperature limits", "%s", *a ? a : "-");
+	print_health(g);
 #undef ROW
 }
 
@@ -173,6 +219,14 @@ static void json_info(struct jsonw *w, const vramz_gpu_info *gi, const vramz_gpu
 	jw_i64_if(w, "temp_shutdown_c", v & VRAMZ_I_T_SHUTDOWN, gi->temp_shutdown_c);
 	jw_i64_if(w, "temp_gpu_max_c", v & VRAMZ_I_T_GPU_MAX, gi->temp_gpu_max_c);
 	jw_i64_if(w, "temp_mem_max_c", v & VRAMZ_I_T_MEM_MAX, gi->temp_mem_max_c);
+	/* VRAM health: the field table's health rows, null where unsupported */
+	jw_obj(w, "health");
+	for (size_t i = 0; i < gpu_field_count; i++) {
+		const struct field *f = &gpu_fields[i];
+		if (f->valid_bit & (FIELD_HEALTH_BITS | VRAMZ_F_XID))
+			jw_u64_if(w, f->name, g && field_valid(f, g), g ? (uint64_t)field_get(f, g) : 0);
+	}
+	jw_end_obj(w);
 	jw_end_obj(w);
 }
 
@@ -187,7 +241,7 @@ int cmd_info(const struct cmd_args *args)
 	(void)args;
 	vramz_ctx *ctx;
 	const vramz_snapshot *snap;
-	int ex = source_open_sample(&ctx, VRAMZ_SAMPLE_LINK, &snap);
+	int ex = source_open_sample(&ctx, VRAMZ_SAMPLE_LINK | VRAMZ_SAMPLE_HEALTH, &snap);
 	if (ex)
 		return ex;
 	const vramz_system_info *s = vramz_system(ctx);

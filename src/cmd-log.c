@@ -174,8 +174,12 @@ int cmd_log(const struct cmd_args *args)
 	if (ex)
 		return ex;
 	unsigned flags = procs ? VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL : 0;
+	/* the driver's events beside the log: FILE.events.csv (docs/csv.md) */
+	char evpath[4096];
+	int evfile = strcmp(out, "-") && log_events_path(out, evpath, sizeof evpath) == 0;
 	struct ticker_opts to = {.cmd = "log", .interval_ms = interval_ms,
-				 .slow_interval_ms = slow_ms, .flags = flags, .daemon = 1};
+				 .slow_interval_ms = slow_ms, .flags = flags, .daemon = 1,
+				 .events = 1, .events_csv = evfile ? evpath : NULL};
 	struct ticker *tk;
 	if ((ex = ticker_open(&tk, &to)))
 		return ex;

@@ -303,7 +303,7 @@ static int serve_run(const struct serve_args *a)
 				 .slow_interval_ms = a->slow_ms,
 				 .flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_LINK |
 					  (a->procs || !a->no_diag ? VRAMZ_SAMPLE_PROC_UTIL : 0),
-				 .daemon = 1};
+				 .daemon = 1, .events = 1 /* Xid and ECC events: src/evwatch.c */};
 	struct ticker *tk;
 	int ex = ticker_open(&tk, &to);
 	if (ex)

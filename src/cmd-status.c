@@ -202,7 +202,7 @@ int cmd_status(const struct cmd_args *args)
 	const vramz_snapshot *snap;
 	unsigned flags = v.so.csv ? VRAMZ_SAMPLE_PROCS
 		       : v.no_procs ? 0 : VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
-	flags |= VRAMZ_SAMPLE_MIG;
+	flags |= VRAMZ_SAMPLE_MIG | VRAMZ_SAMPLE_HEALTH;
 	if (v.loop)
 		return script_loop("status", flags, loop_ms, status_show, &v);
 	ex = source_open_sample(&ctx, flags, &snap);

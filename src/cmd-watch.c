@@ -304,7 +304,7 @@ int cmd_watch(const struct cmd_args *args)
 		return ex;
 	struct ticker_opts to = {.cmd = "watch", .interval_ms = interval_ms,
 				 .flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL | VRAMZ_SAMPLE_LINK,
-				 .daemon = 1};
+				 .daemon = 1, .health_ms = TICKER_HEALTH_MS, .events = 1};
 	struct ticker *tk;
 	if ((ex = ticker_open(&tk, &to))) {
 		vramz_diag_free(d);

@@ -18,11 +18,13 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "evwatch.h"
+#include "fields.h"
 #include "source.h"
 
 /* what the slow thread reads, and what a tick carries from it when the
  * tick did not read the field itself */
-#define SLOW_BITS (VRAMZ_F_PCIE_TPUT | VRAMZ_F_ENERGY | VRAMZ_F_PCIE_LINK)
+#define SLOW_BITS (VRAMZ_F_PCIE_TPUT | VRAMZ_F_ENERGY | VRAMZ_F_PCIE_LINK | FIELD_HEALTH_BITS)
 #define FIRST_SLOW_WAIT_NS 1000000000LL
 /* The energy counter is read on every ENERGY_EVERY-th slow reading only
  * (30 s at the default 10 s): on H200 one read costs 3.4 ms of CPU a GPU,
@@ -37,6 +39,7 @@ struct slow {
 	pthread_cond_t wake;       /* timed on CLOCK_MONOTONIC */
 	vramz_ctx *ctx;            /* the thread's own context */
 	int64_t period_ns;
+	unsigned flags;            /* VRAMZ_SAMPLE_* of each reading */
 	int quit;
 	int have;                  /* a first reading is in */
 	unsigned n;
@@ -54,6 +57,7 @@ struct ticker {
 	int64_t pause_ns;          /* the next pause of that wait (doubling) */
 	int64_t retry_at_ns;       /* .nowait: when to look again */
 	struct slow slow;
+	struct evwatch *ev;        /* the event watcher, while live */
 	int slow_on;
 	int ticks;
 	vramz_gpu_sample *merged;  /* [gpu_count] the tick's GPUs, slow fields in */
@@ -76,8 +80,8 @@ static void *slow_main(void *arg)
 	while (!s->quit) {
 		pthread_mutex_unlock(&s->lock);
 		const vramz_snapshot *snap = NULL;
-		unsigned flags = VRAMZ_SAMPLE_SLOW | VRAMZ_SAMPLE_LINK | VRAMZ_SAMPLE_SLOW_ONLY;
-		if (readings++ % ENERGY_EVERY)
+		unsigned flags = s->flags;
+		if ((flags & VRAMZ_SAMPLE_SLOW) && readings++ % ENERGY_EVERY)
 			flags |= VRAMZ_SAMPLE_NO_ENERGY;
 		int rc = vramz_sample(s->ctx, flags, &snap);
 		pthread_mutex_lock(&s->lock);
@@ -95,6 +99,8 @@ static void *slow_main(void *arg)
 				l->energy_mj = g->energy_mj;
 			l->pcie_gen = g->pcie_gen;
 			l->pcie_width = g->pcie_width;
+			if (!g->lost)
+				field_copy_bits(l, g, FIELD_HEALTH_BITS);
 		}
 		s->have = 1;
 		pthread_cond_broadcast(&s->wake);
@@ -110,9 +116,13 @@ static void *slow_main(void *arg)
 	return NULL;
 }
 
-static int slow_start(struct slow *s, unsigned ngpus, int64_t period_ns)
+/* The slow readings every period, or with health_only VRAM health alone. */
+static int slow_start(struct slow *s, unsigned ngpus, int64_t period_ns, int health_only)
 {
 	memset(s, 0, sizeof *s);
+	s->flags = health_only ? VRAMZ_SAMPLE_SLOW_ONLY | VRAMZ_SAMPLE_HEALTH
+			       : VRAMZ_SAMPLE_SLOW | VRAMZ_SAMPLE_LINK | VRAMZ_SAMPLE_SLOW_ONLY |
+					 VRAMZ_SAMPLE_HEALTH;
 	if (cli_open(&s->ctx))
 		return -1;
 	s->n = ngpus;
@@ -185,9 +195,23 @@ static void slow_merge(struct slow *s, vramz_gpu_sample *g, unsigned n, int firs
 			g[i].pcie_gen = l->pcie_gen;
 			g[i].pcie_width = l->pcie_width;
 		}
+		field_copy_bits(&g[i], l, take & FIELD_HEALTH_BITS);
 		g[i].valid |= take;
 	}
 	pthread_mutex_unlock(&s->lock);
+}
+
+/* The threads of a ticker that samples the driver: the slow readings
+ * (with VRAM health), or health alone, and the event watcher. */
+static void live_threads(struct ticker *t, unsigned ngpus)
+{
+	const struct ticker_opts *o = &t->o;
+	int64_t period = o->slow_interval_ms > 0 ? o->slow_interval_ms : o->health_ms;
+	if (period > 0 && slow_start(&t->slow, ngpus, period * 1000000, o->slow_interval_ms <= 0))
+		cli_err("%s: PCIe throughput, energy and VRAM health will be unknown (no second context)",
+			o->cmd);
+	if (o->events)
+		t->ev = evwatch_start(o->cmd, o->events_csv);
 }
 
 int ticker_open(struct ticker **out, const struct ticker_opts *o)
@@ -212,11 +236,8 @@ int ticker_open(struct ticker **out, const struct ticker_opts *o)
 		ticker_close(t);
 		return EXIT_FAIL;
 	}
-	if (o->slow_interval_ms > 0 && !t->daemon) { /* a daemon carries its own */
-		if (slow_start(&t->slow, n, o->slow_interval_ms * 1000000))
-			cli_err("%s: PCIe throughput and energy will be unknown (no second context)",
-				o->cmd);
-	}
+	if (!t->daemon) /* a daemon carries its own */
+		live_threads(t, n);
 	t->step_ns = o->interval_ms * 1000000;
 	t->lag_ns = 2000000;
 	t->next_ns = clock_mono_ns();
@@ -228,6 +249,7 @@ void ticker_close(struct ticker *t)
 {
 	if (!t)
 		return;
+	evwatch_stop(t->ev);
 	slow_stop(&t->slow);
 	free(t->merged);
 	if (t->live)
@@ -316,9 +338,7 @@ static int go_live(struct ticker *t)
 	if (cli_open(&t->live))
 		return VRAMZ_EIO;
 	t->daemon = 0;
-	if (t->o.slow_interval_ms > 0 &&
-	    slow_start(&t->slow, vramz_gpu_count(t->live), t->o.slow_interval_ms * 1000000))
-		cli_err("%s: PCIe throughput and energy will be unknown (no second context)", t->o.cmd);
+	live_threads(t, vramz_gpu_count(t->live));
 	t->ticks = 0;
 	return 0;
 }
@@ -357,6 +377,7 @@ int ticker_sample(struct ticker *t, const vramz_snapshot **out, vramz_ctx **ctx_
 	t->snap = *snap;
 	memcpy(t->merged, snap->gpus, snap->gpu_count * sizeof *t->merged);
 	slow_merge(&t->slow, t->merged, snap->gpu_count, t->ticks == 0);
+	evwatch_merge(t->ev, t->merged, snap->gpu_count);
 	t->snap.gpus = t->merged;
 	t->ticks++;
 	*out = &t->snap;

@@ -11,6 +11,10 @@
  *     time, energy (3.4 ms of CPU a GPU) are read by a second context on a
  *     thread of its own every slow_interval_ms, and their latest values
  *     are carried into every tick that did not read them itself;
+ *   - VRAM health and events: the health counters are read with the slow
+ *     readings (or alone on that thread, health_ms), and while the
+ *     ticks come from the driver a watcher thread (src/evwatch.c) waits
+ *     for its Xid and ECC events, whose last Xid each tick carries;
  *   - the source: a live `vramz daemon` (its segment) when one is fresh,
  *     publishes at least as often as this loop asks, covers the selected
  *     GPUs and carries what the loop needs (processes); otherwise the
@@ -35,7 +39,19 @@ struct ticker_opts {
 	int daemon;                /* 1: may read a live daemon (cli_open's rule) */
 	int nowait;                /* 1: ticker_sample never waits for a daemon's
 				      next snapshot: TICKER_NOT_YET instead */
+	/* VRAM health (docs/health.md): read with the slow readings; without
+	 * a slow interval, every health_ms on the slow thread alone (0: not) */
+	int64_t health_ms;
+	/* the driver's Xid and ECC events are watched (src/evwatch.c) while
+	 * the ticks come from the driver, and each is appended to this file
+	 * when not NULL (log: FILE.events.csv) */
+	int events;
+	const char *events_csv;
 };
+
+/* How often the commands without a slow interval (watch, top) read VRAM
+ * health: its counters move rarely, and the events come between. */
+#define TICKER_HEALTH_MS 10000
 
 /* ticker_sample with .nowait: the daemon's next snapshot is not out yet
  * (nothing read, *snap NULL); call again at ticker_retry_at (CLOCK_

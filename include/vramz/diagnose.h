@@ -39,8 +39,11 @@ enum vramz_finding_kind {
 	VRAMZ_FK_GPU_LOST,          /* the GPU fell off the bus */
 	VRAMZ_FK_OOM,               /* a process probably ended out of memory */
 	VRAMZ_FK_OUTSIDE_ALLOCATOR, /* a PyTorch process holds much outside its allocator */
+	VRAMZ_FK_VRAM_ERRORS,       /* new ECC errors: uncorrected (or a memory Xid), or corrected rising */
+	VRAMZ_FK_ROW_REMAP,         /* a row remap waits for a reset, or failed */
+	VRAMZ_FK_XID,               /* the driver raised a critical Xid error */
 };
-#define VRAMZ_FK_COUNT 13 /* one past the last kind */
+#define VRAMZ_FK_COUNT 16 /* one past the last kind */
 
 enum vramz_severity {
 	VRAMZ_SEV_INFO = 1,

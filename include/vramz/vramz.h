@@ -187,6 +187,15 @@ enum {
 	VRAMZ_F_PROCS = 1u << 13,     /* the process list was read */
 	VRAMZ_F_TEMP_MEM = 1u << 14,  /* temp_mem_c */
 	VRAMZ_F_UNATTRIBUTED = 1u << 15, /* unattributed_bytes */
+	/* appended in 0.2: VRAM health (VRAMZ_SAMPLE_HEALTH; docs/health.md) */
+	VRAMZ_F_ECC_MODE = 1u << 16,  /* ecc_mode */
+	VRAMZ_F_ECC_VOL = 1u << 17,   /* ecc_corrected/uncorrected_volatile */
+	VRAMZ_F_ECC_AGG = 1u << 18,   /* ecc_corrected/uncorrected_aggregate */
+	VRAMZ_F_REMAP = 1u << 19,     /* remap_* (Ampere and later) */
+	VRAMZ_F_RETIRED = 1u << 20,   /* retired_sbe/dbe_pages (before Ampere) */
+	VRAMZ_F_RETIRED_PENDING = 1u << 21, /* retired_pending */
+	VRAMZ_F_PCIE_REPLAY = 1u << 22, /* pcie_replays */
+	VRAMZ_F_XID = 1u << 23,       /* xid_* (an event watcher ran: docs/health.md) */
 };
 
 /* Throttle / clock-event reason bits, the same values as NVML's. */
@@ -221,6 +230,24 @@ typedef struct vramz_gpu_sample {
 	uint64_t energy_mj;           /* since driver load */
 	unsigned fan_pct;
 	unsigned proc_first, proc_count; /* slice of vramz_snapshot.procs */
+	/* appended in 0.2: VRAM health, read with VRAMZ_SAMPLE_HEALTH (the
+	 * xid_* fields come from an event watcher, vramz_events_wait) */
+	unsigned ecc_mode;            /* 1 ECC on, 0 off */
+	uint64_t ecc_corrected_volatile;   /* errors since the driver loaded */
+	uint64_t ecc_uncorrected_volatile;
+	uint64_t ecc_corrected_aggregate;  /* over the GPU's life */
+	uint64_t ecc_uncorrected_aggregate;
+	unsigned remap_correctable_rows;   /* rows remapped for corrected errors */
+	unsigned remap_uncorrectable_rows; /* ... for uncorrected errors */
+	unsigned remap_pending;       /* 1: a remap waits for a GPU reset */
+	unsigned remap_failure;       /* 1: a remap failed (no spare row left) */
+	unsigned retired_sbe_pages;   /* pages retired for multiple single-bit errors */
+	unsigned retired_dbe_pages;   /* ... for a double-bit error */
+	unsigned retired_pending;     /* 1: a retirement waits for a reboot */
+	unsigned pcie_replays;        /* PCIe replay counter */
+	unsigned xid_events;          /* Xid errors seen since the watcher started */
+	unsigned xid_last;            /* the last one's code (48, 79, ...) */
+	uint64_t xid_time_ms;         /* when it came (ms since 1970, UTC) */
 } vramz_gpu_sample;
 
 /* Bits of vramz_proc_sample.valid */
@@ -374,6 +401,9 @@ enum {
 	 * counter, whose read costs 3.4 ms of CPU a GPU on H200 (a sampler
 	 * loop reads it on a longer cadence than the throughput) */
 	VRAMZ_SAMPLE_NO_ENERGY = 1u << 8,
+	/* VRAM health: ECC mode and counters, remapped rows, retired pages,
+	 * PCIe replays (docs/health.md; tens of us a GPU: the slow path) */
+	VRAMZ_SAMPLE_HEALTH = 1u << 9,
 	VRAMZ_SAMPLE_DEFAULT = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL |
 			       VRAMZ_SAMPLE_MIG,
 };
@@ -472,6 +502,32 @@ typedef struct vramz_call_stat {
  * a replayed log). */
 VRAMZ_EXPORT unsigned vramz_call_stats(const vramz_ctx *ctx, vramz_call_stat *out,
 				       unsigned cap);
+
+/* ---- driver events (docs/health.md) -------------------------------------
+ * Xid errors and ECC errors as the driver raises them, between samples.
+ * Open a context of its own for them (its waits block) on a thread of
+ * its own: vramz_events_open registers the selected GPUs for the types
+ * they support, then each vramz_events_wait sleeps in the driver until an
+ * event comes or timeout_ms passes (no wake-up when nothing comes). */
+enum {
+	VRAMZ_EV_ECC_SBE = 1u << 0,   /* a single-bit (corrected) ECC error */
+	VRAMZ_EV_ECC_DBE = 1u << 1,   /* a double-bit (uncorrected) ECC error */
+	VRAMZ_EV_XID = 1u << 3,       /* an Xid critical error; data: the Xid */
+};
+/* Filled by the library into the caller's struct: frozen, as vramz_call_stat. */
+typedef struct vramz_event {
+	unsigned gpu;                 /* global index */
+	unsigned type;                /* one VRAMZ_EV_* */
+	uint64_t data;                /* the Xid for VRAMZ_EV_XID, else 0 */
+	uint64_t time_ms;             /* when it was received (ms since 1970) */
+} vramz_event;
+/* Registers the selected GPUs; returns how many took at least one type
+ * (0: none supports events), or VRAMZ_EUNSUPPORTED when no backend has
+ * events (a log, a daemon's segment, amdgpu). */
+VRAMZ_EXPORT int vramz_events_open(vramz_ctx *ctx);
+/* 1: *ev is an event; 0: none came in timeout_ms; < 0: an error
+ * (VRAMZ_EINVAL before vramz_events_open). */
+VRAMZ_EXPORT int vramz_events_wait(vramz_ctx *ctx, unsigned timeout_ms, vramz_event *ev);
 
 /* Interconnect between two GPUs (global indices), like nvidia-smi topo -m.
  * Reads the backend on each call (slow): call it for a topology view only. */

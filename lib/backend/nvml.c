@@ -12,7 +12,8 @@
  * Costs measured on H200s (DESIGN.md) decide what is read when: identity
  * at open, slow static facts on demand (gpu_details), cheap dynamic fields
  * every tick, the PCIe link state only with VRAMZ_SAMPLE_LINK, and the
- * PCIe throughput and the 3.4 ms energy read only with VRAMZ_SAMPLE_SLOW.
+ * PCIe throughput and the 3.4 ms energy read only with VRAMZ_SAMPLE_SLOW,
+ * VRAM health only with VRAMZ_SAMPLE_HEALTH (nvml_health.c).
  * Process lists and per-process utilization are in nvml_procs.c; what the
  * two files share (state, CALL) in nvml_impl.h.
  */
@@ -94,6 +95,8 @@ static void nvml_close(struct backend *b)
 {
 	if (!b)
 		return;
+	if (b->inited && !b->exiting)
+		nvml_events_close(b);
 	if (b->inited && b->f.nvmlShutdown && !b->exiting)
 		b->f.nvmlShutdown();
 	for (unsigned i = 0; i < b->n; i++) {
@@ -608,6 +611,8 @@ static int nvml_sample(struct backend *b, unsigned idx, unsigned flags,
 			o->valid |= VRAMZ_F_ENERGY;
 		}
 	}
+	if ((flags & VRAMZ_SAMPLE_HEALTH) && !gp->lost)
+		nvml_health(b, gp, o);
 	/* 0xFFFFFFFF and the like: unknown, never 4294967295 % (fields.c) */
 	field_sanitize(o);
 	return gp->lost ? VRAMZ_ELOST : 0;
@@ -720,4 +725,6 @@ const struct backend_ops backend_nvml = {
 	.migs = nvml_migs,
 	.topology = nvml_topology,
 	.call_stats = nvml_call_stats,
+	.events_open = nvml_events_open,
+	.events_wait = nvml_events_wait,
 };

@@ -193,6 +193,34 @@ typedef struct nvmlFieldValue_st {
 #define NVML_DEVICE_ARCH_HOPPER 9
 #define NVML_DEVICE_ARCH_BLACKWELL 10
 
+/* VRAM health (nvml.h): error and counter types of nvmlDeviceGetTotalEccErrors */
+typedef enum {
+	NVML_MEMORY_ERROR_TYPE_CORRECTED = 0,
+	NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1,
+} nvmlMemoryErrorType_t;
+typedef enum {
+	NVML_VOLATILE_ECC = 0,
+	NVML_AGGREGATE_ECC = 1,
+} nvmlEccCounterType_t;
+typedef enum {
+	NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0,
+	NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = 1,
+} nvmlPageRetirementCause_t;
+
+/* Events: nvmlEventSetCreate / nvmlDeviceRegisterEvents / nvmlEventSetWait_v2 */
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+#define nvmlEventTypeSingleBitEccError 0x0000000000000001LL
+#define nvmlEventTypeDoubleBitEccError 0x0000000000000002LL
+#define nvmlEventTypePState 0x0000000000000004LL
+#define nvmlEventTypeXidCriticalError 0x0000000000000008LL
+typedef struct nvmlEventData_st {
+	nvmlDevice_t device;
+	unsigned long long eventType;
+	unsigned long long eventData;  /* the Xid for nvmlEventTypeXidCriticalError */
+	unsigned int gpuInstanceId;
+	unsigned int computeInstanceId;
+} nvmlEventData_t;
+
 /* nvmlErrorString is the one call that returns a string. */
 typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t r);
 
@@ -255,7 +283,17 @@ typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t r);
 	X(OPT, nvmlDeviceGetGraphicsRunningProcesses, (nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p)) \
 	X(OPT, nvmlDeviceGetMPSComputeRunningProcesses_v3, (nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_t *p)) \
 	X(OPT, nvmlDeviceGetMPSComputeRunningProcesses_v2, (nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_t *p)) \
-	X(OPT, nvmlDeviceGetProcessUtilization, (nvmlDevice_t d, nvmlProcessUtilizationSample_t *s, unsigned int *n, unsigned long long since_us))
+	X(OPT, nvmlDeviceGetProcessUtilization, (nvmlDevice_t d, nvmlProcessUtilizationSample_t *s, unsigned int *n, unsigned long long since_us)) \
+	X(OPT, nvmlDeviceGetTotalEccErrors, (nvmlDevice_t d, nvmlMemoryErrorType_t e, nvmlEccCounterType_t c, unsigned long long *n)) \
+	X(OPT, nvmlDeviceGetRemappedRows, (nvmlDevice_t d, unsigned int *corr, unsigned int *unc, unsigned int *pending, unsigned int *failure)) \
+	X(OPT, nvmlDeviceGetRetiredPages_v2, (nvmlDevice_t d, nvmlPageRetirementCause_t c, unsigned int *n, unsigned long long *addr, unsigned long long *ts)) \
+	X(OPT, nvmlDeviceGetRetiredPagesPendingStatus, (nvmlDevice_t d, nvmlEnableState_t *pending)) \
+	X(OPT, nvmlDeviceGetPcieReplayCounter, (nvmlDevice_t d, unsigned int *n)) \
+	X(OPT, nvmlDeviceGetSupportedEventTypes, (nvmlDevice_t d, unsigned long long *types)) \
+	X(OPT, nvmlEventSetCreate, (nvmlEventSet_t *set))                      \
+	X(OPT, nvmlDeviceRegisterEvents, (nvmlDevice_t d, unsigned long long types, nvmlEventSet_t set)) \
+	X(OPT, nvmlEventSetWait_v2, (nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeout_ms)) \
+	X(OPT, nvmlEventSetFree, (nvmlEventSet_t set))
 
 /* Layout checks against nvml.h on LP64. */
 _Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t layout");
@@ -264,6 +302,7 @@ _Static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t layout"
 _Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t layout");
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t layout");
 _Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t layout");
+_Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
 _Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32,
 	       "nvmlProcessUtilizationSample_t layout");
 

@@ -6,6 +6,7 @@
  *                 MIG instances, topology, the backend table
  *   nvml_procs.c  process lists (reused while used memory is unchanged) and
  *                 per-process utilization
+ *   nvml_health.c VRAM health (VRAMZ_SAMPLE_HEALTH) and the driver's events
  */
 #ifndef VRAMZ_NVML_IMPL_H
 #define VRAMZ_NVML_IMPL_H
@@ -70,6 +71,7 @@ struct backend {
 	int inited;
 	int exiting;                   /* VRAMZ_OPEN_EXITING */
 	int64_t pu_interval_ns;        /* per-process utilization at most this often */
+	nvmlEventSet_t evset;          /* nvml_events_open's, else NULL */
 };
 
 static inline int map_rc(nvmlReturn_t r)
@@ -172,5 +174,11 @@ static inline nvmlReturn_t note(struct gpu *gp, unsigned id, int remember, nvmlR
 }
 
 int nvml_procs(struct backend *b, unsigned idx, unsigned flags, struct proc_vec *out);
+/* nvml_health.c: VRAMZ_SAMPLE_HEALTH's readings into o; the events */
+void nvml_health(struct backend *b, struct gpu *gp, vramz_gpu_sample *o);
+int nvml_events_open(struct backend *b, const unsigned char *sel);
+int nvml_events_wait(struct backend *b, unsigned timeout_ms, unsigned *idx, unsigned *type,
+		     uint64_t *data);
+void nvml_events_close(struct backend *b);
 
 #endif

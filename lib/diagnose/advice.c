@@ -8,6 +8,7 @@
  */
 #include "detectors.h"
 #include "words.h"
+#include "xid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -234,13 +235,22 @@ void advice_fragmentation(const vramz_finding *f, const char *s, char *buf, size
 void summary_gpu_lost(const vramz_finding *f, const char *s, char *buf, size_t len)
 {
 	char a[32];
-	snprintf(buf, len, "%s fell off the bus %s ago", s,
-		 diag_dur_str(a, sizeof a, (double)f->duration_ms));
+	if (f->figures & VRAMZ_FG_VALUE)
+		snprintf(buf, len, "%s fell off the bus %s ago; the last Xid before: %.0f, %s", s,
+			 diag_dur_str(a, sizeof a, (double)f->duration_ms), f->value,
+			 xid_meaning((unsigned)f->value));
+	else
+		snprintf(buf, len, "%s fell off the bus %s ago", s,
+			 diag_dur_str(a, sizeof a, (double)f->duration_ms));
 }
 
 void advice_gpu_lost(const vramz_finding *f, const char *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", "Check dmesg for Xid errors; the GPU needs a reset or a reboot.");
+	if (f->figures & VRAMZ_FG_VALUE)
+		snprintf(buf, len, "%s", "The GPU needs a reset or a reboot; dmesg has the driver's "
+					 "lines around that Xid.");
+	else
+		snprintf(buf, len, "%s", "Check dmesg for Xid errors; the GPU needs a reset or a reboot.");
 }
 
 void advice_oom(const vramz_finding *f, const char *s, char *buf, size_t len)

@@ -278,6 +278,10 @@ int detect_gpu_lost(vramz_diag *d, struct emitter *em)
 		f->gpu = (int)gi;
 		f->figures = VRAMZ_FG_DURATION;
 		f->duration_ms = g->last_ms - g->lost_ms;
+		if (g->xid_known && g->xid_count) { /* the last Xid seen before */
+			f->figures |= VRAMZ_FG_VALUE;
+			f->value = g->xid_last;
+		}
 	}
 	return 0;
 }

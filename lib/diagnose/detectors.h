@@ -56,6 +56,17 @@ int detect_gpu_lost(vramz_diag *d, struct emitter *em);
 const char *check_leak(const vramz_diag_config *c, char *buf, size_t len);
 const char *check_imbalance(const vramz_diag_config *c, char *buf, size_t len);
 
+/* ---- health.c: VRAM health (ECC errors, row remapping, Xid events) ---- */
+int detect_vram_errors(vramz_diag *d, struct emitter *em);
+int detect_row_remap(vramz_diag *d, struct emitter *em);
+int detect_xid(vramz_diag *d, struct emitter *em);
+void summary_vram_errors(const vramz_finding *f, const char *s, char *buf, size_t len);
+void advice_vram_errors(const vramz_finding *f, const char *s, char *buf, size_t len);
+void summary_row_remap(const vramz_finding *f, const char *s, char *buf, size_t len);
+void advice_row_remap(const vramz_finding *f, const char *s, char *buf, size_t len);
+void summary_xid(const vramz_finding *f, const char *s, char *buf, size_t len);
+void advice_xid(const vramz_finding *f, const char *s, char *buf, size_t len);
+
 /* ---- oom.c: processes that probably ended out of memory ---- */
 int detect_oom(vramz_diag *d, struct emitter *em);
 const char *check_oom(const vramz_diag_config *c, char *buf, size_t len);

@@ -351,6 +351,54 @@ static void procs_evict(vramz_diag *d)
 
 /* ---- feeding ---- */
 
+/* The health counters: an uncorrected (volatile, else aggregate) count and
+ * a corrected one, each against its first reading, and the remap state. */
+static void feed_health(struct gpu_state *g, const vramz_gpu_sample *s)
+{
+	uint32_t ecc = s->valid & VRAMZ_F_ECC_VOL ? VRAMZ_F_ECC_VOL : s->valid & VRAMZ_F_ECC_AGG;
+	if (ecc) {
+		uint64_t unc = ecc == VRAMZ_F_ECC_VOL ? s->ecc_uncorrected_volatile
+						      : s->ecc_uncorrected_aggregate;
+		uint64_t corr = ecc == VRAMZ_F_ECC_VOL ? s->ecc_corrected_volatile
+						       : s->ecc_corrected_aggregate;
+		/* a counter that went back (a driver reload): counted from there */
+		if (!g->ecc_known || unc < g->ecc_unc_base || corr < g->ecc_corr_base) {
+			g->ecc_unc_base = unc;
+			g->ecc_corr_base = corr;
+		}
+		g->ecc_known = 1;
+		g->ecc_unc = unc;
+		g->ecc_corr = corr;
+	}
+	g->remap_known = (s->valid & VRAMZ_F_REMAP) != 0;
+	g->remap_pending = g->remap_known && s->remap_pending;
+	g->remap_failure = g->remap_known && s->remap_failure;
+}
+
+/* Who was on each GPU when a new Xid came: its processes as of this feed
+ * (a GPU lost in the same tick still lists them). */
+static void capture_xid_procs(vramz_diag *d)
+{
+	for (unsigned gi = 0; gi < d->ngpus; gi++) {
+		struct gpu_state *g = &d->gpus[gi];
+		if (!g->xid_known || g->xid_count == g->xid_captured)
+			continue;
+		g->xid_captured = g->xid_count;
+		g->xid_nprocs = 0;
+		for (unsigned i = 0; i < d->nprocs && g->xid_nprocs < XID_PROCS_MAX; i++) {
+			const struct proc_state *p = &d->procs[i];
+			if (!p->used || p->ended || p->gpu != gi)
+				continue;
+			struct xid_proc *x = &g->xid_procs[g->xid_nprocs++];
+			x->pid = p->pid;
+			x->start_ticks = p->start_ticks;
+			memcpy(x->comm, p->comm, sizeof x->comm);
+			memcpy(x->user, p->user, sizeof x->user);
+			memcpy(x->job, p->job, sizeof x->job);
+		}
+	}
+}
+
 static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t)
 {
 	int64_t dt = g->seen ? t - g->last_ms : 0;
@@ -360,6 +408,15 @@ static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample 
 		g->first_ms = t;
 	g->seen = 1;
 	g->last_ms = t;
+	/* the watcher's Xid figures come with a lost GPU's sample too */
+	if (s->valid & VRAMZ_F_XID) {
+		if (!g->xid_known)
+			g->xid_base = g->xid_captured = s->xid_events;
+		g->xid_known = 1;
+		g->xid_count = s->xid_events;
+		g->xid_last = s->xid_last;
+		g->xid_time_ms = s->xid_time_ms;
+	}
 	if (s->lost) {
 		if (!g->lost)
 			g->lost_ms = t;
@@ -368,6 +425,7 @@ static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample 
 	}
 	g->lost = 0;
 	g->last = *s;
+	feed_health(g, s);
 	if (s->valid & VRAMZ_F_MEM)
 		ring_add(&g->mem, t, (double)s->mem_used_bytes,
 			 (s->valid & VRAMZ_F_UTIL) ? (double)s->util_gpu_pct : -1);
@@ -477,6 +535,7 @@ int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 		if (!p || feed_proc(d, p, snap, s, t))
 			return VRAMZ_ENOMEM;
 	}
+	capture_xid_procs(d);
 	/* a process missing from a list that was read has exited (or left the GPU) */
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		struct proc_state *p = &d->procs[i];

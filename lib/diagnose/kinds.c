@@ -241,6 +241,26 @@ const struct finding_kind finding_kinds[] = {
 		.summary = summary_outside_allocator, .advice = advice_outside_allocator,
 		.span = KIND_EVENT,
 	},
+	/* VRAM health (health.c, docs/health.md): nothing to tune; each is
+	 * handed out at once, as a lost GPU is */
+	[VRAMZ_FK_VRAM_ERRORS] = {
+		.kind = VRAMZ_FK_VRAM_ERRORS, .name = "vram_errors",
+		.detect = detect_vram_errors,
+		.summary = summary_vram_errors, .advice = advice_vram_errors,
+		.span = KIND_EVENT, .at_once = 1,
+	},
+	[VRAMZ_FK_ROW_REMAP] = {
+		.kind = VRAMZ_FK_ROW_REMAP, .name = "row_remap",
+		.detect = detect_row_remap,
+		.summary = summary_row_remap, .advice = advice_row_remap,
+		.span = KIND_LASTS, .at_once = 1,
+	},
+	[VRAMZ_FK_XID] = {
+		.kind = VRAMZ_FK_XID, .name = "xid",
+		.detect = detect_xid,
+		.summary = summary_xid, .advice = advice_xid,
+		.span = KIND_EVENT, .at_once = 1,
+	},
 };
 
 _Static_assert(sizeof finding_kinds / sizeof finding_kinds[0] == VRAMZ_FK_COUNT,

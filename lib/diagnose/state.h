@@ -34,6 +34,24 @@ struct gpu_state {
 	int64_t orphan_since_ms;       /* -1: not above threshold */
 	struct leak_cache leak;
 	uint64_t procs_tick;           /* tick whose process list was read */
+	/* VRAM health (health.c): counts when first seen, and now */
+	int ecc_known;                 /* an ECC counter was read */
+	uint64_t ecc_unc_base, ecc_corr_base, ecc_unc, ecc_corr;
+	int remap_known;
+	unsigned remap_pending, remap_failure;
+	int xid_known;                 /* an event watcher's figures came */
+	unsigned xid_base, xid_count, xid_last, xid_captured; /* counts of Xid events */
+	uint64_t xid_time_ms;
+	/* the processes on the GPU when its latest new Xid came (whose job it hit) */
+#define XID_PROCS_MAX 8
+	unsigned xid_nprocs;
+	struct xid_proc {
+		uint32_t pid;
+		uint64_t start_ticks;
+		char comm[16];
+		char user[VRAMZ_USER_LEN];
+		char job[VRAMZ_JOB_LEN];
+	} xid_procs[XID_PROCS_MAX];
 };
 
 /* what a process's PyTorch agent said (torch.c) */

@@ -29,6 +29,16 @@ enum field_type { FT_U64, FT_UINT, FT_INT };
 #define FIELD_MAX_PCIE_WIDTH 64u
 #define FIELD_MAX_PCIE_BYTES_PER_S (1ull << 40) /* 1 TiB/s */
 #define FIELD_MAX_ENERGY_MJ 100000000000000000ull /* 10 kW for 300 years */
+#define FIELD_MAX_ERRORS 0xFFFFFFFEull       /* an error or replay counter */
+#define FIELD_MAX_ROWS 1000000u              /* remapped rows, retired pages */
+#define FIELD_MAX_XID 65535u                 /* an Xid code */
+#define FIELD_MAX_TIME_MS (1ull << 53)       /* ms since 1970 */
+
+/* The VRAM health fields' bits (VRAMZ_SAMPLE_HEALTH) and the event
+ * watcher's, which the slow thread and the watcher carry into ticks. */
+#define FIELD_HEALTH_BITS (VRAMZ_F_ECC_MODE | VRAMZ_F_ECC_VOL | VRAMZ_F_ECC_AGG | \
+			   VRAMZ_F_REMAP | VRAMZ_F_RETIRED | VRAMZ_F_RETIRED_PENDING | \
+			   VRAMZ_F_PCIE_REPLAY)
 
 struct field {
 	const char *name;      /* JSON key and CSV column: "mem_used_bytes" */
@@ -61,6 +71,10 @@ int64_t field_get(const struct field *f, const vramz_gpu_sample *s);
 void field_set(const struct field *f, vramz_gpu_sample *s, int64_t v);
 int field_valid(const struct field *f, const vramz_gpu_sample *s);
 const struct field *field_by_name(const char *name);
+
+/* Copies the fields of src whose bits are in `bits` (and valid in src)
+ * into dst, setting their bits. */
+void field_copy_bits(vramz_gpu_sample *dst, const vramz_gpu_sample *src, uint32_t bits);
 
 /* Whether v is inside f's plausible range. */
 int field_in_range(const struct field *f, int64_t v);

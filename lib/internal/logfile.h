@@ -32,6 +32,9 @@ void logbuf_free(struct logbuf *b);
 /* "gpu.csv" -> "gpu.procs.csv"; "gpu" -> "gpu.procs".  VRAMZ_ERANGE when
  * out is too small. */
 int log_sibling_path(const char *path, char *out, size_t outlen);
+/* The driver events' file beside a log: "gpu.csv" -> "gpu.events.csv"
+ * (docs/csv.md, "Events file"; written by src/evwatch.c). */
+int log_events_path(const char *path, char *out, size_t outlen);
 /* The n-th rotated file: "gpu.csv" -> "gpu.1.csv"; "gpu" -> "gpu.1".  Its
  * process sibling is log_sibling_path of that name ("gpu.1.procs.csv"), so
  * a rotated pair reads like any other log. */

@@ -22,13 +22,15 @@
 
 #define SEG_MAGIC "VRAMZSEG"
 #define SEG_MAJOR 1
-#define SEG_MINOR 1 /* 1.1: the GPU's vendor in its static record */
+#define SEG_MINOR 2 /* 1.1: the GPU's vendor in its static record; 1.2: VRAM
+		       * health in the GPU sample, which grew to 256 bytes */
 
 /* record sizes of layout 1.0; a newer minor may make them larger (fields
  * appended), never smaller: readers step by the sizes in the header */
 #define SEG_HEADER_SIZE 512
 #define SEG_GPU_INFO_SIZE 512
-#define SEG_GPU_SAMPLE_SIZE 192
+#define SEG_GPU_SAMPLE_SIZE 256      /* written since 1.2 */
+#define SEG_GPU_SAMPLE_MIN_SIZE 192  /* 1.0 and 1.1: no health fields */
 #define SEG_PROC_SIZE 512
 #define SEG_MIG_SIZE 160
 #define SEG_FINDING_SIZE 512

@@ -66,6 +66,11 @@ int log_sibling_path(const char *path, char *out, size_t outlen)
 	return insert_before_ext(path, ".procs", out, outlen);
 }
 
+int log_events_path(const char *path, char *out, size_t outlen)
+{
+	return insert_before_ext(path, ".events", out, outlen);
+}
+
 int log_rotated_path(const char *path, unsigned n, char *out, size_t outlen)
 {
 	char mid[16];

@@ -55,7 +55,16 @@ class GpuSample(ctypes.Structure):
                 ("clock_sm_mhz", c_uint), ("clock_mem_mhz", c_uint), ("throttle_reasons", u64),
                 ("pcie_gen", c_uint), ("pcie_width", c_uint), ("pcie_tx_bytes_per_s", u64),
                 ("pcie_rx_bytes_per_s", u64), ("energy_mj", u64), ("fan_pct", c_uint),
-                ("proc_first", c_uint), ("proc_count", c_uint)]
+                ("proc_first", c_uint), ("proc_count", c_uint),
+                # appended in 0.2: VRAM health (docs/health.md)
+                ("ecc_mode", c_uint), ("ecc_corrected_volatile", u64),
+                ("ecc_uncorrected_volatile", u64), ("ecc_corrected_aggregate", u64),
+                ("ecc_uncorrected_aggregate", u64), ("remap_correctable_rows", c_uint),
+                ("remap_uncorrectable_rows", c_uint), ("remap_pending", c_uint),
+                ("remap_failure", c_uint), ("retired_sbe_pages", c_uint),
+                ("retired_dbe_pages", c_uint), ("retired_pending", c_uint),
+                ("pcie_replays", c_uint), ("xid_events", c_uint), ("xid_last", c_uint),
+                ("xid_time_ms", u64)]
 
 
 class ProcSample(ctypes.Structure):
@@ -98,6 +107,7 @@ class Snapshot02(ctypes.Structure):
 F_MEM, F_PROCS = 1 << 0, 1 << 13
 P_USED, P_SM, P_MEMUTIL, P_VISIBLE, P_MIG, P_TORCH, P_OUTSIDE = 1, 2, 4, 8, 16, 32, 64
 SAMPLE_DEFAULT = 1 | 2 | 8  # processes, their utilization, MIG
+SAMPLE_HEALTH = 1 << 9      # VRAM health, as `vramz status` reads it
 
 
 class LibError(RuntimeError):
@@ -161,7 +171,7 @@ def snapshot(procs=True, lib=None):
             detail = lib.vramz_last_error(ctx) if ctx else b""
             raise LibError(_s(lib.vramz_strerror(rc)) + (": " + _s(detail) if detail else ""))
         out = vp()
-        flags = SAMPLE_DEFAULT if procs else 0
+        flags = (SAMPLE_DEFAULT if procs else 0) | SAMPLE_HEALTH
         rc = lib.vramz_sample(ctx, flags, ctypes.byref(out))
         if rc < 0 and not out:
             raise LibError("sampling failed: " + _s(lib.vramz_strerror(rc)))
@@ -192,7 +202,8 @@ def _document(lib, ctx, snap, sizes, procs):
         },
     }
     migs = [_array(snap.migs, i, sizes[2], MigSample) for i in range(snap.mig_count)]
-    doc["gpus"] = [_gpu(lib, ctx, _array(snap.gpus, i, sizes[0], GpuSample), migs)
+    has_health = sizes[0] >= ctypes.sizeof(GpuSample)  # a library with the health fields
+    doc["gpus"] = [_gpu(lib, ctx, _array(snap.gpus, i, sizes[0], GpuSample), migs, has_health)
                    for i in range(snap.gpu_count)]
     if procs:
         has_torch = sizes[1] >= ProcSample.outside_allocator_bytes.offset + 8
@@ -201,7 +212,7 @@ def _document(lib, ctx, snap, sizes, procs):
     return doc
 
 
-def _gpu(lib, ctx, g, migs):
+def _gpu(lib, ctx, g, migs, has_health=True):
     gi = lib.vramz_gpu(ctx, g.index)
     gi = gi.contents if gi else None
     d = {"index": g.index,
@@ -212,7 +223,7 @@ def _gpu(lib, ctx, g, migs):
         d["vendor"] = _s(gi.vendor) or None
     d["lost"] = bool(g.lost)
     for name, bit, member in GPU_FIELDS:
-        ok = not g.lost and (g.valid & bit) == bit
+        ok = not g.lost and (g.valid & bit) == bit and (has_health or bit < 1 << 16)
         d[name] = getattr(g, member) if ok else None
     memok = not g.lost and (g.valid & F_MEM) and g.mem_total_bytes
     d["mem_used_pct"] = float("%.1f" % (100.0 * g.mem_used_bytes / g.mem_total_bytes)) if memok else None

@@ -8,6 +8,8 @@ unnoticed.  TORCH_FIGURES, at the end, is the PyTorch agent's figures."""
 F_MEM, F_MEM_RESERVED, F_UTIL, F_TEMP, F_POWER, F_POWER_LIMIT = 1, 2, 4, 8, 16, 32
 F_CLK_SM, F_CLK_MEM, F_THROTTLE, F_PCIE_LINK, F_PCIE_TPUT = 64, 128, 256, 512, 1024
 F_ENERGY, F_FAN, F_PROCS, F_TEMP_MEM, F_UNATTRIBUTED = 2048, 4096, 8192, 16384, 32768
+F_ECC_MODE, F_ECC_VOL, F_ECC_AGG, F_REMAP = 1 << 16, 1 << 17, 1 << 18, 1 << 19
+F_RETIRED, F_RETIRED_PENDING, F_PCIE_REPLAY, F_XID = 1 << 20, 1 << 21, 1 << 22, 1 << 23
 
 GPU_FIELDS = (
     ("mem_total_bytes", F_MEM, "mem_total_bytes"),
@@ -30,6 +32,23 @@ GPU_FIELDS = (
     ("pcie_rx_bytes_per_s", F_PCIE_TPUT, "pcie_rx_bytes_per_s"),
     ("energy_mj", F_ENERGY, "energy_mj"),
     ("fan_pct", F_FAN, "fan_pct"),
+    # VRAM health (docs/health.md)
+    ("ecc_mode", F_ECC_MODE, "ecc_mode"),
+    ("ecc_corrected_volatile", F_ECC_VOL, "ecc_corrected_volatile"),
+    ("ecc_uncorrected_volatile", F_ECC_VOL, "ecc_uncorrected_volatile"),
+    ("ecc_corrected_aggregate", F_ECC_AGG, "ecc_corrected_aggregate"),
+    ("ecc_uncorrected_aggregate", F_ECC_AGG, "ecc_uncorrected_aggregate"),
+    ("remap_correctable_rows", F_REMAP, "remap_correctable_rows"),
+    ("remap_uncorrectable_rows", F_REMAP, "remap_uncorrectable_rows"),
+    ("remap_pending", F_REMAP, "remap_pending"),
+    ("remap_failure", F_REMAP, "remap_failure"),
+    ("retired_sbe_pages", F_RETIRED, "retired_sbe_pages"),
+    ("retired_dbe_pages", F_RETIRED, "retired_dbe_pages"),
+    ("retired_pending", F_RETIRED_PENDING, "retired_pending"),
+    ("pcie_replays", F_PCIE_REPLAY, "pcie_replays"),
+    ("xid_events", F_XID, "xid_events"),
+    ("xid_last", F_XID, "xid_last"),
+    ("xid_time_ms", F_XID, "xid_time_ms"),
 )
 
 # The PyTorch agent's figures of a process, in the order of lib/torchfigs.h

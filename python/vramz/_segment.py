@@ -73,6 +73,17 @@ SAMPLE = {"index": (0, "<I"), "valid": (4, "<I"), "lost": (8, "<I"), "fan_pct": 
           "pcie_width": (100, "<I"), "pcie_tx_bytes_per_s": (104, "<Q"),
           "pcie_rx_bytes_per_s": (112, "<Q"), "energy_mj": (120, "<Q"),
           "proc_first": (128, "<I"), "proc_count": (132, "<I")}
+# layout 1.2 on (a record of 256 bytes or more): VRAM health
+SAMPLE_HEALTH = {"ecc_mode": (136, "<I"), "remap_correctable_rows": (140, "<I"),
+                 "ecc_corrected_volatile": (144, "<Q"), "ecc_uncorrected_volatile": (152, "<Q"),
+                 "ecc_corrected_aggregate": (160, "<Q"), "ecc_uncorrected_aggregate": (168, "<Q"),
+                 "remap_uncorrectable_rows": (176, "<I"), "remap_pending": (180, "<I"),
+                 "remap_failure": (184, "<I"), "retired_sbe_pages": (188, "<I"),
+                 "retired_dbe_pages": (192, "<I"), "retired_pending": (196, "<I"),
+                 "pcie_replays": (200, "<I"), "xid_events": (204, "<I"), "xid_last": (208, "<I"),
+                 "xid_time_ms": (216, "<Q")}
+SAMPLE_HEALTH_SIZE = 256
+HEALTH_BITS = 0xFF0000  # F_ECC_MODE .. F_XID: unknown in an older layout
 PROC = {"gpu_index": (0, "<I"), "pid": (4, "<I"), "valid": (8, "<I"), "type": (12, "<I"),
         "used_bytes": (16, "<Q"), "sm_pct": (24, "<I"), "mem_util_pct": (28, "<I"),
         "gi_id": (32, "<I"), "ci_id": (36, "<I"), "uid": (40, "<I"), "ppid": (44, "<I"),
@@ -296,6 +307,11 @@ class Segment:
         gpus = []
         for i in range(ng):
             g = {k: _get(pl, off + o, f) for k, (o, f) in SAMPLE.items()}
+            if h["gpu_sample"] >= SAMPLE_HEALTH_SIZE:
+                g.update({k: _get(pl, off + o, f) for k, (o, f) in SAMPLE_HEALTH.items()})
+            else:
+                g.update({k: 0 for k in SAMPLE_HEALTH})
+                g["valid"] &= ~HEALTH_BITS
             if (g["index"] >= h["gpu_count"] or g["proc_first"] > np_
                     or g["proc_count"] > np_ - g["proc_first"]):
                 self._fail(f"GPU {i}'s record is inconsistent")

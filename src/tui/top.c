@@ -298,7 +298,8 @@ int cmd_top(const struct cmd_args *args)
 	if (!g_opts.replay) {
 		struct ticker_opts to = {.cmd = "top", .interval_ms = interval_ms,
 					 .flags = VRAMZ_SAMPLE_DEFAULT | VRAMZ_SAMPLE_LINK,
-					 .daemon = 1, .nowait = 1};
+					 .daemon = 1, .nowait = 1, .health_ms = TICKER_HEALTH_MS,
+					 .events = 1};
 		ex = ticker_open(&tk, &to);
 		if (ex) {
 			free(a);

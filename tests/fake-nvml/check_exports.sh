@@ -11,9 +11,16 @@ for lib in "$dir"/full/libnvidia-ml.so.1 "$dir"/legacy/libnvidia-ml.so.1 \
 		echo "$lib exports non-NVML symbols: $bad" >&2
 		rc=1
 	fi
-	if ! "$nm" -D --defined-only "$lib" | grep -q ' T nvmlInit_v2$'; then
-		echo "$lib does not export nvmlInit_v2" >&2
-		rc=1
-	fi
+	# the calls every variant has, VRAM health and events among them
+	for sym in nvmlInit_v2 nvmlDeviceGetTotalEccErrors nvmlDeviceGetRemappedRows \
+		   nvmlDeviceGetRetiredPages_v2 nvmlDeviceGetRetiredPagesPendingStatus \
+		   nvmlDeviceGetPcieReplayCounter nvmlDeviceGetSupportedEventTypes \
+		   nvmlEventSetCreate nvmlDeviceRegisterEvents nvmlEventSetWait_v2 \
+		   nvmlEventSetFree; do
+		if ! "$nm" -D --defined-only "$lib" | grep -q " T $sym\$"; then
+			echo "$lib does not export $sym" >&2
+			rc=1
+		fi
+	done
 done
 exit $rc

@@ -40,6 +40,7 @@ FAKE_API const char *nvmlErrorString(nvmlReturn_t r);
 #define FAKE_MAX_GPUS 64
 #define FAKE_MAX_MIG_PER_GPU 8
 #define FAKE_MAX_RULES 64
+#define FAKE_MAX_AT 256
 #define FAKE_NO_INSTANCE 0xFFFFFFFFu
 
 /* One id per NVML function, so rules and latencies are array lookups. */
@@ -77,7 +78,14 @@ enum fake_fn fake_fn_lookup(const char *name);
 	X(throttle, THROTTLE) X(fan, FAN) X(energy, ENERGY)                    \
 	X(t_shutdown, T_SHUTDOWN) X(t_slowdown, T_SLOWDOWN)                    \
 	X(t_mem_max, T_MEM_MAX) X(t_gpu_max, T_GPU_MAX)                        \
-	X(pci_id, PCI_ID) X(pci_subsys, PCI_SUBSYS) X(mem_raw, MEM_RAW)
+	X(pci_id, PCI_ID) X(pci_subsys, PCI_SUBSYS) X(mem_raw, MEM_RAW)        \
+	X(ecc_sbe_vol, ECC_SBE_VOL) X(ecc_dbe_vol, ECC_DBE_VOL)                \
+	X(ecc_sbe_agg, ECC_SBE_AGG) X(ecc_dbe_agg, ECC_DBE_AGG)                \
+	X(remap_corr, REMAP_CORR) X(remap_unc, REMAP_UNC)                      \
+	X(remap_pending, REMAP_PENDING) X(remap_failure, REMAP_FAILURE)        \
+	X(retired_sbe, RETIRED_SBE) X(retired_dbe, RETIRED_DBE)                \
+	X(retired_pending, RETIRED_PENDING) X(pcie_replay, PCIE_REPLAY)        \
+	X(events, EVENTS)
 
 enum fake_gf {
 #define FAKE_GF_ENUM(key, id) GF_##id,
@@ -140,6 +148,23 @@ struct fake_error_rule {
 	unsigned long hits[FAKE_MAX_GPUS + 1]; /* [0]: system, [i+1]: gpu i */
 };
 
+/* A line of the timeline: `at 5s gpu=2 xid=48` (scenarios/README.md). */
+enum fake_at_kind {
+	AT_XID,     /* an Xid critical-error event, v = the Xid */
+	AT_SBE,     /* v single-bit ECC errors: the SBE counters grow, an event */
+	AT_DBE,     /* v double-bit ECC errors: the DBE counters grow, an event */
+	AT_SET,     /* gpu field f becomes v */
+	AT_ADD,     /* gpu field f grows by v */
+	AT_LOST,    /* the GPU falls off the bus: GPU_IS_LOST from then on */
+};
+struct fake_at {
+	double t_s;              /* seconds after the first nvmlInit */
+	unsigned gpu;
+	enum fake_at_kind kind;
+	enum fake_gf f;          /* AT_SET, AT_ADD */
+	unsigned long long v;
+};
+
 struct fake_world {
 	char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
 	char nvml[NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE];
@@ -160,6 +185,8 @@ struct fake_world {
 	 * (as an H200 did for a 64-sample buffer) */
 	unsigned util_samples;
 	int util_quiet;
+	struct fake_at at[FAKE_MAX_AT]; /* in file order */
+	unsigned nat;
 	nvmlGpuTopologyLevel_t topo_default;
 	unsigned char topo_set[FAKE_MAX_GPUS][FAKE_MAX_GPUS];
 	nvmlGpuTopologyLevel_t topo[FAKE_MAX_GPUS][FAKE_MAX_GPUS];
@@ -227,6 +254,14 @@ void fake_gpu_memory(const struct fake_world *w, unsigned index,
 		     nvmlMemory_v2_t *m);
 void fake_mig_memory(const struct fake_world *w, const struct fake_mig *mig,
 		     nvmlMemory_v2_t *m);
+
+/* A health field's value now (lock held): the gpu line's, with the
+ * timeline's changes up to now applied; false when not reported. */
+bool fake_gpu_value(const struct fake_world *w, unsigned index, enum fake_gf f,
+		    unsigned long long *out);
+/* Releases the lock for us microseconds (an event wait), then takes it
+ * again; false when the library was shut down meanwhile. */
+bool fake_pause(struct fake_call *c, unsigned us);
 
 /* api_device.c helpers shared with api_procs.c. */
 nvmlReturn_t fake_copy_str(char *buf, unsigned len, const char *s);

@@ -508,6 +508,61 @@ static int kw_lost(struct parser *p, char **tok, int n)
 	return 0;
 }
 
+/* at TIME gpu=N (xid=CODE | ecc_sbe=+N | ecc_dbe=+N | FIELD=V | FIELD=+V | lost) */
+static int at_item(struct parser *p, struct fake_at *a, char *tok)
+{
+	char *key, *val;
+	unsigned long long v;
+
+	if (!strcmp(tok, "lost")) {
+		a->kind = AT_LOST;
+		return 0;
+	}
+	if (!fake_split_kv(tok, &key, &val))
+		return fail(p, "at: expected key=value, got '%s'", tok);
+	bool add = *val == '+';
+	if (!fake_parse_uint(add ? val + 1 : val, 0xFFFFFFFFu, &v))
+		return fail(p, "at: bad %s=%s", key, val);
+	a->v = v;
+	if (!strcmp(key, "xid")) {
+		a->kind = AT_XID;
+		return 0;
+	}
+	if (!strcmp(key, "ecc_sbe") || !strcmp(key, "ecc_dbe")) {
+		a->kind = key[4] == 's' ? AT_SBE : AT_DBE;
+		return add ? 0 : fail(p, "at: %s takes +N", key);
+	}
+	for (unsigned f = 0; f < GF_COUNT; f++)
+		if (!strcmp(gf_keys[f], key)) {
+			a->kind = add ? AT_ADD : AT_SET;
+			a->f = (enum fake_gf)f;
+			return 0;
+		}
+	return fail(p, "at: unknown '%s'", key);
+}
+
+static int kw_at(struct parser *p, char **tok, int n)
+{
+	struct fake_at *a;
+	unsigned us;
+	char *key, *val;
+
+	if (p->w->nat == FAKE_MAX_AT)
+		return fail(p, "at: more than %d lines", FAKE_MAX_AT);
+	a = &p->w->at[p->w->nat];
+	memset(a, 0, sizeof(*a));
+	if (n != 4 || !fake_parse_duration(tok[1], &us))
+		return fail(p, "at: expected 'at TIME gpu=N EVENT'");
+	a->t_s = us / 1e6;
+	if (!fake_split_kv(tok[2], &key, &val) || strcmp(key, "gpu") ||
+	    !parse_gpu_index(p, val, &a->gpu))
+		return fail(p, "at: gpu=N expected, got '%s'", tok[2]);
+	if (at_item(p, a, tok[3]))
+		return -1;
+	p->w->nat++;
+	return 0;
+}
+
 static int kw_latency(struct parser *p, char **tok, int n)
 {
 	enum fake_fn fn;
@@ -651,6 +706,8 @@ static int parse_line(struct parser *p, char *line, struct grow **grows,
 		return kw_lost(p, tok, n);
 	if (!strcmp(tok[0], "latency"))
 		return kw_latency(p, tok, n);
+	if (!strcmp(tok[0], "at"))
+		return kw_at(p, tok, n);
 	if (!strcmp(tok[0], "procutil"))
 		return kw_procutil(p, tok, n);
 	if (!strcmp(tok[0], "topo"))
@@ -726,6 +783,9 @@ static int finish(struct parser *p, const struct grow *grows, unsigned ngrows)
 		if (named)
 			return fail(p, "topo, nvlink or lost names undefined gpu %u", i);
 	}
+	for (unsigned i = 0; i < w->nat; i++)
+		if (w->at[i].gpu >= w->ngpus)
+			return fail(p, "at names undefined gpu %u", w->at[i].gpu);
 	for (unsigned i = 0; i < w->nrules; i++)
 		if (w->rules[i].gpu >= (int)w->ngpus)
 			return fail(p, "error rule names undefined gpu %d", w->rules[i].gpu);

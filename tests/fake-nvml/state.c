@@ -271,7 +271,47 @@ static bool is_lost(unsigned index)
 {
 	long after = g.w->gpus[index].lost_after;
 
-	return after >= 0 && g.mem_calls[index] >= (unsigned long)after;
+	if (after >= 0 && g.mem_calls[index] >= (unsigned long)after)
+		return true;
+	for (unsigned i = 0; i < g.w->nat; i++)
+		if (g.w->at[i].kind == AT_LOST && g.w->at[i].gpu == index &&
+		    g.w->at[i].t_s <= fake_elapsed_s())
+			return true;
+	return false;
+}
+
+bool fake_gpu_value(const struct fake_world *w, unsigned index, enum fake_gf f,
+		    unsigned long long *out)
+{
+	const struct fake_gpu *gp = &w->gpus[index];
+	bool has = gp->has[f];
+	unsigned long long v = gp->v[f];
+	double now = fake_elapsed_s();
+	bool sbe = f == GF_ECC_SBE_VOL || f == GF_ECC_SBE_AGG;
+	bool dbe = f == GF_ECC_DBE_VOL || f == GF_ECC_DBE_AGG;
+
+	for (unsigned i = 0; i < w->nat; i++) {
+		const struct fake_at *a = &w->at[i];
+
+		if (a->gpu != index || a->t_s > now)
+			continue;
+		if ((a->kind == AT_SBE && sbe) || (a->kind == AT_DBE && dbe) ||
+		    (a->kind == AT_ADD && a->f == f))
+			v += a->v, has = true;
+		else if (a->kind == AT_SET && a->f == f)
+			v = a->v, has = true;
+	}
+	*out = v;
+	return has;
+}
+
+bool fake_pause(struct fake_call *c, unsigned us)
+{
+	pthread_mutex_unlock(&lock);
+	sleep_us(us);
+	pthread_mutex_lock(&lock);
+	c->w = g.w;
+	return g.refs > 0;
 }
 
 static void begin(struct fake_call *c, enum fake_fn fn, unsigned flags)

@@ -22,7 +22,7 @@ static void one_row_per_kind(void **s)
 	static const char *const names[] = {
 		NULL, "leak", "imbalance", "stray_context", "idle_holder", "orphaned", "throttle",
 		"pcie_downgraded", "mem_temp", "fragmentation", "gpu_lost", "oom",
-		"outside_allocator"};
+		"outside_allocator", "vram_errors", "row_remap", "xid"};
 	assert_int_equal(sizeof names / sizeof names[0], VRAMZ_FK_COUNT);
 	assert_null(kind_of((enum vramz_finding_kind)0));
 	assert_null(kind_of((enum vramz_finding_kind)VRAMZ_FK_COUNT));
@@ -50,9 +50,12 @@ static void spans_and_at_once(void **s)
 		const struct finding_kind *fk = &finding_kinds[k];
 		enum kind_span want = k == VRAMZ_FK_LEAK ? KIND_TREND
 				    : k == VRAMZ_FK_GPU_LOST || k == VRAMZ_FK_OOM ||
-				      k == VRAMZ_FK_OUTSIDE_ALLOCATOR ? KIND_EVENT : KIND_LASTS;
+				      k == VRAMZ_FK_OUTSIDE_ALLOCATOR || k == VRAMZ_FK_VRAM_ERRORS ||
+				      k == VRAMZ_FK_XID ? KIND_EVENT : KIND_LASTS;
 		assert_int_equal(fk->span, want);
-		assert_int_equal(fk->at_once, k == VRAMZ_FK_GPU_LOST || k == VRAMZ_FK_OOM);
+		/* VRAM health is handed out at once, as a lost GPU */
+		assert_int_equal(fk->at_once, k == VRAMZ_FK_GPU_LOST || k == VRAMZ_FK_OOM ||
+						      k >= VRAMZ_FK_VRAM_ERRORS);
 		assert_int_equal(fk->detect_agent != NULL,
 				 k == VRAMZ_FK_FRAGMENTATION || k == VRAMZ_FK_OOM);
 		assert_int_equal(fk->agent_words != NULL,

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* evwatch.c - the driver-event watcher (evwatch.h).
+ *
+ * Why a thread and a context of its own: nvmlEventSetWait blocks inside
+ * the driver until an event comes or its timeout passes, so an Xid is
+ * seen within a second even between ticks of a 10 s daemon, and the
+ * sampling thread never waits for it.  The timeout (1 s) is only how soon
+ * a stop is noticed: with no event the thread sleeps in the driver and
+ * wakes once a second (docs/health.md measures it).  Each event is
+ * written to the events file at once (one write, then fflush), so a GPU
+ * that takes the machine down with it leaves its last Xid on disk.
+ */
+#include "evwatch.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "logfile.h"
+#include "xid.h"
+
+#define WAIT_MS 1000
+
+struct ev_gpu {
+	unsigned count;            /* Xid events seen */
+	unsigned last;             /* the last one's code */
+	uint64_t time_ms;
+};
+
+struct evwatch {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	vramz_ctx *ctx;            /* the thread's own */
+	FILE *csv;                 /* the events file, or NULL */
+	unsigned n;
+	struct ev_gpu *gpu;        /* [n] by global index */
+	int quit;
+};
+
+static const char *ev_name(unsigned type)
+{
+	return type == VRAMZ_EV_XID ? "xid" : type == VRAMZ_EV_ECC_DBE ? "ecc_dbe" : "ecc_sbe";
+}
+
+/* Appends the n bytes of s to b as they are (no quoting). */
+static int put_raw(struct logbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+	if (logbuf_reserve(b, n))
+		return -1;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	return 0;
+}
+
+/* One row of the events file: time,gpu,uuid,event,xid,meaning. */
+static void ev_write(struct evwatch *w, const vramz_event *ev)
+{
+	struct logbuf b = {0};
+	char t[LOG_TIME_LEN + 1], head[LOG_TIME_LEN + 32], mid[64];
+	const vramz_gpu_info *gi = vramz_gpu(w->ctx, ev->gpu);
+	log_fmt_time(t, (int64_t)ev->time_ms);
+	snprintf(head, sizeof head, "%s,%u,", t, ev->gpu);
+	const char *meaning = ev->type == VRAMZ_EV_XID ? xid_meaning((unsigned)ev->data)
+			      : ev->type == VRAMZ_EV_ECC_DBE ? "double-bit (uncorrected) ECC error"
+							     : "single-bit (corrected) ECC error";
+	if (ev->type == VRAMZ_EV_XID)
+		snprintf(mid, sizeof mid, ",%s,%llu,", ev_name(ev->type), (unsigned long long)ev->data);
+	else
+		snprintf(mid, sizeof mid, ",%s,,", ev_name(ev->type));
+	if (!put_raw(&b, head) && !log_put_str(&b, gi ? gi->uuid : "") && !put_raw(&b, mid) &&
+	    !log_put_str(&b, meaning) && !put_raw(&b, "\n")) {
+		fwrite(b.p, 1, b.len, w->csv);
+		fflush(w->csv);
+	}
+	logbuf_free(&b);
+}
+
+static void *ev_main(void *arg)
+{
+	struct evwatch *w = arg;
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		int quit = w->quit;
+		pthread_mutex_unlock(&w->lock);
+		if (quit)
+			break;
+		vramz_event ev;
+		int rc = vramz_events_wait(w->ctx, WAIT_MS, &ev);
+		if (rc < 0)
+			break; /* the driver went away: the fields keep what was seen */
+		if (rc == 0 || ev.gpu >= w->n)
+			continue;
+		pthread_mutex_lock(&w->lock);
+		if (ev.type == VRAMZ_EV_XID) {
+			struct ev_gpu *g = &w->gpu[ev.gpu];
+			g->count++;
+			g->last = (unsigned)ev.data;
+			g->time_ms = ev.time_ms;
+		}
+		if (w->csv)
+			ev_write(w, &ev);
+		pthread_mutex_unlock(&w->lock);
+	}
+	return NULL;
+}
+
+static FILE *open_csv(const char *cmd, const char *path)
+{
+	FILE *f = fopen(path, "a");
+	if (!f) {
+		cli_err("%s: cannot open the events file %s; events are not logged", cmd, path);
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && st.st_size == 0) {
+		fputs("time,gpu,uuid,event,xid,meaning\n", f);
+		fflush(f);
+	}
+	return f;
+}
+
+struct evwatch *evwatch_start(const char *cmd, const char *events_csv)
+{
+	struct evwatch *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	if (cli_open(&w->ctx)) {
+		free(w);
+		return NULL;
+	}
+	w->n = vramz_gpu_count(w->ctx);
+	w->gpu = calloc(w->n ? w->n : 1, sizeof *w->gpu);
+	if (!w->gpu || vramz_events_open(w->ctx) <= 0)
+		goto fail;
+	if (events_csv)
+		w->csv = open_csv(cmd, events_csv);
+	pthread_mutex_init(&w->lock, NULL);
+	/* the thread takes no signals: they must reach the loop's thread */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int bad = pthread_create(&w->thread, NULL, ev_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!bad) {
+		/* named, so its wake-ups can be counted (tests/gpu/health_check.sh) */
+		pthread_setname_np(w->thread, "vramz-events");
+		return w;
+	}
+	pthread_mutex_destroy(&w->lock);
+	if (w->csv)
+		fclose(w->csv);
+fail:
+	cli_close(w->ctx);
+	free(w->gpu);
+	free(w);
+	return NULL;
+}
+
+void evwatch_stop(struct evwatch *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->quit = 1;
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL); /* at most WAIT_MS */
+	pthread_mutex_destroy(&w->lock);
+	if (w->csv)
+		fclose(w->csv);
+	cli_close(w->ctx);
+	free(w->gpu);
+	free(w);
+}
+
+void evwatch_merge(struct evwatch *w, vramz_gpu_sample *g, unsigned n)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	for (unsigned i = 0; i < n; i++) {
+		if (g[i].index >= w->n)
+			continue;
+		const struct ev_gpu *e = &w->gpu[g[i].index];
+		g[i].xid_events = e->count;
+		g[i].xid_last = e->last;
+		g[i].xid_time_ms = e->time_ms;
+		g[i].valid |= VRAMZ_F_XID;
+	}
+	pthread_mutex_unlock(&w->lock);
+}
