@@ -46,6 +46,11 @@ struct torch_state {
 	int64_t sites_asked_ms;        /* 0: never asked */
 	char site[160];
 	double site_share;
+	/* the agent's record of its latest OOM (live): read once the count
+	 * rose, kept as the oom fields of a finding (torch.c) */
+	uint64_t oom_read_ooms;
+	int64_t oom_read_ms;
+	vramz_finding oom_rec;
 };
 
 struct proc_state {

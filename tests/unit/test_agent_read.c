@@ -59,6 +59,51 @@ static void parses_what_the_agent_writes(void **state)
 	assert_int_equal(f.oom_requested_bytes, 20 * GiB);
 }
 
+/* issue 27: the oom record in full, the holders and the end record; a
+ * record of a type a reader does not know is skipped */
+static void parses_the_oom_and_the_end(void **state)
+{
+	(void)state;
+	static const char T[] =
+		"vramz-torch 1\n"
+		"process pid=4242 start_time_ticks=1893455 time_ms=5 history=1\n"
+		"oom time_ms=9 cuda=0 requested_bytes=256 limit_bytes=8589934592 device_free_bytes=77 "
+		"allocated_bytes=100 reserved_bytes=200 ooms=4 line=88 func=forward file=/home/a b/model.py\n"
+		"holder cuda=0 uuid=GPU-1 bytes=62 blocks=5 line=40 func=load time_ms=9 file=/home/data.py\n"
+		"holder cuda=0 bytes=30 blocks=1 line=41 func=load2 time_ms=9 file=/home/data.py\n"
+		"future key=1\n"
+		"end time_ms=10 how=exception exception=torch.cuda.OutOfMemoryError status=1 "
+		"line=88 func=forward file=/home/a b/model.py\n";
+	struct agent_figures f;
+	assert_int_equal(agent_parse(T, strlen(T), &f), 0);
+	assert_int_equal(f.oom_limit_bytes, 8589934592ull);
+	assert_true(f.oom_has_free);
+	assert_int_equal(f.oom_free_bytes, 77);
+	assert_int_equal(f.oom_allocated_bytes, 100);
+	assert_int_equal(f.oom_count, 4);
+	assert_int_equal(f.oom_at.line, 88);
+	assert_string_equal(f.oom_at.func, "forward");
+	assert_string_equal(f.oom_at.file, "/home/a b/model.py"); /* free text, to the end */
+	assert_int_equal(f.nholders, 2);
+	assert_string_equal(f.holder[0].uuid, "GPU-1");
+	assert_int_equal(f.holder[0].bytes, 62);
+	assert_int_equal(f.holder[0].blocks, 5);
+	assert_int_equal(f.holder[1].at.line, 41);
+	assert_true(f.end.valid);
+	assert_int_equal(f.end.how, AGENT_END_EXCEPTION);
+	assert_true(f.end.oom); /* by the exception's name, without oom=1 */
+	assert_true(f.end.has_status);
+	assert_int_equal(f.end.status, 1);
+	assert_string_equal(f.end.exception, "torch.cuda.OutOfMemoryError");
+	static const char E[] = "vramz-torch 1\nprocess pid=1 start_time_ticks=2\nend how=exit status=0\n";
+	assert_int_equal(agent_parse(E, strlen(E), &f), 0);
+	assert_true(f.end.valid);
+	assert_int_equal(f.end.how, AGENT_END_EXIT);
+	assert_false(f.end.oom);
+	assert_int_equal(f.end.status, 0);
+	assert_false(f.oom_valid);
+}
+
 static void rejects_other_formats(void **state)
 {
 	struct agent_figures f;
@@ -334,6 +379,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_what_the_agent_writes),
+		cmocka_unit_test(parses_the_oom_and_the_end),
 		cmocka_unit_test(rejects_other_formats),
 		cmocka_unit_test(parses_sites),
 		cmocka_unit_test_setup_teardown(joins_by_pid_and_start_time, setup_dir, teardown_dir),
