@@ -47,6 +47,7 @@ struct kind_series {
 	enum kind_figure figure;
 };
 #define KIND_SERIES_MAX 2
+#define KIND_NEEDS_MAX 2
 
 /* What a threshold is, for the option parser: its unit and range. */
 enum kind_conf_unit {
@@ -95,10 +96,16 @@ struct finding_kind {
 	/* handed out at the evaluation that raises it, not once it has held
 	 * report_after_ms: what does not come back by itself */
 	int at_once;
-	/* hysteresis (issue 27): a finding stays this long after its
-	 * condition is gone.  0 for every kind today - a finding clears at
-	 * the first evaluation that does not raise it - and not read yet */
+	/* hysteresis: a finding stays this long after its condition is gone
+	 * (engine.c); 0: it clears at the first evaluation that does not
+	 * raise it.  docs/diagnoses.md, "Findings that hold", lists them */
 	int64_t hold_ms;
+	/* the data a log must cover before this kind can be judged: the sum
+	 * of these int64_t (ms) fields of vramz_diag_config; what: "leaks",
+	 * for analyze's "too short for leaks" (NULL: no minimum) */
+	const char *what;
+	size_t needs[KIND_NEEDS_MAX];
+	unsigned nneeds;
 	struct kind_series series[KIND_SERIES_MAX];
 	/* its thresholds, in option order; check names the first rule of
 	 * theirs a config breaks ("leak_p 0: must be ..."), NULL when none */
@@ -117,6 +124,9 @@ const struct finding_kind *kind_of(enum vramz_finding_kind k);
 /* The value of figure g of f: 1 with *num set (a rate, a time), 2 with
  * *count set (bytes), 0 when f does not carry it. */
 int kind_figure(const vramz_finding *f, enum kind_figure g, double *num, uint64_t *count);
+
+/* The data (ms) a log must cover before kind k can be judged under c. */
+int64_t kind_needs_ms(const struct finding_kind *k, const vramz_diag_config *c);
 
 /* Every threshold of vramz_diag_config, in option order: the engine's
  * (window, eval-interval), each kind's in table order, then the

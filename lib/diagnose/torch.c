@@ -36,6 +36,7 @@
 #define FRAG_MIN_SHARE 0.25             /* inactive split / reserved */
 #define FRAG_MIN_BYTES (1ull << 30)     /* and at least this much split */
 #define FRAG_RETRY_MS (10 * 60 * 1000)  /* retries rose within this */
+#define FRAG_CLIMB_MS (60 * 1000)       /* "still climbing": rose within this */
 #define OUTSIDE_MIN_BYTES (2ull << 30)  /* outside the allocator, at least */
 #define OUTSIDE_MIN_SHARE 0.30          /* and this share of the process's memory */
 #define SITES_EVERY_MS (30 * 1000)      /* ask the agent again after this */
@@ -75,13 +76,20 @@ void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t)
 	ts->seen = 1;
 }
 
-static int emit_fragmentation(struct emitter *em, const struct proc_state *p)
+/* Raised when free pieces of split blocks are a large share of the
+ * reserved memory while retries rose lately; once raised, it holds while
+ * the retries keep climbing (FRAG_CLIMB_MS), whatever the share does from
+ * one second to the next: a pool under a cap that frees its cache and
+ * retries is fragmenting even at the moments its split share dips. */
+static int emit_fragmentation(struct emitter *em, struct proc_state *p)
 {
-	const struct torch_state *ts = &p->torch;
-	if (!ts->reserved || ts->inactive < FRAG_MIN_BYTES ||
-	    (double)ts->inactive < FRAG_MIN_SHARE * (double)ts->reserved)
-		return 0;
-	if (ts->retries <= ts->retries_base || p->last_ms - ts->retries_rose_ms > FRAG_RETRY_MS)
+	struct torch_state *ts = &p->torch;
+	int climbing = ts->retries > ts->retries_base && p->last_ms - ts->retries_rose_ms <= FRAG_CLIMB_MS;
+	int raise = ts->reserved && ts->inactive >= FRAG_MIN_BYTES &&
+		    (double)ts->inactive >= FRAG_MIN_SHARE * (double)ts->reserved &&
+		    ts->retries > ts->retries_base && p->last_ms - ts->retries_rose_ms <= FRAG_RETRY_MS;
+	ts->frag_on = raise || (ts->frag_on && climbing && ts->reserved);
+	if (!ts->frag_on)
 		return 0;
 	vramz_finding *f = emit(em, VRAMZ_SEV_WARNING, (double)ts->inactive);
 	if (!f)

@@ -290,11 +290,78 @@ static void caught_oom_then_exit_is_no_death(void **state)
 	unsetenv("VRAMZ_RUNTIME_DIR");
 }
 
+/* issue 27: a fragmenting pool whose split share flaps around the
+ * threshold while its retries climb without pause is one finding from its
+ * first report until the retries stop, its "changed" revisions at most one
+ * per DIAG_CHANGE_MIN_MS; once the retries stop and the share is low, it
+ * clears, after its hold time */
+static void fragmentation_holds_while_retries_climb(void **state)
+{
+	struct sim m;
+	sim_init(&m, 1, 141 * GiB);
+	vramz_proc_sample *p = torch_proc(&m, 4242, 20 * GiB, 18 * GiB);
+	vramz_diag *d = new_diag();
+	int64_t t0 = 1000000;
+	int first = -1, gone = -1;
+	unsigned rev0 = 0, rev = 0;
+	for (int s = 0; s <= 400; s++) {
+		int climbing = s < 180;
+		/* 6 GiB split for 4 s, 0.5 GiB for 3 s, and again */
+		p->torch_inactive_split_bytes = (uint64_t)((climbing && s % 7 < 4 ? 6 : 0.5) * GiB);
+		p->torch_alloc_retries = 10 + (uint64_t)(climbing ? s * 7 : 180 * 7);
+		assert_int_equal(sim_feed(d, &m, t0 + s * 1000, NULL), 0);
+		const vramz_finding *f;
+		unsigned n = count_kind(d, VRAMZ_FK_FRAGMENTATION, &f);
+		if (n && first < 0) {
+			first = s;
+			rev0 = f->revision;
+		}
+		if (first >= 0 && gone < 0 && !n)
+			gone = s;
+		if (n)
+			rev = f->revision;
+		if (first >= 0 && climbing)
+			assert_int_equal(n, 1); /* no flapping while retries climb */
+	}
+	assert_true(first >= 0 && first <= 10);
+	/* one revision at most every 10 s over ~175 s of changes */
+	assert_true(rev - rev0 <= (180 - (unsigned)first) / 10 + 1);
+	/* the retries stopped at 180 s, the share was low: still climbing
+	 * within 60 s, then held 60 s */
+	assert_true(gone >= 180 + 60 + 60 - 2 && gone <= 180 + 60 + 60 + 3);
+	vramz_diag_free(d);
+}
+
+/* a caught-OOM count rising every second: one finding, a "changed" at
+ * most every DIAG_CHANGE_MIN_MS */
+static void caught_ooms_change_at_a_bounded_rate(void **state)
+{
+	struct sim m;
+	sim_init(&m, 1, 141 * GiB);
+	vramz_proc_sample *p = torch_proc(&m, 4242, 40 * GiB, 38 * GiB);
+	vramz_diag *d = new_diag();
+	unsigned revs = 0, last = 0;
+	for (int s = 0; s <= 70; s++) {
+		p->torch_ooms = s >= 10 ? (uint64_t)(s - 9) : 0;
+		assert_int_equal(sim_feed(d, &m, 1000000 + s * 1000, NULL), 0);
+		const vramz_finding *f;
+		if (count_kind(d, VRAMZ_FK_OOM, &f)) {
+			if (f->revision != last)
+				revs++;
+			last = f->revision;
+		}
+	}
+	assert_true(revs >= 2 && revs <= 7); /* 60 s: the first, then <= 6 changes */
+	vramz_diag_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fragmentation_needs_climbing_retries),
 		cmocka_unit_test(uncaught_oom_is_a_death_with_its_line),
+		cmocka_unit_test(fragmentation_holds_while_retries_climb),
+		cmocka_unit_test(caught_ooms_change_at_a_bounded_rate),
 		cmocka_unit_test(caught_oom_then_exit_is_no_death),
 		cmocka_unit_test(outside_allocator_large_in_bytes_and_share),
 		cmocka_unit_test(oom_from_the_agent_counter),
