@@ -19,6 +19,7 @@
 #include "torchfigs.h"
 #include "grow.h"
 #include "rundir.h"
+#include "proc.h"
 #include "vramz/daemon.h"
 
 #include <dirent.h>
@@ -729,6 +730,164 @@ int agent_sig_written(const char *dir, uint32_t pid, uint64_t start, uint32_t ui
 	int rc = read_trusted(rd.fd, name, uid, buf, sizeof buf, &len);
 	rundir_close(&rd);
 	return rc == 0 && len > 0;
+}
+
+/* ---- the sweep of dead agents' files ---------------------------------------- */
+
+/* What faulthandler writes first (Python 3.9 to 3.14): agentfile.py's
+ * _SIG_HEADS, kept the same. */
+static const char *const sig_heads[] = {"Thread 0x", "Current thread", "Stack (most recent",
+					"Fatal Python", "<no Python frame>", "  File "};
+
+/* "torch-PID-START" and a suffix ("", ".sites", ".req", ".sig"): agentfile.py's _LEFT */
+static int left_name(const char *name, uint32_t *pid, uint64_t *start, const char **suffix)
+{
+	static const char *const sufs[] = {".sites", ".req", ".sig"};
+	char base[64];
+	const char *dot = strchr(name, '.');
+	size_t n = dot ? (size_t)(dot - name) : strlen(name);
+	if (n >= sizeof base)
+		return -1;
+	memcpy(base, name, n);
+	base[n] = 0;
+	if (parse_name(base, pid, start))
+		return -1;
+	*suffix = "";
+	if (!dot)
+		return 0;
+	for (size_t i = 0; i < sizeof sufs / sizeof sufs[0]; i++)
+		if (!strcmp(dot, sufs[i])) {
+			*suffix = sufs[i];
+			return 0;
+		}
+	return -1;
+}
+
+/* The bytes of a file say it is the agent's kind (agentfile.py's _says_agent). */
+static int says_agent(const char *suffix, const char *head, size_t len)
+{
+	if (!strcmp(suffix, ".req"))
+		return len == 0;
+	if (!strcmp(suffix, ".sig")) {
+		if (!len)
+			return 1;
+		for (size_t i = 0; i < sizeof sig_heads / sizeof sig_heads[0]; i++)
+			if (len >= strlen(sig_heads[i]) && !memcmp(head, sig_heads[i], strlen(sig_heads[i])))
+				return 1;
+		return 0;
+	}
+	const char *magic = !strcmp(suffix, ".sites") ? "vramz-torch-sites " : "vramz-torch ";
+	return len >= strlen(magic) && !memcmp(head, magic, strlen(magic));
+}
+
+struct swept {
+	char name[80];
+	uint64_t pid, start;
+	uint64_t dev, ino;
+	int64_t mtime_s;
+	int tomb;                      /* a figures file with an end, or a written .sig */
+};
+
+/* Reads name when it is a regular file of ours: 0 and its stat, else -1. */
+static int read_own(int dirfd, const char *name, char *buf, size_t cap, size_t *len,
+		    struct stat *st)
+{
+	if (!rundir_own_file(dirfd, name, NULL))
+		return -1;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t r = fstat(fd, st) ? -1 : read(fd, buf, cap - 1);
+	close(fd);
+	if (r < 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid())
+		return -1;
+	buf[r] = 0;
+	*len = (size_t)r;
+	return 0;
+}
+
+int agent_alive(uint32_t pid, uint64_t start, void *arg)
+{
+	(void)arg;
+	return proc_start_time("/proc", pid) == start;
+}
+
+/* The dead agents' files of the directory, with what the sweep needs. */
+static int sweep_list(int dirfd, int (*alive)(uint32_t, uint64_t, void *), void *arg,
+		      struct swept **out, unsigned *n)
+{
+	unsigned cap = 0;
+	int lfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dp = lfd >= 0 ? fdopendir(lfd) : NULL;
+	if (!dp) {
+		if (lfd >= 0)
+			close(lfd);
+		return VRAMZ_EIO;
+	}
+	char *buf = malloc(AGENT_FILE_MAX);
+	struct dirent *e;
+	while (buf && (e = readdir(dp))) {
+		uint32_t pid;
+		uint64_t start;
+		const char *suf;
+		struct stat st;
+		size_t len;
+		if (strlen(e->d_name) >= sizeof (*out)->name ||
+		    left_name(e->d_name, &pid, &start, &suf) || alive(pid, start, arg) ||
+		    read_own(dirfd, e->d_name, buf, AGENT_FILE_MAX, &len, &st) ||
+		    !says_agent(suf, buf, len))
+			continue;
+		if (*n == cap) {
+			void *nv = grow_array(*out, &cap, 16, sizeof **out);
+			if (!nv)
+				break;
+			*out = nv;
+		}
+		struct swept *w = &(*out)[(*n)++];
+		memcpy(w->name, e->d_name, strlen(e->d_name) + 1); /* its length checked */
+		w->pid = pid;
+		w->start = start;
+		w->dev = (uint64_t)st.st_dev;
+		w->ino = (uint64_t)st.st_ino;
+		w->mtime_s = (int64_t)st.st_mtime;
+		w->tomb = (!*suf && strstr(buf, "\nend ") != NULL) || (!strcmp(suf, ".sig") && len);
+	}
+	closedir(dp);
+	int ok = buf != NULL;
+	free(buf);
+	return ok ? 0 : VRAMZ_ENOMEM;
+}
+
+int agent_sweep(int dirfd, int (*alive)(uint32_t pid, uint64_t start, void *arg), void *arg,
+		int64_t now_s, int64_t keep_s)
+{
+	struct swept *w = NULL;
+	unsigned n = 0;
+	int rc = sweep_list(dirfd, alive ? alive : agent_alive, arg, &w, &n);
+	int removed = 0;
+	for (unsigned i = 0; rc == 0 && i < n; i++) {
+		/* a tombstone (its figures file and its .sig) stays keep_s after
+		 * the latest write of either */
+		int64_t tomb = -1;
+		for (unsigned j = 0; j < n; j++)
+			if (w[j].tomb && w[j].pid == w[i].pid && w[j].start == w[i].start &&
+			    w[j].mtime_s > tomb)
+				tomb = w[j].mtime_s;
+		const char *dot = strchr(w[i].name, '.');
+		int kept_kind = !dot || !strcmp(dot, ".sig");
+		if (kept_kind && tomb >= 0 && now_s - tomb < keep_s)
+			continue;
+		/* still the file read (agentfile.py: in a private directory nobody
+		 * can swap it; in a sticky one nobody can rename over ours) */
+		struct stat st;
+		if (!rundir_own_file(dirfd, w[i].name, &st) || (uint64_t)st.st_dev != w[i].dev ||
+		    (uint64_t)st.st_ino != w[i].ino)
+			continue;
+		if (unlinkat(dirfd, w[i].name, 0) == 0)
+			removed++;
+	}
+	free(w);
+	return rc ? rc : removed;
 }
 
 /* ---- the join -------------------------------------------------------------- */

@@ -206,6 +206,26 @@ int agent_read_figures(uint32_t pid, uint64_t start, uint32_t uid, struct agent_
  * exists and is not empty, 0 otherwise. */
 int agent_sig_written(const char *dir, uint32_t pid, uint64_t start, uint32_t uid);
 
+/* How long a tombstone stays (python/vramz/agentfile.py TOMBSTONE_KEEP_S). */
+#define AGENT_TOMBSTONE_KEEP_S 300
+
+/* Removes dead agents' files from directory dirfd by the rule of
+ * python/vramz/agentfile.py's sweep, kept the same: only a regular file
+ * owned by the effective user, named torch-PID-START[.sites|.req|.sig]
+ * for a (PID, START) alive() says is gone (NULL: agent_alive, by /proc),
+ * whose content says it is an agent's; a tombstone (a figures file with
+ * an end record, or a .sig faulthandler wrote into) stays, with its .sig,
+ * until keep_s after it was last written; the other files of a dead agent
+ * go at once.  Nothing else is ever removed.  The count removed, or
+ * VRAMZ_EIO / VRAMZ_ENOMEM.  The agents sweep their directory as they
+ * start and the daemon its own every minute; a one-shot reader does not
+ * (it may look from another PID namespace, where a live agent's pid
+ * reads as gone). */
+int agent_sweep(int dirfd, int (*alive)(uint32_t pid, uint64_t start, void *arg), void *arg,
+		int64_t now_s, int64_t keep_s);
+/* (pid, start) is a live process (its /proc stat's start time). */
+int agent_alive(uint32_t pid, uint64_t start, void *arg);
+
 #endif
 
 /* ---- the join into a snapshot's process rows ---------------------------- */

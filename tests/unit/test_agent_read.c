@@ -375,6 +375,76 @@ static void requests_and_reads_sites(void **state)
 	assert_int_equal(agent_read_sites(dir, 8001, 1, me, &s), VRAMZ_EPERM);
 }
 
+/* agent_sweep: the C twin of tests/python/test_agent_end.py's SweepTest,
+ * case for case (the rule of python/vramz/agentfile.py's sweep) */
+static void put_aged(const char *name, const char *text, long age_s)
+{
+	char p[TMPDIR_LEN + 64];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	struct timespec ts[2];
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= age_s;
+	ts[1] = ts[0];
+	assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
+static int all_dead(uint32_t pid, uint64_t start, void *arg)
+{
+	(void)pid, (void)start, (void)arg;
+	return 0;
+}
+
+static int all_alive(uint32_t pid, uint64_t start, void *arg)
+{
+	(void)pid, (void)start, (void)arg;
+	return 1;
+}
+
+static int exists(const char *name)
+{
+	char p[TMPDIR_LEN + 64];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+static void sweeps_tombstones_after_their_time(void **state)
+{
+	const char *end = "vramz-torch 1\nprocess pid=1\nend time_ms=1 how=exit status=0\n";
+	const char *noend = "vramz-torch 1\nprocess pid=1\n";
+	long keep = AGENT_TOMBSTONE_KEEP_S;
+	put_aged("torch-4194901-1", end, 10);               /* young: stays */
+	put_aged("torch-4194902-1", end, keep + 5);         /* old: goes */
+	put_aged("torch-4194903-1", noend, 10);             /* kill -9: goes now */
+	put_aged("torch-4194904-1", noend, 10);             /* SIGTERM ... */
+	put_aged("torch-4194904-1.sig", "Thread 0x1 (most recent call first):\n  File \"x.py\"", 10);
+	put_aged("torch-4194905-1.sig", "", 10);            /* an empty .sig: goes */
+	put_aged("torch-4194906-1", noend, 10);
+	put_aged("torch-4194906-1.sig", "not what faulthandler writes", 10); /* not ours: stays */
+	put_aged("torch-4194901-1.sites", "vramz-torch-sites 1\n", 10); /* a tombstone's sites: go */
+	put_aged("torch-4194907-1.req", "not empty\n", 10); /* not a request of ours: stays */
+	put_aged("notes", "vramz-torch 1\n", keep * 2);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	time_t now = time(NULL);
+	/* a live agent's files are never swept */
+	assert_int_equal(agent_sweep(fd, all_alive, NULL, now, keep), 0);
+	assert_int_equal(agent_sweep(fd, all_dead, NULL, now, keep), 5);
+	assert_true(exists("torch-4194901-1") && exists("torch-4194904-1") &&
+		    exists("torch-4194904-1.sig") && exists("torch-4194906-1.sig"));
+	assert_false(exists("torch-4194901-1.sites") || exists("torch-4194902-1") ||
+		     exists("torch-4194903-1") || exists("torch-4194905-1.sig") ||
+		     exists("torch-4194906-1"));
+	assert_int_equal(agent_sweep(fd, all_dead, NULL, now + keep, keep), 3);
+	assert_false(exists("torch-4194901-1") || exists("torch-4194904-1") ||
+		     exists("torch-4194904-1.sig"));
+	assert_true(exists("torch-4194906-1.sig") && exists("torch-4194907-1.req") && exists("notes"));
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +453,7 @@ int main(void)
 		cmocka_unit_test(rejects_other_formats),
 		cmocka_unit_test(parses_sites),
 		cmocka_unit_test_setup_teardown(joins_by_pid_and_start_time, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(sweeps_tombstones_after_their_time, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(keeps_a_listing_until_the_directory_changes, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(a_directory_made_again_is_listed_again, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(a_held_directory_made_writable_is_not_trusted, setup_dir, teardown_dir),
