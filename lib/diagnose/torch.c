@@ -148,8 +148,9 @@ void torch_oom_figures(vramz_finding *f, const struct agent_figures *fig)
 	f->nholders = 0;
 	for (unsigned i = 0; i < fig->nholders && i < VRAMZ_OOM_HOLDERS; i++) {
 		const struct agent_holder *h = &fig->holder[i];
-		if (fig->oom_cuda >= 0 && h->cuda >= 0 && h->cuda != fig->oom_cuda)
-			continue; /* another device's */
+		if ((fig->oom_cuda >= 0 && h->cuda >= 0 && h->cuda != fig->oom_cuda) ||
+		    !h->at.line || !h->at.file[0] || !strcmp(h->at.file, "?"))
+			continue; /* another device's, or a site without a line */
 		struct vramz_oom_holder *o = &f->holders[f->nholders++];
 		const char *base = strrchr(h->at.file, '/');
 		snprintf(o->site, sizeof o->site, "%.96s:%u in %.40s()",
