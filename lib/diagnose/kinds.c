@@ -252,9 +252,13 @@ const struct finding_kind finding_kinds[] = {
 		.summary = summary_oom, .advice = advice_oom, .agent_words = agent_words_oom,
 		.span = KIND_EVENT, .at_once = 1,
 		.series = {{"oom_ended_bytes",
-			    "Memory a process held when it probably ended out of memory "
+			    "Memory a process held when it ended, or probably ended, out of memory "
 			    "(while the oom finding is current).",
-			    KIND_FIG_BYTES}},
+			    KIND_FIG_ENDED_BYTES},
+			   {"oom_requested_bytes",
+			    "What the last out-of-memory error of a PyTorch process asked for, "
+			    "labelled with the line that ran out (while the oom finding is current).",
+			    KIND_FIG_REQUESTED, .site_label = 1}},
 		CONFS(conf_oom), .check = check_oom,
 	},
 	[VRAMZ_FK_OUTSIDE_ALLOCATOR] = {
@@ -297,9 +301,15 @@ int kind_figure(const vramz_finding *f, enum kind_figure g, double *num, uint64_
 		*num = f->time_to_oom_s;
 		return 1;
 	case KIND_FIG_BYTES:
-		if (!(f->figures & VRAMZ_FG_BYTES))
+	case KIND_FIG_ENDED_BYTES:
+		if (!(f->figures & VRAMZ_FG_BYTES) || (g == KIND_FIG_ENDED_BYTES && !f->ended))
 			return 0;
 		*count = f->bytes;
+		return 2;
+	case KIND_FIG_REQUESTED:
+		if (!(f->figures & VRAMZ_FG_OOM) || !f->requested_bytes)
+			return 0;
+		*count = f->requested_bytes;
 		return 2;
 	}
 	return 0;

@@ -36,6 +36,8 @@ enum kind_figure {
 	KIND_FIG_RATE,  /* rate_bytes_per_s, with VRAMZ_FG_RATE; a number */
 	KIND_FIG_TTO,   /* time_to_oom_s, with VRAMZ_FG_TTO and known; a number */
 	KIND_FIG_BYTES, /* bytes, with VRAMZ_FG_BYTES; an integer */
+	KIND_FIG_ENDED_BYTES, /* bytes, of a finding whose process ended */
+	KIND_FIG_REQUESTED,   /* requested_bytes, with VRAMZ_FG_OOM; an integer */
 };
 
 /* One gauge per finding of the kind that carries the figure, labelled
@@ -45,6 +47,8 @@ struct kind_series {
 					  NULL: no series */
 	const char *help;
 	enum kind_figure figure;
+	int site_label;                /* labelled site="model.py:88 in forward()"
+					  too, when the finding names one */
 };
 #define KIND_SERIES_MAX 2
 #define KIND_NEEDS_MAX 2

@@ -71,16 +71,16 @@ static void prometheus_series(void **s)
 	(void)s;
 	static const char *const want[] = {"leak_rate_bytes_per_second", "time_to_oom_seconds",
 					   "idle_holder_bytes", "orphan_memory_bytes",
-					   "oom_ended_bytes"};
+					   "oom_ended_bytes", "oom_requested_bytes"};
 	unsigned n = 0;
 	for (int k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++)
 		for (unsigned i = 0; i < KIND_SERIES_MAX && finding_kinds[k].series[i].metric; i++) {
-			assert_true(n < 5);
+			assert_true(n < 6);
 			assert_string_equal(finding_kinds[k].series[i].metric, want[n]);
 			assert_non_null(finding_kinds[k].series[i].help);
 			n++;
 		}
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
 	vramz_finding f = {.kind = VRAMZ_FK_LEAK, .figures = VRAMZ_FG_RATE | VRAMZ_FG_TTO,
 			   .rate_bytes_per_s = 5, .time_to_oom_s = -1, .bytes = 9};
 	double num = 0;
