@@ -19,6 +19,7 @@
 #include "torchfigs.h"
 #include "grow.h"
 #include "rundir.h"
+#include "proc.h"
 #include "vramz/daemon.h"
 
 #include <dirent.h>
@@ -141,6 +142,158 @@ static int check_magic(const char **cur, const char *end, const char *magic)
 	return 0;
 }
 
+/* line, func and file (free text, last): a frame of the program's code;
+ * 1 when k was one of them */
+static int frame_key(struct agent_frame *fr, const char *k, size_t kl, const char *v, size_t vl)
+{
+	uint64_t x;
+	if (keyis(k, kl, "file"))
+		to_str(fr->file, sizeof fr->file, v, vl);
+	else if (keyis(k, kl, "func"))
+		to_str(fr->func, sizeof fr->func, v, vl);
+	else if (keyis(k, kl, "line"))
+		fr->line = to_u64(v, vl, &x) == 0 && x <= UINT32_MAX ? (unsigned)x : 0;
+	else
+		return 0;
+	return 1;
+}
+
+static void parse_process(struct line *l, struct agent_figures *out, int *have_pid, int *have_start)
+{
+	const char *k, *v;
+	size_t kl, vl;
+	uint64_t x;
+	while (next_pair(l, &k, &kl, &v, &vl)) {
+		if (to_u64(v, vl, &x))
+			continue;
+		if (keyis(k, kl, "pid") && x <= UINT32_MAX)
+			out->pid = (uint32_t)x, *have_pid = 1;
+		else if (keyis(k, kl, "start_time_ticks"))
+			out->start_time_ticks = x, *have_start = 1;
+		else if (keyis(k, kl, "time_ms") && x <= INT64_MAX)
+			out->time_ms = (int64_t)x;
+		else if (keyis(k, kl, "interval_ms") && x <= UINT32_MAX)
+			out->interval_ms = (unsigned)x;
+		else if (keyis(k, kl, "history"))
+			out->history = x != 0;
+	}
+}
+
+static void parse_device(struct line *l, struct agent_figures *out)
+{
+	const char *k, *v;
+	size_t kl, vl;
+	uint64_t x;
+	if (out->ndev == AGENT_MAX_DEVICES)
+		return;
+	struct agent_device *d = &out->dev[out->ndev++];
+	d->cuda = -1;
+	while (next_pair(l, &k, &kl, &v, &vl)) {
+		if (keyis(k, kl, "uuid")) {
+			to_str(d->uuid, sizeof d->uuid, v, vl);
+			continue;
+		}
+		if (to_u64(v, vl, &x))
+			continue;
+		if (keyis(k, kl, "cuda") && x < 1024) {
+			d->cuda = (int)x;
+			continue;
+		}
+		for (int s = 0; s < AS_COUNT; s++)
+			if (keyis(k, kl, agent_stat_keys[s])) {
+				d->v[s] = x;
+				d->valid |= 1u << s;
+			}
+	}
+}
+
+/* the last oom record wins (an agent writes one, the latest) */
+static void parse_oom(struct line *l, struct agent_figures *out)
+{
+	const char *k, *v;
+	size_t kl, vl;
+	uint64_t x;
+	out->oom_valid = 1;
+	out->oom_cuda = -1;
+	memset(&out->oom_at, 0, sizeof out->oom_at);
+	while (next_pair(l, &k, &kl, &v, &vl)) {
+		if (frame_key(&out->oom_at, k, kl, v, vl) || to_u64(v, vl, &x))
+			continue;
+		if (keyis(k, kl, "time_ms") && x <= INT64_MAX)
+			out->oom_time_ms = (int64_t)x;
+		else if (keyis(k, kl, "cuda") && x < 1024)
+			out->oom_cuda = (int)x;
+		else if (keyis(k, kl, "requested_bytes"))
+			out->oom_requested_bytes = x;
+		else if (keyis(k, kl, "limit_bytes") || keyis(k, kl, "device_allocated_bytes"))
+			out->oom_limit_bytes = x; /* the second: agents before issue 27 */
+		else if (keyis(k, kl, "device_free_bytes"))
+			out->oom_free_bytes = x, out->oom_has_free = 1;
+		else if (keyis(k, kl, "allocated_bytes"))
+			out->oom_allocated_bytes = x;
+		else if (keyis(k, kl, "reserved_bytes"))
+			out->oom_reserved_bytes = x;
+		else if (keyis(k, kl, "ooms"))
+			out->oom_count = x;
+	}
+}
+
+static void parse_holder(struct line *l, struct agent_figures *out)
+{
+	const char *k, *v;
+	size_t kl, vl;
+	uint64_t x;
+	if (out->nholders == AGENT_MAX_HOLDERS)
+		return;
+	struct agent_holder *h = &out->holder[out->nholders++];
+	h->cuda = -1;
+	while (next_pair(l, &k, &kl, &v, &vl)) {
+		if (frame_key(&h->at, k, kl, v, vl))
+			continue;
+		if (keyis(k, kl, "uuid"))
+			to_str(h->uuid, sizeof h->uuid, v, vl);
+		else if (to_u64(v, vl, &x))
+			continue;
+		else if (keyis(k, kl, "cuda") && x < 1024)
+			h->cuda = (int)x;
+		else if (keyis(k, kl, "bytes"))
+			h->bytes = x;
+		else if (keyis(k, kl, "blocks") && x <= UINT32_MAX)
+			h->blocks = (unsigned)x;
+	}
+}
+
+static void parse_end(struct line *l, struct agent_figures *out)
+{
+	const char *k, *v;
+	size_t kl, vl;
+	uint64_t x;
+	struct agent_end *e = &out->end;
+	memset(e, 0, sizeof *e);
+	e->valid = 1;
+	while (next_pair(l, &k, &kl, &v, &vl)) {
+		if (frame_key(&e->at, k, kl, v, vl))
+			continue;
+		if (keyis(k, kl, "how"))
+			e->how = keyis(v, vl, "exit") ? AGENT_END_EXIT
+			       : keyis(v, vl, "exception") ? AGENT_END_EXCEPTION : AGENT_END_UNKNOWN;
+		else if (keyis(k, kl, "exception"))
+			to_str(e->exception, sizeof e->exception, v, vl);
+		else if (to_u64(v, vl, &x))
+			continue;
+		else if (keyis(k, kl, "time_ms") && x <= INT64_MAX)
+			e->time_ms = (int64_t)x;
+		else if (keyis(k, kl, "status") && x <= 255)
+			e->status = (int)x, e->has_status = 1;
+		else if (keyis(k, kl, "oom"))
+			e->oom = x != 0;
+	}
+	/* the exception's name says it too (an agent that wrote no oom key) */
+	const char *n = strrchr(e->exception, '.');
+	if (!strcmp(n ? n + 1 : e->exception, "OutOfMemoryError"))
+		e->oom = 1;
+}
+
 int agent_parse(const char *text, size_t len, struct agent_figures *out)
 {
 	memset(out, 0, sizeof *out);
@@ -151,60 +304,17 @@ int agent_parse(const char *text, size_t len, struct agent_figures *out)
 	int have_pid = 0, have_start = 0;
 	struct line l;
 	while (next_line(&cur, end, &l)) {
-		const char *k, *v;
-		size_t kl, vl;
-		uint64_t x;
-		if (rectype(&l, "process")) {
-			while (next_pair(&l, &k, &kl, &v, &vl)) {
-				if (to_u64(v, vl, &x))
-					continue;
-				if (keyis(k, kl, "pid") && x <= UINT32_MAX)
-					out->pid = (uint32_t)x, have_pid = 1;
-				else if (keyis(k, kl, "start_time_ticks"))
-					out->start_time_ticks = x, have_start = 1;
-				else if (keyis(k, kl, "time_ms") && x <= INT64_MAX)
-					out->time_ms = (int64_t)x;
-				else if (keyis(k, kl, "interval_ms") && x <= UINT32_MAX)
-					out->interval_ms = (unsigned)x;
-				else if (keyis(k, kl, "history"))
-					out->history = x != 0;
-			}
-		} else if (rectype(&l, "device")) {
-			if (out->ndev == AGENT_MAX_DEVICES)
-				continue;
-			struct agent_device *d = &out->dev[out->ndev++];
-			d->cuda = -1;
-			while (next_pair(&l, &k, &kl, &v, &vl)) {
-				if (keyis(k, kl, "uuid")) {
-					to_str(d->uuid, sizeof d->uuid, v, vl);
-					continue;
-				}
-				if (to_u64(v, vl, &x))
-					continue;
-				if (keyis(k, kl, "cuda") && x < 1024) {
-					d->cuda = (int)x;
-					continue;
-				}
-				for (int s = 0; s < AS_COUNT; s++)
-					if (keyis(k, kl, agent_stat_keys[s])) {
-						d->v[s] = x;
-						d->valid |= 1u << s;
-					}
-			}
-		} else if (rectype(&l, "oom")) {
-			out->oom_valid = 1;
-			out->oom_cuda = -1;
-			while (next_pair(&l, &k, &kl, &v, &vl)) {
-				if (to_u64(v, vl, &x))
-					continue;
-				if (keyis(k, kl, "time_ms") && x <= INT64_MAX)
-					out->oom_time_ms = (int64_t)x;
-				else if (keyis(k, kl, "cuda") && x < 1024)
-					out->oom_cuda = (int)x;
-				else if (keyis(k, kl, "requested_bytes"))
-					out->oom_requested_bytes = x;
-			}
-		}
+		/* records a reader does not know are skipped (docs/python.md) */
+		if (rectype(&l, "process"))
+			parse_process(&l, out, &have_pid, &have_start);
+		else if (rectype(&l, "device"))
+			parse_device(&l, out);
+		else if (rectype(&l, "oom"))
+			parse_oom(&l, out);
+		else if (rectype(&l, "holder"))
+			parse_holder(&l, out);
+		else if (rectype(&l, "end"))
+			parse_end(&l, out);
 	}
 	return have_pid && have_start ? 0 : VRAMZ_EPARSE;
 }
@@ -584,6 +694,200 @@ int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid
 	if (rc)
 		return rc;
 	return agent_parse_sites(buf, len, out);
+}
+
+/* ---- a process that has just ended ----------------------------------------- */
+
+int agent_read_figures(uint32_t pid, uint64_t start, uint32_t uid, struct agent_figures *out)
+{
+	char dir[256], name[64], buf[AGENT_FILE_MAX];
+	size_t len;
+	struct rundir rd;
+	if (agent_find_dir(pid, start, uid, dir, sizeof dir))
+		return VRAMZ_ENOTFOUND;
+	int rc = rundir_open(dir, 0, uid, &rd, NULL, 0);
+	if (rc)
+		return rc == VRAMZ_ENOTFOUND ? rc : VRAMZ_EPERM;
+	snprintf(name, sizeof name, "torch-%" PRIu32 "-%" PRIu64, pid, start);
+	rc = read_trusted(rd.fd, name, uid, buf, sizeof buf, &len);
+	rundir_close(&rd);
+	if (rc)
+		return rc;
+	rc = agent_parse(buf, len, out);
+	if (rc)
+		return rc;
+	return out->pid == pid && out->start_time_ticks == start ? 0 : VRAMZ_EPERM;
+}
+
+int agent_sig_written(const char *dir, uint32_t pid, uint64_t start, uint32_t uid)
+{
+	char name[64], buf[64];
+	size_t len = 0;
+	struct rundir rd;
+	if (rundir_open(dir, 0, uid, &rd, NULL, 0))
+		return 0;
+	snprintf(name, sizeof name, "torch-%" PRIu32 "-%" PRIu64 ".sig", pid, start);
+	int rc = read_trusted(rd.fd, name, uid, buf, sizeof buf, &len);
+	rundir_close(&rd);
+	return rc == 0 && len > 0;
+}
+
+/* ---- the sweep of dead agents' files ---------------------------------------- */
+
+/* What faulthandler writes first (Python 3.9 to 3.14): agentfile.py's
+ * _SIG_HEADS, kept the same. */
+static const char *const sig_heads[] = {"Thread 0x", "Current thread", "Stack (most recent",
+					"Fatal Python", "<no Python frame>", "  File "};
+
+/* "torch-PID-START" and a suffix ("", ".sites", ".req", ".sig"): agentfile.py's _LEFT */
+static int left_name(const char *name, uint32_t *pid, uint64_t *start, const char **suffix)
+{
+	static const char *const sufs[] = {".sites", ".req", ".sig"};
+	char base[64];
+	const char *dot = strchr(name, '.');
+	size_t n = dot ? (size_t)(dot - name) : strlen(name);
+	if (n >= sizeof base)
+		return -1;
+	memcpy(base, name, n);
+	base[n] = 0;
+	if (parse_name(base, pid, start))
+		return -1;
+	*suffix = "";
+	if (!dot)
+		return 0;
+	for (size_t i = 0; i < sizeof sufs / sizeof sufs[0]; i++)
+		if (!strcmp(dot, sufs[i])) {
+			*suffix = sufs[i];
+			return 0;
+		}
+	return -1;
+}
+
+/* The bytes of a file say it is the agent's kind (agentfile.py's _says_agent). */
+static int says_agent(const char *suffix, const char *head, size_t len)
+{
+	if (!strcmp(suffix, ".req"))
+		return len == 0;
+	if (!strcmp(suffix, ".sig")) {
+		if (!len)
+			return 1;
+		for (size_t i = 0; i < sizeof sig_heads / sizeof sig_heads[0]; i++)
+			if (len >= strlen(sig_heads[i]) && !memcmp(head, sig_heads[i], strlen(sig_heads[i])))
+				return 1;
+		return 0;
+	}
+	const char *magic = !strcmp(suffix, ".sites") ? "vramz-torch-sites " : "vramz-torch ";
+	return len >= strlen(magic) && !memcmp(head, magic, strlen(magic));
+}
+
+struct swept {
+	char name[80];
+	uint64_t pid, start;
+	uint64_t dev, ino;
+	int64_t mtime_s;
+	int tomb;                      /* a figures file with an end, or a written .sig */
+};
+
+/* Reads name when it is a regular file of ours: 0 and its stat, else -1. */
+static int read_own(int dirfd, const char *name, char *buf, size_t cap, size_t *len,
+		    struct stat *st)
+{
+	if (!rundir_own_file(dirfd, name, NULL))
+		return -1;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t r = fstat(fd, st) ? -1 : read(fd, buf, cap - 1);
+	close(fd);
+	if (r < 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid())
+		return -1;
+	buf[r] = 0;
+	*len = (size_t)r;
+	return 0;
+}
+
+int agent_alive(uint32_t pid, uint64_t start, void *arg)
+{
+	(void)arg;
+	return proc_start_time("/proc", pid) == start;
+}
+
+/* The dead agents' files of the directory, with what the sweep needs. */
+static int sweep_list(int dirfd, int (*alive)(uint32_t, uint64_t, void *), void *arg,
+		      struct swept **out, unsigned *n)
+{
+	unsigned cap = 0;
+	int lfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dp = lfd >= 0 ? fdopendir(lfd) : NULL;
+	if (!dp) {
+		if (lfd >= 0)
+			close(lfd);
+		return VRAMZ_EIO;
+	}
+	char *buf = malloc(AGENT_FILE_MAX);
+	struct dirent *e;
+	while (buf && (e = readdir(dp))) {
+		uint32_t pid;
+		uint64_t start;
+		const char *suf;
+		struct stat st;
+		size_t len;
+		if (strlen(e->d_name) >= sizeof (*out)->name ||
+		    left_name(e->d_name, &pid, &start, &suf) || alive(pid, start, arg) ||
+		    read_own(dirfd, e->d_name, buf, AGENT_FILE_MAX, &len, &st) ||
+		    !says_agent(suf, buf, len))
+			continue;
+		if (*n == cap) {
+			void *nv = grow_array(*out, &cap, 16, sizeof **out);
+			if (!nv)
+				break;
+			*out = nv;
+		}
+		struct swept *w = &(*out)[(*n)++];
+		memcpy(w->name, e->d_name, strlen(e->d_name) + 1); /* its length checked */
+		w->pid = pid;
+		w->start = start;
+		w->dev = (uint64_t)st.st_dev;
+		w->ino = (uint64_t)st.st_ino;
+		w->mtime_s = (int64_t)st.st_mtime;
+		w->tomb = (!*suf && strstr(buf, "\nend ") != NULL) || (!strcmp(suf, ".sig") && len);
+	}
+	closedir(dp);
+	int ok = buf != NULL;
+	free(buf);
+	return ok ? 0 : VRAMZ_ENOMEM;
+}
+
+int agent_sweep(int dirfd, int (*alive)(uint32_t pid, uint64_t start, void *arg), void *arg,
+		int64_t now_s, int64_t keep_s)
+{
+	struct swept *w = NULL;
+	unsigned n = 0;
+	int rc = sweep_list(dirfd, alive ? alive : agent_alive, arg, &w, &n);
+	int removed = 0;
+	for (unsigned i = 0; rc == 0 && i < n; i++) {
+		/* a tombstone (its figures file and its .sig) stays keep_s after
+		 * the latest write of either */
+		int64_t tomb = -1;
+		for (unsigned j = 0; j < n; j++)
+			if (w[j].tomb && w[j].pid == w[i].pid && w[j].start == w[i].start &&
+			    w[j].mtime_s > tomb)
+				tomb = w[j].mtime_s;
+		const char *dot = strchr(w[i].name, '.');
+		int kept_kind = !dot || !strcmp(dot, ".sig");
+		if (kept_kind && tomb >= 0 && now_s - tomb < keep_s)
+			continue;
+		/* still the file read (agentfile.py: in a private directory nobody
+		 * can swap it; in a sticky one nobody can rename over ours) */
+		struct stat st;
+		if (!rundir_own_file(dirfd, w[i].name, &st) || (uint64_t)st.st_dev != w[i].dev ||
+		    (uint64_t)st.st_ino != w[i].ino)
+			continue;
+		if (unlinkat(dirfd, w[i].name, 0) == 0)
+			removed++;
+	}
+	free(w);
+	return rc ? rc : removed;
 }
 
 /* ---- the join -------------------------------------------------------------- */

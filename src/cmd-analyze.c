@@ -22,6 +22,7 @@
 #include "format/jsondoc.h"
 #include "commands.h"
 #include "analyze/diagconf.h"
+#include "kinds.h"
 #include "format/fmt.h"
 #include "vramz/diagnose.h"
 #include "analyze/logset.h"
@@ -50,26 +51,23 @@ struct rule_need {
 	int64_t need_ms;
 };
 
+/* The kinds a log of span_ms is too short to judge, from the kinds
+ * table (each row's `needs`), in table order. */
 static unsigned too_short(const vramz_diag_config *c, int64_t span_ms, struct rule_need *out)
 {
-	const struct rule_need all[] = {
-		{"leak", "leaks", c->leak_warmup_ms + c->leak_min_span_ms},
-		{"idle_holder", "idle holders", c->idle_ms},
-		{"orphaned", "orphaned memory", c->orphan_ms},
-		{"throttle", "throttling", c->throttle_min_busy_ms},
-		{"imbalance", "imbalance", c->job_warmup_ms},
-		{"fragmentation", "fragmentation", c->frag_ms},
-	};
 	unsigned n = 0;
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (span_ms < all[i].need_ms)
-			out[n++] = all[i];
+	for (unsigned k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++) {
+		const struct finding_kind *fk = &finding_kinds[k];
+		int64_t need = kind_needs_ms(fk, c);
+		if (fk->what && need > 0 && span_ms < need && n < VRAMZ_FK_COUNT)
+			out[n++] = (struct rule_need){fk->name, fk->what, need};
+	}
 	return n;
 }
 
 static void print_too_short(FILE *o, const vramz_diag_config *c, int64_t span_ms)
 {
-	struct rule_need r[8];
+	struct rule_need r[VRAMZ_FK_COUNT];
 	unsigned n = too_short(c, span_ms, r);
 	char a[32], b[32], w[32], m[32];
 	for (unsigned i = 0; i < n; i++) {
@@ -188,7 +186,7 @@ static void analyze_json(const char *path, const vramz_diag_config *cfg, const s
 	jw_str(&w, "file", path);
 	jw_u64(&w, "ticks", an->ticks);
 	jw_i64_if(&w, "span_ms", an->ticks > 0, an->covered_ms);
-	struct rule_need need[8];
+	struct rule_need need[VRAMZ_FK_COUNT];
 	unsigned nn = too_short(cfg, an->covered_ms, need);
 	jw_arr(&w, "too_short");
 	for (unsigned i = 0; i < nn; i++) {

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "cli.h"
 #include "clock.h"
 #include "commands.h"
@@ -267,10 +268,23 @@ static int daemon_diag(vramz_ctx *ctx, vramz_diag **diag)
 }
 
 /* Samples, diagnoses and publishes until a signal; the exit code. */
+/* The agents of the daemon's user leave tombstones in its directory
+ * (docs/python.md): swept every minute, by the agents' own rule. */
+static void sweep_agents(struct daemon *d, int64_t *last_ms)
+{
+	int64_t now = clock_real_ms();
+	if (*last_ms && now - *last_ms < 60000)
+		return;
+	*last_ms = now;
+	agent_sweep(d->dirfd, NULL, NULL, now / 1000, AGENT_TOMBSTONE_KEEP_S);
+}
+
 static int daemon_loop(struct daemon *d, struct ticker *tk, vramz_diag *diag)
 {
 	int was_ok = 1;
+	int64_t swept_ms = 0;
 	while (!stop_flag) {
+		sweep_agents(d, &swept_ms);
 		const vramz_snapshot *snap;
 		vramz_ctx *src = ticker_ctx(tk);
 		int rc = ticker_sample(tk, &snap, &src);

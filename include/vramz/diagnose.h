@@ -64,7 +64,10 @@ enum {
 	VRAMZ_FG_VALUE = 1u << 7,    /* value, ref_value */
 	VRAMZ_FG_COUNT = 1u << 8,    /* count */
 	VRAMZ_FG_EVIDENCE = 1u << 9, /* evidence (VRAMZ_OOM_*) */
-	VRAMZ_FG_SITE = 1u << 10,    /* site, site_share (leak of a PyTorch process) */
+	VRAMZ_FG_SITE = 1u << 10,    /* site, site_share (leak of a PyTorch process);
+					site alone for an oom: the line that ran out */
+	VRAMZ_FG_OOM = 1u << 11,     /* requested_bytes, limit_bytes, holders (oom
+					with its PyTorch agent's record of the error) */
 };
 
 /* Bits of vramz_finding.evidence for an oom finding: what made the end of
@@ -75,12 +78,17 @@ enum {
 	VRAMZ_OOM_LEAKING = 1u << 1,    /* it was leaking, near out of memory */
 	VRAMZ_OOM_STEEP_RISE = 1u << 2, /* its memory rose steeply in its last seconds */
 	VRAMZ_OOM_AGENT = 1u << 3,      /* its own allocator counted an out-of-memory
-					   error (the PyTorch agent): certain */
+					   error (the PyTorch agent); alone, that it
+					   caught one: a live process's "ran out of
+					   memory N times and carried on" */
+	VRAMZ_OOM_ENDED = 1u << 4,      /* its agent recorded that it died of an
+					   uncaught out-of-memory error: certain */
 };
-/* "low_free", "leaking", "steep_rise", "agent"; NULL for another bit */
+/* "low_free", "leaking", "steep_rise", "agent", "ended"; NULL for another bit */
 VRAMZ_EXPORT const char *vramz_oom_evidence_str(uint32_t bit);
 
 #define VRAMZ_JOB_LEN 96
+#define VRAMZ_OOM_HOLDERS 3
 
 typedef struct vramz_finding {
 	uint64_t id;                  /* stable: kind + subject, same across feeds */
@@ -121,6 +129,20 @@ typedef struct vramz_finding {
 	 * step()", and that line's share of the growth (0..1) */
 	char site[160];
 	double site_share;
+	/* appended in 0.3 (issue 27), with VRAMZ_FG_OOM: the out-of-memory
+	 * error its PyTorch agent saw - the bytes asked, the allocator's
+	 * limit then (set_per_process_memory_fraction's cap, else the GPU's
+	 * total) - and with history=True the largest live allocation sites
+	 * then, largest first, each with its share of what the allocator
+	 * held (0..1) */
+	uint64_t requested_bytes;
+	uint64_t limit_bytes;
+	unsigned nholders;
+	struct vramz_oom_holder {
+		char site[160];           /* "data.py:40 in load()" */
+		uint64_t bytes;
+		double share;
+	} holders[VRAMZ_OOM_HOLDERS];
 } vramz_finding;
 
 typedef struct vramz_diag_config {

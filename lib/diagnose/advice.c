@@ -22,6 +22,7 @@ const char *vramz_oom_evidence_str(uint32_t bit)
 	case VRAMZ_OOM_LEAKING: return "leaking";
 	case VRAMZ_OOM_STEEP_RISE: return "steep_rise";
 	case VRAMZ_OOM_AGENT: return "agent";
+	case VRAMZ_OOM_ENDED: return "ended";
 	}
 	return NULL;
 }
@@ -57,8 +58,8 @@ void summary_oom(const vramz_finding *f, const char *subject, char *buf, size_t 
 		       : snprintf(s, sizeof s, "a process");
 	if (f->comm[0] && k > 0 && (size_t)k < sizeof s)
 		snprintf(s + k, sizeof s - (size_t)k, " (%s)", f->comm);
-	int n = snprintf(buf, len, "%s %s out of memory on GPU %d", s,
-			 (f->evidence & VRAMZ_OOM_AGENT) ? "ended" : "probably ended", f->gpu);
+	/* certain only from the agent's end record: torch.c's words */
+	int n = snprintf(buf, len, "%s probably ended out of memory on GPU %d", s, f->gpu);
 	if (n < 0 || (size_t)n >= len)
 		return;
 	if (f->figures & VRAMZ_FG_REF)
@@ -77,7 +78,7 @@ void summary_oom(const vramz_finding *f, const char *subject, char *buf, size_t 
 		n += snprintf(buf + n, len - (size_t)n, "; it was leaking %s/min",
 			      diag_bytes_str(a, sizeof a, f->rate_bytes_per_s * 60));
 	if (n >= 0 && (size_t)n < len && (f->evidence & VRAMZ_OOM_AGENT))
-		snprintf(buf + n, len - (size_t)n, "; its allocator counted the error");
+		snprintf(buf + n, len - (size_t)n, "; its allocator had counted out-of-memory errors");
 }
 
 

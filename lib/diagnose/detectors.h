@@ -89,6 +89,10 @@ void summary_outside_allocator(const vramz_finding *f, const char *subject, char
 void advice_outside_allocator(const vramz_finding *f, const char *subject, char *buf, size_t len);
 /* the engine, while feeding: the agent's figures of process p */
 void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t);
+/* the oom fields of f (site, requested_bytes, holders) from the agent's
+ * record of its last out-of-memory error */
+struct agent_figures;
+void torch_oom_figures(vramz_finding *f, const struct agent_figures *fig);
 /* detect_leak, for a leak of process p: where in its Python code it
  * grows (live, agent recording allocation history), into f's site */
 void torch_leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f);

@@ -646,35 +646,73 @@ static int moved(double was, double now)
 	return m > 0 && (now - was > 0.25 * m || was - now > 0.25 * m);
 }
 
-static int evaluate(vramz_diag *d)
+/* Finding s continues o: the same identity, its first sight, and a new
+ * revision when its severity changes (or its process ended, or its line
+ * was named), or when a headline figure moved and
+ * the last revision is DIAG_CHANGE_MIN_MS old (a caught-OOM count that
+ * rises every second is one "changed" per interval, not one per rise). */
+static void continue_slot(struct finding_slot *s, const struct finding_slot *o, int64_t now)
 {
-	d->nnext = 0;
-	int rc = detect_all(d);
-	if (rc)
-		return rc;
-	int64_t now = d->last_ms;
-	for (unsigned i = 0; i < d->nnext; i++) {
+	s->f.first_seen_ms = o->f.first_seen_ms;
+	s->f.revision = o->f.revision;
+	s->reported = o->reported;
+	s->rev_ms = o->rev_ms;
+	int jump = o->f.severity != s->f.severity || o->f.ended != s->f.ended ||
+		   strcmp(o->f.site, s->f.site); /* torch.c named the leak's line */
+	int drift = moved(o->rev_figure, s->rev_figure);
+	if (jump || (drift && now - o->rev_ms >= DIAG_CHANGE_MIN_MS)) {
+		s->f.revision++;
+		s->rev_ms = now;
+	} else {
+		s->rev_figure = o->rev_figure;
+	}
+}
+
+/* A finding of the last evaluation its detector no longer raised stays
+ * while its condition has been absent less than its kind's hold_ms
+ * (kinds.c): a condition judged over a window that dips for a moment is
+ * not cleared and raised again.  Not for a process that has ended (live:
+ * its findings go with it) or whose series is gone. */
+static int hold_slot(vramz_diag *d, const struct finding_slot *o, int64_t now)
+{
+	const struct finding_kind *k = kind_of(o->f.kind);
+	if (!k || !k->hold_ms || now - o->raised_ms >= k->hold_ms || !o->reported)
+		return 0; /* a pending one gone before report_after is never announced */
+	if (o->f.pid && o->f.gpu >= 0) {
+		unsigned i = htab_pkey_get(&d->index, (unsigned)o->f.gpu, o->f.pid,
+					   o->f.start_time_ticks);
+		if (!i || !proc_active(d, &d->procs[i - 1]) || d->procs[i - 1].ended)
+			return 0;
+	}
+	if (d->nnext == d->cap_next) {
+		struct finding_slot *nn = grow_array(d->next, &d->cap_next, 16, sizeof *nn);
+		if (!nn)
+			return VRAMZ_ENOMEM;
+		d->next = nn;
+	}
+	d->next[d->nnext++] = *o; /* as last raised, raised_ms unchanged */
+	return 0;
+}
+
+/* The findings of this evaluation against the last one's: identities
+ * continued, held ones kept, each handed out once it held long enough. */
+static int merge_findings(vramz_diag *d, int64_t now)
+{
+	unsigned raised = d->nnext;
+	for (unsigned i = 0; i < raised; i++) {
 		struct finding_slot *s = &d->next[i];
 		s->f.id = finding_id(&s->f);
 		s->f.last_update_ms = now;
 		s->f.first_seen_ms = now;
 		s->f.revision = 1;
 		s->reported = 0;
-		for (unsigned j = 0; j < d->ncur; j++) {
-			const struct finding_slot *o = &d->cur[j];
-			if (o->f.id != s->f.id)
-				continue;
-			s->f.first_seen_ms = o->f.first_seen_ms;
-			s->f.revision = o->f.revision;
-			s->reported = o->reported;
-			if (o->f.severity != s->f.severity || o->f.ended != s->f.ended ||
-			    moved(o->rev_figure, s->rev_figure) ||
-			    strcmp(o->f.site, s->f.site)) /* torch.c named the leak's line */
-				s->f.revision++;
-			else
-				s->rev_figure = o->rev_figure;
-			break;
-		}
+		s->raised_ms = now;
+		s->rev_ms = now;
+		for (unsigned j = 0; j < d->ncur; j++)
+			if (d->cur[j].f.id == s->f.id) {
+				continue_slot(s, &d->cur[j], now);
+				break;
+			}
 		/* a start-up transient raised and cleared within seconds is noise:
 		 * hand a finding out once it has held report_after_ms; what does
 		 * not come back by itself (a GPU off the bus, a process that ended
@@ -682,18 +720,35 @@ static int evaluate(vramz_diag *d)
 		if (now - s->f.first_seen_ms >= d->cfg.report_after_ms || kind_of(s->f.kind)->at_once)
 			s->reported = 1;
 	}
-	if (d->cfg.keep_ended)
-		for (unsigned j = 0; j < d->ncur; j++) {
-			int still = 0;
-			for (unsigned i = 0; i < d->nnext && !still; i++)
-				still = d->next[i].f.id == d->cur[j].f.id;
-			if (!still && d->cur[j].reported) {
-				vramz_finding f = d->cur[j].f;
-				f.first_seen_ms += d->last_wall_ms - now;
-				f.last_update_ms += d->last_wall_ms - now;
-				remember_cleared(d, &f);
-			}
-		}
+	for (unsigned j = 0; j < d->ncur; j++) {
+		int still = 0;
+		for (unsigned i = 0; i < raised && !still; i++)
+			still = d->next[i].f.id == d->cur[j].f.id;
+		if (still)
+			continue;
+		unsigned before = d->nnext;
+		if (hold_slot(d, &d->cur[j], now))
+			return VRAMZ_ENOMEM;
+		if (d->nnext > before || !d->cfg.keep_ended || !d->cur[j].reported)
+			continue;
+		vramz_finding f = d->cur[j].f;
+		f.first_seen_ms += d->last_wall_ms - now;
+		f.last_update_ms += d->last_wall_ms - now;
+		remember_cleared(d, &f);
+	}
+	return 0;
+}
+
+static int evaluate(vramz_diag *d)
+{
+	d->nnext = 0;
+	int rc = detect_all(d);
+	if (rc)
+		return rc;
+	int64_t now = d->last_ms;
+	rc = merge_findings(d, now);
+	if (rc)
+		return rc;
 	/* raised again: no longer a past finding */
 	for (unsigned i = 0; i < d->nnext; i++)
 		for (unsigned j = 0; j < d->npast; j++)

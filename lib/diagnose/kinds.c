@@ -18,9 +18,13 @@
  *   span           KIND_EVENT, KIND_LASTS (the report's band) or
  *                  KIND_TREND (a leak's fitted slope);
  *   at_once        handed out when raised rather than after report_after_ms;
- *   hold_ms        hysteresis, for issue 27: 0 everywhere keeps today's
- *                  rule (a finding clears at the first evaluation that
- *                  does not raise it); the engine does not read it yet;
+ *   hold_ms        hysteresis: a finding its detector no longer raises
+ *                  stays until its condition has been absent this long
+ *                  (engine.c: hold_slot); 0 clears it at once (the events,
+ *                  gpu_lost and oom, which have their own keeping);
+ *   what, needs    the words and the data a log must cover before the
+ *                  kind can be judged (analyze's "too short for ..."):
+ *                  the sum of up to KIND_NEEDS_MAX config fields (ms);
  *   series         up to KIND_SERIES_MAX Prometheus gauges of its figures;
  *   conf, nconf    its thresholds in vramz_diag_config (CONFS(list)): option
  *                  and config key (NULL: C API only), unit, default, help;
@@ -49,6 +53,9 @@
 #define CONF(key, unit, field, def, help) \
 	{key, unit, CTYPE(field), offsetof(vramz_diag_config, field), def, help}
 #define CONFS(list) .conf = list, .nconf = sizeof list / sizeof list[0]
+#define NEED_OFF(f) offsetof(vramz_diag_config, f)
+#define NEEDS1(a) .needs = {NEED_OFF(a)}, .nneeds = 1
+#define NEEDS2(a, b) .needs = {NEED_OFF(a), NEED_OFF(b)}, .nneeds = 2
 #define MIN_MS (60 * 1000)
 #define GIB (1024.0 * 1024 * 1024)
 #define MIB (1024.0 * 1024)
@@ -144,6 +151,8 @@ static const struct kind_conf conf_oom[] = {
 const struct finding_kind finding_kinds[] = {
 	[VRAMZ_FK_LEAK] = {
 		.kind = VRAMZ_FK_LEAK, .name = "leak",
+		.hold_ms = 60000,
+		.what = "leaks", NEEDS2(leak_warmup_ms, leak_min_span_ms),
 		.detect = detect_leak,
 		.summary = summary_leak, .advice = advice_leak,
 		.span = KIND_TREND,
@@ -157,6 +166,8 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_IMBALANCE] = {
 		.kind = VRAMZ_FK_IMBALANCE, .name = "imbalance",
+		.hold_ms = 30000,
+		.what = "imbalance", NEEDS1(job_warmup_ms),
 		.detect = detect_imbalance,
 		.summary = summary_imbalance, .advice = advice_imbalance,
 		.span = KIND_LASTS,
@@ -164,6 +175,7 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_STRAY_CONTEXT] = {
 		.kind = VRAMZ_FK_STRAY_CONTEXT, .name = "stray_context",
+		.hold_ms = 30000,
 		.detect = detect_stray_context,
 		.summary = summary_stray_context, .advice = advice_stray_context,
 		.span = KIND_LASTS,
@@ -171,6 +183,8 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_IDLE_HOLDER] = {
 		.kind = VRAMZ_FK_IDLE_HOLDER, .name = "idle_holder",
+		.hold_ms = 0, /* 30 min unbroken idle to raise; a busy moment ends it */
+		.what = "idle holders", NEEDS1(idle_ms),
 		.detect = detect_idle_holder,
 		.summary = summary_idle_holder, .advice = advice_idle_holder,
 		.span = KIND_LASTS,
@@ -181,6 +195,8 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_ORPHANED] = {
 		.kind = VRAMZ_FK_ORPHANED, .name = "orphaned",
+		.hold_ms = 30000,
+		.what = "orphaned memory", NEEDS1(orphan_ms),
 		.detect = detect_orphaned,
 		.summary = summary_orphaned, .advice = advice_orphaned,
 		.span = KIND_LASTS,
@@ -191,6 +207,8 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_THROTTLE] = {
 		.kind = VRAMZ_FK_THROTTLE, .name = "throttle",
+		.hold_ms = 60000,
+		.what = "throttling", NEEDS1(throttle_min_busy_ms),
 		.detect = detect_throttle,
 		.summary = summary_throttle, .advice = advice_throttle,
 		.span = KIND_LASTS,
@@ -198,6 +216,7 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_PCIE_DOWNGRADED] = {
 		.kind = VRAMZ_FK_PCIE_DOWNGRADED, .name = "pcie_downgraded",
+		.hold_ms = 60000,
 		.detect = detect_pcie_downgraded,
 		.summary = summary_pcie_downgraded, .advice = advice_pcie_downgraded,
 		.span = KIND_LASTS,
@@ -205,6 +224,7 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_MEM_TEMP] = {
 		.kind = VRAMZ_FK_MEM_TEMP, .name = "mem_temp",
+		.hold_ms = 30000,
 		.detect = detect_mem_temp,
 		.summary = summary_mem_temp, .advice = advice_mem_temp,
 		.span = KIND_LASTS,
@@ -212,6 +232,8 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_FRAGMENTATION] = {
 		.kind = VRAMZ_FK_FRAGMENTATION, .name = "fragmentation",
+		.hold_ms = 60000,
+		.what = "fragmentation", NEEDS1(frag_ms),
 		.detect = detect_fragmentation, .detect_agent = detect_agent_fragmentation,
 		.summary = summary_fragmentation, .advice = advice_fragmentation,
 		.agent_words = agent_words_fragmentation,
@@ -230,13 +252,18 @@ const struct finding_kind finding_kinds[] = {
 		.summary = summary_oom, .advice = advice_oom, .agent_words = agent_words_oom,
 		.span = KIND_EVENT, .at_once = 1,
 		.series = {{"oom_ended_bytes",
-			    "Memory a process held when it probably ended out of memory "
+			    "Memory a process held when it ended, or probably ended, out of memory "
 			    "(while the oom finding is current).",
-			    KIND_FIG_BYTES}},
+			    KIND_FIG_ENDED_BYTES},
+			   {"oom_requested_bytes",
+			    "What the last out-of-memory error of a PyTorch process asked for, "
+			    "labelled with the line that ran out (while the oom finding is current).",
+			    KIND_FIG_REQUESTED, .site_label = 1}},
 		CONFS(conf_oom), .check = check_oom,
 	},
 	[VRAMZ_FK_OUTSIDE_ALLOCATOR] = {
 		.kind = VRAMZ_FK_OUTSIDE_ALLOCATOR, .name = "outside_allocator",
+		.hold_ms = 30000,
 		.detect = detect_outside_allocator,
 		.summary = summary_outside_allocator, .advice = advice_outside_allocator,
 		.span = KIND_EVENT,
@@ -253,6 +280,8 @@ const struct finding_kind finding_kinds[] = {
 		.kind = VRAMZ_FK_ROW_REMAP, .name = "row_remap",
 		.detect = detect_row_remap,
 		.summary = summary_row_remap, .advice = advice_row_remap,
+		/* the driver's state, not judged over a window: no hold */
+		.hold_ms = 0,
 		.span = KIND_LASTS, .at_once = 1,
 	},
 	[VRAMZ_FK_XID] = {
@@ -272,6 +301,14 @@ const struct finding_kind *kind_of(enum vramz_finding_kind k)
 	return (unsigned)k < VRAMZ_FK_COUNT && finding_kinds[k].name ? &finding_kinds[k] : NULL;
 }
 
+int64_t kind_needs_ms(const struct finding_kind *k, const vramz_diag_config *c)
+{
+	int64_t ms = 0;
+	for (unsigned i = 0; i < k->nneeds && i < KIND_NEEDS_MAX; i++)
+		ms += *(const int64_t *)(const void *)((const char *)c + k->needs[i]);
+	return ms;
+}
+
 int kind_figure(const vramz_finding *f, enum kind_figure g, double *num, uint64_t *count)
 {
 	switch (g) {
@@ -286,9 +323,15 @@ int kind_figure(const vramz_finding *f, enum kind_figure g, double *num, uint64_
 		*num = f->time_to_oom_s;
 		return 1;
 	case KIND_FIG_BYTES:
-		if (!(f->figures & VRAMZ_FG_BYTES))
+	case KIND_FIG_ENDED_BYTES:
+		if (!(f->figures & VRAMZ_FG_BYTES) || (g == KIND_FIG_ENDED_BYTES && !f->ended))
 			return 0;
 		*count = f->bytes;
+		return 2;
+	case KIND_FIG_REQUESTED:
+		if (!(f->figures & VRAMZ_FG_OOM) || !f->requested_bytes)
+			return 0;
+		*count = f->requested_bytes;
 		return 2;
 	}
 	return 0;

@@ -8,14 +8,16 @@
  * rise in its last seconds beyond what was left free - and records an
  * event with the figures; detect_oom (the oom row's detector, kinds.c)
  * hands the events out as findings (live for oom_keep_ms, in a log for
- * good).  Worded as probable unless the process's own allocator counted
- * the error (the PyTorch agent hook: proc_state.agent_ooms).  A live
- * process whose allocator counts one is the same row's detect_agent
- * (torch.c).
+ * good).  Worded as probable unless the process's PyTorch agent recorded
+ * that it died of an uncaught out-of-memory error (its end record, read
+ * from the file it leaves as a tombstone: issue 27); an agent's normal
+ * exit is never an OOM death.  A live process whose allocator counts
+ * OOMs it caught is the same row's detect_agent (torch.c).
  */
 #include "state.h"
 #include "detectors.h"
 #include "leak.h"
+#include "agent.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,15 +31,12 @@ static const struct win *win_at(const struct ring *r, int64_t t_ms)
 	return best;
 }
 
-/* p was just found gone from a process list that was read.  Its end looks
- * like a CUDA out-of-memory crash when its GPU had little free memory at
- * its last samples, or it was leaking with little time left, or its memory
- * rose steeply in its last seconds by more than what was left free; its
- * own allocator's OOM counter (the PyTorch agent) makes it certain. */
-void oom_check(vramz_diag *d, struct proc_state *p)
+/* What p's end looked like from NVML: its GPU nearly full at its last
+ * samples, a leak close to out of memory, a steep rise in its last seconds
+ * beyond what was left free (VRAMZ_OOM_* bits); *lr_out the leak, if any. */
+static uint32_t nvml_evidence(vramz_diag *d, struct proc_state *p,
+			      const struct leak_result **lr_out, double *free_out, double *rise_out)
 {
-	if (p->gpu >= d->ngpus || !p->mem.n)
-		return;
 	const struct gpu_state *g = &d->gpus[p->gpu];
 	const vramz_diag_config *c = &d->cfg;
 	uint32_t ev = 0;
@@ -81,10 +80,72 @@ void oom_check(vramz_diag *d, struct proc_state *p)
 		steep = 0.05 * (double)p->last_bytes;
 	if (rise >= steep && free_last >= 0 && free_last < rise)
 		ev |= VRAMZ_OOM_STEEP_RISE;
+	*lr_out = lr;
+	*free_out = free_last;
+	*rise_out = rise;
+	return ev;
+}
+
+/* What p's PyTorch agent says of its end: read from its file, left as a
+ * tombstone (live only: a log has no files to read). */
+enum end_says { END_UNKNOWN, END_NOT_OOM, END_OOM };
+
+static enum end_says agent_end(vramz_diag *d, const struct proc_state *p, struct agent_figures *fig)
+{
+	char dir[256];
+	if (!d->live || !p->torch.seen)
+		return END_UNKNOWN;
+	if (agent_read_figures(p->pid, p->start_ticks, p->torch.uid, fig))
+		return END_UNKNOWN;
+	if (fig->end.valid)
+		return fig->end.oom ? END_OOM : END_NOT_OOM;
+	/* no end record: a SIGTERM's stacks in the .sig file say how it
+	 * ended; kill -9, os._exit and crashes leave nothing */
+	if (agent_find_dir(p->pid, p->start_ticks, p->torch.uid, dir, sizeof dir) == 0 &&
+	    agent_sig_written(dir, p->pid, p->start_ticks, p->torch.uid))
+		return END_NOT_OOM;
+	return END_UNKNOWN;
+}
+
+/* The OOM of fig happened on another GPU of the process than p's: known
+ * only when both UUIDs are. */
+static int oom_elsewhere(const vramz_diag *d, const struct proc_state *p,
+			 const struct agent_figures *fig)
+{
+	const struct gpu_state *g = &d->gpus[p->gpu];
+	if (!fig->oom_valid || fig->oom_cuda < 0 || !g->have_info || !g->info.uuid[0])
+		return 0;
+	for (unsigned i = 0; i < fig->ndev; i++)
+		if (fig->dev[i].cuda == fig->oom_cuda && fig->dev[i].uuid[0])
+			return strcmp(fig->dev[i].uuid, g->info.uuid) != 0;
+	return 0;
+}
+
+/* p was just found gone from a process list that was read.  Its agent's
+ * end record, when there is one, decides: an uncaught out-of-memory
+ * error is a certain death, with the line and the figures of the error;
+ * a normal exit, another exception or a SIGTERM is never one.  Without
+ * it (no agent, kill -9, a log), NVML's figures decide and the finding
+ * is probable; an allocator that counted OOMs adds to that evidence but
+ * is no death alone (the job may have caught them). */
+void oom_check(vramz_diag *d, struct proc_state *p)
+{
+	if (p->gpu >= d->ngpus || !p->mem.n)
+		return;
+	const vramz_diag_config *c = &d->cfg;
+	struct agent_figures fig;
+	enum end_says says = agent_end(d, p, &fig);
+	if (says == END_NOT_OOM || (says == END_OOM && oom_elsewhere(d, p, &fig)))
+		return;
+	const struct leak_result *lr;
+	double free_last, rise;
+	uint32_t ev = nvml_evidence(d, p, &lr, &free_last, &rise);
+	if (says == END_OOM)
+		ev |= VRAMZ_OOM_ENDED;
+	else if (!ev)
+		return;
 	if (p->agent_ooms > p->agent_ooms_first)
 		ev |= VRAMZ_OOM_AGENT;
-	if (!ev)
-		return;
 	if (d->nooms == DIAG_OOM_MAX) {
 		memmove(&d->ooms[0], &d->ooms[1], (DIAG_OOM_MAX - 1) * sizeof d->ooms[0]);
 		d->nooms--;
@@ -94,7 +155,7 @@ void oom_check(vramz_diag *d, struct proc_state *p)
 	e->end_ms = d->last_ms;
 	vramz_finding *f = &e->f;
 	f->kind = VRAMZ_FK_OOM;
-	f->severity = (ev & VRAMZ_OOM_AGENT) ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING;
+	f->severity = (ev & VRAMZ_OOM_ENDED) ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING;
 	f->time_to_oom_s = -1;
 	p->ended = 1;
 	finding_subject_proc(f, p);
@@ -114,6 +175,8 @@ void oom_check(vramz_diag *d, struct proc_state *p)
 		f->rate_ci_low_bytes_per_s = lr->tr.ci_low;
 		f->rate_ci_high_bytes_per_s = lr->tr.ci_high;
 	}
+	if (says == END_OOM)
+		torch_oom_figures(f, &fig);
 }
 
 /* live: an oom finding stays oom_keep_ms; in a log, for good */

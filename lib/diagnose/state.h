@@ -57,6 +57,7 @@ struct gpu_state {
 /* what a process's PyTorch agent said (torch.c) */
 struct torch_state {
 	int seen, on, history, outside_ok;
+	int frag_on;                   /* fragmentation raised: holds while retries climb */
 	uint32_t uid;
 	int64_t first_ms, retries_rose_ms;
 	uint64_t reserved, inactive, allocated, outside;
@@ -64,6 +65,11 @@ struct torch_state {
 	int64_t sites_asked_ms;        /* 0: never asked */
 	char site[160];
 	double site_share;
+	/* the agent's record of its latest OOM (live): read once the count
+	 * rose, kept as the oom fields of a finding (torch.c) */
+	uint64_t oom_read_ooms;
+	int64_t oom_read_ms;
+	vramz_finding oom_rec;
 };
 
 struct proc_state {
@@ -105,7 +111,13 @@ struct finding_slot {
 	vramz_finding f;
 	double rev_figure;             /* headline figure at the last revision */
 	int reported;                  /* held report_after_ms: handed out */
+	int64_t raised_ms;             /* engine time a detector last raised it */
+	int64_t rev_ms;                /* engine time of its last revision */
 };
+
+/* "changed" at most this often for one finding, unless its severity (or
+ * whether its process ended) changes: engine.c */
+#define DIAG_CHANGE_MIN_MS 10000
 
 struct vramz_diag {
 	vramz_diag_config cfg;

@@ -10,8 +10,10 @@
  *  - outside_allocator: memory the process holds outside the allocator
  *    (CUDA context, cuBLAS / cuDNN workspaces, NCCL buffers) large in bytes
  *    and share;
- *  - oom: the allocator's own out-of-memory count rose: reported at once,
- *    with what the process and the GPU held;
+ *  - oom: the allocator's own out-of-memory count rose while the process
+ *    lives on: "ran out of memory 3 times and carried on", a warning
+ *    with the line of the last one (read from the agent's oom record);
+ *    its death of one is oom.c's, from the end record;
  *  - leak sites: for a leak of an attached process that records allocation
  *    stacks, the engine (live only) asks the agent for its live allocations
  *    by Python line and names the line that grew most, with its share of
@@ -26,6 +28,7 @@
 #include "state.h"
 #include "detectors.h"
 #include "agent.h"
+#include "words.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,10 +36,12 @@
 #define FRAG_MIN_SHARE 0.25             /* inactive split / reserved */
 #define FRAG_MIN_BYTES (1ull << 30)     /* and at least this much split */
 #define FRAG_RETRY_MS (10 * 60 * 1000)  /* retries rose within this */
+#define FRAG_CLIMB_MS (60 * 1000)       /* "still climbing": rose within this */
 #define OUTSIDE_MIN_BYTES (2ull << 30)  /* outside the allocator, at least */
 #define OUTSIDE_MIN_SHARE 0.30          /* and this share of the process's memory */
 #define SITES_EVERY_MS (30 * 1000)      /* ask the agent again after this */
 #define SITES_FIRST_MS (5 * 1000)       /* ... or this, while no answer had growth */
+#define OOM_READ_MS (5 * 1000)          /* read an OOM's record at most this often */
 
 void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t)
 {
@@ -71,13 +76,20 @@ void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t)
 	ts->seen = 1;
 }
 
-static int emit_fragmentation(struct emitter *em, const struct proc_state *p)
+/* Raised when free pieces of split blocks are a large share of the
+ * reserved memory while retries rose lately; once raised, it holds while
+ * the retries keep climbing (FRAG_CLIMB_MS), whatever the share does from
+ * one second to the next: a pool under a cap that frees its cache and
+ * retries is fragmenting even at the moments its split share dips. */
+static int emit_fragmentation(struct emitter *em, struct proc_state *p)
 {
-	const struct torch_state *ts = &p->torch;
-	if (!ts->reserved || ts->inactive < FRAG_MIN_BYTES ||
-	    (double)ts->inactive < FRAG_MIN_SHARE * (double)ts->reserved)
-		return 0;
-	if (ts->retries <= ts->retries_base || p->last_ms - ts->retries_rose_ms > FRAG_RETRY_MS)
+	struct torch_state *ts = &p->torch;
+	int climbing = ts->retries > ts->retries_base && p->last_ms - ts->retries_rose_ms <= FRAG_CLIMB_MS;
+	int raise = ts->reserved && ts->inactive >= FRAG_MIN_BYTES &&
+		    (double)ts->inactive >= FRAG_MIN_SHARE * (double)ts->reserved &&
+		    ts->retries > ts->retries_base && p->last_ms - ts->retries_rose_ms <= FRAG_RETRY_MS;
+	ts->frag_on = raise || (ts->frag_on && climbing && ts->reserved);
+	if (!ts->frag_on)
 		return 0;
 	vramz_finding *f = emit(em, VRAMZ_SEV_WARNING, (double)ts->inactive);
 	if (!f)
@@ -109,19 +121,90 @@ static int emit_outside(struct emitter *em, const struct proc_state *p)
 	return 0;
 }
 
-static int emit_oom(const vramz_diag *d, struct emitter *em, const struct proc_state *p)
+/* The oom fields of f from the agent's record of its last out-of-memory
+ * error: the line that ran out, the bytes asked, the limit, the GPU's free
+ * memory then and what held the allocator's memory. */
+void torch_oom_figures(vramz_finding *f, const struct agent_figures *fig)
 {
-	const struct torch_state *ts = &p->torch;
+	const struct agent_frame *at = fig->oom_valid && fig->oom_at.file[0] ? &fig->oom_at
+				     : fig->end.valid && fig->end.at.file[0] ? &fig->end.at : NULL;
+	if (at) {
+		const char *base = strrchr(at->file, '/');
+		snprintf(f->site, sizeof f->site, "%.96s:%u in %.40s()", base ? base + 1 : at->file,
+			 at->line, at->func);
+		f->site_share = 0;
+		f->figures |= VRAMZ_FG_SITE;
+	}
+	if (!fig->oom_valid)
+		return;
+	f->figures |= VRAMZ_FG_OOM;
+	f->requested_bytes = fig->oom_requested_bytes;
+	f->limit_bytes = fig->oom_limit_bytes;
+	if (fig->oom_has_free) {
+		f->figures |= VRAMZ_FG_REF;
+		f->ref_bytes = fig->oom_free_bytes; /* the GPU's free memory at the error */
+	}
+	uint64_t held = fig->oom_allocated_bytes ? fig->oom_allocated_bytes : fig->oom_reserved_bytes;
+	f->nholders = 0;
+	for (unsigned i = 0; i < fig->nholders && i < VRAMZ_OOM_HOLDERS; i++) {
+		const struct agent_holder *h = &fig->holder[i];
+		if ((fig->oom_cuda >= 0 && h->cuda >= 0 && h->cuda != fig->oom_cuda) ||
+		    !h->at.line || !h->at.file[0] || !strcmp(h->at.file, "?"))
+			continue; /* another device's, or a site without a line */
+		struct vramz_oom_holder *o = &f->holders[f->nholders++];
+		const char *base = strrchr(h->at.file, '/');
+		snprintf(o->site, sizeof o->site, "%.96s:%u in %.40s()",
+			 base ? base + 1 : h->at.file, h->at.line, h->at.func);
+		o->bytes = h->bytes;
+		o->share = held ? (double)h->bytes / (double)held : 0;
+		if (o->share > 1)
+			o->share = 1;
+	}
+}
+
+/* Live: the agent's record of its latest OOM, read when the count rose
+ * (at most every OOM_READ_MS, however many a batch-size probe raises). */
+static void read_oom_record(const vramz_diag *d, struct proc_state *p)
+{
+	struct torch_state *ts = &p->torch;
+	if (!d->live || ts->ooms <= ts->oom_read_ooms ||
+	    (ts->oom_read_ms && p->last_ms - ts->oom_read_ms < OOM_READ_MS))
+		return;
+	ts->oom_read_ms = p->last_ms;
+	ts->oom_read_ooms = ts->ooms;
+	struct agent_figures fig;
+	if (agent_read_figures(p->pid, p->start_ticks, ts->uid, &fig) || !fig.oom_valid)
+		return;
+	memset(&ts->oom_rec, 0, sizeof ts->oom_rec);
+	torch_oom_figures(&ts->oom_rec, &fig);
+	ts->oom_rec.figures &= ~VRAMZ_FG_REF; /* the count's finding says what is free now */
+}
+
+/* A live process whose allocator counted out-of-memory errors it went on
+ * from: a warning, not a death (oom.c tells a death by the end record). */
+static int emit_oom(const vramz_diag *d, struct emitter *em, struct proc_state *p)
+{
+	struct torch_state *ts = &p->torch;
 	if (ts->ooms <= ts->ooms_base)
 		return 0;
-	vramz_finding *f = emit(em, VRAMZ_SEV_CRITICAL, (double)ts->ooms);
+	read_oom_record(d, p);
+	vramz_finding *f = emit(em, VRAMZ_SEV_WARNING, (double)ts->ooms);
 	if (!f)
 		return VRAMZ_ENOMEM;
 	finding_subject_proc(f, p);
-	f->figures = VRAMZ_FG_COUNT | VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_EVIDENCE;
+	const vramz_finding *r = &ts->oom_rec;
+	if (r->figures & (VRAMZ_FG_SITE | VRAMZ_FG_OOM)) {
+		memcpy(f->site, r->site, sizeof f->site);
+		f->requested_bytes = r->requested_bytes;
+		f->limit_bytes = r->limit_bytes;
+		f->nholders = r->nholders;
+		memcpy(f->holders, r->holders, sizeof f->holders);
+		f->figures |= r->figures & (VRAMZ_FG_SITE | VRAMZ_FG_OOM);
+	}
+	f->figures |= VRAMZ_FG_COUNT | VRAMZ_FG_BYTES | VRAMZ_FG_REF | VRAMZ_FG_EVIDENCE;
 	f->evidence = VRAMZ_OOM_AGENT;
 	f->count = (unsigned)(ts->ooms - ts->ooms_base);
-	f->bytes = p->last_bytes;     /* what the process held (NVML) */
+	f->bytes = p->last_bytes;     /* what the process holds (NVML) */
 	f->ref_bytes = ts->reserved;  /* of which the allocator's */
 	const struct gpu_state *g = p->gpu < d->ngpus ? &d->gpus[p->gpu] : NULL;
 	if (g && g->seen && (g->last.valid & VRAMZ_F_MEM)) {
@@ -239,28 +322,61 @@ void advice_outside_allocator(const vramz_finding *f, const char *subject, char 
 			   "per GPU return it.");
 }
 
+/* " at model.py:88 in forward() asking 20.0 GiB with 9.8 GiB free (its
+ * allocator's limit 35.6 GiB); 62 % of its memory was allocated at
+ * data.py:40 in load()" - what the agent's oom record says */
+static void oom_where(const vramz_finding *f, int with_free, char *buf, size_t len)
+{
+	char a[32], b[32];
+	int n = 0;
+	buf[0] = 0;
+	if (f->figures & VRAMZ_FG_SITE)
+		n += snprintf(buf + n, len - (size_t)n, " at %s", f->site);
+	if (n >= 0 && (size_t)n < len && (f->figures & VRAMZ_FG_OOM) && f->requested_bytes)
+		n += snprintf(buf + n, len - (size_t)n, " asking %s",
+			      diag_bytes_str(a, sizeof a, (double)f->requested_bytes));
+	if (n >= 0 && (size_t)n < len && with_free && (f->figures & VRAMZ_FG_REF))
+		n += snprintf(buf + n, len - (size_t)n, " with %s free",
+			      diag_bytes_str(a, sizeof a, (double)f->ref_bytes));
+	if (n >= 0 && (size_t)n < len && (f->figures & VRAMZ_FG_OOM) && f->limit_bytes)
+		n += snprintf(buf + n, len - (size_t)n, " (its allocator's limit %s)",
+			      diag_bytes_str(b, sizeof b, (double)f->limit_bytes));
+	if (n >= 0 && (size_t)n < len && (f->figures & VRAMZ_FG_OOM) && f->nholders)
+		snprintf(buf + n, len - (size_t)n, "; %.0f %% of its memory was allocated at %s",
+			 f->holders[0].share * 100, f->holders[0].site);
+}
+
 int agent_words_oom(const vramz_finding *f, const char *subject, int advice, char *buf,
 		    size_t len)
 {
-	char a[32], b[32], c[32];
-	/* a live process's count rose (ours, with its count); an ended
-	 * process's oom is oom.c's, worded in advice.c */
-	if (!(f->evidence & VRAMZ_OOM_AGENT) || !(f->figures & VRAMZ_FG_COUNT))
+	char a[32], b[32], c[32], w[512];
+	int died = (f->evidence & VRAMZ_OOM_ENDED) != 0;
+	/* a live process's count rose (ours, with its count), or its agent
+	 * recorded its death; an end NVML's figures suggest is advice.c's */
+	if (!died && (!(f->evidence & VRAMZ_OOM_AGENT) || !(f->figures & VRAMZ_FG_COUNT)))
 		return 0;
-	if (advice)
-		snprintf(buf, len, "Lower the batch size or sequence length, free cached blocks "
+	if (advice) {
+		snprintf(buf, len, "%sLower the batch size or sequence length, free cached blocks "
 				   "(expandable_segments:True), or move the job to a GPU with "
-				   "more free memory.");
+				   "more free memory.",
+			 (f->figures & VRAMZ_FG_SITE) ? "Look at the line that ran out and what "
+							 "held the memory. " : "");
+		return 1;
+	}
+	oom_where(f, died, w, sizeof w);
+	if (died)
+		snprintf(buf, len, "%s died out of memory%s%s", subject, w,
+			 (f->figures & VRAMZ_FG_SITE) ? "" : " (torch.OutOfMemoryError)");
 	else if (f->figures & VRAMZ_FG_VALUE)
-		snprintf(buf, len, "%s: PyTorch ran out of memory %u time%s; it held %s (%s "
-				   "reserved by the allocator), the GPU had %s free",
-			 subject, f->count, f->count == 1 ? "" : "s",
+		snprintf(buf, len, "%s ran out of memory %u time%s and carried on%s%s; it holds %s "
+				   "(%s reserved by the allocator), the GPU has %s free",
+			 subject, f->count, f->count == 1 ? "" : "s", w[0] ? "; the last" : "", w,
 			 gib(a, sizeof a, (double)f->bytes), gib(b, sizeof b, (double)f->ref_bytes),
 			 gib(c, sizeof c, f->value));
 	else
-		snprintf(buf, len, "%s: PyTorch ran out of memory %u time%s; it held %s (%s "
-				   "reserved by the allocator)",
-			 subject, f->count, f->count == 1 ? "" : "s",
+		snprintf(buf, len, "%s ran out of memory %u time%s and carried on%s%s; it holds %s "
+				   "(%s reserved by the allocator)",
+			 subject, f->count, f->count == 1 ? "" : "s", w[0] ? "; the last" : "", w,
 			 gib(a, sizeof a, (double)f->bytes), gib(b, sizeof b, (double)f->ref_bytes));
 	return 1;
 }

@@ -21,6 +21,7 @@
 #define AGENT_MAX_SITES 20
 #define AGENT_MAX_DIRS 16
 #define AGENT_FILE_MAX 16384
+#define AGENT_MAX_HOLDERS 3
 
 /* The per-device figures, in file key order (agent_stat_keys). */
 enum agent_stat {
@@ -37,6 +38,37 @@ struct agent_device {
 	uint64_t v[AS_COUNT];
 };
 
+/* A line of the program's Python code: file:line in func(). */
+struct agent_frame {
+	unsigned line;                /* 0 unknown */
+	char func[64];
+	char file[256];               /* "" unknown */
+};
+
+/* With history=True: one of the largest live allocation sites at the
+ * last out-of-memory error (the `holder` records, largest first). */
+struct agent_holder {
+	int cuda;                     /* -1 unknown */
+	char uuid[VRAMZ_UUID_LEN];
+	uint64_t bytes;
+	unsigned blocks;
+	struct agent_frame at;
+};
+
+/* How the process ended (the `end` record, written as it ends). */
+enum agent_end_how { AGENT_END_UNKNOWN, AGENT_END_EXIT, AGENT_END_EXCEPTION };
+
+struct agent_end {
+	int valid;                    /* an end record was read */
+	int64_t time_ms;
+	enum agent_end_how how;
+	int has_status;
+	int status;                   /* the exit status, with has_status */
+	int oom;                      /* died of an out-of-memory error */
+	char exception[96];           /* "torch.OutOfMemoryError"; "" none */
+	struct agent_frame at;        /* the innermost line of its code */
+};
+
 struct agent_figures {
 	uint32_t pid;
 	uint64_t start_time_ticks;
@@ -49,6 +81,16 @@ struct agent_figures {
 	int64_t oom_time_ms;
 	int oom_cuda;
 	uint64_t oom_requested_bytes;
+	/* the rest of the oom record (issue 27): each 0 when absent */
+	uint64_t oom_limit_bytes;     /* the allocator's cap, else the GPU's total */
+	uint64_t oom_free_bytes;      /* the GPU's free memory then */
+	int oom_has_free;
+	uint64_t oom_allocated_bytes, oom_reserved_bytes;
+	uint64_t oom_count;           /* the allocator's num_ooms then */
+	struct agent_frame oom_at;    /* the user's line of the failing call */
+	unsigned nholders;
+	struct agent_holder holder[AGENT_MAX_HOLDERS];
+	struct agent_end end;
 	int dir;                      /* which of the scan's directories */
 };
 
@@ -152,6 +194,37 @@ int agent_find_dir(uint32_t pid, uint64_t start, uint32_t uid, char *dir, size_t
 int agent_request_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid);
 int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid,
 		     struct agent_sites *out);
+
+/* The figures of (pid, start) owned by uid, looked up afresh in the
+ * reader's runtime directories and uid's (as agent_find_dir): what the
+ * diagnosis engine reads of a process that has just left the GPU's list
+ * (its tombstone: the `end` record) or whose OOM count just rose.  0,
+ * VRAMZ_ENOTFOUND, VRAMZ_EPERM, VRAMZ_EPARSE. */
+int agent_read_figures(uint32_t pid, uint64_t start, uint32_t uid, struct agent_figures *out);
+
+/* A SIGTERM's stacks: 1 when the process's `.sig` file (faulthandler's)
+ * exists and is not empty, 0 otherwise. */
+int agent_sig_written(const char *dir, uint32_t pid, uint64_t start, uint32_t uid);
+
+/* How long a tombstone stays (python/vramz/agentfile.py TOMBSTONE_KEEP_S). */
+#define AGENT_TOMBSTONE_KEEP_S 300
+
+/* Removes dead agents' files from directory dirfd by the rule of
+ * python/vramz/agentfile.py's sweep, kept the same: only a regular file
+ * owned by the effective user, named torch-PID-START[.sites|.req|.sig]
+ * for a (PID, START) alive() says is gone (NULL: agent_alive, by /proc),
+ * whose content says it is an agent's; a tombstone (a figures file with
+ * an end record, or a .sig faulthandler wrote into) stays, with its .sig,
+ * until keep_s after it was last written; the other files of a dead agent
+ * go at once.  Nothing else is ever removed.  The count removed, or
+ * VRAMZ_EIO / VRAMZ_ENOMEM.  The agents sweep their directory as they
+ * start and the daemon its own every minute; a one-shot reader does not
+ * (it may look from another PID namespace, where a live agent's pid
+ * reads as gone). */
+int agent_sweep(int dirfd, int (*alive)(uint32_t pid, uint64_t start, void *arg), void *arg,
+		int64_t now_s, int64_t keep_s);
+/* (pid, start) is a live process (its /proc stat's start time). */
+int agent_alive(uint32_t pid, uint64_t start, void *arg);
 
 #endif
 

@@ -36,6 +36,8 @@ enum kind_figure {
 	KIND_FIG_RATE,  /* rate_bytes_per_s, with VRAMZ_FG_RATE; a number */
 	KIND_FIG_TTO,   /* time_to_oom_s, with VRAMZ_FG_TTO and known; a number */
 	KIND_FIG_BYTES, /* bytes, with VRAMZ_FG_BYTES; an integer */
+	KIND_FIG_ENDED_BYTES, /* bytes, of a finding whose process ended */
+	KIND_FIG_REQUESTED,   /* requested_bytes, with VRAMZ_FG_OOM; an integer */
 };
 
 /* One gauge per finding of the kind that carries the figure, labelled
@@ -45,8 +47,11 @@ struct kind_series {
 					  NULL: no series */
 	const char *help;
 	enum kind_figure figure;
+	int site_label;                /* labelled site="model.py:88 in forward()"
+					  too, when the finding names one */
 };
 #define KIND_SERIES_MAX 2
+#define KIND_NEEDS_MAX 2
 
 /* What a threshold is, for the option parser: its unit and range. */
 enum kind_conf_unit {
@@ -95,10 +100,16 @@ struct finding_kind {
 	/* handed out at the evaluation that raises it, not once it has held
 	 * report_after_ms: what does not come back by itself */
 	int at_once;
-	/* hysteresis (issue 27): a finding stays this long after its
-	 * condition is gone.  0 for every kind today - a finding clears at
-	 * the first evaluation that does not raise it - and not read yet */
+	/* hysteresis: a finding stays this long after its condition is gone
+	 * (engine.c); 0: it clears at the first evaluation that does not
+	 * raise it.  docs/diagnoses.md, "Findings that hold", lists them */
 	int64_t hold_ms;
+	/* the data a log must cover before this kind can be judged: the sum
+	 * of these int64_t (ms) fields of vramz_diag_config; what: "leaks",
+	 * for analyze's "too short for leaks" (NULL: no minimum) */
+	const char *what;
+	size_t needs[KIND_NEEDS_MAX];
+	unsigned nneeds;
 	struct kind_series series[KIND_SERIES_MAX];
 	/* its thresholds, in option order; check names the first rule of
 	 * theirs a config breaks ("leak_p 0: must be ..."), NULL when none */
@@ -117,6 +128,9 @@ const struct finding_kind *kind_of(enum vramz_finding_kind k);
 /* The value of figure g of f: 1 with *num set (a rate, a time), 2 with
  * *count set (bytes), 0 when f does not carry it. */
 int kind_figure(const vramz_finding *f, enum kind_figure g, double *num, uint64_t *count);
+
+/* The data (ms) a log must cover before kind k can be judged under c. */
+int64_t kind_needs_ms(const struct finding_kind *k, const vramz_diag_config *c);
 
 /* Every threshold of vramz_diag_config, in option order: the engine's
  * (window, eval-interval), each kind's in table order, then the

@@ -305,7 +305,23 @@ void diagconf_json(struct jsonw *w, const char *key, const vramz_finding *f)
 		jw_null(w, "evidence");
 	}
 	jw_str(w, "site", (fg & VRAMZ_FG_SITE) ? f->site : NULL);
-	jw_dbl_if(w, "site_share", fg & VRAMZ_FG_SITE, f->site_share, 4);
+	jw_dbl_if(w, "site_share", (fg & VRAMZ_FG_SITE) && f->kind != VRAMZ_FK_OOM, f->site_share, 4);
+	/* oom: the error its PyTorch agent saw, and what held the memory */
+	jw_u64_if(w, "requested_bytes", (fg & VRAMZ_FG_OOM) && f->requested_bytes, f->requested_bytes);
+	jw_u64_if(w, "limit_bytes", (fg & VRAMZ_FG_OOM) && f->limit_bytes, f->limit_bytes);
+	if (fg & VRAMZ_FG_OOM) {
+		jw_arr(w, "holders");
+		for (unsigned i = 0; i < f->nholders && i < VRAMZ_OOM_HOLDERS; i++) {
+			jw_obj(w, NULL);
+			jw_str(w, "site", f->holders[i].site);
+			jw_u64(w, "bytes", f->holders[i].bytes);
+			jw_dbl_if(w, "share", 1, f->holders[i].share, 4);
+			jw_end_obj(w);
+		}
+		jw_end_arr(w);
+	} else {
+		jw_null(w, "holders");
+	}
 	jw_str(w, "first_seen", fmt_iso_ms(t, sizeof t, f->first_seen_ms));
 	jw_str(w, "last_update", fmt_iso_ms(t, sizeof t, f->last_update_ms));
 	jw_str(w, "summary", vramz_finding_summary(f, b, sizeof b));

@@ -495,11 +495,13 @@ int prom_render(struct prom_buf *b, const struct prom_input *in)
 /* ---- diagnosis figures ------------------------------------------------- */
 
 static void finding_series(struct prom_buf *b, const struct prom_input *in,
-			   const char *name, const vramz_finding *f)
+			   const struct kind_series *ks, const vramz_finding *f)
 {
-	gpu_series(b, in, name, (unsigned)f->gpu);
+	gpu_series(b, in, ks->metric, (unsigned)f->gpu);
 	if (f->pid)
 		bprintf(b, ",pid=\"%u\"", f->pid);
+	if (ks->site_label && (f->figures & VRAMZ_FG_SITE))
+		label(b, "site", f->site);
 	prom_buf_puts(b, "} ");
 }
 
@@ -519,7 +521,7 @@ int prom_render_findings(struct prom_buf *b, const struct prom_input *in,
 					  kind_figure(&f[i], ks->figure, &num, &count) : 0;
 				if (!has)
 					continue;
-				finding_series(b, in, ks->metric, &f[i]);
+				finding_series(b, in, ks, &f[i]);
 				if (has == 1) {
 					put_double(b, num);
 					prom_buf_put(b, "\n", 1);

@@ -59,6 +59,51 @@ static void parses_what_the_agent_writes(void **state)
 	assert_int_equal(f.oom_requested_bytes, 20 * GiB);
 }
 
+/* issue 27: the oom record in full, the holders and the end record; a
+ * record of a type a reader does not know is skipped */
+static void parses_the_oom_and_the_end(void **state)
+{
+	(void)state;
+	static const char T[] =
+		"vramz-torch 1\n"
+		"process pid=4242 start_time_ticks=1893455 time_ms=5 history=1\n"
+		"oom time_ms=9 cuda=0 requested_bytes=256 limit_bytes=8589934592 device_free_bytes=77 "
+		"allocated_bytes=100 reserved_bytes=200 ooms=4 line=88 func=forward file=/home/a b/model.py\n"
+		"holder cuda=0 uuid=GPU-1 bytes=62 blocks=5 line=40 func=load time_ms=9 file=/home/data.py\n"
+		"holder cuda=0 bytes=30 blocks=1 line=41 func=load2 time_ms=9 file=/home/data.py\n"
+		"future key=1\n"
+		"end time_ms=10 how=exception exception=torch.cuda.OutOfMemoryError status=1 "
+		"line=88 func=forward file=/home/a b/model.py\n";
+	struct agent_figures f;
+	assert_int_equal(agent_parse(T, strlen(T), &f), 0);
+	assert_int_equal(f.oom_limit_bytes, 8589934592ull);
+	assert_true(f.oom_has_free);
+	assert_int_equal(f.oom_free_bytes, 77);
+	assert_int_equal(f.oom_allocated_bytes, 100);
+	assert_int_equal(f.oom_count, 4);
+	assert_int_equal(f.oom_at.line, 88);
+	assert_string_equal(f.oom_at.func, "forward");
+	assert_string_equal(f.oom_at.file, "/home/a b/model.py"); /* free text, to the end */
+	assert_int_equal(f.nholders, 2);
+	assert_string_equal(f.holder[0].uuid, "GPU-1");
+	assert_int_equal(f.holder[0].bytes, 62);
+	assert_int_equal(f.holder[0].blocks, 5);
+	assert_int_equal(f.holder[1].at.line, 41);
+	assert_true(f.end.valid);
+	assert_int_equal(f.end.how, AGENT_END_EXCEPTION);
+	assert_true(f.end.oom); /* by the exception's name, without oom=1 */
+	assert_true(f.end.has_status);
+	assert_int_equal(f.end.status, 1);
+	assert_string_equal(f.end.exception, "torch.cuda.OutOfMemoryError");
+	static const char E[] = "vramz-torch 1\nprocess pid=1 start_time_ticks=2\nend how=exit status=0\n";
+	assert_int_equal(agent_parse(E, strlen(E), &f), 0);
+	assert_true(f.end.valid);
+	assert_int_equal(f.end.how, AGENT_END_EXIT);
+	assert_false(f.end.oom);
+	assert_int_equal(f.end.status, 0);
+	assert_false(f.oom_valid);
+}
+
 static void rejects_other_formats(void **state)
 {
 	struct agent_figures f;
@@ -330,13 +375,85 @@ static void requests_and_reads_sites(void **state)
 	assert_int_equal(agent_read_sites(dir, 8001, 1, me, &s), VRAMZ_EPERM);
 }
 
+/* agent_sweep: the C twin of tests/python/test_agent_end.py's SweepTest,
+ * case for case (the rule of python/vramz/agentfile.py's sweep) */
+static void put_aged(const char *name, const char *text, long age_s)
+{
+	char p[TMPDIR_LEN + 64];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	struct timespec ts[2];
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= age_s;
+	ts[1] = ts[0];
+	assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
+static int all_dead(uint32_t pid, uint64_t start, void *arg)
+{
+	(void)pid, (void)start, (void)arg;
+	return 0;
+}
+
+static int all_alive(uint32_t pid, uint64_t start, void *arg)
+{
+	(void)pid, (void)start, (void)arg;
+	return 1;
+}
+
+static int exists(const char *name)
+{
+	char p[TMPDIR_LEN + 64];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+static void sweeps_tombstones_after_their_time(void **state)
+{
+	const char *end = "vramz-torch 1\nprocess pid=1\nend time_ms=1 how=exit status=0\n";
+	const char *noend = "vramz-torch 1\nprocess pid=1\n";
+	long keep = AGENT_TOMBSTONE_KEEP_S;
+	put_aged("torch-4194901-1", end, 10);               /* young: stays */
+	put_aged("torch-4194902-1", end, keep + 5);         /* old: goes */
+	put_aged("torch-4194903-1", noend, 10);             /* kill -9: goes now */
+	put_aged("torch-4194904-1", noend, 10);             /* SIGTERM ... */
+	put_aged("torch-4194904-1.sig", "Thread 0x1 (most recent call first):\n  File \"x.py\"", 10);
+	put_aged("torch-4194905-1.sig", "", 10);            /* an empty .sig: goes */
+	put_aged("torch-4194906-1", noend, 10);
+	put_aged("torch-4194906-1.sig", "not what faulthandler writes", 10); /* not ours: stays */
+	put_aged("torch-4194901-1.sites", "vramz-torch-sites 1\n", 10); /* a tombstone's sites: go */
+	put_aged("torch-4194907-1.req", "not empty\n", 10); /* not a request of ours: stays */
+	put_aged("notes", "vramz-torch 1\n", keep * 2);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	time_t now = time(NULL);
+	/* a live agent's files are never swept */
+	assert_int_equal(agent_sweep(fd, all_alive, NULL, now, keep), 0);
+	assert_int_equal(agent_sweep(fd, all_dead, NULL, now, keep), 5);
+	assert_true(exists("torch-4194901-1") && exists("torch-4194904-1") &&
+		    exists("torch-4194904-1.sig") && exists("torch-4194906-1.sig"));
+	assert_false(exists("torch-4194901-1.sites") || exists("torch-4194902-1") ||
+		     exists("torch-4194903-1") || exists("torch-4194905-1.sig") ||
+		     exists("torch-4194906-1"));
+	assert_int_equal(agent_sweep(fd, all_dead, NULL, now + keep, keep), 3);
+	assert_false(exists("torch-4194901-1") || exists("torch-4194904-1") ||
+		     exists("torch-4194904-1.sig"));
+	assert_true(exists("torch-4194906-1.sig") && exists("torch-4194907-1.req") && exists("notes"));
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_what_the_agent_writes),
+		cmocka_unit_test(parses_the_oom_and_the_end),
 		cmocka_unit_test(rejects_other_formats),
 		cmocka_unit_test(parses_sites),
 		cmocka_unit_test_setup_teardown(joins_by_pid_and_start_time, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(sweeps_tombstones_after_their_time, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(keeps_a_listing_until_the_directory_changes, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(a_directory_made_again_is_listed_again, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(a_held_directory_made_writable_is_not_trusted, setup_dir, teardown_dir),

@@ -35,8 +35,14 @@ static void one_row_per_kind(void **s)
 		assert_non_null(fk->detect);
 		assert_non_null(fk->summary);
 		assert_non_null(fk->advice);
-		/* hysteresis is issue 27's: today a finding clears at once */
-		assert_int_equal(fk->hold_ms, 0);
+		/* hysteresis (issue 27): what is judged over a window holds for
+		 * a while after its condition goes; events have their own keeping,
+		 * and a state the driver reports (row_remap) is not judged */
+		if ((fk->span == KIND_EVENT && fk->kind != VRAMZ_FK_OUTSIDE_ALLOCATOR) ||
+		    fk->kind == VRAMZ_FK_IDLE_HOLDER || fk->kind == VRAMZ_FK_ROW_REMAP)
+			assert_int_equal(fk->hold_ms, 0);
+		else
+			assert_true(fk->hold_ms >= 30000 && fk->hold_ms <= 60000);
 		assert_true(!fk->nconf || fk->conf);
 	}
 }
@@ -69,16 +75,16 @@ static void prometheus_series(void **s)
 	(void)s;
 	static const char *const want[] = {"leak_rate_bytes_per_second", "time_to_oom_seconds",
 					   "idle_holder_bytes", "orphan_memory_bytes",
-					   "oom_ended_bytes"};
+					   "oom_ended_bytes", "oom_requested_bytes"};
 	unsigned n = 0;
 	for (int k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++)
 		for (unsigned i = 0; i < KIND_SERIES_MAX && finding_kinds[k].series[i].metric; i++) {
-			assert_true(n < 5);
+			assert_true(n < 6);
 			assert_string_equal(finding_kinds[k].series[i].metric, want[n]);
 			assert_non_null(finding_kinds[k].series[i].help);
 			n++;
 		}
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
 	vramz_finding f = {.kind = VRAMZ_FK_LEAK, .figures = VRAMZ_FG_RATE | VRAMZ_FG_TTO,
 			   .rate_bytes_per_s = 5, .time_to_oom_s = -1, .bytes = 9};
 	double num = 0;

@@ -119,12 +119,14 @@ static void oom_from_the_agent_counter(void **state)
 	}
 	const vramz_finding *f;
 	assert_int_equal(count_kind(d, VRAMZ_FK_OOM, &f), 1);
-	assert_int_equal(f->severity, VRAMZ_SEV_CRITICAL);
+	/* caught and carried on: a warning, not a death (issue 27) */
+	assert_int_equal(f->severity, VRAMZ_SEV_WARNING);
 	assert_true(f->evidence & VRAMZ_OOM_AGENT);
+	assert_false(f->ended);
 	assert_int_equal(f->count, 1);
 	char buf[256];
 	vramz_finding_summary(f, buf, sizeof buf);
-	assert_non_null(strstr(buf, "PyTorch ran out of memory 1 time; it held 130.0 GiB (128.0 GiB reserved by the allocator), the GPU had"));
+	assert_non_null(strstr(buf, "pid 4242 (python) on GPU 0 ran out of memory 1 time and carried on; it holds 130.0 GiB (128.0 GiB reserved by the allocator), the GPU has"));
 	vramz_diag_free(d);
 }
 
@@ -194,10 +196,173 @@ static void leak_names_the_python_line(void **state)
 	unsetenv("VRAMZ_RUNTIME_DIR");
 }
 
+/* A live engine reads the file the agent leaves as a tombstone when its
+ * process leaves the GPU's list (issue 27).  The process holds 40 GiB of
+ * a 141 GiB GPU, so NVML's figures alone would say nothing. */
+static vramz_diag *end_with(const char *dir, const char *records, int ooms_before_end,
+			    const vramz_finding **f, unsigned *n)
+{
+	struct sim m;
+	sim_init(&m, 1, 141 * GiB);
+	vramz_proc_sample *p = torch_proc(&m, 4242, 40 * GiB, 38 * GiB);
+	char path[256];
+	snprintf(path, sizeof path, "%s/torch-4242-%llu", dir, (unsigned long long)p->start_time_ticks);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "vramz-torch 1\nprocess pid=4242 start_time_ticks=%llu history=1\n%s",
+		(unsigned long long)p->start_time_ticks, records);
+	fclose(fp);
+	chmod(path, 0644);
+	vramz_diag_config c;
+	vramz_diag_config_defaults(&c);
+	c.proc_root = "/proc";
+	vramz_diag *d = vramz_diag_new(&c);
+	assert_non_null(d);
+	for (int s = 0; s <= 60; s++) {
+		if (s == 40)
+			p->torch_ooms = (uint64_t)ooms_before_end;
+		if (s == 50)
+			m.np = 0; /* gone from the list */
+		assert_int_equal(sim_feed(d, &m, 1000000 + s * 1000, NULL), 0);
+	}
+	*n = count_kind(d, VRAMZ_FK_OOM, f);
+	unlink(path);
+	return d;
+}
+
+static void uncaught_oom_is_a_death_with_its_line(void **state)
+{
+	char dir[TMPDIR_LEN];
+	assert_int_equal(tmpdir_make(dir, "diag-torch-end"), 0);
+	setenv("VRAMZ_RUNTIME_DIR", dir, 1);
+	const vramz_finding *f;
+	unsigned n;
+	vramz_diag *d = end_with(dir,
+		"oom time_ms=1 cuda=0 requested_bytes=21474836480 limit_bytes=35791394816 "
+		"device_free_bytes=10522669056 allocated_bytes=22548578304 reserved_bytes=23622320128 "
+		"ooms=1 line=88 func=forward file=/home/ana/model.py\n"
+		"holder cuda=0 bytes=13980054487 blocks=52 line=40 func=load time_ms=1 file=/home/ana/data.py\n"
+		"end time_ms=2 how=exception exception=torch.OutOfMemoryError oom=1 status=1 "
+		"line=88 func=forward file=/home/ana/model.py\n", 1, &f, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(f->severity, VRAMZ_SEV_CRITICAL);
+	assert_true(f->ended);
+	assert_true(f->evidence & VRAMZ_OOM_ENDED);
+	assert_false(f->evidence & VRAMZ_OOM_LOW_FREE); /* NVML saw 100 GiB free */
+	assert_true(f->figures & VRAMZ_FG_OOM);
+	assert_string_equal(f->site, "model.py:88 in forward()");
+	assert_int_equal(f->requested_bytes, 21474836480ull);
+	assert_int_equal(f->nholders, 1);
+	assert_string_equal(f->holders[0].site, "data.py:40 in load()");
+	char buf[512];
+	vramz_finding_summary(f, buf, sizeof buf);
+	print_message("%s\n", buf);
+	assert_string_equal(buf, "pid 4242 (python) on GPU 0 died out of memory at model.py:88 in "
+				 "forward() asking 20.0 GiB with 9.8 GiB free (its allocator's limit "
+				 "33.3 GiB); 62 % of its memory was allocated at data.py:40 in load()");
+	vramz_diag_free(d);
+	assert_int_equal(tmpdir_remove(dir), 0);
+	unsetenv("VRAMZ_RUNTIME_DIR");
+}
+
+/* caught OOMs then a normal exit: never a death, however full the GPU
+ * looked; an exit the agent did not record (kill -9) falls back to
+ * NVML's rule, which a half-empty GPU does not meet */
+static void caught_oom_then_exit_is_no_death(void **state)
+{
+	char dir[TMPDIR_LEN];
+	assert_int_equal(tmpdir_make(dir, "diag-torch-exit"), 0);
+	setenv("VRAMZ_RUNTIME_DIR", dir, 1);
+	const char *ends[] = {
+		"oom time_ms=1 cuda=0 requested_bytes=1024 ooms=3 line=9 func=probe file=/x/p.py\n"
+		"end time_ms=2 how=exit status=0\n",
+		"end time_ms=2 how=exception exception=ValueError oom=0 status=1 line=3 func=f file=/x/p.py\n",
+		"oom time_ms=1 cuda=0 requested_bytes=1024 ooms=3 line=9 func=probe file=/x/p.py\n",
+	};
+	for (unsigned i = 0; i < 3; i++) {
+		const vramz_finding *f;
+		unsigned n;
+		vramz_diag *d = end_with(dir, ends[i], 3, &f, &n);
+		assert_int_equal(n, 0);
+		vramz_diag_free(d);
+	}
+	assert_int_equal(tmpdir_remove(dir), 0);
+	unsetenv("VRAMZ_RUNTIME_DIR");
+}
+
+/* issue 27: a fragmenting pool whose split share flaps around the
+ * threshold while its retries climb without pause is one finding from its
+ * first report until the retries stop, its "changed" revisions at most one
+ * per DIAG_CHANGE_MIN_MS; once the retries stop and the share is low, it
+ * clears, after its hold time */
+static void fragmentation_holds_while_retries_climb(void **state)
+{
+	struct sim m;
+	sim_init(&m, 1, 141 * GiB);
+	vramz_proc_sample *p = torch_proc(&m, 4242, 20 * GiB, 18 * GiB);
+	vramz_diag *d = new_diag();
+	int64_t t0 = 1000000;
+	int first = -1, gone = -1;
+	unsigned rev0 = 0, rev = 0;
+	for (int s = 0; s <= 400; s++) {
+		int climbing = s < 180;
+		/* 6 GiB split for 4 s, 0.5 GiB for 3 s, and again */
+		p->torch_inactive_split_bytes = (uint64_t)((climbing && s % 7 < 4 ? 6 : 0.5) * GiB);
+		p->torch_alloc_retries = 10 + (uint64_t)(climbing ? s * 7 : 180 * 7);
+		assert_int_equal(sim_feed(d, &m, t0 + s * 1000, NULL), 0);
+		const vramz_finding *f;
+		unsigned n = count_kind(d, VRAMZ_FK_FRAGMENTATION, &f);
+		if (n && first < 0) {
+			first = s;
+			rev0 = f->revision;
+		}
+		if (first >= 0 && gone < 0 && !n)
+			gone = s;
+		if (n)
+			rev = f->revision;
+		if (first >= 0 && climbing)
+			assert_int_equal(n, 1); /* no flapping while retries climb */
+	}
+	assert_true(first >= 0 && first <= 10);
+	/* one revision at most every 10 s over ~175 s of changes */
+	assert_true(rev - rev0 <= (180 - (unsigned)first) / 10 + 1);
+	/* the retries stopped at 180 s, the share was low: still climbing
+	 * within 60 s, then held 60 s */
+	assert_true(gone >= 180 + 60 + 60 - 2 && gone <= 180 + 60 + 60 + 3);
+	vramz_diag_free(d);
+}
+
+/* a caught-OOM count rising every second: one finding, a "changed" at
+ * most every DIAG_CHANGE_MIN_MS */
+static void caught_ooms_change_at_a_bounded_rate(void **state)
+{
+	struct sim m;
+	sim_init(&m, 1, 141 * GiB);
+	vramz_proc_sample *p = torch_proc(&m, 4242, 40 * GiB, 38 * GiB);
+	vramz_diag *d = new_diag();
+	unsigned revs = 0, last = 0;
+	for (int s = 0; s <= 70; s++) {
+		p->torch_ooms = s >= 10 ? (uint64_t)(s - 9) : 0;
+		assert_int_equal(sim_feed(d, &m, 1000000 + s * 1000, NULL), 0);
+		const vramz_finding *f;
+		if (count_kind(d, VRAMZ_FK_OOM, &f)) {
+			if (f->revision != last)
+				revs++;
+			last = f->revision;
+		}
+	}
+	assert_true(revs >= 2 && revs <= 7); /* 60 s: the first, then <= 6 changes */
+	vramz_diag_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fragmentation_needs_climbing_retries),
+		cmocka_unit_test(uncaught_oom_is_a_death_with_its_line),
+		cmocka_unit_test(fragmentation_holds_while_retries_climb),
+		cmocka_unit_test(caught_ooms_change_at_a_bounded_rate),
+		cmocka_unit_test(caught_oom_then_exit_is_no_death),
 		cmocka_unit_test(outside_allocator_large_in_bytes_and_share),
 		cmocka_unit_test(oom_from_the_agent_counter),
 		cmocka_unit_test(leak_names_the_python_line),

@@ -327,7 +327,7 @@ static void test_findings(void **state)
 {
 	struct world *w = world_new(2);
 	/* the series of each kind come from its row (lib/diagnose/kinds.c) */
-	vramz_finding f[7];
+	vramz_finding f[9];
 	memset(f, 0, sizeof f);
 	f[0] = (vramz_finding){.kind = VRAMZ_FK_LEAK, .gpu = 0, .pid = 4242,
 			       .figures = VRAMZ_FG_RATE | VRAMZ_FG_TTO,
@@ -337,7 +337,16 @@ static void test_findings(void **state)
 	f[2] = (vramz_finding){.kind = VRAMZ_FK_ORPHANED, .gpu = 1, .figures = VRAMZ_FG_BYTES,
 			       .bytes = 8192};
 	f[3] = (vramz_finding){.kind = VRAMZ_FK_OOM, .gpu = 0, .pid = 77, .figures = VRAMZ_FG_BYTES,
-			       .bytes = 16384};
+			       .bytes = 16384, .ended = 1};
+	/* a PyTorch process that died of an OOM (its line a label), and a
+	 * live one that caught one: no "ended" bytes for that one */
+	f[7] = (vramz_finding){.kind = VRAMZ_FK_OOM, .gpu = 0, .pid = 78, .ended = 1,
+			       .figures = VRAMZ_FG_BYTES | VRAMZ_FG_SITE | VRAMZ_FG_OOM,
+			       .bytes = 32768, .requested_bytes = 21474836480ull,
+			       .site = "model.py:88 in \"forward\"()"};
+	f[8] = (vramz_finding){.kind = VRAMZ_FK_OOM, .gpu = 1, .pid = 79,
+			       .figures = VRAMZ_FG_BYTES | VRAMZ_FG_OOM, .bytes = 65536,
+			       .requested_bytes = 1024};
 	/* no series: a kind without one, a leak of no GPU, a time to OOM unknown */
 	f[4] = (vramz_finding){.kind = VRAMZ_FK_THROTTLE, .gpu = 1, .figures = VRAMZ_FG_SHARE,
 			       .share = 0.123456};
@@ -348,13 +357,18 @@ static void test_findings(void **state)
 			       .time_to_oom_s = -1};
 	prom_buf_reset(&w->b);
 	assert_int_equal(prom_render(&w->b, &w->in), 0);
-	assert_int_equal(prom_render_findings(&w->b, &w->in, f, 7), 0);
+	assert_int_equal(prom_render_findings(&w->b, &w->in, f, 9), 0);
 	const char *b = w->b.p;
 	has(b, "vramz_leak_rate_bytes_per_second{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"4242\"} 1048576\n");
 	has(b, "vramz_time_to_oom_seconds{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"4242\"} 3000\n");
 	has(b, "vramz_idle_holder_bytes{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\",pid=\"99\"} 4096\n");
 	has(b, "vramz_orphan_memory_bytes{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\"} 8192\n");
 	has(b, "vramz_oom_ended_bytes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"77\"} 16384\n");
+	has(b, "vramz_oom_ended_bytes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"78\"} 32768\n");
+	hasnt(b, "vramz_oom_ended_bytes{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\",pid=\"79\"}");
+	has(b, "vramz_oom_requested_bytes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"78\","
+	       "site=\"model.py:88 in \\\"forward\\\"()\"} 21474836480\n");
+	has(b, "vramz_oom_requested_bytes{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\",pid=\"79\"} 1024\n");
 	has(b, "vramz_leak_rate_bytes_per_second{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\",pid=\"5\"} 7\n");
 	hasnt(b, "vramz_time_to_oom_seconds{gpu=\"1\"");
 	hasnt(b, "} 987654321\n");
@@ -376,9 +390,13 @@ static void test_findings(void **state)
 			    "# HELP vramz_orphan_memory_bytes Used memory no live process holds (a dead "
 			    "context, or another namespace).\n"
 			    "# TYPE vramz_orphan_memory_bytes gauge\n"
-			    "# HELP vramz_oom_ended_bytes Memory a process held when it probably ended "
-			    "out of memory (while the oom finding is current).\n"
-			    "# TYPE vramz_oom_ended_bytes gauge\n");
+			    "# HELP vramz_oom_ended_bytes Memory a process held when it ended, or "
+			    "probably ended, out of memory (while the oom finding is current).\n"
+			    "# TYPE vramz_oom_ended_bytes gauge\n"
+			    "# HELP vramz_oom_requested_bytes What the last out-of-memory error of a "
+			    "PyTorch process asked for, labelled with the line that ran out (while "
+			    "the oom finding is current).\n"
+			    "# TYPE vramz_oom_requested_bytes gauge\n");
 	world_free(w);
 }
 

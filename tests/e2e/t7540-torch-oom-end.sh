@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t7540-torch-oom-end.sh - verdicts at the moments that matter (issue 27),
+# end to end on the stub torch of tests/python, whose OOMs go as PyTorch's
+# do (the count, the observer in the allocating thread, then the
+# exception), and `vramz watch` at 1 Hz on the fake NVML:
+#  - a job that dies of an uncaught OutOfMemoryError under a per-process
+#    cap, with most of the GPU free: "died out of memory" with the script's
+#    file:line, the bytes asked and the line that held the memory, read
+#    from the tombstone its agent left; the tombstone is swept later;
+#  - a job that catches an OOM and exits normally on a GPU NVML shows
+#    nearly full: "ran out of memory 1 time and carried on", never a death;
+#  - a fragmenting pool whose split share flaps while its retries climb:
+#    one finding, never cleared and raised again.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/torch-lib.sh"
+
+# job J: waits for $T/go.J, then runs its ending; AGENT_PID its pid
+start_job() {
+	python3 "$T/$1.py" "$T/go.$1" > "$T/$1.out" 2>&1 &
+	JOB=$!
+	trap 'kill $JOB 2>/dev/null; rm -rf "$T"' EXIT
+	for _ in $(seq 300); do grep -q ready "$T/$1.out" && break; sleep 0.1; done
+	export AGENT_PID=$JOB
+}
+# the fake GPU: 143771 MiB; the job holds USED of it
+scn() {
+	cat > "$T/m.scn" <<SCN
+driver 580.159.04
+gpu 0 name="NVIDIA H200" uuid=GPU-00000000-0000-4000-8000-000000000000 mem_total=143771MiB mem_reserved=616MiB util=50
+proc gpu=0 pid=env:AGENT_PID used=$1 sm=50 follow
+SCN
+	export FAKE_NVML_SCENARIO="$T/m.scn"
+}
+
+cat > "$T/dies.py" <<'PYEOF'
+import os, sys, time
+import torch, vramz.torch
+torch.cuda.set_per_process_memory_fraction(0.25)
+a = vramz.torch.attach(interval=0.2, quiet=True, history=True)
+kept = [torch.cuda._stub.alloc(1 << 20)]
+def load():
+    kept.append(torch.cuda._stub.alloc(20 << 30))  # HOLDER-LINE
+def forward():
+    return torch.cuda._stub.alloc(20 << 30)  # OOM-LINE
+while not os.path.exists(a.path):
+    time.sleep(0.01)
+time.sleep(0.3)  # CUDA is up: allocation history is on from here
+load()
+print("ready", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+forward()
+PYEOF
+
+cat > "$T/probes.py" <<'PYEOF'
+import os, sys, time
+import torch, vramz.torch
+torch.cuda.set_per_process_memory_fraction(0.25)
+a = vramz.torch.attach(interval=0.2, quiet=True)
+torch.cuda._stub.alloc(1 << 30)
+def probe(n):
+    return torch.cuda._stub.alloc(n << 30)  # PROBE-LINE
+while not os.path.exists(a.path):
+    time.sleep(0.01)
+print("ready", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+try:
+    probe(64)
+except torch.OutOfMemoryError:
+    pass
+time.sleep(3)
+sys.exit(0)
+PYEOF
+
+cat > "$T/frag.py" <<'PYEOF'
+import os, sys, time
+import torch, vramz.torch
+s = torch.cuda._stub
+s.alloc(6 << 30, reserve=8 << 30)
+a = vramz.torch.attach(interval=0.2, quiet=True)
+while not os.path.exists(a.path):
+    time.sleep(0.01)
+print("ready", flush=True)
+t0, retries = time.time(), 10
+while not os.path.exists(sys.argv[1] + ".stop"):
+    # 3 GiB of 8 split for 4 s, 0.5 GiB for 3 s; retries climb all along
+    k = int(time.time() - t0) % 7
+    retries += 1
+    s.dev[0].update(inactive_split=(3 << 30) if k < 4 else (512 << 20), retries=retries)
+    time.sleep(0.2)
+PYEOF
+
+# the events of kind K in watch's JSON lines: "EVENT SEVERITY summary"
+events() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    f = e["finding"]
+    if f["kind"] == sys.argv[2]:
+        print(e["event"], f["severity"], json.dumps(f, sort_keys=True))
+PY
+}
+
+OOM_LINE=$(grep -n OOM-LINE "$T/dies.py" | cut -d: -f1)
+HOLDER_LINE=$(grep -n HOLDER-LINE "$T/dies.py" | cut -d: -f1)
+PROBE_LINE=$(grep -n PROBE-LINE "$T/probes.py" | cut -d: -f1)
+
+start_job dies
+DIES=$JOB
+scn 21GiB
+"$VRAMZ_BIN" watch --json -i 1s -d 12s --report-after 1s > "$T/dies.json" 2> "$T/dies.err" &
+WATCH=$!
+sleep 4
+touch "$T/go.dies"
+wait $WATCH
+
+expect_success 'an uncaught OOM under a cap, most of the GPU free: died out of memory at its line' '
+	events "$T/dies.json" oom > ev &&
+	has "^(new|changed) critical .*\"evidence\": \[\"ended\"\]" ev &&
+	has "died out of memory at dies\.py:$OOM_LINE in forward\(\) asking 20\.0 GiB with [0-9.]+ GiB free \(its allocator.s limit 35\.1 GiB\); [0-9]+ % of its memory was allocated at dies\.py:$HOLDER_LINE in load\(\)" ev &&
+	has "\"site\": \"dies\.py:$OOM_LINE in forward\(\)\"" ev &&
+	has "\"requested_bytes\": 21474836480" ev &&
+	has "\"holders\": \[\{\"bytes\": 21474836480, \"share\": 1\.0+, \"site\": \"dies\.py:$HOLDER_LINE in load\(\)\"\}" ev
+'
+
+expect_success 'the tombstone stays for the readers, and the daemon sweeps it once old' '
+	! kill -0 $DIES 2>/dev/null &&
+	ls "$VRAMZ_RUNTIME_DIR" > files && has "^torch-$DIES-[0-9]+\$" files &&
+	grep -q "^end .*oom=1" "$VRAMZ_RUNTIME_DIR"/torch-$DIES-* &&
+	touch -d "6 minutes ago" "$VRAMZ_RUNTIME_DIR"/torch-$DIES-* &&
+	{ timeout 3 "$VRAMZ_BIN" daemon -i 200ms 2> daemon.err; true; } &&
+	ls "$VRAMZ_RUNTIME_DIR" > files && hasnt "^torch-$DIES-" files
+'
+
+start_job probes
+scn 139GiB
+"$VRAMZ_BIN" watch --json -i 1s -d 12s --report-after 1s > "$T/probes.json" 2> "$T/probes.err" &
+WATCH=$!
+sleep 4
+touch "$T/go.probes"
+wait $WATCH
+
+expect_success 'a caught OOM then a normal exit on a full GPU: carried on, never a death' '
+	events "$T/probes.json" oom > ev &&
+	has "^new warning .*ran out of memory 1 time and carried on; the last at probes\.py:$PROBE_LINE in probe\(\) asking 64\.0 GiB" ev &&
+	hasnt "died out of memory|ended out of memory|critical" ev &&
+	grep -q "^end .*how=exit status=0" "$VRAMZ_RUNTIME_DIR"/torch-$JOB-*
+'
+
+start_job frag
+scn 9GiB
+touch "$T/go.frag"
+expect_success 'fragmentation that flaps while retries climb: one finding, never cleared' '
+	"$VRAMZ_BIN" watch --json -i 1s -d 25s --report-after 1s > frag.json 2> frag.err;
+	touch "$T/go.frag.stop" &&
+	events frag.json fragmentation > ev &&
+	test "$(grep -c "^new " ev)" = 1 &&
+	hasnt "^cleared " ev
+'
+
+finish
