@@ -20,6 +20,7 @@
 #include "grow.h"
 #include "rundir.h"
 #include "proc.h"
+#include "text.h"
 #include "vramz/daemon.h"
 
 #include <dirent.h>
@@ -110,12 +111,11 @@ static int to_u64(const char *v, size_t vl, uint64_t *out)
 	return 0;
 }
 
+/* A value as text, through the one sanitizer (a file name may be UTF-8,
+ * never a terminal's control) */
 static void to_str(char *dst, size_t cap, const char *v, size_t vl)
 {
-	size_t n = vl < cap - 1 ? vl : cap - 1;
-	for (size_t i = 0; i < n; i++)
-		dst[i] = (v[i] >= 0x20 && v[i] < 0x7f) ? v[i] : '?';
-	dst[n] = 0;
+	text_copy_n(dst, cap, v, vl);
 }
 
 /* The record type of a line (before the first blank). */

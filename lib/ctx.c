@@ -11,6 +11,8 @@
 #include "clock.h"
 #include "grow.h"
 #include "par.h"
+#include "fields.h"
+#include "procfields.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -100,6 +102,8 @@ static int open_one(vramz_ctx *ctx, const struct backend_ops *ops, const vramz_o
 	c->info.gpu_first = ctx->ngpus;
 	c->info.gpu_count = n;
 	ops->system(c->be, &ctx->sys, &c->info);
+	/* text from a driver, a segment or a log: lib/text.h */
+	field_sanitize_system(&ctx->sys, &c->info);
 	ctx->ngpus += n;
 	ctx->nbk++;
 	return 0;
@@ -192,6 +196,7 @@ static int ctx_open(vramz_ctx **out, const vramz_open_opts *opts, const vramz_ab
 		if (!gi->vendor[0])
 			snprintf(gi->vendor, sizeof gi->vendor, "%s", c->ops->vendor ? c->ops->vendor : "");
 		snprintf(gi->backend, sizeof gi->backend, "%s", c->ops->name);
+		field_sanitize_info(gi);
 	}
 	ctx->err[0] = 0;
 	return 0;
@@ -278,6 +283,7 @@ int vramz_gpu_details(vramz_ctx *ctx, unsigned index)
 	unsigned local;
 	const struct ctx_backend *c = ctx_backend_of(ctx, index, &local);
 	int rc = c->ops->gpu_details(c->be, local, gi);
+	field_sanitize_info(gi);
 	gi->valid |= VRAMZ_I_DETAILS;
 	return rc;
 }
@@ -391,8 +397,13 @@ int vramz_sample(vramz_ctx *ctx, unsigned flags, const vramz_snapshot **out)
 			unsigned local;
 			const struct ctx_backend *c = ctx_backend_of(ctx, idx, &local);
 			rc = c->ops->procs(c->be, local, flags, &ctx->procs);
-			for (unsigned i = g->proc_first; i < ctx->procs.n; i++)
+			for (unsigned i = g->proc_first; i < ctx->procs.n; i++) {
 				ctx->procs.v[i].gpu_index = idx;
+				/* a recording's text (a segment, a log); a live
+				 * backend leaves text to proc.c, which sanitizes */
+				if (ctx->recorded)
+					proc_field_sanitize_text(&ctx->procs.v[i]);
+			}
 			if (rc == VRAMZ_ENOMEM)
 				return rc;
 			if (rc == 0)

@@ -14,6 +14,8 @@
 
 #include <string.h>
 
+#include "text.h"
+
 #include "vramz/vramz.h"
 
 #define OFF(m) offsetof(vramz_gpu_sample, m)
@@ -215,6 +217,37 @@ uint32_t field_sanitize(vramz_gpu_sample *s)
 	bad &= s->valid;
 	s->valid &= ~bad;
 	return bad;
+}
+
+/* every char array of vramz_gpu_info, vramz_system_info and
+ * vramz_backend_info: a member appended there is appended here */
+#define TEXT(s, m) do { (s)->m[sizeof (s)->m - 1] = '\0'; text_sanitize((s)->m); } while (0)
+
+void field_sanitize_info(vramz_gpu_info *gi)
+{
+	TEXT(gi, name);
+	TEXT(gi, uuid);
+	TEXT(gi, pci_bus_id);
+	TEXT(gi, serial);
+	TEXT(gi, vbios);
+	TEXT(gi, arch);
+	TEXT(gi, mem_type);
+	TEXT(gi, vendor);
+	TEXT(gi, backend);
+}
+
+void field_sanitize_system(vramz_system_info *si, vramz_backend_info *bi)
+{
+	if (si) {
+		TEXT(si, driver_version);
+		TEXT(si, nvidia.nvml_version);
+		TEXT(si, backend);
+	}
+	if (bi) {
+		TEXT(bi, name);
+		TEXT(bi, vendor);
+		TEXT(bi, driver_version);
+	}
 }
 
 uint32_t field_sanitize_proc(vramz_proc_sample *p)

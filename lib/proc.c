@@ -16,6 +16,7 @@
 #include "proc.h"
 #include "clock.h"
 #include "hashtab.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,56 +85,6 @@ static ssize_t proc_read(int dirfd, const char *name, char *buf, size_t cap)
 		have += n > 0 ? (size_t)n : 0;
 	close(fd);
 	return n < 0 ? -1 : (ssize_t)have;
-}
-
-/* Length of the UTF-8 sequence at s (1-4), or 0 when s does not start a
- * valid, shortest-form one. */
-static size_t proc_utf8_len(const unsigned char *s, uint32_t *cp)
-{
-	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-	uint32_t c = n == 4 ? s[0] & 0x07u : n == 3 ? s[0] & 0x0fu : s[0] & 0x1fu;
-
-	if (s[0] < 0x80 || s[0] > 0xf4)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3fu);
-	}
-	if (n == 0 || (n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
-}
-
-/* Terminal escapes in a process's name, argv or user name must not reach a
- * table, the TUI or a log: C0 controls, DEL, the C1 controls U+0080-U+009F
- * (U+009B is a one-character CSI on terminals that honour C1) and bytes that
- * are not UTF-8 (a raw 0x9B is CSI on an 8-bit terminal) each become one
- * '?'.  In place: the text can only shrink. */
-void proc_sanitize(char *str)
-{
-	unsigned char *r = (unsigned char *)str, *w = r;
-	uint32_t cp = 0;
-	size_t n;
-
-	while (*r) {
-		if (*r < 0x20 || *r == 0x7f) {
-			*w++ = '?';
-			r++;
-		} else if (*r < 0x80) {
-			*w++ = *r++;
-		} else if ((n = proc_utf8_len(r, &cp)) == 0 || cp < 0xa0) {
-			*w++ = '?';
-			r += n ? n : 1;
-		} else {
-			memmove(w, r, n);
-			w += n;
-			r += n;
-		}
-	}
-	*w = '\0';
 }
 
 static void proc_copy(char *dst, size_t cap, const char *src, size_t n)
@@ -218,7 +169,7 @@ int proc_parse_stat(const char *text, struct proc_stat_fields *st)
 	st->has_rss = have >= 24;
 	st->rss_pages = st->has_rss ? v[24] : 0;
 	proc_copy(st->comm, sizeof st->comm, open + 1, (size_t)(close - open - 1));
-	proc_sanitize(st->comm);
+	text_sanitize(st->comm);
 	return 0;
 }
 
@@ -301,7 +252,7 @@ static void proc_read_cmdline(int dirfd, char *out, const char *comm)
 	for (i = 0; i < n; i++)
 		out[i] = buf[i] ? buf[i] : ' ';
 	out[n] = '\0';
-	proc_sanitize(out);
+	text_sanitize(out);
 }
 
 static void proc_user_name(struct proc_cache *pc, uint32_t uid, char *out)
@@ -325,7 +276,7 @@ static void proc_user_name(struct proc_cache *pc, uint32_t uid, char *out)
 	 * A too-long name is cut, never replaced by another user's. */
 	if (!err && res && res->pw_name && res->pw_name[0]) {
 		proc_copy(out, VRAMZ_USER_LEN, res->pw_name, strlen(res->pw_name));
-		proc_sanitize(out);
+		text_sanitize(out);
 	} else {
 		snprintf(out, VRAMZ_USER_LEN, "%" PRIu32, uid);
 	}

@@ -11,6 +11,7 @@
  * VRAMZ_T_* bit: a process without an agent has empty cells and no
  * samples, never 0. */
 #include "procfields.h"
+#include "text.h"
 #include "torchfigs.h"
 
 #define PO(m) offsetof(vramz_proc_sample, m), sizeof(((vramz_proc_sample *)0)->m)
@@ -61,6 +62,18 @@ const struct proc_field proc_fields[] = {
 	 "workspaces, communication buffers): NVML's figure minus torch reserved.", 0, 0, 0},
 };
 const size_t proc_field_count = sizeof proc_fields / sizeof proc_fields[0];
+
+size_t proc_field_sanitize_text(vramz_proc_sample *p)
+{
+	size_t bad = 0;
+	for (size_t i = 0; i < proc_field_count; i++)
+		if (proc_fields[i].kind == PC_STR) {
+			char *s = (char *)p + proc_fields[i].offset;
+			s[proc_fields[i].size - 1] = '\0';
+			bad += text_sanitize(s);
+		}
+	return bad;
+}
 
 uint64_t proc_field_u64(const struct proc_field *f, const vramz_proc_sample *p)
 {

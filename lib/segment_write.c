@@ -177,6 +177,8 @@ struct seg_writer {
 	unsigned char *pending;
 	size_t pending_size;
 	char tmp[96];                  /* its name in dirfd */
+	dev_t dev, pending_dev;        /* the files' identities: the name */
+	ino_t ino, pending_ino;        /* still ours? (seg_writer_check) */
 };
 
 static size_t slot_bytes(unsigned ngpus, unsigned procs, unsigned migs, unsigned findings)
@@ -260,6 +262,11 @@ static int build_file(struct seg_writer *w, char *err, size_t errlen)
 		unlinkat(w->dirfd, w->tmp, 0);
 		return VRAMZ_EIO;
 	}
+	struct stat fst;
+	if (!fstat(fd, &fst)) {
+		w->pending_dev = fst.st_dev;
+		w->pending_ino = fst.st_ino;
+	}
 	unsigned char *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
@@ -297,6 +304,8 @@ static int commit_file(struct seg_writer *w, char *err, size_t errlen)
 	}
 	w->map = w->pending;
 	w->size = w->pending_size;
+	w->dev = w->pending_dev;
+	w->ino = w->pending_ino;
 	w->pending = NULL;
 	return 0;
 }
@@ -449,6 +458,16 @@ restore:
 	return VRAMZ_EIO;
 }
 
+static void writer_free(struct seg_writer *w)
+{
+	if (w->map)
+		munmap(w->map, w->size);
+	free(w->info);
+	free(w->present);
+	free(w->links);
+	free(w);
+}
+
 void seg_writer_close(struct seg_writer *w)
 {
 	if (!w)
@@ -470,10 +489,29 @@ void seg_writer_close(struct seg_writer *w)
 			}
 			close(fd);
 		}
-		munmap(w->map, w->size);
 	}
-	free(w->info);
-	free(w->present);
-	free(w->links);
-	free(w);
+	writer_free(w);
 }
+
+int seg_writer_check(const struct seg_writer *w)
+{
+	struct stat st;
+	if (!w || !w->map)
+		return 0;
+	if (fstatat(w->dirfd, w->name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 1 : 0; /* unknown: not a reason to act */
+	return st.st_dev == w->dev && st.st_ino == w->ino ? 0 : 2;
+}
+
+void seg_writer_abandon(struct seg_writer *w)
+{
+	if (!w)
+		return;
+	drop_pending(w);
+	/* readers holding it reopen the name, where the next file goes */
+	if (w->map)
+		__atomic_store_n((uint32_t *)(w->map + SEG_H_STATE), htole32(SEG_REPLACED),
+				 __ATOMIC_RELEASE);
+	writer_free(w);
+}
+

@@ -14,6 +14,13 @@
  * it publishes two files: `segment` with other users' /proc fields left
  * out, and `segment.full` (mode 0600) for root.  A full disk or tmpfs is
  * reported once, and sampling goes on; publishing resumes when it can.
+ *
+ * Every tick the daemon checks that its directory, its lock file and each
+ * segment are still where readers look (daemon_watch: an lstat and an
+ * fstatat each).  A directory removed or replaced is made again, the lock
+ * taken again there (another daemon holding it by then: this one stops)
+ * and the segments republished; a segment or lock file removed or replaced
+ * alone is made again.  Each event is said once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,14 +118,11 @@ static int take_lock(const char *dir, int dirfd)
 /* Opens (makes) the runtime directory under the rule readers apply
  * (lib/rundir_open.c): the descriptor every file is made relative to, or
  * -1 (the message printed). */
-static int open_dir(const char *dir)
+static int open_dir(const char *dir, char *err, size_t errlen)
 {
 	struct rundir rd;
-	char err[600];
-	if (rundir_open(dir, geteuid() == 0 ? 0755 : 0700, RUNDIR_NO_UID, &rd, err, sizeof err)) {
-		cli_err("daemon: %s", err);
+	if (rundir_open(dir, geteuid() == 0 ? 0755 : 0700, RUNDIR_NO_UID, &rd, err, errlen))
 		return -1;
-	}
 	return rd.fd;
 }
 
@@ -128,11 +132,20 @@ struct pub {
 	int redact;
 	struct seg_writer *w;
 	int failing;          /* said so once; says again when it works */
+	int again;            /* made again after a removal: say when out */
+};
+
+/* what readers find at a name: the file a descriptor holds */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
 };
 
 struct daemon {
 	const char *dir;
-	int dirfd;
+	int dirfd, lockfd;
+	struct file_id dir_id, lock_id;
+	int lost;                /* the directory is gone: said, making it */
 	struct seg_static st;
 	unsigned char *present;  /* st's arrays, owned here */
 	vramz_link *links;
@@ -145,7 +158,7 @@ static void publish(struct daemon *d, const vramz_snapshot *snap, int rc, const 
 		    unsigned nf)
 {
 	char err[600];
-	for (unsigned i = 0; i < d->npubs; i++) {
+	for (unsigned i = 0; i < d->npubs && !d->lost; i++) {
 		struct pub *p = &d->pubs[i];
 		int r = 0;
 		if (!p->w) {
@@ -164,11 +177,98 @@ static void publish(struct daemon *d, const vramz_snapshot *snap, int rc, const 
 		if (r < 0 && !p->failing) {
 			cli_err("daemon: cannot publish: %s; still sampling, publishing again when it can", err);
 			p->failing = 1;
-		} else if (r == 0 && p->failing) {
+		} else if (r == 0 && (p->failing || p->again)) {
 			cli_err("daemon: publishing %s/%s again", d->dir, p->name);
-			p->failing = 0;
+			p->failing = p->again = 0;
 		}
 	}
+}
+
+static int id_of(int fd, struct file_id *id)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return -1;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return 0;
+}
+
+static int same(const struct stat *st, const struct file_id *id)
+{
+	return st->st_dev == id->dev && st->st_ino == id->ino;
+}
+
+/* Lets go of every segment file (removed or replaced under us). */
+static void drop_pubs(struct daemon *d)
+{
+	for (unsigned i = 0; i < d->npubs; i++) {
+		seg_writer_abandon(d->pubs[i].w);
+		d->pubs[i].w = NULL;
+		d->pubs[i].again = 1;
+	}
+}
+
+/* The lock in d's directory taken again (its file removed or replaced, or
+ * the directory made again): 0, or -1 when another daemon has it now. */
+static int relock(struct daemon *d, int dirfd)
+{
+	int fd = take_lock(d->dir, dirfd);
+	if (fd < 0) {
+		cli_err("daemon: stopping: one publisher per directory");
+		return -1;
+	}
+	close(d->lockfd);
+	d->lockfd = fd;
+	id_of(fd, &d->lock_id);
+	return 0;
+}
+
+/* Run before each publish: see the file comment.  0, or -1 to stop. */
+static int daemon_watch(struct daemon *d)
+{
+	struct stat st;
+	char err[600];
+	if (d->lost || lstat(d->dir, &st) || !same(&st, &d->dir_id)) {
+		if (!d->lost) {
+			cli_err("daemon: %s was removed or replaced; making it again", d->dir);
+			drop_pubs(d);
+			d->lost = 1;
+		}
+		int fd = open_dir(d->dir, err, sizeof err);
+		if (fd < 0) {
+			if (d->lost == 1)
+				cli_err("daemon: %s; trying again every tick", err);
+			d->lost = 2;
+			return 0;
+		}
+		if (relock(d, fd)) {
+			close(fd);
+			return -1;
+		}
+		close(d->dirfd);
+		d->dirfd = fd;
+		id_of(fd, &d->dir_id);
+		d->lost = 0;
+		return 0;
+	}
+	if (fstatat(d->dirfd, VRAMZ_LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) || !same(&st, &d->lock_id)) {
+		cli_err("daemon: %s/%s was removed or replaced; taking it again", d->dir, VRAMZ_LOCK_NAME);
+		if (relock(d, d->dirfd))
+			return -1;
+	}
+	for (unsigned i = 0; i < d->npubs; i++) {
+		struct pub *p = &d->pubs[i];
+		int c = seg_writer_check(p->w);
+		if (!c)
+			continue;
+		cli_err("daemon: %s/%s was %s; publishing it again", d->dir, p->name,
+			c == 1 ? "removed" : "replaced");
+		seg_writer_abandon(p->w);
+		p->w = NULL;
+		p->again = 1;
+	}
+	return 0;
 }
 
 static int64_t interval_ms = 1000, slow_ms = 10000;
@@ -307,6 +407,8 @@ static int daemon_loop(struct daemon *d, struct ticker *tk, vramz_diag *diag)
 			nf = vramz_diag_findings(diag, &f);
 		else if (diag)
 			nf = vramz_diag_findings(diag, &f);
+		if (daemon_watch(d))
+			return EXIT_FAIL;
 		publish(d, snap, rc, f, nf);
 		ticker_sleep(tk, &stop_flag, 0);
 	}
@@ -320,9 +422,12 @@ int cmd_daemon(const struct cmd_args *args)
 	int ex = daemon_place(dir, sizeof dir);
 	if (ex)
 		return ex;
-	int dirfd = open_dir(dir);
-	if (dirfd < 0)
+	char err[600];
+	int dirfd = open_dir(dir, err, sizeof err);
+	if (dirfd < 0) {
+		cli_err("daemon: %s", err);
 		return EXIT_FAIL;
+	}
 	int lockfd = take_lock(dir, dirfd);
 	if (lockfd < 0) {
 		close(dirfd);
@@ -342,7 +447,9 @@ int cmd_daemon(const struct cmd_args *args)
 	}
 	vramz_ctx *ctx = ticker_ctx(tk);
 	unsigned nsel = vramz_selected_count(ctx);
-	struct daemon d = {.dir = dir, .dirfd = dirfd};
+	struct daemon d = {.dir = dir, .dirfd = dirfd, .lockfd = lockfd};
+	id_of(dirfd, &d.dir_id);
+	id_of(lockfd, &d.lock_id);
 	vramz_diag *diag = NULL;
 	/* the slow static facts and the topology: once, for every reader */
 	if ((ex = daemon_facts(ctx, &d)) || (ex = daemon_diag(ctx, &diag)))
@@ -382,7 +489,7 @@ out:
 	free(d.links);
 	free(d.info);
 	ticker_close(tk);
-	close(lockfd);
-	close(dirfd);
+	close(d.lockfd);
+	close(d.dirfd);
 	return ex;
 }

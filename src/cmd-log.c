@@ -116,6 +116,20 @@ struct log_count {
 };
 
 /* Ticks until a signal, --duration or a failure; returns the exit code. */
+/* What the writer put back or set aside (a set left by kills mid-rotation),
+ * one line each on stderr: a person finds their files moved, and why. */
+static void say_notes(struct log_writer *w)
+{
+	char note[2048];
+	if (!log_writer_take_note(w, note, sizeof note))
+		return;
+	for (char *l = note, *e; *l; l = e + 1) {
+		e = strchr(l, '\n');
+		*e = '\0';
+		cli_err("log: %s", l);
+	}
+}
+
 static int log_loop(struct ticker *tk, struct log_writer *w, struct log_count *n)
 {
 	vramz_ctx *ctx = ticker_ctx(tk);
@@ -147,6 +161,7 @@ static int log_loop(struct ticker *tk, struct log_writer *w, struct log_count *n
 			ex = EXIT_FAIL;
 			break;
 		}
+		say_notes(w);
 		n->rows += snap->gpu_count;
 		n->ticks++;
 		int64_t now = clock_mono_ns();
@@ -186,7 +201,9 @@ int cmd_log(const struct cmd_args *args)
 	struct log_writer *w;
 	struct log_writer_opts wo = {.path = out, .procs = procs, .rotate_bytes = rotate, .keep = keep};
 	char err[600];
-	if (log_writer_open(&w, &wo, err, sizeof err) < 0) {
+	int orc = log_writer_open(&w, &wo, err, sizeof err);
+	say_notes(w);
+	if (orc < 0) {
 		cli_err("%s", err);
 		log_writer_close(w, err, sizeof err);
 		ticker_close(tk);

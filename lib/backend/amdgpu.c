@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "grow.h"
 #include "proc.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -111,7 +112,7 @@ static int read_line(const char *dir, const char *name, char *out, size_t cap)
 		buf[--n] = '\0';
 	if (!n)
 		return -1;
-	proc_sanitize(buf);
+	text_sanitize(buf);
 	snprintf(out, cap, "%s", buf);
 	return 0;
 }

@@ -86,6 +86,11 @@ int field_in_range(const struct field *f, int64_t v);
 uint32_t field_sanitize(vramz_gpu_sample *s);
 /* The same for a process row: used memory, SM and memory utilization. */
 uint32_t field_sanitize_proc(vramz_proc_sample *p);
+/* Every text member of a GPU's identity (name, UUID, bus id, serial,
+ * VBIOS, ...) through lib/text.h's sanitizer, whichever backend filled it. */
+void field_sanitize_info(vramz_gpu_info *gi);
+/* The same for the system's and a backend's driver and library versions. */
+void field_sanitize_system(vramz_system_info *si, vramz_backend_info *bi);
 /* 1 when a memory reading is plausible: 0 < total <= FIELD_MAX_BYTES and
  * used, free each at most the total. */
 int field_mem_ok(uint64_t total, uint64_t used, uint64_t free_bytes);

@@ -63,10 +63,6 @@ void proc_parse_cgroup(const char *text, char *container, size_t clen,
  * when it cannot be read.  kill and the TUI use it to refuse a reused pid. */
 unsigned long long proc_start_time(const char *root, unsigned pid);
 
-/* Makes text from a process safe to print: C0 controls, DEL, C1 controls
- * (U+0080-U+009F) and bytes that are not UTF-8 each become '?', in place. */
-void proc_sanitize(char *s);
-
 /* The fields of /proc/PID/stat that vramz reads. */
 struct proc_stat_fields {
 	char comm[16];                  /* field 2; control bytes shown as '?' */

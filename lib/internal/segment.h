@@ -100,6 +100,14 @@ int seg_writer_publish(struct seg_writer *w, const vramz_snapshot *snap, int sam
 /* Marks the segment stopped (readers stop trusting it at once), unlinks
  * its name and unmaps it.  Readers that hold it mapped keep a valid map. */
 void seg_writer_close(struct seg_writer *w);
+/* Whether the writer's file is still at its name: 0 yes (or nothing
+ * published yet, or it cannot tell), 1 the name is gone (unlinked, or its
+ * directory removed), 2 another file holds it (replaced). */
+int seg_writer_check(const struct seg_writer *w);
+/* Lets go of a writer whose file was removed or replaced under it: its
+ * map marked replaced (readers holding it reopen the name), nothing
+ * unlinked (the name is not its own any more). */
+void seg_writer_abandon(struct seg_writer *w);
 /* For the stress test: the writer's mapping, to tear a slot on purpose. */
 unsigned char *seg_writer_map(struct seg_writer *w);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "logfile.h"
+#include "text.h"
 
 _Static_assert(sizeof(unsigned) == 4, "RO_U32 stores unsigned fields as 32 bits");
 
@@ -203,12 +204,10 @@ void cell_copy(char *dst, size_t size, const struct cell *c)
 
 const char *cell_show(const struct cell *c, char *buf, size_t len)
 {
-	size_t n = c->n < len - 4 ? c->n : len - 4, i;
-	for (i = 0; i < n; i++)
-		buf[i] = c->s[i] >= 0x20 && c->s[i] < 0x7f ? c->s[i] : '?';
+	size_t n = c->n < len - 4 ? c->n : len - 4;
+	text_copy_n(buf, n + 1, c->s, n);
 	if (n < c->n)
-		buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
-	buf[i] = 0;
+		strcat(buf, "...");
 	return buf;
 }
 

@@ -21,6 +21,7 @@
 #include "fields.h"
 #include "grow.h"
 #include "logfile.h"
+#include "procfields.h"
 
 int lr_fail(vramz_log_reader *r, const struct csv_in *c, const char *fmt, ...)
 {
@@ -478,6 +479,8 @@ int lr_read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 		cell_copy(gi->name, sizeof gi->name, id[1]);
 	if (id[2])
 		cell_copy(gi->pci_bus_id, sizeof gi->pci_bus_id, id[2]);
+	if (id[0] || id[1] || id[2])
+		field_sanitize_info(gi); /* a log's text: lib/text.h */
 	if (!(gi->valid & VRAMZ_I_MEM_TOTAL) && (g->valid & VRAMZ_F_MEM)) {
 		gi->mem_total_bytes = g->mem_total_bytes;
 		gi->valid |= VRAMZ_I_MEM_TOTAL;
@@ -563,6 +566,7 @@ int lr_read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
 	    (rc = proc_row_careful(r, c, line, len, p, t)) < 0)
 		return rc;
 	field_sanitize_proc(p); /* a share above 100 % is unknown */
+	proc_field_sanitize_text(p); /* a log's text: lib/text.h */
 	return 1;
 }
 

@@ -16,6 +16,7 @@
 
 #include "format/fmt.h"
 #include "grow.h"
+#include "text.h"
 
 void aprocs_free(struct aprocs *a)
 {
@@ -79,20 +80,7 @@ int aprocs_add(struct aprocs *a, const vramz_snapshot *snap)
 
 const char *aprocs_safe(char *buf, size_t len, const char *s)
 {
-	size_t o = 0;
-	for (const unsigned char *c = (const unsigned char *)s; *c && o + 1 < len; c++) {
-		if (*c < 0x20 || *c == 0x7f) {
-			buf[o++] = '?';
-		} else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
-			buf[o++] = '?'; /* a C1 control, UTF-8 encoded */
-			c++;
-		} else {
-			buf[o++] = (char)*c;
-		}
-	}
-	if (len)
-		buf[o] = 0;
-	return buf;
+	return text_safe(buf, len, s);
 }
 
 static int64_t growth(const struct aproc *p)

@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "text.h"
+
 void jw_init(struct jsonw *w, FILE *f, int pretty)
 {
 	memset(w, 0, sizeof *w);
@@ -23,39 +25,6 @@ static void newline(struct jsonw *w)
 	fputc('\n', w->f);
 	for (int i = 0; i < w->depth; i++)
 		fputs("  ", w->f);
-}
-
-/* Length of a valid UTF-8 sequence at s, or 0.  Valid per RFC 3629: no
- * overlong forms, no UTF-16 surrogates, nothing above U+10FFFF, so what
- * passes through is UTF-8 every strict decoder accepts. */
-static int utf8_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf; /* range of the second byte */
-	int n;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0; /* overlong below U+0800 */
-	else if (s[0] == 0xed)
-		hi = 0x9f; /* surrogates U+D800..DFFF */
-	else if (s[0] == 0xf0)
-		lo = 0x90; /* overlong below U+10000 */
-	else if (s[0] == 0xf4)
-		hi = 0x8f; /* above U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (int i = 2; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
 }
 
 void jw_escape(FILE *f, const char *str)
@@ -76,17 +45,19 @@ void jw_escape(FILE *f, const char *str)
 				fprintf(f, "\\u%04x", *s);
 			s++;
 		} else {
-			int n = utf8_len(s);
+			uint32_t cp;
+			size_t n = text_utf8(s, &cp);
 			if (!n) {
 				fputs("\xef\xbf\xbd", f);
 				s++;
-			} else if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) {
-				/* C1 controls (U+009B is a CSI): escaped, so a
-				 * document printed raw cannot drive a terminal */
-				fprintf(f, "\\u%04x", s[1]);
-				s += 2;
+			} else if (text_cp_unsafe(cp)) {
+				/* C1 controls (U+009B is a CSI) and bidi controls
+				 * (lib/text.h): escaped, so a document printed raw
+				 * cannot drive a terminal or reorder its text */
+				fprintf(f, "\\u%04x", (unsigned)cp);
+				s += n;
 			} else {
-				fwrite(s, 1, (size_t)n, f);
+				fwrite(s, 1, n, f);
 				s += n;
 			}
 		}

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ struct log_writer {
 	struct log_writer_opts o;
 	struct log_file g, p;  /* GPU file, process sibling (p.fd < 0: none) */
 	unsigned rotations;
+	char note[2048];       /* files put back or set aside, one a line */
 };
 
 static int fail(char *err, size_t errlen, int rc, const char *path, const char *what, int e)
@@ -179,6 +181,21 @@ int log_sibling_place(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* A line appended to note (len bytes; NULL: none kept). */
+static void note_add(char *note, size_t len, const char *fmt, ...)
+{
+	if (!note || !len)
+		return;
+	size_t have = strnlen(note, len - 1);
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(note + have, len - have, fmt, ap);
+	va_end(ap);
+	have = n < 0 ? have : have + (size_t)n < len - 1 ? have + (size_t)n : len - 2;
+	note[have] = '\n';
+	note[have + 1] = '\0';
+}
+
 int log_writer_open(struct log_writer **out, const struct log_writer_opts *o,
 		    char *err, size_t errlen)
 {
@@ -203,7 +220,8 @@ int log_writer_open(struct log_writer **out, const struct log_writer_opts *o,
 		if (rc)
 			return rc;
 		log_sibling_path(o->path, w->p.path, plen);
-		int fixed = log_rotation_repair(o->path, o->keep > 0 ? o->keep : 1);
+		int fixed = log_rotation_repair(o->path, o->keep > 0 ? o->keep : 1, w->note,
+						sizeof w->note);
 		if (fixed < 0)
 			return fail(err, errlen, VRAMZ_EIO, o->path,
 				    "cannot repair an interrupted rotation", -fixed);
@@ -247,7 +265,10 @@ unsigned log_rotation_top(const char *base, unsigned keep)
 	return keep + 1;
 }
 
-int log_rotation_step(const char *base, unsigned keep, unsigned top, int procs, unsigned step)
+static int set_aside(const char *p, const char *why, char *note, size_t notelen);
+
+int log_rotation_step(const char *base, unsigned keep, unsigned top, int procs, unsigned step,
+		      char *note, size_t notelen)
 {
 	/* the steps: with every level there (top > keep), delete level keep
 	 * (GPU file, then sibling); then for each level n from top - 1 down
@@ -270,13 +291,92 @@ int log_rotation_step(const char *base, unsigned keep, unsigned top, int procs, 
 	unsigned n = top - 1 - (op - del);
 	level_name(base, n, (int)sibling, a, sizeof a);
 	level_name(base, n + 1, (int)sibling, b, sizeof b);
+	/* a process file already there has lost its GPU file (that moved up
+	 * or was deleted before it): set aside, never overwritten */
+	if (sibling && exists(a) && exists(b)) {
+		int rc = set_aside(b, "was in the way of a rotation", note, notelen);
+		if (rc < 0)
+			return rc;
+	}
 	return rename(a, b) && errno != ENOENT ? -errno : 0;
 }
 
-int log_rotation_repair(const char *base, unsigned keep)
+/* The time cells of a file's first and last rows; "" for a file with
+ * none (its header alone); -1 when it cannot be read. */
+static int file_span(const char *path, char first[32], char last[32])
+{
+	char buf[8192];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	first[0] = last[0] = '\0';
+	if (fd < 0)
+		return -1;
+	ssize_t n = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 : pread(fd, buf, sizeof buf - 1, 0);
+	const char *row = n > 0 ? memchr(buf, '\n', (size_t)n) : NULL;
+	if (row && row + 1 < buf + n) { /* the first row, after the header */
+		size_t k = strcspn(row + 1, ",\n");
+		buf[n] = '\0';
+		snprintf(first, 32, "%.*s", (int)(k < 31 ? k : 31), row + 1);
+	}
+	off_t from = st.st_size > (off_t)sizeof buf - 1 ? st.st_size - (off_t)sizeof buf + 1 : 0;
+	ssize_t m = first[0] ? pread(fd, buf, (size_t)(st.st_size - from), from) : 0;
+	close(fd);
+	if (n < 0 || m < 0)
+		return -1;
+	/* the last whole line: a torn tail (no newline) does not count */
+	while (m > 0 && buf[m - 1] != '\n')
+		m--;
+	if (m > 0) {
+		buf[--m] = '\0';
+		char *l = memrchr(buf, '\n', (size_t)m);
+		if (l || from == 0) {
+			l = l ? l + 1 : buf;
+			snprintf(last, 32, "%.*s", (int)strcspn(l, ","), l);
+		}
+	}
+	if (!last[0])
+		snprintf(last, 32, "%s", first);
+	return 0;
+}
+
+/* Whether process file p can be GPU file g's sibling: its rows start
+ * within g's (a process row comes before its tick's GPU rows, so a kill
+ * between the two writes leaves one tick in p alone), or it has none.
+ * An older run's process file starts before g.  ISO 8601 times of one
+ * width order as text.  Unreadable: assumed to be (nothing is moved). */
+static int belongs(const char *p, const char *g)
+{
+	char pf[32], pl[32], gf[32], gl[32];
+	if (file_span(p, pf, pl) < 0 || file_span(g, gf, gl) < 0 || !pf[0])
+		return 1;
+	if (!gf[0])
+		return !strcmp(pf, pl);
+	return strcmp(pf, gf) >= 0 && (strcmp(pf, gl) <= 0 || !strcmp(pf, pl));
+}
+
+/* Moves p out of the set, never over another file: P.unpaired (.2 ...). */
+static int set_aside(const char *p, const char *why, char *note, size_t notelen)
+{
+	char to[PATH_MAX + 96];
+	for (unsigned k = 1; k < 100; k++) {
+		if (k == 1)
+			snprintf(to, sizeof to, "%s.unpaired", p);
+		else
+			snprintf(to, sizeof to, "%s.unpaired.%u", p, k);
+		if (exists(to))
+			continue;
+		if (rename(p, to))
+			return -errno;
+		note_add(note, notelen, "%s %s: set aside as %s", p, why, to);
+		return 1;
+	}
+	return -EEXIST;
+}
+
+int log_rotation_repair(const char *base, unsigned keep, char *note, size_t notelen)
 {
 	char g0[PATH_MAX + 64], p0[PATH_MAX + 64], g1[PATH_MAX + 64], p1[PATH_MAX + 64];
-	int fixed = 0;
+	int fixed = 0, rc;
 	for (unsigned n = 0; n < keep; n++) {
 		level_name(base, n, 1, p0, sizeof p0);
 		if (!exists(p0))
@@ -285,10 +385,38 @@ int log_rotation_repair(const char *base, unsigned keep)
 		level_name(base, n + 1, 0, g1, sizeof g1);
 		level_name(base, n + 1, 1, p1, sizeof p1);
 		/* a sibling left behind by its GPU file, which moved up a level */
-		if (exists(g0) || !exists(g1) || exists(p1))
+		if (exists(g0) || !exists(g1))
 			continue;
+		/* and where it belongs, another (a second kill, in the delete
+		 * of the level above, left an older one): the one whose rows
+		 * are g1's times stays */
+		if (exists(p1)) {
+			if (!belongs(p0, g1) || belongs(p1, g1))
+				continue; /* p0 is set aside below */
+			if ((rc = set_aside(p1, "is older than its GPU file", note, notelen)) < 0)
+				return rc;
+		}
 		if (rename(p0, p1))
 			return -errno;
+		note_add(note, notelen, "%s: put back as %s, beside its GPU file (an interrupted rotation)",
+			 p0, p1);
+		fixed++;
+	}
+	/* what is left unpaired never takes another file's place, nor gets
+	 * rows appended beside a GPU file of other times */
+	for (unsigned n = 0; n <= keep; n++) {
+		level_name(base, n, 1, p0, sizeof p0);
+		level_name(base, n, 0, g0, sizeof g0);
+		if (!exists(p0))
+			continue;
+		if (!exists(g0))
+			rc = set_aside(p0, "has no GPU file", note, notelen);
+		else if (!belongs(p0, g0))
+			rc = set_aside(p0, "holds other times than its GPU file", note, notelen);
+		else
+			continue;
+		if (rc < 0)
+			return rc;
 		fixed++;
 	}
 	return fixed;
@@ -304,7 +432,8 @@ static int rotate(struct log_writer *w, char *err, size_t errlen)
 	file_close(&w->p);
 	unsigned top = log_rotation_top(w->o.path, w->o.keep);
 	for (unsigned step = 0;; step++) {
-		int e = log_rotation_step(w->o.path, w->o.keep, top, procs, step);
+		int e = log_rotation_step(w->o.path, w->o.keep, top, procs, step, w->note,
+					  sizeof w->note);
 		if (e > 0)
 			break;
 		if (e < 0)
@@ -379,6 +508,15 @@ int log_writer_close(struct log_writer *w, char *err, size_t errlen)
 uint64_t log_writer_size(const struct log_writer *w)
 {
 	return w->g.size;
+}
+
+int log_writer_take_note(struct log_writer *w, char *buf, size_t len)
+{
+	if (!w || !w->note[0])
+		return 0;
+	snprintf(buf, len, "%s", w->note);
+	w->note[0] = '\0';
+	return 1;
 }
 
 unsigned log_writer_rotations(const struct log_writer *w)

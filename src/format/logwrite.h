@@ -36,10 +36,16 @@ struct log_writer_opts {
  * rotate() runs them all; tests stop between any two to make the states
  * a kill can leave. */
 unsigned log_rotation_top(const char *base, unsigned keep);
-int log_rotation_step(const char *base, unsigned keep, unsigned top, int procs, unsigned step);
+int log_rotation_step(const char *base, unsigned keep, unsigned top, int procs, unsigned step,
+		      char *note, size_t notelen);
 /* Puts back a process sibling that a kill mid-rotation left one level
- * behind its GPU file (levels 0 .. keep); the number moved or -errno. */
-int log_rotation_repair(const char *base, unsigned keep);
+ * behind its GPU file, and sets aside (as FILE.unpaired) a process file
+ * whose GPU file is gone or whose rows are of other times than its GPU
+ * file's (two kills: one in a delete, one in a move), levels 0 .. keep;
+ * the number moved or -errno.  What it did, one line each, is appended
+ * to note (notelen bytes, NULL for none).  A rotation step sets aside a
+ * process file in its way the same way, never overwriting it. */
+int log_rotation_repair(const char *base, unsigned keep, char *note, size_t notelen);
 
 /* 0 when path can have a process sibling (log_sibling_path): a regular
  * file or none yet, and not a link into /proc such as /dev/stdout;
@@ -63,5 +69,8 @@ int log_writer_close(struct log_writer *w, char *err, size_t errlen);
 /* Bytes written to the current GPU file (header included), rotations so far. */
 uint64_t log_writer_size(const struct log_writer *w);
 unsigned log_writer_rotations(const struct log_writer *w);
+/* What the open or a rotation put back or set aside since last asked,
+ * one line each, into buf; 0 when nothing. */
+int log_writer_take_note(struct log_writer *w, char *buf, size_t len);
 
 #endif

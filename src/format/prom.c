@@ -23,6 +23,7 @@
 #include "kinds.h"
 #include "fields.h"
 #include "procfields.h"
+#include "text.h"
 
 /* ---- buffer ------------------------------------------------------------ */
 
@@ -100,30 +101,6 @@ static void bprintf(struct prom_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* Length of a valid UTF-8 sequence at s (no overlongs, no surrogates), or 0. */
-static int utf8_len(const unsigned char *s)
-{
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
-			return 0;
-		return 3;
-	}
-	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 void prom_buf_label_value(struct prom_buf *b, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -140,13 +117,14 @@ void prom_buf_label_value(struct prom_buf *b, const char *str)
 			s++;
 			continue;
 		}
-		int n = utf8_len(s);
-		if (n) {
-			prom_buf_put(b, (const char *)s, (size_t)n);
+		uint32_t cp;
+		size_t n = text_utf8(s, &cp);
+		if (n && !text_cp_unsafe(cp)) {
+			prom_buf_put(b, (const char *)s, n);
 			s += n;
 		} else {
 			prom_buf_put(b, "\xef\xbf\xbd", 3); /* U+FFFD */
-			s++;
+			s += n ? n : 1;
 		}
 	}
 }

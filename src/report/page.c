@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "format/fmt.h"
+#include "text.h"
 #include "vramz/diagnose.h"
 
 static const char css[] =
@@ -107,19 +108,28 @@ static const char js[] =
 	"if(nb-na<2)return;a=na;b=nb;zoom()});"
 	"s.addEventListener('dblclick',function(){a=0;b=D.cols;zoom()})})})();";
 
-void html_esc(FILE *o, const char *s)
+/* Markup escaped; what lib/text.h calls unsafe (controls, bidi controls:
+ * a character reference would be one all the same) and bytes that are not
+ * UTF-8 shown as '?'. */
+void html_esc(FILE *o, const char *str)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		switch (c) {
+	const unsigned char *s = (const unsigned char *)str;
+	while (*s) {
+		uint32_t cp;
+		size_t n = text_utf8(s, &cp);
+		switch (n == 1 ? *s : 0) {
 		case '<': fputs("&lt;", o); break;
 		case '>': fputs("&gt;", o); break;
 		case '&': fputs("&amp;", o); break;
 		case '"': fputs("&quot;", o); break;
 		case '\'': fputs("&#39;", o); break;
 		default:
-			fputc(c < 0x20 || c == 0x7f ? '?' : c, o);
+			if (n && !text_cp_unsafe(cp))
+				fwrite(s, 1, n, o);
+			else
+				fputc('?', o);
 		}
+		s += n ? n : 1;
 	}
 }
 

@@ -163,24 +163,49 @@ static struct rep_proc *proc_for(struct rep *r, const vramz_proc_sample *ps, int
 	}
 	struct rep_proc *p = &r->procs[r->nprocs];
 	memset(p, 0, sizeof *p);
-	p->val = calloc(REP_COLS, sizeof *p->val);
-	p->stamp = calloc(REP_COLS, sizeof *p->stamp);
-	if (!p->val || !p->stamp) {
-		free(p->val);
-		free(p->stamp);
-		return NULL;
-	}
+	p->cand = -1;
 	p->gpu = ps->gpu_index;
 	p->pid = ps->pid;
 	p->start_ticks = start;
 	p->first_ms = t;
 	p->band = -1;
-	if (htab_pkey_put(&r->index, p->gpu, p->pid, start, r->nprocs)) {
-		free(p->val);
-		free(p->stamp);
+	if (htab_pkey_put(&r->index, p->gpu, p->pid, start, r->nprocs))
 		return NULL;
-	}
 	return &r->procs[r->nprocs++];
+}
+
+/* After p's peak grew: p takes a candidate slot of its GPU when one is
+ * free or its peak passes the lowest candidate's (who loses the slot and
+ * its columns).  The slots thus always hold the highest peaks so far;
+ * one taken late starts with no columns (those bytes are drawn in
+ * "other" until then).  0, or VRAMZ_ENOMEM. */
+static int proc_candidate(struct rep *r, struct rep_gpu *g, struct rep_proc *p)
+{
+	if (p->cand >= 0 || !p->peak_bytes)
+		return 0;
+	if (!g->cand_val) {
+		g->cand_val = calloc(REP_CANDS, sizeof *g->cand_val);
+		g->cand_stamp = calloc(REP_CANDS, sizeof *g->cand_stamp);
+		if (!g->cand_val || !g->cand_stamp)
+			return VRAMZ_ENOMEM;
+	}
+	unsigned k = g->ncand;
+	if (k == REP_CANDS) {
+		k = 0;
+		for (unsigned i = 1; i < REP_CANDS; i++)
+			if (r->procs[g->cand_proc[i]].peak_bytes < r->procs[g->cand_proc[k]].peak_bytes)
+				k = i;
+		if (r->procs[g->cand_proc[k]].peak_bytes >= p->peak_bytes)
+			return 0;
+		r->procs[g->cand_proc[k]].cand = -1;
+	} else {
+		g->ncand++;
+	}
+	memset(g->cand_val[k], 0, sizeof g->cand_val[k]);
+	memset(g->cand_stamp[k], 0, sizeof g->cand_stamp[k]);
+	g->cand_proc[k] = (unsigned)(p - r->procs);
+	p->cand = (int)k;
+	return 0;
 }
 
 static void proc_note(struct rep_proc *p, const vramz_proc_sample *ps, int64_t t)
@@ -358,10 +383,13 @@ int rep_feed(struct rep *r, const vramz_snapshot *snap,
 			struct rep_proc *p = proc_for(r, ps, t);
 			if (!p)
 				return VRAMZ_ENOMEM;
+			uint64_t peak = p->peak_bytes;
 			proc_note(p, ps, t);
-			if (won && (ps->valid & VRAMZ_P_USED)) {
-				p->val[col] = ps->used_bytes;
-				p->stamp[col] = r->tick;
+			if (p->peak_bytes != peak && proc_candidate(r, g, p))
+				return VRAMZ_ENOMEM;
+			if (won && p->cand >= 0 && (ps->valid & VRAMZ_P_USED)) {
+				g->cand_val[p->cand][col] = ps->used_bytes;
+				g->cand_stamp[p->cand][col] = r->tick;
 			}
 		}
 	}
@@ -371,8 +399,10 @@ int rep_feed(struct rep *r, const vramz_snapshot *snap,
 uint64_t rep_proc_at(const struct rep *r, const struct rep_proc *p, const struct rep_col *c,
 		     unsigned col)
 {
-	(void)r;
-	return c->n && p->stamp[col] == c->win ? p->val[col] : 0;
+	const struct rep_gpu *g = p->gpu < r->ngpus ? r->gpus[p->gpu] : NULL;
+	if (!g || p->cand < 0 || !c->n)
+		return 0;
+	return g->cand_stamp[p->cand][col] == c->win ? g->cand_val[p->cand][col] : 0;
 }
 
 static const struct rep *sort_rep;
@@ -383,6 +413,8 @@ static int by_peak(const void *a, const void *b)
 	const struct rep_proc *y = &sort_rep->procs[*(const unsigned *)b];
 	if (x->peak_bytes != y->peak_bytes)
 		return x->peak_bytes > y->peak_bytes ? -1 : 1;
+	if ((x->cand >= 0) != (y->cand >= 0)) /* of equal peaks, the one with columns */
+		return x->cand >= 0 ? -1 : 1;
 	return x->first_ms < y->first_ms ? -1 : x->first_ms > y->first_ms;
 }
 
@@ -427,12 +459,10 @@ void rep_free(struct rep *r)
 	for (unsigned i = 0; i < r->ngpus; i++)
 		if (r->gpus[i]) {
 			free(r->gpus[i]->cols);
+			free(r->gpus[i]->cand_val);
+			free(r->gpus[i]->cand_stamp);
 			free(r->gpus[i]);
 		}
-	for (unsigned i = 0; i < r->nprocs; i++) {
-		free(r->procs[i].val);
-		free(r->procs[i].stamp);
-	}
 	free(r->gpus);
 	free(r->want);
 	free(r->procs);

@@ -17,6 +17,11 @@
 
 #define REP_COLS 1000u /* pixel columns of every plot's time axis */
 #define REP_TOP 6u     /* processes drawn as their own band, per GPU */
+/* Processes per GPU that keep a value per column: the highest peaks so
+ * far.  The bands are the REP_TOP highest peaks at the end, always among
+ * them; a process's memory costs a few hundred bytes, not a column
+ * array's 12 KB (docs/report.md, "Memory"). */
+#define REP_CANDS (4u * REP_TOP)
 /* A span longer than this (a year and a day) is drawn, its axis bounded
  * (svg_axis_step), with a note that the log's clock probably jumped. */
 #define REP_ODD_SPAN_MS (366LL * 86400000)
@@ -59,6 +64,11 @@ struct rep_gpu {
 	int any_procs;             /* a tick of this GPU had its process list */
 	unsigned top[REP_TOP];     /* indices into rep.procs, by peak */
 	unsigned ntop;
+	/* the candidates' columns: slot k held by procs[cand_proc[k]] */
+	uint64_t (*cand_val)[REP_COLS];   /* [REP_CANDS] bytes at each column's winner */
+	uint32_t (*cand_stamp)[REP_COLS]; /* [REP_CANDS] which tick val is from */
+	unsigned cand_proc[REP_CANDS];
+	unsigned ncand;
 };
 
 struct rep_proc {
@@ -73,8 +83,7 @@ struct rep_proc {
 	int have_bytes;
 	double sm_sum;
 	unsigned long sm_n;
-	uint64_t *val;             /* [REP_COLS] bytes at each column's winner */
-	uint32_t *stamp;           /* [REP_COLS] which tick val is from */
+	int cand;                  /* its slot in its GPU's candidates, -1 none */
 	int band;                  /* 0..REP_TOP-1, or -1: drawn in "other" */
 };
 

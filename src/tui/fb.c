@@ -37,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "text.h"
 #include "tui/term.h"
 
 /* A cell is 4 bytes: the character (a Unicode code point takes 21 bits;
@@ -320,7 +321,8 @@ int fb_put(int y, int x, int w, int role, const char *s, int pad)
 				memset(&st, 0, sizeof st);
 				wc = L'?';
 				len = 1;
-			} else if ((cw = wcwidth(wc)) < 0) {
+			} else if ((cw = wcwidth(wc)) < 0 || text_cp_unsafe((uint32_t)wc)) {
+				/* a control, or a bidi control (lib/text.h) */
 				wc = L'?';
 				cw = 1;
 			} else if (cw == 0) {

@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "format/fmt.h"
 #include "proc.h"
+#include "text.h"
 
 struct host_entry {
 	uint32_t pid;
@@ -250,6 +251,6 @@ int host_cmdline(const struct host *h, uint32_t pid, uint64_t start_ticks, char 
 		if (!buf[i])
 			buf[i] = ' ';
 	buf[have] = 0;
-	proc_sanitize(buf);
+	text_sanitize(buf);
 	return have ? 0 : -1;
 }

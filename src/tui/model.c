@@ -65,6 +65,9 @@ void model_init(struct model *m)
 
 void model_free(struct model *m)
 {
+	htab_free(&m->row_idx);
+	htab_free(&m->act_idx);
+	htab_free(&m->series_idx);
 	free(m->gpus);
 	free(m->rows);
 	free(m->order);
@@ -148,18 +151,11 @@ const struct hist_point *model_hist(const struct model_gpu *g, unsigned back)
 static struct activity *activity_of(struct model *m, const vramz_proc_sample *p)
 {
 	uint64_t start = (p->valid & VRAMZ_P_VISIBLE) ? p->start_time_ticks : 0;
-	/* the process list comes in the same order tick after tick: start
-	 * where the last lookup ended and the search is one step, not a scan
-	 * (100 processes made it 20 000 compares a tick) */
-	for (unsigned k = 0, i = m->act_hint; k < m->nacts; k++, i++) {
-		if (i >= m->nacts)
-			i = 0;
-		if (m->acts[i].pid == p->pid && m->acts[i].start_ticks == start) {
-			m->act_hint = i + 1;
-			return &m->acts[i];
-		}
-	}
-	if (reserve((void **)&m->acts, &m->cap_acts, m->nacts + 1, sizeof *m->acts))
+	unsigned i1 = htab_pkey_get(&m->act_idx, 0, p->pid, start);
+	if (i1)
+		return &m->acts[i1 - 1];
+	if (reserve((void **)&m->acts, &m->cap_acts, m->nacts + 1, sizeof *m->acts) ||
+	    htab_pkey_put(&m->act_idx, 0, p->pid, start, m->nacts))
 		return NULL;
 	struct activity *a = &m->acts[m->nacts++];
 	memset(a, 0, sizeof *a);
@@ -176,7 +172,14 @@ static void activity_sweep(struct model *m)
 	for (unsigned i = 0; i < m->nacts; i++)
 		if (m->acts[i].tick == m->ticks)
 			m->acts[w++] = m->acts[i];
+	if (w == m->nacts)
+		return;
 	m->nacts = w;
+	/* the survivors moved: index them again (no allocation: the table
+	 * has room for more than these) */
+	htab_clear(&m->act_idx);
+	for (unsigned i = 0; i < w; i++)
+		htab_pkey_put(&m->act_idx, 0, m->acts[i].pid, m->acts[i].start_ticks, i);
 }
 
 /* "0", "0,3", "0-7": the GPUs of a mask, ranges folded. */
@@ -204,16 +207,11 @@ static void gpu_list(char *buf, size_t len, uint64_t mask)
 static struct proc_series *series_of(struct model *m, const vramz_proc_sample *p)
 {
 	uint64_t start = (p->valid & VRAMZ_P_VISIBLE) ? p->start_time_ticks : 0;
-	for (unsigned k = 0, i = m->series_hint; k < m->nseries; k++, i++) {
-		if (i >= m->nseries)
-			i = 0;
-		struct proc_series *q = &m->series[i];
-		if (q->pid == p->pid && q->gpu == p->gpu_index && q->start_ticks == start) {
-			m->series_hint = i + 1;
-			return q;
-		}
-	}
-	if (reserve((void **)&m->series, &m->cap_series, m->nseries + 1, sizeof *m->series))
+	unsigned i1 = htab_pkey_get(&m->series_idx, p->gpu_index, p->pid, start);
+	if (i1)
+		return &m->series[i1 - 1];
+	if (reserve((void **)&m->series, &m->cap_series, m->nseries + 1, sizeof *m->series) ||
+	    htab_pkey_put(&m->series_idx, p->gpu_index, p->pid, start, m->nseries))
 		return NULL;
 	struct proc_series *q = &m->series[m->nseries++];
 	q->pid = p->pid;
@@ -254,17 +252,20 @@ static void series_sweep(struct model *m)
 	for (unsigned i = 0; i < m->nseries; i++)
 		if (m->ticks - m->series[i].last_tick <= MODEL_PKEEP && w++ != i)
 			m->series[w - 1] = m->series[i]; /* 2 KiB each: moved only when one left */
+	if (w == m->nseries)
+		return;
 	m->nseries = w;
+	htab_clear(&m->series_idx);
+	for (unsigned i = 0; i < w; i++)
+		htab_pkey_put(&m->series_idx, m->series[i].gpu, m->series[i].pid,
+			      m->series[i].start_ticks, i);
 }
 
 unsigned model_proc_hist(const struct model *m, uint32_t pid, uint64_t start_ticks,
 			 unsigned gpu, double *out, unsigned n)
 {
-	const struct proc_series *q = NULL;
-	for (unsigned i = 0; i < m->nseries && !q; i++)
-		if (m->series[i].pid == pid && m->series[i].gpu == gpu &&
-		    m->series[i].start_ticks == start_ticks)
-			q = &m->series[i];
+	unsigned i1 = htab_pkey_get(&m->series_idx, gpu, pid, start_ticks);
+	const struct proc_series *q = i1 ? &m->series[i1 - 1] : NULL;
 	unsigned have = 0;
 	for (unsigned k = 0; k < n; k++) {
 		out[k] = -1;
@@ -284,10 +285,11 @@ unsigned model_proc_hist(const struct model *m, uint32_t pid, uint64_t start_tic
 
 static struct model_row *row_for(struct model *m, const vramz_proc_sample *p)
 {
-	for (unsigned i = 0; i < m->nrows; i++)
-		if (m->rows[i].pid == p->pid)
-			return &m->rows[i];
-	if (reserve((void **)&m->rows, &m->cap_rows, m->nrows + 1, sizeof *m->rows))
+	unsigned i1 = htab_pkey_get(&m->row_idx, 0, p->pid, 0);
+	if (i1)
+		return &m->rows[i1 - 1];
+	if (reserve((void **)&m->rows, &m->cap_rows, m->nrows + 1, sizeof *m->rows) ||
+	    htab_pkey_put(&m->row_idx, 0, p->pid, 0, m->nrows))
 		return NULL;
 	struct model_row *r = &m->rows[m->nrows++];
 	memset(r, 0, sizeof *r);
@@ -321,6 +323,8 @@ int model_feed(struct model *m, const struct tui_snap *s)
 		}
 		m->nacts = 0;
 		m->nseries = 0;
+		htab_clear(&m->act_idx);
+		htab_clear(&m->series_idx);
 	}
 	if (s->keep_last) { /* the error line under the last good tick */
 		fmt_snprintf(m->errmsg, sizeof m->errmsg, "%s", s->errmsg);
@@ -341,8 +345,11 @@ int model_feed(struct model *m, const struct tui_snap *s)
 		hist_push(g, &s->gpus[i], s->time_ms);
 	}
 	m->fed++;
+	if (s->procs_dropped)
+		return 0; /* the rows of the tick before stay until a newer one */
 	m->nrows = 0;
 	m->ngroups = 0;
+	htab_clear(&m->row_idx);
 	for (unsigned i = 0; i < s->nprocs; i++) {
 		const vramz_proc_sample *p = &s->procs[i];
 		struct model_row *r = row_for(m, p);
@@ -397,10 +404,8 @@ int model_feed(struct model *m, const struct tui_snap *s)
 
 int model_find_pid(const struct model *m, uint32_t pid)
 {
-	for (unsigned i = 0; i < m->nrows; i++)
-		if (m->rows[i].pid == pid)
-			return (int)i;
-	return -1;
+	unsigned i1 = htab_pkey_get(&m->row_idx, 0, pid, 0);
+	return i1 && i1 <= m->nrows ? (int)i1 - 1 : -1;
 }
 
 /* ---- arranging: filter, sort, tree --------------------------------------- */

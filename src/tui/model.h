@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "hashtab.h"
+
 #include "vramz/diagnose.h"
 #include "vramz/vramz.h"
 
@@ -36,6 +38,9 @@ struct tui_snap {
 	int err;                          /* < 0: the tick failed, see errmsg */
 	int keep_last;                    /* an error only (a bad row of a replayed
 					     log): the last good tick stays shown */
+	int procs_dropped;                /* queued behind a newer tick with many
+					     processes: its process rows were
+					     freed (sampler.c), the GPUs kept */
 	char errmsg[160];
 	unsigned ngpus, nprocs;
 	struct tui_gpu *gpus;
@@ -122,7 +127,7 @@ struct model {
 	unsigned *order;                  /* arranged view: indices into rows */
 	unsigned norder, cap_order;
 	struct activity *acts;            /* per-process SM activity history */
-	unsigned nacts, cap_acts, act_hint;
+	unsigned nacts, cap_acts;
 	int64_t now_ms;                   /* time of the latest snapshot */
 	unsigned ticks;
 	unsigned fed;                     /* ticks fed since the frame last drawn
@@ -131,9 +136,13 @@ struct model {
 	/* each process's memory on each GPU, a point a tick (the process
 	 * page's chart), and the time of each of those ticks */
 	struct proc_series *series;
-	unsigned nseries, cap_series, series_hint;
+	unsigned nseries, cap_series;
 	int64_t tick_ms[MODEL_PHIST];     /* by tick % MODEL_PHIST */
 	char errmsg[160];                 /* the latest tick's failure, "" ok */
+	/* rows by pid, activities by pid and start, series by GPU, pid and
+	 * start (lib/hashtab.h's process index): a lookup is one probe, not
+	 * a scan, so a tick costs O(processes) (100,000 took 27 s to draw) */
+	struct htab row_idx, act_idx, series_idx;
 };
 
 void model_init(struct model *m);

@@ -8,6 +8,10 @@
  * snapshot - vramz_sample reuses its buffers on the next call - into one
  * allocation, queues it, and bumps an eventfd the UI thread polls along
  * with stdin.  Ticks are never dropped: the history plots want every one.
+ * But when the UI falls behind with many processes queued (100,000 a
+ * tick), the process rows of all but the newest queued ticks are freed
+ * (QUEUE_MAX_ROWS): the UI then feeds one process table, not a backlog of
+ * them, memory stays bounded, and `q` is read at once.
  *
  * Replay reads the log one tick ahead so it can wait the recorded gap
  * (divided by the speed) before handing the next one over.  A seek
@@ -50,6 +54,7 @@
 
 #define SEEK_WINDOW_MS (20 * 60 * 1000) /* history handed over on a jump */
 #define MAX_GAP_MS 5000                  /* a replay never sits longer */
+#define QUEUE_MAX_ROWS 50000             /* process rows waiting for the UI */
 
 struct sampler {
 	struct sampler_opts o;
@@ -105,6 +110,26 @@ static struct tui_snap *snap_copy(const vramz_snapshot *v, info_fn info, const v
 	if (v->proc_count)
 		memcpy(s->procs, v->procs, v->proc_count * sizeof *s->procs);
 	return s;
+}
+
+/* q's GPUs (and findings) in an allocation of their own, marked
+ * procs_dropped; q freed.  q itself when there is no memory for the copy
+ * (then nothing is saved, nothing lost). */
+static struct tui_snap *snap_without_procs(struct tui_snap *q)
+{
+	if (!q->nprocs)
+		return q;
+	struct tui_snap *n = malloc(sizeof *n + q->ngpus * sizeof(struct tui_gpu));
+	if (!n)
+		return q;
+	*n = *q;
+	n->gpus = (struct tui_gpu *)(n + 1);
+	memcpy(n->gpus, q->gpus, q->ngpus * sizeof *n->gpus);
+	n->procs = NULL;
+	n->nprocs = 0;
+	n->procs_dropped = 1;
+	free(q); /* its findings are n's now */
+	return n;
 }
 
 void snap_free(struct tui_snap *list)
@@ -174,6 +199,14 @@ static void deliver(struct sampler *sp, struct tui_snap *s)
 	else
 		sp->head = s;
 	sp->tail = s;
+	/* a backlog of big ticks: only the newest keeps its processes */
+	size_t rows = 0;
+	for (struct tui_snap *q = sp->head; q; q = q->next)
+		rows += q->nprocs;
+	for (struct tui_snap **q = &sp->head; *q != s && rows > QUEUE_MAX_ROWS; q = &(*q)->next) {
+		rows -= (*q)->nprocs;
+		*q = snap_without_procs(*q);
+	}
 	sp->pos_ms = s->time_ms;
 	if (sp->inline_ticks)
 		return; /* the UI thread takes it itself, awake already */
@@ -559,17 +592,30 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, char *err,
 	return 0;
 }
 
-void sampler_stop(struct sampler *sp)
+int sampler_stop_within(struct sampler *sp, int wait_ms)
 {
 	if (!sp)
-		return;
+		return 0;
 	pthread_mutex_lock(&sp->mu);
 	int running = sp->started;
 	sp->quit = 1;
 	pthread_cond_broadcast(&sp->cv);
 	pthread_mutex_unlock(&sp->mu);
-	if (running)
+	if (running && wait_ms >= 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += (long)(wait_ms % 1000) * 1000000;
+		ts.tv_sec += wait_ms / 1000 + ts.tv_nsec / 1000000000;
+		ts.tv_nsec %= 1000000000;
+		if (pthread_timedjoin_np(sp->thread, NULL, &ts)) {
+			/* a tick of 100,000 processes is in the library: the
+			 * process is about to exit, which ends it */
+			pthread_detach(sp->thread);
+			return -1;
+		}
+	} else if (running) {
 		pthread_join(sp->thread, NULL);
+	}
 	vramz_log_close(sp->log);
 	vramz_diag_free(sp->diag);
 	snap_free(sp->first);
@@ -579,6 +625,12 @@ void sampler_stop(struct sampler *sp)
 	pthread_cond_destroy(&sp->cv);
 	pthread_mutex_destroy(&sp->mu);
 	free(sp);
+	return 0;
+}
+
+void sampler_stop(struct sampler *sp)
+{
+	sampler_stop_within(sp, -1);
 }
 
 int sampler_fd(const struct sampler *sp)

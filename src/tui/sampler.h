@@ -31,6 +31,11 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o,
 		  char *err, size_t errlen);
 /* Stops and joins the thread, frees what was not taken. */
 void sampler_stop(struct sampler *s);
+/* The same, waiting at most wait_ms for a tick in progress (-1: as long
+ * as it takes).  -1 when it did not end in time: the thread is left
+ * running, detached, with everything it uses (the ticker too); for a
+ * program about to exit, so that `q` never waits for a slow tick. */
+int sampler_stop_within(struct sampler *s, int wait_ms);
 /* Readable while snapshots wait; sampler_take drains it. */
 int sampler_fd(const struct sampler *s);
 /* The waiting snapshots, oldest first (a list through ->next); NULL none. */

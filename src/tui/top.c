@@ -349,8 +349,10 @@ int cmd_top(const struct cmd_args *args)
 	cli_err_sink(NULL, NULL);
 	term_close();
 	fb_free();
-	sampler_stop(a->sp);
-	ticker_close(tk);
+	/* a tick in progress (100,000 processes: most of a second) is not
+	 * waited for: `q` exits at once, the detached thread with it */
+	if (sampler_stop_within(a->sp, 50) == 0)
+		ticker_close(tk);
 	model_free(&a->m);
 	findings_free(&a->f);
 	snap_free(a->snap);

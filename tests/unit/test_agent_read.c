@@ -148,6 +148,29 @@ static void parses_sites(void **state)
 	assert_int_equal(s.n, 0);
 }
 
+/* Issue 25: an agent's text (a file name, a function, its why) goes through
+ * the one sanitizer (lib/text.h): escapes and bidi controls become '?',
+ * a UTF-8 file name stays readable. */
+static void sanitizes_sites(void **state)
+{
+	const char *t = "vramz-torch-sites 1\n"
+			"process pid=1 time_ms=2000 since_ms=1000 growth_bytes=10\n"
+			"site cuda=0 uuid=GPU-a\x1b[2J bytes=5 growth_bytes=5 line=1 func=st\xc2\x9b" "ep "
+			"file=/d/\xe2\x80\xaeyp.niart\x1b]0;t\x07\n"
+			"site cuda=0 uuid=GPU-a bytes=5 growth_bytes=5 line=2 func=f file=donn\xc3\xa9" "es.py\n";
+	struct agent_sites s;
+	(void)state;
+	assert_int_equal(agent_parse_sites(t, strlen(t), &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.site[0].file, "/d/?yp.niart?]0;t?");
+	assert_string_equal(s.site[0].func, "st?ep");
+	assert_string_equal(s.site[0].uuid, "GPU-a?[2J");
+	assert_string_equal(s.site[1].file, "donn\xc3\xa9" "es.py");
+	const char *e = "vramz-torch-sites 1\nprocess pid=1\nerror why=\xe2\x81\xa6no\x1b[H\n";
+	assert_int_equal(agent_parse_sites(e, strlen(e), &s), 0);
+	assert_string_equal(s.error, "?no?[H");
+}
+
 /* ---- files and trust ------------------------------------------------------ */
 
 static char dir[TMPDIR_LEN];
@@ -452,6 +475,7 @@ int main(void)
 		cmocka_unit_test(parses_the_oom_and_the_end),
 		cmocka_unit_test(rejects_other_formats),
 		cmocka_unit_test(parses_sites),
+		cmocka_unit_test(sanitizes_sites),
 		cmocka_unit_test_setup_teardown(joins_by_pid_and_start_time, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(sweeps_tombstones_after_their_time, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(keeps_a_listing_until_the_directory_changes, setup_dir, teardown_dir),

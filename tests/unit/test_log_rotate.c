@@ -153,7 +153,7 @@ static void test_crash_states(void **state)
 		unsigned top = log_rotation_top(path_of("r.csv"), 2);
 		assert_int_equal(top, 3); /* every level there: .2 goes */
 		for (unsigned s = 0; s < steps; s++) {
-			int rc = log_rotation_step(path_of("r.csv"), 2, top, 1, s);
+			int rc = log_rotation_step(path_of("r.csv"), 2, top, 1, s, NULL, 0);
 			assert_true(rc >= 0);
 			done |= rc == 1;
 		}
@@ -188,6 +188,87 @@ static void test_crash_states(void **state)
 	}
 	assert_int_equal(steps, 7); /* before, and after each of 6 steps:
 				       delete a pair, move 2 pairs */
+}
+
+/* A whole rotation, step by step, its notes in note. */
+static void top_step_all(char *note, size_t len)
+{
+	unsigned top = log_rotation_top(path_of("r.csv"), 2);
+	for (unsigned s = 0; log_rotation_step(path_of("r.csv"), 2, top, 1, s, note, len) == 0; s++)
+		;
+}
+
+/* Issue 25, item 5: two kills.  The first in a rotation's delete (r.2.csv
+ * gone, its process file not yet), the second in the next rotation's first
+ * move (r.1.csv moved up to fill that hole, its process file not yet):
+ * r.2.csv sits beside an older process file, its own one level down.  The
+ * next open puts the real one back and sets the older aside (saying so),
+ * and the rotation after overwrites neither. */
+static void test_two_kills(void **state)
+{
+	(void)state;
+	clean();
+	write_ticks(0, 9); /* 6 7 8 | .1: 3 4 5 | .2: 0 1 2 */
+	unsigned top = log_rotation_top(path_of("r.csv"), 2);
+	assert_int_equal(log_rotation_step(path_of("r.csv"), 2, top, 1, 0, NULL, 0), 0);
+	top = log_rotation_top(path_of("r.csv"), 2);
+	assert_int_equal(top, 2); /* the hole the first kill left */
+	assert_int_equal(log_rotation_step(path_of("r.csv"), 2, top, 1, 0, NULL, 0), 0);
+	assert_true(exists("r.2.csv") && exists("r.2.procs.csv") && !exists("r.1.csv"));
+	assert_int_equal(read_log("r.2.csv").error, 1); /* 3 4 5 beside 0 1 2 */
+
+	char note[1024] = "";
+	assert_int_equal(log_rotation_repair(path_of("r.csv"), 2, note, sizeof note), 1);
+	assert_non_null(strstr(note, "r.2.procs.csv is older than its GPU file: set aside as "));
+	assert_non_null(strstr(note, "r.1.procs.csv: put back as "));
+	assert_true(exists("r.2.procs.csv.unpaired") && !exists("r.1.procs.csv"));
+	struct readback b = read_log("r.2.csv");
+	assert_int_equal(b.error, 0);
+	assert_int_equal(b.with_procs, 3);
+	assert_int_equal(b.mask, 0x38);
+
+	write_ticks(9, 10); /* a rotation: r.csv's pair moves to the hole */
+	unsigned seen = 0;
+	for (unsigned i = 0; i < 3; i++) {
+		b = read_log(gpu_names[i]);
+		assert_int_equal(b.error, 0);
+		assert_int_equal(b.with_procs, b.ticks);
+		seen |= b.mask;
+	}
+	assert_int_equal(seen, 0x3f8); /* 3 .. 9, each with its processes */
+}
+
+/* A process file whose GPU file is gone (a kill in a delete) or that holds
+ * another run's rows is set aside at open, never appended to or moved over
+ * a real one; a rotation step does not overwrite one in its way. */
+static void test_unpaired_set_aside(void **state)
+{
+	(void)state;
+	clean();
+	write_ticks(0, 6); /* 3 4 5 | .1: 0 1 2 */
+	assert_int_equal(unlink(path_of("r.1.csv")), 0);
+	assert_int_equal(rename(path_of("r.procs.csv"), path_of("x.procs.csv")), 0);
+	FILE *f = fopen(path_of("r.procs.csv"), "w");
+	struct logbuf hdr = {0};
+	log_proc_header(&hdr);
+	fwrite(hdr.p, 1, hdr.len, f);
+	fputs("1969-12-31T23:00:00.000Z,0,,99,compute\n", f); /* older than r.csv */
+	fclose(f);
+	logbuf_free(&hdr);
+	char note[1024] = "";
+	assert_int_equal(log_rotation_repair(path_of("r.csv"), 2, note, sizeof note), 2);
+	assert_non_null(strstr(note, "r.procs.csv holds other times than its GPU file"));
+	assert_non_null(strstr(note, "r.1.procs.csv has no GPU file"));
+	assert_true(exists("r.procs.csv.unpaired") && exists("r.1.procs.csv.unpaired"));
+	/* a rotation step with a process file in its way sets it aside */
+	assert_int_equal(rename(path_of("x.procs.csv"), path_of("r.procs.csv")), 0);
+	f = fopen(path_of("r.1.procs.csv"), "w");
+	fclose(f);
+	note[0] = 0;
+	top_step_all(note, sizeof note);
+	assert_non_null(strstr(note, "r.1.procs.csv was in the way of a rotation: set aside as "));
+	assert_true(exists("r.1.procs.csv.unpaired.2"));
+	assert_int_equal(read_log("r.1.csv").with_procs, 3);
 }
 
 /* The files of an interrupted rotation of an older vramz (which moved all
@@ -334,6 +415,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crash_states),
 		cmocka_unit_test(test_mismatch_said),
+		cmocka_unit_test(test_two_kills),
+		cmocka_unit_test(test_unpaired_set_aside),
 		cmocka_unit_test(test_repeated_time),
 		cmocka_unit_test(test_torn_header),
 		cmocka_unit_test(test_keep_bound),

@@ -5,6 +5,7 @@
  * process and a child it forks.
  */
 #include "proc.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -748,7 +749,8 @@ static void test_other_pidns(void **state)
 
 /* Issue 12: C1 controls (U+009B is a one-character CSI), raw bytes that
  * are not UTF-8 (0x9B is CSI on an 8-bit terminal), C0 and DEL never reach
- * a terminal; real UTF-8 text is kept. */
+ * a terminal; real UTF-8 text is kept.  Issue 25: nor do bidi controls.
+ * (lib/text.c, the one sanitizer /proc's text goes through.) */
 static void test_sanitize(void **state)
 {
 	static const struct { const char *in, *out; } cases[] = {
@@ -762,13 +764,20 @@ static void test_sanitize(void **state)
 		{"sur\xed\xa0\x80" "gate", "sur???gate"},       /* UTF-16 surrogate */
 		{"cut\xe6\x97", "cut??"},                    /* truncated sequence */
 		{"big\xf4\x90\x80\x80", "big????"},          /* above U+10FFFF */
+		/* issue 25: bidi controls reorder what a person reads */
+		{"\xe2\x80\xae" "gnp.exe", "?gnp.exe"},          /* U+202E RLO */
+		{"a\xe2\x80\xaa" "b\xe2\x81\xa6" "c\xe2\x81\xa9", "a?b?c?"}, /* U+202A, 2066, 2069 */
+		{"\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c", "???"},    /* LRM, RLM, ALM */
+		/* their neighbours are text: U+2029, U+202F, U+2065, U+206A, U+061B */
+		{"\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xd8\x9b",
+		 "\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xd8\x9b"},
 	};
 	char buf[64];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		snprintf(buf, sizeof buf, "%s", cases[i].in);
-		proc_sanitize(buf);
+		text_sanitize(buf);
 		assert_string_equal(buf, cases[i].out);
 	}
 }
