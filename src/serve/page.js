@@ -250,6 +250,7 @@
     seen();
   }
   function onSnapshot(ev) {
+    var t0 = performance.now();
     var d = JSON.parse(ev.data);
     st.snap = d;
     d.gpus.forEach(function (g) { push(g, d.time_ms); });
@@ -259,6 +260,8 @@
     seen();
     d.gpus.forEach(drawGpu);
     drawProcs();
+    // what a tick cost this page (bench/page.py reads it)
+    document.body.dataset.renderMs = (performance.now() - t0).toFixed(2);
   }
   function onFindings(ev) {
     st.findings = JSON.parse(ev.data).findings || [];
