@@ -461,8 +461,10 @@ int cmd_serve(const struct cmd_args *args)
 		cli_err("serve: --max-streams must be positive and at most --max-connections");
 		return EXIT_USAGE;
 	}
-	if (sa.history_ms < sa.interval_ms || sa.history_ms > SERVE_HISTORY_MAX_MS) {
-		cli_err("serve: --history must be at least --interval and at most 1h");
+	/* shorter than --interval keeps one tick (a long --interval must
+	 * not need a --history as well) */
+	if (sa.history_ms <= 0 || sa.history_ms > SERVE_HISTORY_MAX_MS) {
+		cli_err("serve: --history must be positive and at most 1h");
 		return EXIT_USAGE;
 	}
 	/* read before any GPU is: a mistake in it costs no driver start */
