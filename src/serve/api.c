@@ -247,6 +247,9 @@ static enum MHD_Result answer_events(struct serve_web *w, struct MHD_Connection 
 	if (head) /* the headers alone: no stream is opened */
 		return serve_respond(c, MHD_HTTP_OK, "text/event-stream; charset=utf-8", "", 0,
 				     SERVE_STATIC | SERVE_WEB);
+	/* a client turned away costs no rendering (sse_open checks again) */
+	if (sse_count(w->sse) >= w->o.max_streams)
+		return sse_refuse(w->sse, c);
 	pthread_mutex_lock(&w->lock);
 	size_t len = 0;
 	char *first = first_message(w, &len);
@@ -258,13 +261,22 @@ static enum MHD_Result answer_events(struct serve_web *w, struct MHD_Connection 
 
 static enum MHD_Result answer_status(struct serve_web *w, struct MHD_Connection *c)
 {
+	/* copied out, so gzip runs without holding up the sampler's tick */
 	pthread_mutex_lock(&w->lock);
-	enum MHD_Result rc =
-		w->status ? serve_respond(c, MHD_HTTP_OK, "application/json", w->status,
-					  w->status_len, SERVE_GZIP | SERVE_WEB)
-			  : serve_respond(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
-					  "no sample yet\n", 14, SERVE_STATIC);
+	size_t len = w->status_len;
+	char *doc = w->status ? malloc(len ? len : 1) : NULL;
+	if (doc)
+		memcpy(doc, w->status, len);
+	int none = !w->status;
 	pthread_mutex_unlock(&w->lock);
+	if (none)
+		return serve_respond(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
+				     "no sample yet\n", 14, SERVE_STATIC | SERVE_WEB);
+	if (!doc)
+		return MHD_NO;
+	enum MHD_Result rc = serve_respond(c, MHD_HTTP_OK, "application/json", doc, len,
+					   SERVE_GZIP | SERVE_WEB);
+	free(doc);
 	return rc;
 }
 

@@ -191,9 +191,14 @@
       cols.forEach(function (c) {
         var th = el('th', (c.n ? 'n ' : '') + (c.c || ''), c.t);
         th.dataset.key = c.k;
-        th.addEventListener('click', function () {
+        th.tabIndex = 0; // sortable from the keyboard too
+        var sort = function () {
           if (st.sortKey === c.k) st.sortAsc = !st.sortAsc; else { st.sortKey = c.k; st.sortAsc = !c.n; }
           drawProcs();
+        };
+        th.addEventListener('click', sort);
+        th.addEventListener('keydown', function (e) {
+          if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sort(); }
         });
         hr.appendChild(th);
       });

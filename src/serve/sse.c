@@ -199,6 +199,11 @@ static void sse_closed(void *cls)
 	free(st);
 }
 
+enum MHD_Result sse_refuse(struct sse_hub *s, struct MHD_Connection *c)
+{
+	return MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, s->busy);
+}
+
 enum MHD_Result sse_open(struct sse_hub *s, struct MHD_Connection *c, const char *first,
 			 size_t len)
 {
@@ -213,7 +218,7 @@ enum MHD_Result sse_open(struct sse_hub *s, struct MHD_Connection *c, const char
 		pthread_mutex_unlock(&s->lock);
 		free(st->buf);
 		free(st);
-		return MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, s->busy);
+		return sse_refuse(s, c);
 	}
 	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, SSE_BLOCK_BYTES,
 								   sse_read, st, sse_closed);

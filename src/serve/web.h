@@ -82,9 +82,12 @@ unsigned sse_count(struct sse_hub *s);
 /* Queues an event (complete, "event: ...\ndata: ...\n\n") to every stream. */
 void sse_push(struct sse_hub *s, const char *ev, size_t len);
 /* Opens a stream on c whose first bytes are first (copied); 503 when
- * max_streams are open. */
+ * max_streams are open (sse_count() says so beforehand, to spare the
+ * rendering of a first message nobody will get). */
 enum MHD_Result sse_open(struct sse_hub *s, struct MHD_Connection *c, const char *first,
 			 size_t len);
+/* The 503 (with Retry-After) sse_open answers when full. */
+enum MHD_Result sse_refuse(struct sse_hub *s, struct MHD_Connection *c);
 
 /* page.c: GET / */
 int page_init(void); /* the CSP header's hashes; -1 when out of memory */
