@@ -133,16 +133,17 @@ static int tick(struct sampler *s)
 		return -1;
 	if (s->diag && snap && findings_render(s, &in, snap) < 0)
 		return -1;
-	if (s->web) {
-		const vramz_finding *f = NULL;
-		unsigned nf = s->diag ? vramz_diag_findings(s->diag, &f) : 0;
-		if (serve_web_tick(s->web, src, snap, f, nf) < 0)
-			return -1;
-	}
 	if (s->http &&
 	    serve_http_publish(s->http, s->body.p, s->body.len, s->st.up,
 			       rc < 0 ? vramz_last_error(src) : NULL) < 0)
 		return -1;
+	/* the page after the metrics; out of memory there keeps the page's
+	 * last documents and costs the metrics nothing */
+	if (s->web) {
+		const vramz_finding *f = NULL;
+		unsigned nf = s->diag ? vramz_diag_findings(s->diag, &f) : 0;
+		(void)serve_web_tick(s->web, src, snap, f, nf);
+	}
 	s->st.sample_duration_s = (double)(clock_mono_ns() - t0) / 1e9;
 	return 0;
 }

@@ -2,11 +2,11 @@
 /* api.c - the web side's state and routes: GET /api/v1/status, the
  * events' documents, and the dispatch of /, /api/v1/ paths (web.h).
  *
- * Each tick the sampler renders the `status --json` document once, with
- * the same writer `vramz status --json` uses (format/jsondoc.c), so the
- * API cannot drift from the command: /api/v1/status serves it as it is,
- * and the event stream sends it on one line ("snapshot" events) when a
- * stream is open.  The findings go out as a "findings" event only when
+ * Each tick the sampler renders the `status --json` document once, on one
+ * line (as `status --json --loop` does), with the same writer (format/
+ * jsondoc.c), so the API cannot drift from the command: /api/v1/status
+ * serves it as it is, and the event stream sends it as the data line of a
+ * "snapshot" event when a stream is open.  The findings go out as a "findings" event only when
  * their set changes (a finding new, gone, or of another revision or
  * severity), each object as `watch --json` writes it (diagconf_json).
  * A new stream first gets a "hello" event (host, interval, the history
@@ -91,28 +91,18 @@ static int mem_close(FILE *f, char **p)
 	return 0;
 }
 
-/* "event: snapshot\ndata: DOC\n\n", DOC being the pretty document on one
- * line: jsonw breaks lines only between tokens, never inside a string
- * (a newline there is written \n), so dropping each line break and the
- * indentation after it is exact. */
+/* "event: snapshot\ndata: DOC\n\n": DOC is on one line (a newline inside
+ * a JSON string is written \n), ending with the writer's own newline. */
 static char *snapshot_event(const char *doc, size_t len, size_t *out)
 {
 	static const char head[] = "event: snapshot\ndata: ";
-	char *e = malloc(sizeof head + len + 2);
+	char *e = malloc(sizeof head + len + 1);
 	if (!e)
 		return NULL;
-	size_t n = sizeof head - 1;
-	memcpy(e, head, n);
-	for (size_t i = 0; i < len; i++) {
-		if (doc[i] == '\n') {
-			while (i + 1 < len && doc[i + 1] == ' ')
-				i++;
-			continue;
-		}
-		e[n++] = doc[i];
-	}
-	memcpy(e + n, "\n\n", 2);
-	*out = n + 2;
+	memcpy(e, head, sizeof head - 1);
+	memcpy(e + sizeof head - 1, doc, len);
+	e[sizeof head - 1 + len] = '\n';
+	*out = sizeof head + len;
 	return e;
 }
 
@@ -169,7 +159,9 @@ int serve_web_tick(struct serve_web *w, vramz_ctx *ctx, const vramz_snapshot *sn
 		FILE *m = open_memstream(&doc, &dlen);
 		if (!m)
 			return -1;
-		json_snapshot(m, "status", ctx, snap, 1, 1);
+		/* one line, as `status --json --loop` writes it: the event's
+		 * data line as it is, and fewer bytes for every client */
+		json_snapshot(m, "status", ctx, snap, 1, 0);
 		if (mem_close(m, &doc))
 			rc = -1;
 	}
