@@ -11,6 +11,11 @@
  * ticks between so their series do not flicker) and the choice between a
  * live `vramz daemon` and sampling NVML here are src/ticker.c's.
  *
+ * With the live page on (the default; --no-web turns it off) each tick
+ * also goes to serve/web.h: the `status --json` document, the findings
+ * and the ring of recent ticks behind GET /, /api/v1/status and the
+ * event stream /api/v1/events.
+ *
  * The main thread only waits for SIGINT/SIGTERM and then shuts down in
  * order: the sampler first (it publishes into the HTTP side), then HTTP,
  * which keeps serving the last body until it stops.
@@ -32,6 +37,7 @@
 #include "proc.h"
 #include "vramz/diagnose.h"
 #include "serve/http.h"
+#include "serve/web.h"
 #include "serve/webconf.h"
 #include "ticker.h"
 
@@ -44,6 +50,7 @@ struct sampler {
 	struct ticker *tk;
 	unsigned prom_flags;     /* PROM_* */
 	struct serve_http *http;
+	struct serve_web *web;   /* the live page; NULL with --no-web */
 	vramz_gpu_info *info;    /* static facts, by backend index */
 	unsigned ngpus;
 	vramz_backend_info *bk;  /* the backends, for each GPU's driver label */
@@ -130,6 +137,13 @@ static int tick(struct sampler *s)
 	    serve_http_publish(s->http, s->body.p, s->body.len, s->st.up,
 			       rc < 0 ? vramz_last_error(src) : NULL) < 0)
 		return -1;
+	/* the page after the metrics; out of memory there keeps the page's
+	 * last documents and costs the metrics nothing */
+	if (s->web) {
+		const vramz_finding *f = NULL;
+		unsigned nf = s->diag ? vramz_diag_findings(s->diag, &f) : 0;
+		(void)serve_web_tick(s->web, src, snap, f, nf);
+	}
 	s->st.sample_duration_s = (double)(clock_mono_ns() - t0) / 1e9;
 	return 0;
 }
@@ -210,6 +224,7 @@ static void sampler_free(struct sampler *s)
 	free(s->bk);
 	free(s->device);
 	vramz_diag_free(s->diag);
+	serve_web_free(s->web);
 	prom_buf_free(&s->body);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
@@ -240,8 +255,16 @@ struct serve_args {
 	int64_t interval_ms, slow_ms;
 	int no_diag, procs, once, dcgm;
 	unsigned max_conn, max_per_ip, timeout_s, threads;
+	int no_web;              /* --no-web: no page, no /api */
+	unsigned max_streams;    /* --max-streams */
+	int64_t history_ms;      /* --history */
 	const struct serve_webconf *web; /* NULL: plain HTTP, no auth */
 };
+
+static void web_stop(void *web)
+{
+	serve_web_shutdown(web);
+}
 
 /* Serves until SIGINT or SIGTERM: the HTTP side, then the sampler thread. */
 static int serve_forever(struct sampler *s, const struct serve_args *a)
@@ -258,6 +281,12 @@ static int serve_forever(struct sampler *s, const struct serve_args *a)
 	struct serve_http_opts ho = {.listen = a->listen, .max_connections = a->max_conn,
 				     .max_per_ip = a->max_per_ip, .timeout_s = a->timeout_s,
 				     .threads = a->threads, .web = a->web};
+	if (s->web) {
+		ho.route = serve_web_route;
+		ho.route_stop = web_stop;
+		ho.route_cls = s->web;
+		ho.streams = 1;
+	}
 	char err[512];
 	/* the port opens before the first sample: a slow driver (seconds for
 	 * the first reads) must not look like a dead exporter; until the
@@ -289,6 +318,25 @@ static int serve_forever(struct sampler *s, const struct serve_args *a)
 	pthread_join(th, NULL);
 	serve_http_stop(s->http);
 	return EXIT_OK;
+}
+
+/* The live page's side (serve/web.h); its responses are libmicrohttpd's,
+ * so the library is loaded first.  -1 said on stderr. */
+static int web_start(struct sampler *s, const struct serve_args *a)
+{
+	char host[256] = "", err[256];
+	if (mhd_dl_load(err, sizeof err)) {
+		cli_err("serve: %s", err);
+		return -1;
+	}
+	if (gethostname(host, sizeof host - 1))
+		host[0] = 0;
+	struct serve_web_opts wo = {.max_streams = a->max_streams, .history_ms = a->history_ms,
+				    .interval_ms = a->interval_ms, .hostname = host};
+	s->web = serve_web_new(&wo);
+	if (!s->web)
+		cli_err("serve: out of memory");
+	return s->web ? 0 : -1;
 }
 
 /* Opens the GPUs and the diagnosis engine, then serves (or prints one
@@ -341,6 +389,11 @@ static int serve_run(const struct serve_args *a)
 		return EXIT_FAIL;
 	}
 
+	if (!a->once && !a->no_web && web_start(&s, a) < 0) {
+		sampler_free(&s);
+		ticker_close(tk);
+		return EXIT_FAIL;
+	}
 	if (a->once) {
 		sampler_facts(&s);
 		ex = tick(&s) < 0 ? EXIT_FAIL : EXIT_OK;
@@ -359,7 +412,8 @@ static int serve_run(const struct serve_args *a)
 }
 
 static struct serve_args sa = {.listen = SERVE_DEFAULT_LISTEN, .interval_ms = 1000, .slow_ms = 10000,
-			       .max_conn = 128, .max_per_ip = 32, .timeout_s = 10, .threads = 2};
+			       .max_conn = 128, .max_per_ip = 32, .timeout_s = 10, .threads = 2,
+			       .max_streams = 8, .history_ms = 5 * 60 * 1000};
 static const char *web_config;
 
 const struct opt serve_opts[] = {
@@ -378,6 +432,12 @@ const struct opt serve_opts[] = {
 	{0, "max-per-ip", OPT_UINT, &sa.max_per_ip, "N", "concurrent connections per client (default 32)"},
 	{0, "timeout", OPT_UINT, &sa.timeout_s, "SECONDS", "close idle connections after (default 10)"},
 	{0, "threads", OPT_UINT, &sa.threads, "N", "HTTP worker threads (default 2)"},
+	{0, "no-web", OPT_FLAG, &sa.no_web, NULL,
+	 "no live page: / is a plain landing page, no /api/v1/status or /api/v1/events"},
+	{0, "max-streams", OPT_UINT, &sa.max_streams, "N",
+	 "live page event streams open at once; the next gets 503 (default 8)"},
+	{0, "history", OPT_DURATION, &sa.history_ms, NULL,
+	 "keep DURATION of ticks for the page's charts (default 5m; at most 1h, 3600 ticks)"},
 	{0, "once", OPT_FLAG, &sa.once, NULL, "print one /metrics body to stdout and exit (1: no GPU could be read)"},
 	{0, "no-diagnose", OPT_FLAG, &sa.no_diag, NULL, "no leak / idle / orphan series (no diagnosis engine)"},
 	OPT_GPUS,
@@ -396,6 +456,16 @@ int cmd_serve(const struct cmd_args *args)
 	}
 	if (!sa.max_conn || !sa.max_per_ip || !sa.threads || sa.threads > 64 || !sa.timeout_s) {
 		cli_err("serve: --max-connections, --max-per-ip, --timeout and --threads must be positive (threads at most 64)");
+		return EXIT_USAGE;
+	}
+	if (!sa.max_streams || sa.max_streams > sa.max_conn) {
+		cli_err("serve: --max-streams must be positive and at most --max-connections");
+		return EXIT_USAGE;
+	}
+	/* shorter than --interval keeps one tick (a long --interval must
+	 * not need a --history as well) */
+	if (sa.history_ms <= 0 || sa.history_ms > SERVE_HISTORY_MAX_MS) {
+		cli_err("serve: --history must be positive and at most 1h");
 		return EXIT_USAGE;
 	}
 	/* read before any GPU is: a mistake in it costs no driver start */

@@ -63,6 +63,10 @@ struct serve_http {
 	int gzip_wanted;               /* a scraper asked: gzip every new body */
 	struct MHD_Response *health;   /* matches metrics' state */
 	int health_ok;
+	/* serve_http_opts.route and its state */
+	int (*route)(void *cls, struct MHD_Connection *c, const char *url, int head);
+	void (*route_stop)(void *cls);
+	void *route_cls;
 	struct MHD_Response *landing, *not_found, *not_allowed, *no_sample, *unauthorized, *busy;
 	/* libmicrohttpd's last message while starting: why a start failed */
 	pthread_mutex_t log_lock;
@@ -174,11 +178,22 @@ enum MHD_Result serve_respond(struct MHD_Connection *c, unsigned status, const c
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (flags & SERVE_GZIP)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	if (flags & SERVE_WEB) {
+		serve_web_headers(r);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	}
 	if (zip)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	enum MHD_Result rc = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r); /* the queued answer holds its own reference */
 	return rc;
+}
+
+void serve_web_headers(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -232,6 +247,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  : MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, h->no_sample);
 		pthread_mutex_unlock(&h->lock);
 		return rc;
+	}
+	if (h->route) {
+		int rc = h->route(h->route_cls, c, url, !strcmp(method, MHD_HTTP_METHOD_HEAD));
+		if (rc != -1)
+			return (enum MHD_Result)rc;
 	}
 	if (!strcmp(url, "/"))
 		return MHD_queue_response(c, MHD_HTTP_OK, h->landing);
@@ -383,8 +403,13 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	if (h->auth) /* connections wait, suspended, while bcrypt runs */
+	/* connections wait, suspended, while bcrypt runs, and event streams
+	 * between two events */
+	if (h->auth || o->streams)
 		flags |= MHD_ALLOW_SUSPEND_RESUME;
+	h->route = o->route;
+	h->route_stop = o->route_stop;
+	h->route_cls = o->route_cls;
 	struct MHD_OptionItem tls[4];
 	if (tls_options(o->web, tls, &flags)) {
 		snprintf(err, errlen, "--web-config: %s was built without TLS support", VRAMZ_MHD_SONAME);
@@ -493,6 +518,8 @@ void serve_http_stop(struct serve_http *h)
 	/* connections suspended for a password check are resumed (and denied)
 	 * first: MHD must find none suspended when it stops */
 	serve_auth_stop(h->auth);
+	if (h->route_stop)
+		h->route_stop(h->route_cls);
 	if (h->d)
 		MHD_stop_daemon(h->d);
 	serve_auth_free(h->auth);

@@ -17,6 +17,10 @@
  *      (MHD_create_response_from_callback) queues its own response; it
  *      is authenticated all the same, and must not ask for gzip.
  *   3. Its line in docs/exporter.md's endpoint list.
+ * A family of routes with state of its own (the live page's / and /api/v1/ paths:
+ * serve/web.h) comes in through serve_http_opts.route instead: the
+ * dispatcher calls it at the same place, authenticated alike, for every
+ * path but /metrics and /health.
  */
 #ifndef VRAMZ_SERVE_HTTP_H
 #define VRAMZ_SERVE_HTTP_H
@@ -37,6 +41,14 @@ struct serve_http_opts {
 	/* --web-config (TLS, basic auth); NULL: plain HTTP, no auth.  Must
 	 * outlive the daemon (serve_http_stop). */
 	const struct serve_webconf *web;
+	/* More routes (serve/web.h); NULL: none, / is the landing page.
+	 * route answers and returns an enum MHD_Result, or -1 when url is not
+	 * its; route_stop ends whatever it holds suspended (streams), before
+	 * the daemon stops; streams: it suspends connections. */
+	int (*route)(void *cls, struct MHD_Connection *c, const char *url, int head);
+	void (*route_stop)(void *cls);
+	void *route_cls;
+	int streams;
 };
 
 /* Binds and starts the daemon.  On failure returns -1 (a runtime
@@ -58,11 +70,16 @@ enum {
 	SERVE_GZIP = 1u << 0,   /* gzip when the client accepts it (bodies of
 				   SERVE_GZIP_MIN_BYTES and more) */
 	SERVE_STATIC = 1u << 1, /* body outlives the daemon: not copied */
+	SERVE_WEB = 1u << 2,    /* for browsers: serve_web_headers() and no-store */
 };
 /* Answers the request on c with status, Content-Type type and body
  * (copied unless SERVE_STATIC).  MHD_NO when out of memory (MHD then
  * closes the connection). */
 enum MHD_Result serve_respond(struct MHD_Connection *c, unsigned status, const char *type,
 			      const void *body, size_t len, unsigned flags);
+
+/* What every answer for a browser carries: no type sniffing, no framing
+ * by another origin, no referrer. */
+void serve_web_headers(struct MHD_Response *r);
 
 #endif

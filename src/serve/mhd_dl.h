@@ -35,6 +35,7 @@
 	X(MHD_get_daemon_info)                                               \
 	X(MHD_get_connection_info)                                           \
 	X(MHD_create_response_from_buffer)                                   \
+	X(MHD_create_response_from_callback)                                 \
 	X(MHD_add_response_header)                                           \
 	X(MHD_queue_response)                                                \
 	X(MHD_destroy_response)                                              \
@@ -65,6 +66,7 @@ int mhd_dl_load(char *err, size_t errlen);
 #define MHD_get_daemon_info (*vramz_mhd.MHD_get_daemon_info)
 #define MHD_get_connection_info (*vramz_mhd.MHD_get_connection_info)
 #define MHD_create_response_from_buffer (*vramz_mhd.MHD_create_response_from_buffer)
+#define MHD_create_response_from_callback (*vramz_mhd.MHD_create_response_from_callback)
 #define MHD_add_response_header (*vramz_mhd.MHD_add_response_header)
 #define MHD_queue_response (*vramz_mhd.MHD_queue_response)
 #define MHD_destroy_response (*vramz_mhd.MHD_destroy_response)

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""page.py - what the live page costs (issue 31): `bench/page.py [BUILD_DIR] [SECONDS]`.
+
+Starts `vramz serve` at 1 Hz on the fake NVML with 8 GPUs and 200
+processes (as bench_serve does) and prints:
+  - the exporter's CPU (utime + stime from /proc) over SECONDS (default
+    60) with no stream open, then with one stream open and read as a
+    browser reads it: each as % of one core, their difference and ratio
+    (issue 31's target: one open page at 1 Hz adds at most 0.05 % of a
+    core);
+  - the page itself in headless Chromium (tests/web/cdp.py): the time one
+    snapshot takes to parse and draw (8 GPUs, 200 processes), median and
+    max over the same SECONDS.
+Figures only: nothing here asserts a time.  On a GPU machine, set
+REAL=1 to sample the machine's GPUs instead of the fake.
+"""
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "tests", "web"))
+import cdp  # noqa: E402
+
+build = sys.argv[1] if len(sys.argv) > 1 else "build"
+secs = float(sys.argv[2]) if len(sys.argv) > 2 else 60
+
+
+def scenario(path):
+    with open(path, "w") as f:
+        f.write("driver 580.159.04\nnvml 13.580.159.04\ncuda 13000\n")
+        for i in range(8):
+            f.write('gpu %d name="NVIDIA H200" uuid=GPU-%08x-1c35-4f8a-b6d2-7e90a15c3f48 '
+                    "pci=00000000:%02X:00.0 arch=hopper cc=9.0 mem_total=143771MiB "
+                    "mem_reserved=616MiB mem_used=auto util=50 mem_util=10 temp=45 power=300000 "
+                    "power_limit=700000 sm_clock=1980 mem_clock=3201 pcie_gen=5 pcie_width=16 "
+                    "pcie_max_gen=5 pcie_max_width=16 nvlinks=18 throttle=0x4 energy=123456789\n"
+                    % (i, 0x10000000 + i, 0x19 + i))
+        for i in range(200):
+            f.write("proc gpu=%d pid=%d used=%dMiB type=compute sm=%d mem=3\n"
+                    % (i % 8, 4000000 + i, 100 + i, i % 100))
+
+
+def cpu_s(pid):
+    """CPU seconds of every thread of pid, to the nanosecond (schedstat:
+    /proc/PID/stat counts 10 ms ticks, too coarse for 0.05 %)."""
+    total = 0
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass  # a thread that just ended
+    return total / 1e9
+
+
+def measure(pid, seconds):
+    c0, t0 = cpu_s(pid), time.monotonic()
+    time.sleep(seconds)
+    return 100 * (cpu_s(pid) - c0) / (time.monotonic() - t0)
+
+
+def reader(port, stop, got):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET /api/v1/events HTTP/1.1\r\nHost: bench\r\n\r\n")
+    s.settimeout(0.5)
+    while not stop.is_set():
+        try:
+            b = s.recv(1 << 16)
+            if not b:
+                break
+            got[0] += len(b)
+        except socket.timeout:
+            pass
+    s.close()
+
+
+def main():
+    d = tempfile.mkdtemp(prefix="vramz-bench-page.")
+    env = dict(os.environ)
+    if not os.environ.get("REAL"):
+        scenario(os.path.join(d, "s.scn"))
+        env["FAKE_NVML_SCENARIO"] = os.path.join(d, "s.scn")
+        env["LD_LIBRARY_PATH"] = os.path.join(build, "tests/fake-nvml/full") + \
+            (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    log = open(os.path.join(d, "serve.log"), "w+")
+    p = subprocess.Popen([os.path.join(build, "vramz"), "serve", "--listen", "127.0.0.1:0",
+                          "--interval", "1s"], env=env, stderr=log)
+    port = None
+    for _ in range(100):
+        log.seek(0)
+        m = re.search(r":(\d+)/metrics", log.read())
+        if m:
+            port = int(m.group(1))
+            break
+        time.sleep(0.1)
+    try:
+        time.sleep(3)  # past the first samples' one-time costs
+        idle = measure(p.pid, secs)
+        stop, got = threading.Event(), [0]
+        t = threading.Thread(target=reader, args=(port, stop, got))
+        t.start()
+        time.sleep(2)
+        streaming = measure(p.pid, secs)
+        stop.set()
+        t.join()
+        print("exporter CPU at 1 Hz, 8 GPUs, 200 processes, %.0f s each:" % secs)
+        print("  no stream       %.4f %% of a core" % idle)
+        print("  one stream      %.4f %% of a core (%d bytes streamed)" % (streaming, got[0]))
+        print("  the stream adds %.4f %% of a core (ratio %.2f)"
+              % (streaming - idle, streaming / idle if idle else float("nan")))
+        with cdp.Browser() as b:
+            b.open("http://127.0.0.1:%d/" % port, 1280, 800)
+            b.wait("document.body.dataset.renderMs !== undefined")
+            ms, end = [], time.monotonic() + min(secs, 30)
+            last = None
+            while time.monotonic() < end:
+                v = b.eval("document.getElementById('last').textContent + '|' + document.body.dataset.renderMs")
+                if v != last:
+                    ms.append(float(v.split("|")[1]))
+                    last = v
+                time.sleep(0.2)
+            print("page (Chromium, 1280x800): a snapshot parsed and drawn in median %.1f ms, max %.1f ms over %d ticks"
+                  % (statistics.median(ms), max(ms), len(ms)))
+            print("  (%d GPUs, %d process rows on the page)"
+                  % (b.eval("document.querySelectorAll('.gpu').length"),
+                     b.eval("document.querySelectorAll('#pbody tr').length")))
+    finally:
+        p.terminate()
+        p.wait()
+
+
+main()

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* api.c - the web side's state and routes: GET /api/v1/status, the
+ * events' documents, and the dispatch of /, /api/v1/ paths (web.h).
+ *
+ * Each tick the sampler renders the `status --json` document once, on one
+ * line (as `status --json --loop` does), with the same writer (format/
+ * jsondoc.c), so the API cannot drift from the command: /api/v1/status
+ * serves it as it is, and the event stream sends it as the data line of a
+ * "snapshot" event when a stream is open.  The findings go out as a "findings" event only when
+ * their set changes (a finding new, gone, or of another revision or
+ * severity), each object as `watch --json` writes it (diagconf_json).
+ * A new stream first gets a "hello" event (host, interval, the history
+ * kept: the ring of history.c), then the latest snapshot and findings.
+ */
+#include "serve/web.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/diagconf.h"
+#include "format/jsondoc.h"
+#include "format/jsonw.h"
+
+/* What makes the findings' set differ for the page. */
+struct fkey {
+	uint64_t id;
+	unsigned revision;
+	int severity, ended;
+};
+
+struct serve_web {
+	struct serve_web_opts o;
+	char host[256];
+	pthread_mutex_t lock;          /* everything below; taken before the hub's */
+	struct serve_history *hist;
+	struct sse_hub *sse;
+	char *status;                  /* the last status document; NULL before one */
+	size_t status_len;
+	char *findings_ev;             /* the last "findings" event */
+	size_t findings_len;
+	struct fkey *keys;             /* the findings it describes */
+	unsigned nkeys;
+};
+
+struct serve_web *serve_web_new(const struct serve_web_opts *o)
+{
+	struct serve_web *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->o = *o;
+	snprintf(w->host, sizeof w->host, "%s", o->hostname ? o->hostname : "");
+	pthread_mutex_init(&w->lock, NULL);
+	w->hist = history_new(o->history_ms, o->interval_ms);
+	w->sse = sse_new(o->max_streams);
+	if (!w->hist || !w->sse || page_init() < 0) {
+		serve_web_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void serve_web_shutdown(struct serve_web *w)
+{
+	if (w)
+		sse_shutdown(w->sse);
+}
+
+void serve_web_free(struct serve_web *w)
+{
+	if (!w)
+		return;
+	history_free(w->hist);
+	sse_free(w->sse);
+	free(w->status);
+	free(w->findings_ev);
+	free(w->keys);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+/* Closes a memory stream: 0, or -1 (out of memory; *p freed). */
+static int mem_close(FILE *f, char **p)
+{
+	if (fclose(f)) { /* *p is only final after fclose */
+		free(*p);
+		*p = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* "event: snapshot\ndata: DOC\n\n": DOC is on one line (a newline inside
+ * a JSON string is written \n), ending with the writer's own newline. */
+static char *snapshot_event(const char *doc, size_t len, size_t *out)
+{
+	static const char head[] = "event: snapshot\ndata: ";
+	char *e = malloc(sizeof head + len + 1);
+	if (!e)
+		return NULL;
+	memcpy(e, head, sizeof head - 1);
+	memcpy(e + sizeof head - 1, doc, len);
+	e[sizeof head - 1 + len] = '\n';
+	*out = sizeof head + len;
+	return e;
+}
+
+/* Whether the findings differ from the ones last sent (and remembers them). */
+static int findings_changed(struct serve_web *w, const vramz_finding *f, unsigned n)
+{
+	int changed = !w->findings_ev || n != w->nkeys;
+	for (unsigned i = 0; !changed && i < n; i++)
+		changed = f[i].id != w->keys[i].id || f[i].revision != w->keys[i].revision ||
+			  (int)f[i].severity != w->keys[i].severity || f[i].ended != w->keys[i].ended;
+	if (!changed)
+		return 0;
+	struct fkey *k = realloc(w->keys, (n ? n : 1) * sizeof *k);
+	if (!k)
+		return 0; /* the page keeps the previous findings */
+	w->keys = k;
+	w->nkeys = n;
+	for (unsigned i = 0; i < n; i++)
+		k[i] = (struct fkey){f[i].id, f[i].revision, (int)f[i].severity, f[i].ended};
+	return 1;
+}
+
+static char *findings_event(const vramz_finding *f, unsigned n, size_t *len)
+{
+	char *p = NULL;
+	size_t sz = 0;
+	FILE *m = open_memstream(&p, &sz);
+	if (!m)
+		return NULL;
+	fputs("event: findings\ndata: ", m);
+	struct jsonw jw;
+	jw_init(&jw, m, 0);
+	jw_obj(&jw, NULL);
+	jw_arr(&jw, "findings");
+	for (unsigned i = 0; i < n; i++)
+		diagconf_json(&jw, NULL, &f[i]);
+	jw_end_arr(&jw);
+	jw_end_obj(&jw);
+	jw_finish(&jw); /* ends the data line */
+	fputc('\n', m);
+	if (mem_close(m, &p))
+		return NULL;
+	*len = sz;
+	return p;
+}
+
+int serve_web_tick(struct serve_web *w, vramz_ctx *ctx, const vramz_snapshot *snap,
+		   const vramz_finding *findings, unsigned n)
+{
+	char *doc = NULL, *fev = NULL;
+	size_t dlen = 0, flen = 0;
+	int rc = 0;
+	if (snap) {
+		FILE *m = open_memstream(&doc, &dlen);
+		if (!m)
+			return -1;
+		/* one line, as `status --json --loop` writes it: the event's
+		 * data line as it is, and fewer bytes for every client */
+		json_snapshot(m, "status", ctx, snap, 1, 0);
+		if (mem_close(m, &doc))
+			rc = -1;
+	}
+	pthread_mutex_lock(&w->lock);
+	history_add(w->hist, snap);
+	if (doc) {
+		free(w->status);
+		w->status = doc;
+		w->status_len = dlen;
+		if (sse_count(w->sse)) {
+			size_t elen;
+			char *ev = snapshot_event(doc, dlen, &elen);
+			if (ev)
+				sse_push(w->sse, ev, elen);
+			free(ev);
+		}
+	}
+	if (findings_changed(w, findings, n)) {
+		if ((fev = findings_event(findings, n, &flen))) {
+			free(w->findings_ev);
+			w->findings_ev = fev;
+			w->findings_len = flen;
+			sse_push(w->sse, fev, flen);
+		} else {
+			free(w->keys); /* try again next tick */
+			w->keys = NULL;
+			w->nkeys = 0;
+			rc = -1;
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
+
+/* A new stream's first message (web locked): hello with the history, the
+ * last snapshot, the last findings. */
+static char *first_message(struct serve_web *w, size_t *len)
+{
+	char *p = NULL;
+	size_t sz = 0;
+	FILE *m = open_memstream(&p, &sz);
+	if (!m)
+		return NULL;
+	/* the browser's reconnection delay after a drop, in ms */
+	fprintf(m, "retry: %lld\nevent: hello\ndata: ",
+		(long long)(w->o.interval_ms < 1000 ? 1000 : w->o.interval_ms));
+	struct jsonw jw;
+	jw_init(&jw, m, 0);
+	jw_obj(&jw, NULL);
+	jw_str(&jw, "vramz_version", VRAMZ_VERSION_STRING);
+	jw_str(&jw, "host", w->host);
+	jw_i64(&jw, "interval_ms", w->o.interval_ms);
+	jw_i64(&jw, "history_ms", (int64_t)history_capacity(w->hist) * w->o.interval_ms);
+	history_json(w->hist, &jw);
+	jw_end_obj(&jw);
+	jw_finish(&jw);
+	fputc('\n', m);
+	if (w->status) {
+		size_t elen;
+		char *ev = snapshot_event(w->status, w->status_len, &elen);
+		if (ev)
+			fwrite(ev, 1, elen, m);
+		free(ev);
+	}
+	if (w->findings_ev)
+		fwrite(w->findings_ev, 1, w->findings_len, m);
+	if (mem_close(m, &p))
+		return NULL;
+	*len = sz;
+	return p;
+}
+
+static enum MHD_Result answer_events(struct serve_web *w, struct MHD_Connection *c, int head)
+{
+	if (head) /* the headers alone: no stream is opened */
+		return serve_respond(c, MHD_HTTP_OK, "text/event-stream; charset=utf-8", "", 0,
+				     SERVE_STATIC | SERVE_WEB);
+	/* a client turned away costs no rendering (sse_open checks again) */
+	if (sse_count(w->sse) >= w->o.max_streams)
+		return sse_refuse(w->sse, c);
+	pthread_mutex_lock(&w->lock);
+	size_t len = 0;
+	char *first = first_message(w, &len);
+	enum MHD_Result rc = first ? sse_open(w->sse, c, first, len) : MHD_NO;
+	pthread_mutex_unlock(&w->lock);
+	free(first);
+	return rc;
+}
+
+static enum MHD_Result answer_status(struct serve_web *w, struct MHD_Connection *c)
+{
+	/* copied out, so gzip runs without holding up the sampler's tick */
+	pthread_mutex_lock(&w->lock);
+	size_t len = w->status_len;
+	char *doc = w->status ? malloc(len ? len : 1) : NULL;
+	if (doc)
+		memcpy(doc, w->status, len);
+	int none = !w->status;
+	pthread_mutex_unlock(&w->lock);
+	if (none)
+		return serve_respond(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
+				     "no sample yet\n", 14, SERVE_STATIC | SERVE_WEB);
+	if (!doc)
+		return MHD_NO;
+	enum MHD_Result rc = serve_respond(c, MHD_HTTP_OK, "application/json", doc, len,
+					   SERVE_GZIP | SERVE_WEB);
+	free(doc);
+	return rc;
+}
+
+int serve_web_route(void *cls, struct MHD_Connection *c, const char *url, int head)
+{
+	struct serve_web *w = cls;
+	if (!strcmp(url, "/"))
+		return page_answer(c);
+	if (!strcmp(url, "/api/v1/status"))
+		return answer_status(w, c);
+	if (!strcmp(url, "/api/v1/events"))
+		return answer_events(w, c, head);
+	if (!strcmp(url, "/favicon.ico")) /* the page has no icon: say so quietly */
+		return serve_respond(c, MHD_HTTP_NO_CONTENT, "image/x-icon", "", 0,
+				    SERVE_STATIC | SERVE_WEB);
+	return SERVE_ROUTE_NONE;
+}
