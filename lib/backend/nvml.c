@@ -264,6 +264,50 @@ static int nvml_gpu_info(struct backend *b, unsigned idx, vramz_gpu_info *o)
 	return gp->lost ? VRAMZ_ELOST : 0;
 }
 
+/* the NVLinks up, of those the GPU has (a link it lacks answers
+ * INVALID_ARGUMENT or NOT_SUPPORTED) */
+static void nvlink_count(struct backend *b, struct gpu *gp, vramz_gpu_info *o)
+{
+	unsigned n = 0;
+	int any = 0;
+	for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+		nvmlEnableState_t on;
+		nvmlReturn_t r = CALL_ARG(b, gp, nvmlDeviceGetNvLinkState, gp->h, l, &on);
+		if (r == NVML_SUCCESS) {
+			any = 1;
+			n += on == NVML_FEATURE_ENABLED;
+		} else if (r != NVML_ERROR_INVALID_ARGUMENT && r != NVML_ERROR_NOT_SUPPORTED) {
+			break;
+		}
+	}
+	o->nvlink_count = n;
+	if (any)
+		o->valid |= VRAMZ_I_NVLINK;
+}
+
+/* the driver's temperature thresholds, each in its plausible range */
+static void temp_thresholds(struct backend *b, struct gpu *gp, vramz_gpu_info *o)
+{
+	static const struct {
+		nvmlTemperatureThresholds_t t;
+		uint32_t bit;
+		size_t off;
+	} th[] = {
+		{NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, VRAMZ_I_T_SHUTDOWN, offsetof(vramz_gpu_info, temp_shutdown_c)},
+		{NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, VRAMZ_I_T_SLOWDOWN, offsetof(vramz_gpu_info, temp_slowdown_c)},
+		{NVML_TEMPERATURE_THRESHOLD_MEM_MAX, VRAMZ_I_T_MEM_MAX, offsetof(vramz_gpu_info, temp_mem_max_c)},
+		{NVML_TEMPERATURE_THRESHOLD_GPU_MAX, VRAMZ_I_T_GPU_MAX, offsetof(vramz_gpu_info, temp_gpu_max_c)},
+	};
+	unsigned u;
+	for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
+		if (CALL_ARG(b, gp, nvmlDeviceGetTemperatureThreshold, gp->h, th[i].t, &u) == NVML_SUCCESS &&
+		    u <= FIELD_MAX_TEMP_C) {
+			*(int *)((char *)o + th[i].off) = (int)u;
+			o->valid |= th[i].bit;
+		}
+	}
+}
+
 static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 {
 	struct gpu *gp = &b->g[idx];
@@ -332,23 +376,8 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 		o->pcie_max_width = v;
 		o->valid |= VRAMZ_I_PCIE_MAX;
 	}
-	if (b->f.nvmlDeviceGetNvLinkState) {
-		unsigned n = 0;
-		int any = 0;
-		for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
-			nvmlEnableState_t on;
-			nvmlReturn_t r = CALL_ARG(b, gp, nvmlDeviceGetNvLinkState, gp->h, l, &on);
-			if (r == NVML_SUCCESS) {
-				any = 1;
-				n += on == NVML_FEATURE_ENABLED;
-			} else if (r != NVML_ERROR_INVALID_ARGUMENT && r != NVML_ERROR_NOT_SUPPORTED) {
-				break;
-			}
-		}
-		o->nvlink_count = n;
-		if (any)
-			o->valid |= VRAMZ_I_NVLINK;
-	}
+	if (b->f.nvmlDeviceGetNvLinkState)
+		nvlink_count(b, gp, o);
 	if (CALL(b, gp, nvmlDeviceGetEccMode, gp->h, &cur, &pend) == NVML_SUCCESS) {
 		o->ecc_current = cur == NVML_FEATURE_ENABLED;
 		o->ecc_pending = pend == NVML_FEATURE_ENABLED;
@@ -366,23 +395,7 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 		o->power_min_limit_mw = v;
 		o->valid |= VRAMZ_I_POWER_LIMITS;
 	}
-	static const struct {
-		nvmlTemperatureThresholds_t t;
-		uint32_t bit;
-		size_t off;
-	} th[] = {
-		{NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, VRAMZ_I_T_SHUTDOWN, offsetof(vramz_gpu_info, temp_shutdown_c)},
-		{NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, VRAMZ_I_T_SLOWDOWN, offsetof(vramz_gpu_info, temp_slowdown_c)},
-		{NVML_TEMPERATURE_THRESHOLD_MEM_MAX, VRAMZ_I_T_MEM_MAX, offsetof(vramz_gpu_info, temp_mem_max_c)},
-		{NVML_TEMPERATURE_THRESHOLD_GPU_MAX, VRAMZ_I_T_GPU_MAX, offsetof(vramz_gpu_info, temp_gpu_max_c)},
-	};
-	for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
-		if (CALL_ARG(b, gp, nvmlDeviceGetTemperatureThreshold, gp->h, th[i].t, &u) == NVML_SUCCESS &&
-		    u <= FIELD_MAX_TEMP_C) {
-			*(int *)((char *)o + th[i].off) = (int)u;
-			o->valid |= th[i].bit;
-		}
-	}
+	temp_thresholds(b, gp, o);
 	return gp->lost ? VRAMZ_ELOST : 0;
 }
 
