@@ -11,6 +11,9 @@
 # of GPU 0.  Unsupported (retired pages on Hopper) is null, never 0.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/serve-lib.sh"
+# serve-lib's wait_for (a command) under another name: top-lib's takes a pattern
+eval "$(declare -f wait_for | sed '1s/wait_for/serve_wait_for/')"
+. "$TESTS_SRC/e2e/top-lib.sh"
 
 # real processes for GPU 2's and GPU 3's jobs, so /proc names them
 sleep 300 & JOB2=$!
@@ -83,8 +86,11 @@ expect_success 'log: health columns appended, the states over time, the events f
 
 expect_success 'serve: the health metrics and dcgm-exporter'"'"'s names, Xid 48 once it came' '
 	serve_start serve.log -i 500ms --slow-interval 500ms --dcgm-names &&
-	wait_for sh -c "curl -s http://127.0.0.1:$PORT/metrics | grep -q \"^vramz_xid_last{gpu=\\\"2\\\".*} 48$\"" &&
-	scrape /metrics >m.txt && serve_stop &&
+	# the Xid comes from the watcher, the counter from the next slow reading
+	serve_wait_for sh -c "curl -s http://127.0.0.1:$PORT/metrics >m.txt &&
+		grep -q \"^vramz_xid_last{gpu=\\\"2\\\".*} 48$\" m.txt &&
+		grep -q \"^vramz_ecc_uncorrected_volatile_total{gpu=\\\"2\\\".*} 1$\" m.txt" &&
+	serve_stop &&
 	has "^# TYPE vramz_ecc_uncorrected_volatile_total counter$" m.txt &&
 	has "^vramz_row_remap_pending\{gpu=\"1\",.*\} 1$" m.txt &&
 	has "^vramz_row_remap_failure\{gpu=\"3\",.*\} 1$" m.txt &&
@@ -129,6 +135,15 @@ expect_success 'watch: the findings in order, naming whose job was hit; nothing 
 	vramz watch --no-color -i 500ms -d 9s >w.txt &&
 	has "CRITICAL xid +pid $JOB2 \(sleep\) on GPU 2: Xid 48, double-bit ECC error" w.txt &&
 	has "CRITICAL gpu_lost +GPU 3 fell off the bus .*the last Xid before: 79" w.txt
+'
+
+expect_success 'top: the findings panel names the lost GPU'"'"'s last Xid and Xid 48, and marks the job hit' '
+	top_session 200 50 -i 500ms &&
+	wait_for "CRIT GPU 3 fell off the bus .*the last Xid before: 79" &&
+	has "CRIT GPU 2: .*Xid 48: double-bit ECC error" screen &&
+	has "CRIT GPU 3: a row remapping failed" screen &&
+	has "^! *$JOB2 " screen &&
+	hasnt "^! *4180000 |GPU 0: " screen
 '
 
 serve_cleanup
