@@ -52,7 +52,7 @@ expect_success 'info: a health object in JSON, the rows in text' '
 '
 
 expect_success 'log: health columns appended, the states over time, the events file beside it' '
-	vramz log -o g.csv -i 500ms --slow-interval 500ms --duration 9s 2>err.txt &&
+	vramz log -o g.csv --procs -i 500ms --slow-interval 500ms --duration 9s 2>err.txt &&
 	head -1 g.csv >hdr &&
 	has ",fan_pct,ecc_mode,ecc_corrected_volatile,ecc_uncorrected_volatile,ecc_corrected_aggregate,ecc_uncorrected_aggregate,remap_correctable_rows,remap_uncorrectable_rows,remap_pending,remap_failure,retired_sbe_pages,retired_dbe_pages,retired_pending,pcie_replays,xid_events,xid_last,xid_time_ms$" hdr &&
 	python3 - <<-EOF
@@ -82,6 +82,12 @@ expect_success 'log: health columns appended, the states over time, the events f
 	assert ev[3]["uuid"] == "GPU-4ea1f003-0000-4000-8000-000000000000"
 	assert ev[2]["time"] < ev[3]["time"]
 	EOF
+	{ vramz analyze --no-color g.csv >a.txt; test $? = 3; } && # 3: findings
+	has "CRITICAL xid +pid $JOB2 \(sleep\) on GPU 2: Xid 48" a.txt &&
+	has "CRITICAL vram_errors +GPU 2: 1 new uncorrected ECC error" a.txt &&
+	has "WARNING +vram_errors +GPU 1: corrected ECC errors rising \(8 new\)" a.txt &&
+	has "CRITICAL gpu_lost +GPU 3 fell off the bus .*the last Xid before: 79" a.txt &&
+	hasnt "GPU 0: |on GPU 0" a.txt
 '
 
 expect_success 'serve: the health metrics and dcgm-exporter'"'"'s names, Xid 48 once it came' '
