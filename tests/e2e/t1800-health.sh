@@ -114,6 +114,32 @@ expect_success 'serve: the health metrics and dcgm-exporter'"'"'s names, Xid 48 
 	promtool check metrics <m.txt 2>&1 | tee lint.txt | { ! grep -q "error"; }
 '
 
+# daemon_saw_48: status --json reads the daemon, whose GPU 2 shows Xid 48
+# and, from the next slow reading, its uncorrected error
+daemon_saw_48() {
+	vramz status --json >ds.json && python3 -c '
+import json
+d = json.load(open("ds.json"))
+g = d["gpus"][2]
+assert d["source"] == "daemon" and g["xid_last"] == 48 and g["ecc_uncorrected_volatile"] == 1'
+}
+
+expect_success 'daemon: its segment (layout 1.2) carries health and the Xid to status and to Python' '
+	unset VRAMZ_NO_DAEMON && export VRAMZ_RUNTIME_DIR=$T/run && mkdir -m 700 run &&
+	{ "$VRAMZ_BIN" daemon --procs -i 500ms --slow-interval 500ms 2>d.err & dp=$!; } &&
+	echo "$dp" >>"$T/.serve-pids" &&
+	serve_wait_for daemon_saw_48 &&
+	test "$(g ds.json 1 remap_pending):$(g ds.json 0 retired_sbe_pages):$(g ds.json 0 xid_last)" = 1:None:0 &&
+	PYTHONPATH=$TESTS_SRC/../python python3 -c "
+import vramz
+d = vramz.snapshot()
+g = {x[\"index\"]: x for x in d[\"gpus\"]}
+assert d[\"source\"] == \"daemon\" and g[2][\"xid_last\"] == 48, d[\"source\"]
+assert g[1][\"remap_pending\"] == 1 and g[0][\"retired_sbe_pages\"] is None, g
+" &&
+	kill $dp && wait $dp
+'
+
 expect_success 'watch: the findings in order, naming whose job was hit; nothing on GPU 0' '
 	vramz watch --json -i 500ms -d 13s >w.jsonl &&
 	python3 - "$JOB2" "$JOB3" <<-EOF &&
