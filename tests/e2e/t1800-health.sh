@@ -141,7 +141,7 @@ assert g[1][\"remap_pending\"] == 1 and g[0][\"retired_sbe_pages\"] is None, g
 '
 
 expect_success 'watch: the findings in order, naming whose job was hit; nothing on GPU 0' '
-	vramz watch --json -i 500ms -d 13s >w.jsonl &&
+	vramz watch --json -i 500ms -d 15s >w.jsonl && # health read at 0 and 10 s
 	python3 - "$JOB2" "$JOB3" <<-EOF &&
 	import json, sys
 	job2, job3 = int(sys.argv[1]), int(sys.argv[2])
@@ -171,7 +171,8 @@ expect_success 'watch: the findings in order, naming whose job was hit; nothing 
 
 expect_success 'top: the findings panel names the lost GPU'"'"'s last Xid and Xid 48, and marks the job hit' '
 	top_session 200 50 -i 500ms &&
-	wait_for "CRIT GPU 3 fell off the bus .*the last Xid before: 79" &&
+	# 7 s into the scenario, after top has started: room for a loaded machine
+	WAIT_FOR_TENTHS=300 wait_for "CRIT GPU 3 fell off the bus .*the last Xid before: 79" &&
 	has "CRIT GPU 2: .*Xid 48: double-bit ECC error" screen &&
 	has "CRIT GPU 3: a row remapping failed" screen &&
 	has "^! *$JOB2 " screen &&
