@@ -282,7 +282,7 @@ const struct opt daemon_opts[] = {
 	{0, "runtime-dir", OPT_STR, &dir_opt, "DIR",
 	 "publish in DIR (default: /run/vramz as root, else $XDG_RUNTIME_DIR/vramz)"},
 	{0, "slow-interval", OPT_DURATION, &slow_ms, "D",
-	 "PCIe link and throughput every D, energy every third time; 0: never (default 10s)"},
+	 "PCIe link and throughput and VRAM health every D, energy every third time; 0: never (default 10s)"},
 	{0, "no-diagnose", OPT_FLAG, &no_diag, NULL, "publish no findings (no diagnosis engine)"},
 	OPT_END,
 };

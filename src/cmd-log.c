@@ -81,7 +81,7 @@ const struct opt log_opts[] = {
 	OPT_GPUS,
 	{0, "rotate", OPT_SIZE, &rotate, "SIZE", "start a new file when one would pass SIZE"},
 	{0, "keep", OPT_UINT, &keep, "N", "rotated files to keep (default 5, at most " KEEP_MAX_TEXT ")"},
-	{0, "slow-interval", OPT_DURATION, &slow_ms, "D", "PCIe link and throughput every D, energy every third time; 0: never (default 10s)"},
+	{0, "slow-interval", OPT_DURATION, &slow_ms, "D", "PCIe link and throughput and VRAM health every D, energy every third time; 0: never (default 10s)"},
 	{0, "fsync-every", OPT_DURATION, &fsync_ms, "D", "flush to disk every D, 0: only at rotation and exit (default 1m)"},
 	{0, "replay", OPT_STR, NULL, "FILE", "play a log back instead (vramz replay FILE)"},
 	OPT_END,

@@ -169,6 +169,8 @@ void advice_xid(const vramz_finding *f, const char *s, char *buf, size_t len)
 {
 	(void)s;
 	const struct xid_info *x = xid_lookup((unsigned)f->value);
-	snprintf(buf, len, "%s%s", x ? x->action : "Look the code up in NVIDIA's Xid catalogue",
+	snprintf(buf, len, "%s%s", x ? x->action : "look the code up in NVIDIA's Xid catalogue",
 		 "; dmesg has the driver's own line.");
+	if (len && buf[0] >= 'a' && buf[0] <= 'z') /* the table's actions are mid-sentence */
+		buf[0] = (char)(buf[0] - 'a' + 'A');
 }

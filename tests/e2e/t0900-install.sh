@@ -67,7 +67,8 @@ expect_success 'a program using every header builds with pkg-config alone and ru
 	./use_all "$SRC/examples/h200-leak.csv" >out &&
 	has "^log: [0-9]+ ticks, [1-9][0-9]* findings" out && has "^finding: leak " out &&
 	has "^backend nvml vendor nvidia driver 580\.159\.04 gpus 0-1$" out &&
-	has "^gpu 1 NVIDIA H200 vendor=nvidia backend=nvml$" out
+	has "^gpu 1 NVIDIA H200 vendor=nvidia backend=nvml$" out &&
+	has "^health gpu 1 ecc_mode=on$" out && has "^events: 0 GPUs$" out
 '
 
 expect_success 'find_package(vramz) builds the same program, shared and static' '

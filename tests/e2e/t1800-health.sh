@@ -11,6 +11,9 @@
 # of GPU 0.  Unsupported (retired pages on Hopper) is null, never 0.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/serve-lib.sh"
+# serve-lib's wait_for (a command) under another name: top-lib's takes a pattern
+eval "$(declare -f wait_for | sed '1s/wait_for/serve_wait_for/')"
+. "$TESTS_SRC/e2e/top-lib.sh"
 
 # real processes for GPU 2's and GPU 3's jobs, so /proc names them
 sleep 300 & JOB2=$!
@@ -49,7 +52,7 @@ expect_success 'info: a health object in JSON, the rows in text' '
 '
 
 expect_success 'log: health columns appended, the states over time, the events file beside it' '
-	vramz log -o g.csv -i 500ms --slow-interval 500ms --duration 9s 2>err.txt &&
+	vramz log -o g.csv --procs -i 500ms --slow-interval 500ms --duration 9s 2>err.txt &&
 	head -1 g.csv >hdr &&
 	has ",fan_pct,ecc_mode,ecc_corrected_volatile,ecc_uncorrected_volatile,ecc_corrected_aggregate,ecc_uncorrected_aggregate,remap_correctable_rows,remap_uncorrectable_rows,remap_pending,remap_failure,retired_sbe_pages,retired_dbe_pages,retired_pending,pcie_replays,xid_events,xid_last,xid_time_ms$" hdr &&
 	python3 - <<-EOF
@@ -79,12 +82,21 @@ expect_success 'log: health columns appended, the states over time, the events f
 	assert ev[3]["uuid"] == "GPU-4ea1f003-0000-4000-8000-000000000000"
 	assert ev[2]["time"] < ev[3]["time"]
 	EOF
+	{ vramz analyze --no-color g.csv >a.txt; test $? = 3; } && # 3: findings
+	has "CRITICAL xid +pid $JOB2 \(sleep\) on GPU 2: Xid 48" a.txt &&
+	has "CRITICAL vram_errors +GPU 2: 1 new uncorrected ECC error" a.txt &&
+	has "WARNING +vram_errors +GPU 1: corrected ECC errors rising \(8 new\)" a.txt &&
+	has "CRITICAL gpu_lost +GPU 3 fell off the bus .*the last Xid before: 79" a.txt &&
+	hasnt "GPU 0: |on GPU 0" a.txt
 '
 
 expect_success 'serve: the health metrics and dcgm-exporter'"'"'s names, Xid 48 once it came' '
 	serve_start serve.log -i 500ms --slow-interval 500ms --dcgm-names &&
-	wait_for sh -c "curl -s http://127.0.0.1:$PORT/metrics | grep -q \"^vramz_xid_last{gpu=\\\"2\\\".*} 48$\"" &&
-	scrape /metrics >m.txt && serve_stop &&
+	# the Xid comes from the watcher, the counter from the next slow reading
+	serve_wait_for sh -c "curl -s http://127.0.0.1:$PORT/metrics >m.txt &&
+		grep -q \"^vramz_xid_last{gpu=\\\"2\\\".*} 48$\" m.txt &&
+		grep -q \"^vramz_ecc_uncorrected_volatile_total{gpu=\\\"2\\\".*} 1$\" m.txt" &&
+	serve_stop &&
 	has "^# TYPE vramz_ecc_uncorrected_volatile_total counter$" m.txt &&
 	has "^vramz_row_remap_pending\{gpu=\"1\",.*\} 1$" m.txt &&
 	has "^vramz_row_remap_failure\{gpu=\"3\",.*\} 1$" m.txt &&
@@ -102,8 +114,34 @@ expect_success 'serve: the health metrics and dcgm-exporter'"'"'s names, Xid 48 
 	promtool check metrics <m.txt 2>&1 | tee lint.txt | { ! grep -q "error"; }
 '
 
+# daemon_saw_48: status --json reads the daemon, whose GPU 2 shows Xid 48
+# and, from the next slow reading, its uncorrected error
+daemon_saw_48() {
+	vramz status --json >ds.json && python3 -c '
+import json
+d = json.load(open("ds.json"))
+g = d["gpus"][2]
+assert d["source"] == "daemon" and g["xid_last"] == 48 and g["ecc_uncorrected_volatile"] == 1'
+}
+
+expect_success 'daemon: its segment (layout 1.2) carries health and the Xid to status and to Python' '
+	unset VRAMZ_NO_DAEMON && export VRAMZ_RUNTIME_DIR=$T/run && mkdir -m 700 run &&
+	{ "$VRAMZ_BIN" daemon --procs -i 500ms --slow-interval 500ms 2>d.err & dp=$!; } &&
+	echo "$dp" >>"$T/.serve-pids" &&
+	serve_wait_for daemon_saw_48 &&
+	test "$(g ds.json 1 remap_pending):$(g ds.json 0 retired_sbe_pages):$(g ds.json 0 xid_last)" = 1:None:0 &&
+	PYTHONPATH=$TESTS_SRC/../python python3 -c "
+import vramz
+d = vramz.snapshot()
+g = {x[\"index\"]: x for x in d[\"gpus\"]}
+assert d[\"source\"] == \"daemon\" and g[2][\"xid_last\"] == 48, d[\"source\"]
+assert g[1][\"remap_pending\"] == 1 and g[0][\"retired_sbe_pages\"] is None, g
+" &&
+	kill $dp && wait $dp
+'
+
 expect_success 'watch: the findings in order, naming whose job was hit; nothing on GPU 0' '
-	vramz watch --json -i 500ms -d 13s >w.jsonl &&
+	vramz watch --json -i 500ms -d 15s >w.jsonl && # health read at 0 and 10 s
 	python3 - "$JOB2" "$JOB3" <<-EOF &&
 	import json, sys
 	job2, job3 = int(sys.argv[1]), int(sys.argv[2])
@@ -129,6 +167,16 @@ expect_success 'watch: the findings in order, naming whose job was hit; nothing 
 	vramz watch --no-color -i 500ms -d 9s >w.txt &&
 	has "CRITICAL xid +pid $JOB2 \(sleep\) on GPU 2: Xid 48, double-bit ECC error" w.txt &&
 	has "CRITICAL gpu_lost +GPU 3 fell off the bus .*the last Xid before: 79" w.txt
+'
+
+expect_success 'top: the findings panel names the lost GPU'"'"'s last Xid and Xid 48, and marks the job hit' '
+	top_session 200 50 -i 500ms &&
+	# 7 s into the scenario, after top has started: room for a loaded machine
+	WAIT_FOR_TENTHS=300 wait_for "CRIT GPU 3 fell off the bus .*the last Xid before: 79" &&
+	has "CRIT GPU 2: .*Xid 48: double-bit ECC error" screen &&
+	has "CRIT GPU 3: a row remapping failed" screen &&
+	has "^! *$JOB2 " screen &&
+	hasnt "^! *4180000 |GPU 0: " screen
 '
 
 serve_cleanup

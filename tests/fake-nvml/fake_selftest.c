@@ -392,6 +392,72 @@ static void test_lost(struct nvml *n)
 	CHECK_RC(n->nvmlShutdown(), NVML_SUCCESS);
 }
 
+/* VRAM health and events: counters as written, moved by the timeline;
+ * unsupported where left out; the retired-pages count protocol; an event
+ * set that times out when nothing is due and delivers each event once,
+ * in time order, only to GPUs registered for its type. */
+static void test_health(struct nvml *n)
+{
+	const char *p = write_scn("health.scn",
+		"gpu 0 name=A uuid=GPU-a mem_total=1GiB ecc=1 ecc_sbe_vol=3 ecc_dbe_vol=0 "
+		"remap_corr=2 remap_pending=1 pcie_replay=9 retired_sbe=4 events=0xb\n"
+		"gpu 1 name=B uuid=GPU-b mem_total=1GiB ecc=0 ecc_sbe_vol=0 events=0x8\n"
+		"at 300ms gpu=0 ecc_dbe=+2\n"
+		"at 300ms gpu=0 xid=48\n"
+		"at 400ms gpu=1 ecc_sbe=+1\n"
+		"at 500ms gpu=1 xid=79\n"
+		"at 600ms gpu=1 lost\n");
+	nvmlDevice_t d0, d1;
+	unsigned long long v;
+	unsigned a, b, c, e, cnt;
+	nvmlEnableState_t st;
+	nvmlEventSet_t set = NULL;
+	nvmlEventData_t ev;
+
+	CHECK_RC(init_with(n, p), NVML_SUCCESS);
+	d0 = dev(n, 0);
+	d1 = dev(n, 1);
+	CHECK_RC(n->nvmlDeviceGetTotalEccErrors(d0, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &v), NVML_SUCCESS);
+	CHECK(v == 3);
+	CHECK_RC(n->nvmlDeviceGetTotalEccErrors(d0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, &v), NVML_ERROR_NOT_SUPPORTED);
+	CHECK_RC(n->nvmlDeviceGetTotalEccErrors(d1, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &v), NVML_ERROR_NOT_SUPPORTED); /* ECC off */
+	CHECK_RC(n->nvmlDeviceGetRemappedRows(d0, &a, &b, &c, &e), NVML_SUCCESS);
+	CHECK(a == 2 && b == 0 && c == 1 && e == 0);
+	CHECK_RC(n->nvmlDeviceGetRemappedRows(d1, &a, &b, &c, &e), NVML_ERROR_NOT_SUPPORTED);
+	cnt = 0;
+	CHECK_RC(n->nvmlDeviceGetRetiredPages_v2(d0, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &cnt, NULL, NULL), NVML_ERROR_INSUFFICIENT_SIZE);
+	CHECK(cnt == 4);
+	CHECK_RC(n->nvmlDeviceGetRetiredPages_v2(d0, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &cnt, NULL, NULL), NVML_ERROR_INVALID_ARGUMENT); /* room for 4, no array */
+	cnt = 0;
+	CHECK_RC(n->nvmlDeviceGetRetiredPages_v2(d0, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &cnt, NULL, NULL), NVML_ERROR_NOT_SUPPORTED);
+	CHECK_RC(n->nvmlDeviceGetRetiredPagesPendingStatus(d0, &st), NVML_ERROR_NOT_SUPPORTED);
+	CHECK_RC(n->nvmlDeviceGetPcieReplayCounter(d0, &a), NVML_SUCCESS);
+	CHECK(a == 9);
+	CHECK_RC(n->nvmlEventSetCreate(&set), NVML_SUCCESS);
+	CHECK_RC(n->nvmlDeviceRegisterEvents(d0, nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError, set), NVML_SUCCESS);
+	/* GPU 1 supports Xid only: a mask with ECC is refused whole */
+	CHECK_RC(n->nvmlDeviceRegisterEvents(d1, nvmlEventTypeXidCriticalError | nvmlEventTypeSingleBitEccError, set), NVML_ERROR_NOT_SUPPORTED);
+	CHECK_RC(n->nvmlDeviceRegisterEvents(d1, nvmlEventTypeXidCriticalError, set), NVML_SUCCESS);
+	double t0 = now_s();
+	CHECK_RC(n->nvmlEventSetWait_v2(set, &ev, 50), NVML_ERROR_TIMEOUT);
+	CHECK(now_s() - t0 >= 0.045);
+	CHECK_RC(n->nvmlEventSetWait_v2(set, &ev, 2000), NVML_SUCCESS);
+	CHECK(ev.device == d0 && ev.eventType == nvmlEventTypeDoubleBitEccError);
+	CHECK_RC(n->nvmlEventSetWait_v2(set, &ev, 2000), NVML_SUCCESS);
+	CHECK(ev.device == d0 && ev.eventType == nvmlEventTypeXidCriticalError && ev.eventData == 48);
+	/* GPU 1's single-bit error is not registered: the next is its Xid 79 */
+	CHECK_RC(n->nvmlEventSetWait_v2(set, &ev, 2000), NVML_SUCCESS);
+	CHECK(ev.device == d1 && ev.eventType == nvmlEventTypeXidCriticalError && ev.eventData == 79);
+	CHECK_RC(n->nvmlEventSetWait_v2(set, &ev, 300), NVML_ERROR_TIMEOUT);
+	/* the timeline moved the counters and lost GPU 1 */
+	CHECK_RC(n->nvmlDeviceGetTotalEccErrors(d0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &v), NVML_SUCCESS);
+	CHECK(v == 2);
+	CHECK_RC(n->nvmlDeviceGetPcieReplayCounter(d1, &a), NVML_ERROR_GPU_IS_LOST);
+	CHECK_RC(n->nvmlEventSetFree(set), NVML_SUCCESS);
+	CHECK_RC(n->nvmlEventSetFree(set), NVML_ERROR_INVALID_ARGUMENT);
+	CHECK_RC(n->nvmlShutdown(), NVML_SUCCESS);
+}
+
 static void test_errors(struct nvml *n)
 {
 	nvmlDevice_t d0, d1;
@@ -634,6 +700,7 @@ int main(int argc, char **argv)
 	test_shipped(&n);
 	test_h200(&n);
 	test_lost(&n);
+	test_health(&n);
 	test_errors(&n);
 	test_mig(&n);
 	test_dynamic(&n);

@@ -73,6 +73,14 @@ int main(int argc, char **argv)
 		printf("gpu %u %s vendor=%s backend=%s\n", gi->index, gi->name, gi->vendor,
 		       gi->backend);
 	}
+	/* 0.2: VRAM health and the driver's events */
+	if (vramz_sample(ctx, VRAMZ_SAMPLE_HEALTH, &snap) >= 0)
+		for (unsigned i = 0; i < snap->gpu_count; i++) {
+			const vramz_gpu_sample *g = vramz_snapshot_gpu(snap, i);
+			printf("health gpu %u ecc_mode=%s\n", g->index,
+			       g->valid & VRAMZ_F_ECC_MODE ? (g->ecc_mode ? "on" : "off") : "unknown");
+		}
+	printf("events: %d GPUs\n", vramz_events_open(ctx));
 	vramz_close(ctx);
 	return 0;
 }
