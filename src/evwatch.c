@@ -4,9 +4,10 @@
  * Why a thread and a context of its own: nvmlEventSetWait blocks inside
  * the driver until an event comes or its timeout passes, so an Xid is
  * seen within a second even between ticks of a 10 s daemon, and the
- * sampling thread never waits for it.  The timeout (1 s) is only how soon
- * a stop is noticed: with no event the thread sleeps in the driver and
- * wakes once a second (docs/health.md measures it).  Each event is
+ * sampling thread never waits for it.  With no event the thread sleeps in
+ * the driver and wakes once a second (docs/health.md measures it) to see
+ * whether it should stop; a stop waits for it at most STOP_WAIT_MS, then
+ * leaves it to free itself, so no command's exit waits on the driver.  Each event is
  * written to the events file at once (one write, then fflush), so a GPU
  * that takes the machine down with it leaves its last Xid on disk.
  */
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "logfile.h"
@@ -39,7 +41,20 @@ struct evwatch {
 	unsigned n;
 	struct ev_gpu *gpu;        /* [n] by global index */
 	int quit;
+	int done;                  /* the thread has left its loop */
+	int detached;              /* stop did not wait for it: it frees w */
 };
+
+/* Everything of w; by whichever of the thread and evwatch_stop() is last. */
+static void release(struct evwatch *w)
+{
+	pthread_mutex_destroy(&w->lock);
+	if (w->csv)
+		fclose(w->csv);
+	cli_close(w->ctx);
+	free(w->gpu);
+	free(w);
+}
 
 static const char *ev_name(unsigned type)
 {
@@ -106,6 +121,12 @@ static void *ev_main(void *arg)
 			ev_write(w, &ev);
 		pthread_mutex_unlock(&w->lock);
 	}
+	pthread_mutex_lock(&w->lock);
+	w->done = 1;
+	int detached = w->detached;
+	pthread_mutex_unlock(&w->lock);
+	if (detached)
+		release(w);
 	return NULL;
 }
 
@@ -161,6 +182,12 @@ fail:
 	return NULL;
 }
 
+/* how long a stop waits for the thread to leave the driver's wait: a
+ * command's exit (q in top, the end of serve --once) is not held up by
+ * the rest of its WAIT_MS; a thread still waiting then is detached and
+ * frees itself when it wakes (or the process ends first) */
+#define STOP_WAIT_MS 20
+
 void evwatch_stop(struct evwatch *w)
 {
 	if (!w)
@@ -168,13 +195,24 @@ void evwatch_stop(struct evwatch *w)
 	pthread_mutex_lock(&w->lock);
 	w->quit = 1;
 	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL); /* at most WAIT_MS */
-	pthread_mutex_destroy(&w->lock);
-	if (w->csv)
-		fclose(w->csv);
-	cli_close(w->ctx);
-	free(w->gpu);
-	free(w);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += STOP_WAIT_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	if (pthread_timedjoin_np(w->thread, NULL, &until) == 0) {
+		release(w);
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	w->detached = 1;
+	int done = w->done;
+	pthread_mutex_unlock(&w->lock);
+	pthread_detach(w->thread);
+	if (done) /* it left its loop after the wait timed out */
+		release(w);
 }
 
 void evwatch_merge(struct evwatch *w, vramz_gpu_sample *g, unsigned n)
