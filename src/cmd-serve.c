@@ -421,7 +421,7 @@ const struct opt serve_opts[] = {
 	 "address to listen on (default " SERVE_DEFAULT_LISTEN "; [::1]:PORT for IPv6; port 0 picks one)"},
 	OPT_SAMPLE_INTERVAL(&sa.interval_ms, "sample every DURATION (default 1s)"),
 	{0, "slow-interval", OPT_DURATION, &sa.slow_ms, NULL,
-	 "read PCIe throughput every DURATION, energy every third time (default 10s; 0: never)"},
+	 "read PCIe throughput and VRAM health every DURATION, energy every third time (default 10s; 0: never)"},
 	{'p', "procs", OPT_FLAG, &sa.procs, NULL,
 	 "per-process series (one per pid and GPU: mind the cardinality)"},
 	{0, "web-config", OPT_STR, &web_config, "FILE",
