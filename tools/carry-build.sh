@@ -18,7 +18,7 @@ gcc -O2 -std=c11 -Ilib bench/oneshot_ref.c -o .carry/oneshot_ref -ldl
 gcc -O2 -std=c11 -D_GNU_SOURCE -Ilib bench/nvml_callcost.c -o .carry/callcost -ldl
 rm -rf .carry/bench-ref && cp -r ../shared/bench-ref .carry/bench-ref
 # serve dlopen()s libmicrohttpd by soname (src/serve/mhd_dl.h): carry that file
-mhd=$(sed -n 's/^VRAMZ_MHD_LIBRARY:FILEPATH=//p' build-dev/CMakeCache.txt)
-[ -n "$mhd" ] && [ -e "$mhd" ] &&
-	cp -L "$mhd" ".carry/$(sed -n 's/^VRAMZ_MHD_SONAME:[A-Z]*=//p;' build-dev/CMakeCache.txt)"
+so=$(sed -n 's/^VRAMZ_MHD_SONAME:INTERNAL=//p' build-dev/CMakeCache.txt)
+dir=$(dirname "$(sed -n 's/^_lib_microhttpd:FILEPATH=//p' build-dev/CMakeCache.txt)")
+[ -n "$so" ] && [ -e "$dir/$so" ] && cp -L "$dir/$so" ".carry/$so"
 ls .carry

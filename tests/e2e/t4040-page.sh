@@ -114,9 +114,11 @@ expect_success 'a client that never reads: the exporter does not grow, the strea
 	python3 -c "
 import sys
 g = int(open(\"nr.txt\").read().split()[1])
-# 160 snapshots of ~100 KiB were sent in those 8 s: 16 MiB had they piled up
-assert g < 4096, g
-" &&
+# 160 snapshots of ~100 KiB were sent in those 8 s: 16 MiB had they piled
+# up.  Under ASan freed memory waits in its quarantine (up to 256 MiB) and
+# counts as resident: the bound is the plain build'"'"'s to check
+assert g < 4096 or sys.argv[1] == \"1\", g
+" "${VRAMZ_SANITIZE:-0}" &&
 	wait_for code_is 200 /api/v1/events &&
 	serve_stop
 '
