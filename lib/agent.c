@@ -19,6 +19,7 @@
 #include "torchfigs.h"
 #include "grow.h"
 #include "rundir.h"
+#include "fields.h"
 #include "text.h"
 #include "vramz/daemon.h"
 
@@ -185,6 +186,8 @@ int agent_parse(const char *text, size_t len, struct agent_figures *out)
 					d->cuda = (int)x;
 					continue;
 				}
+				if (x > FIELD_MAX_BYTES)
+					continue; /* 2^64-1 is a sentinel, not 16 EiB: unknown */
 				for (int s = 0; s < AS_COUNT; s++)
 					if (keyis(k, kl, agent_stat_keys[s])) {
 						d->v[s] = x;
