@@ -33,7 +33,7 @@ import time
 import zlib
 
 from ._fields import GPU_FIELDS
-from . import _agentjoin, _proc, _rundir
+from . import _agentjoin, _proc, _rundir, _text
 
 IMPLEMENTED = True
 MAGIC = b"VRAMZSEG"
@@ -100,8 +100,10 @@ def _get(buf, off, fmt):
 
 
 def _str(buf, off, size):
+    """A string of the segment, through the one rule for the terminal
+    (_text.py, lib/text.c: the C readers apply it in lib/ctx.c)."""
     raw = bytes(buf[off:off + size])
-    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+    return _text.sanitize(raw.split(b"\0", 1)[0])
 
 
 def _fits(a, n, size, lim):
