@@ -20,6 +20,7 @@
 #include "grow.h"
 #include "rundir.h"
 #include "proc.h"
+#include "fields.h"
 #include "text.h"
 #include "vramz/daemon.h"
 
@@ -199,6 +200,8 @@ static void parse_device(struct line *l, struct agent_figures *out)
 			d->cuda = (int)x;
 			continue;
 		}
+		if (x > FIELD_MAX_BYTES)
+			continue; /* 2^64-1 is a sentinel, not 16 EiB: unknown */
 		for (int s = 0; s < AS_COUNT; s++)
 			if (keyis(k, kl, agent_stat_keys[s])) {
 				d->v[s] = x;

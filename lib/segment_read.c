@@ -243,6 +243,9 @@ int seg_reader_open(struct seg_reader **out, const char *path, char *err, size_t
 		return rc;
 	if (seg_get32(r->map, SEG_H_STATE) == SEG_STOPPED)
 		return fail(err, errlen, VRAMZ_EIO, path, "its daemon (pid %u) stopped", r->h.pid);
+	if (r->h.state != SEG_LIVE && r->h.state != SEG_REPLACED)
+		return fail(err, errlen, VRAMZ_EPARSE, path,
+			    "unknown state %u (1 live, 2 stopped, 3 replaced): not trusted", r->h.state);
 	if (!seg_pid_alive(r->h.pid, r->h.start_ticks))
 		return fail(err, errlen, VRAMZ_EIO, path, "its daemon (pid %u) is gone", r->h.pid);
 	return 0;
@@ -371,6 +374,9 @@ int seg_reader_read(struct seg_reader *r, const struct seg_snapshot **out, char 
 			return fail(err, errlen, VRAMZ_EIO, r->path, "its daemon (pid %u) stopped", r->h.pid);
 		if (state == SEG_REPLACED) /* the caller reopens the name */
 			return fail(err, errlen, VRAMZ_EIO, r->path, "replaced by a newer file");
+		if (state != SEG_LIVE)
+			return fail(err, errlen, VRAMZ_EPARSE, r->path,
+				    "unknown state %u (1 live, 2 stopped, 3 replaced): not trusted", state);
 		uint64_t gen = le64toh(__atomic_load_n((const uint64_t *)(p + SEG_H_GENERATION), __ATOMIC_ACQUIRE));
 		if (gen == 0)
 			return fail(err, errlen, VRAMZ_EEOF, r->path, "no snapshot published yet");

@@ -57,11 +57,14 @@ int text_cp_unsafe(uint32_t cp)
 
 size_t text_sanitize(char *str)
 {
-	unsigned char *r = (unsigned char *)str, *w = r;
+	unsigned char *r = (unsigned char *)str, *w;
 	size_t bad = 0, n;
 	uint32_t cp = 0;
 
-	while (*r) {
+	/* the common case, printable ASCII to the end: read, never written */
+	while (*r >= 0x20 && *r < 0x7f)
+		r++;
+	for (w = r; *r;) {
 		if (*r >= 0x20 && *r < 0x7f) {
 			*w++ = *r++;
 		} else if ((n = text_utf8(r, &cp)) == 0 || text_cp_unsafe(cp)) {

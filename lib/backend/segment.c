@@ -49,6 +49,15 @@ static int check_fresh(struct backend *b, char *err, size_t errlen)
 	if (max_ms > VRAMZ_DAEMON_MAX_AGE_MS)
 		max_ms = VRAMZ_DAEMON_MAX_AGE_MS;
 	b->age_ms = age_ms < 0 ? 0 : age_ms;
+	/* CLOCK_MONOTONIC is the machine's: a publisher here cannot stamp a
+	 * snapshot later than now (a second of slack for nothing at all) */
+	if (age_ms < -SEG_FUTURE_SLACK_MS) {
+		snprintf(err, errlen,
+			 "%s: its latest snapshot is stamped %.1f s in the future (CLOCK_MONOTONIC): "
+			 "not this machine's daemon, or forged; not trusted",
+			 b->path, (double)-age_ms / 1000);
+		return VRAMZ_EIO;
+	}
 	if (age_ms <= max_ms)
 		return 0;
 	uint64_t torn;

@@ -45,6 +45,8 @@
 
 /* header.state */
 enum { SEG_LIVE = 1, SEG_STOPPED = 2, SEG_REPLACED = 3 };
+/* A snapshot stamped later than now by more than this is refused. */
+#define SEG_FUTURE_SLACK_MS 1000
 /* header.flags */
 enum {
 	SEG_FL_PROCS = 1u << 0,     /* process lists are published */

@@ -193,13 +193,15 @@ int cell_int(const struct cell *c, int64_t *v)
 
 /* dst is NUL-terminated within size, so comparing its first n + 1 bytes
  * stays inside it; the same text (a GPU's name every row) is not rewritten */
-void cell_copy(char *dst, size_t size, const struct cell *c)
+int cell_copy(char *dst, size_t size, const struct cell *c)
 {
 	size_t n = c->n < size - 1 ? c->n : size - 1;
 	if (dst[n] || memcmp(dst, c->s, n)) {
 		memcpy(dst, c->s, n);
 		dst[n] = 0;
+		return 1;
 	}
+	return 0;
 }
 
 const char *cell_show(const struct cell *c, char *buf, size_t len)

@@ -27,8 +27,9 @@ int csv_split(char *s, size_t n, struct cell *cells, int max);
 int cell_u64(const struct cell *c, uint64_t max, uint64_t *v);
 /* A cell as an int (INT_MIN + 1 .. INT_MAX, a leading '-'): 0 or -1. */
 int cell_int(const struct cell *c, int64_t *v);
-/* dst (size bytes, NUL-terminated) = the cell, cut to fit */
-void cell_copy(char *dst, size_t size, const struct cell *c);
+/* dst (size bytes, NUL-terminated) = the cell, cut to fit; 1 when dst
+ * changed (0: it held that text already, nothing written) */
+int cell_copy(char *dst, size_t size, const struct cell *c);
 /* The cell quoted for a message: printable, shortened; buf. */
 const char *cell_show(const struct cell *c, char *buf, size_t len);
 

@@ -473,14 +473,15 @@ int lr_read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 		if (g->index >= r->ninfo)
 			r->ninfo = g->index + 1;
 	}
+	int changed = 0;
 	if (id[0])
-		cell_copy(gi->uuid, sizeof gi->uuid, id[0]);
+		changed |= cell_copy(gi->uuid, sizeof gi->uuid, id[0]);
 	if (id[1])
-		cell_copy(gi->name, sizeof gi->name, id[1]);
+		changed |= cell_copy(gi->name, sizeof gi->name, id[1]);
 	if (id[2])
-		cell_copy(gi->pci_bus_id, sizeof gi->pci_bus_id, id[2]);
-	if (id[0] || id[1] || id[2])
-		field_sanitize_info(gi); /* a log's text: lib/text.h */
+		changed |= cell_copy(gi->pci_bus_id, sizeof gi->pci_bus_id, id[2]);
+	if (changed) /* a log's text (lib/text.h), once, not every row */
+		field_sanitize_info(gi);
 	if (!(gi->valid & VRAMZ_I_MEM_TOTAL) && (g->valid & VRAMZ_F_MEM)) {
 		gi->mem_total_bytes = g->mem_total_bytes;
 		gi->valid |= VRAMZ_I_MEM_TOTAL;

@@ -80,8 +80,7 @@ def lookup(dirs, pid, start, uid):
             f = agentfile.parse(text)
         except ValueError:
             continue
-        p = f.get("process", {})
-        if f["magic"] != agentfile.MAGIC or p.get("pid") != pid or p.get("start_time_ticks") != start:
+        if f["magic"] != agentfile.MAGIC or agentfile.process_key(f) != (pid, start):
             continue  # a file claiming another process
         return f
     return None
@@ -96,8 +95,7 @@ def _torch(f, uuid):
     p = f["process"]
     t = {}
     for k in FIGURES:
-        v = dev.get(k) if dev is not None else 0
-        t[k] = v if isinstance(v, int) and v >= 0 else None
+        t[k] = agentfile.figure(dev, k) if dev is not None else 0
     t["history"] = bool(p.get("history"))
     tm = p.get("time_ms")
     t["time_ms"] = tm if isinstance(tm, int) and tm > 0 else None

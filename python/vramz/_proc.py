@@ -3,6 +3,8 @@
 (pid, start time) that tells a live process from a reused pid."""
 import os
 
+from . import _text
+
 
 def start_time_ticks(pid="self"):
     """Field 22 of /proc/PID/stat (clock ticks since boot), or None."""
@@ -57,8 +59,9 @@ def attribute(pid):
         user = pwd.getpwuid(uid).pw_name
     except KeyError:
         user = str(uid)
-    command = cmd.rstrip(b"\0").replace(b"\0", b" ").decode("utf-8", "replace")
+    # a process chooses its argv: the one rule for the terminal (_text.py)
+    command = _text.sanitize(cmd.rstrip(b"\0").replace(b"\0", b" ")[:255])
     return {"uid": uid, "ppid": ppid, "pgid": pgid, "ns_pid": ns_pid,
-            "start_time_ticks": start, "user": user[:32],
-            "comm": comm.decode("utf-8", "replace")[:15], "cmdline": command[:255],
+            "start_time_ticks": start, "user": _text.sanitize(user[:32]),
+            "comm": _text.sanitize(comm[:15]), "cmdline": command,
             "container": "", "pod_uid": "", "slurm_job": ""}

@@ -33,13 +33,14 @@ import time
 import zlib
 
 from ._fields import GPU_FIELDS
-from . import _agentjoin, _proc, _rundir
+from . import _agentjoin, _proc, _rundir, _text
 
 IMPLEMENTED = True
 MAGIC = b"VRAMZSEG"
 MAJOR = 1
 SEGMENT_NAME, SEGMENT_FULL_NAME = "segment", "segment.full"
 LIVE, STOPPED, REPLACED = 1, 2, 3
+FUTURE_SLACK_MS = 1000  # a snapshot stamped later than now by more: refused
 FL_PROCS, FL_REDACTED, FL_FINDINGS = 1, 2, 4
 MAX_AGE_MS = 5000                    # VRAMZ_DAEMON_MAX_AGE_MS
 MAX_GPUS = 1024
@@ -110,8 +111,10 @@ def _get(buf, off, fmt):
 
 
 def _str(buf, off, size):
+    """A string of the segment, through the one rule for the terminal
+    (_text.py, lib/text.c: the C readers apply it in lib/ctx.c)."""
     raw = bytes(buf[off:off + size])
-    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+    return _text.sanitize(raw.split(b"\0", 1)[0])
 
 
 def _fits(a, n, size, lim):
@@ -167,8 +170,12 @@ class Segment:
             os.close(fd)
         try:
             self._header()
-            if _get(self.map, 40, "<I") == STOPPED:
+            state = _get(self.map, 40, "<I")
+            if state == STOPPED:
                 raise SegmentError(f"{path}: its daemon (pid {self.h['pid']}) stopped")
+            if state not in (LIVE, REPLACED):
+                raise SegmentError(f"{path}: unknown state {state} (1 live, 2 stopped, "
+                                   "3 replaced): not trusted")
             if not publisher_alive(self.h["pid"], self.h["start_ticks"]):
                 raise SegmentError(f"{path}: its daemon (pid {self.h['pid']}) is gone")
         except Exception:
@@ -250,6 +257,8 @@ class Segment:
                 self._fail(f"its daemon (pid {h['pid']}) stopped")
             if state == REPLACED:
                 raise _Replaced()
+            if state != LIVE:
+                self._fail(f"unknown state {state} (1 live, 2 stopped, 3 replaced): not trusted")
             gen = _get(m, 136, "<Q")
             if gen == 0:
                 self._fail("no snapshot published yet")
@@ -440,6 +449,9 @@ def _fresh(seg, mono_ns):
     h = seg.h
     age_ms = (time.monotonic_ns() - mono_ns) // 1000000
     limit = min(2 * h["interval_ms"], MAX_AGE_MS)
+    if age_ms < -FUTURE_SLACK_MS:  # CLOCK_MONOTONIC is the machine's
+        return (f"{seg.path}: its latest snapshot is stamped {-age_ms / 1000:.1f} s in the "
+                "future (CLOCK_MONOTONIC): not this machine's daemon, or forged; not trusted")
     if age_ms <= limit:
         return None
     if not publisher_alive(h["pid"], h["start_ticks"]):

@@ -114,37 +114,66 @@ def format_sites(process, sites, error=None):
     return "\n".join(lines) + "\n"
 
 
+# a value is an integer when it is 1-20 ASCII digits and fits 64 bits, as
+# lib/agent.c's to_u64 reads it (not "-5", not "²")
+_UINT = re.compile(r"[0-9]{1,20}\Z")
+U64_MAX = (1 << 64) - 1
+# a figure above this (1 PiB, lib/fields.h FIELD_MAX_BYTES) is unknown:
+# 2^64-1 is a sentinel, not 16 EiB
+FIGURE_MAX = 1 << 50
+
+
 def parse(text):
     """The records of a figures or sites file: {'magic', 'version',
     'process': {...}, 'device': [...], 'site': [...], ...}.  Values that are
     integers come back as int.  Raises ValueError on a wrong magic or major
-    version."""
-    lines = text.splitlines()
-    if not lines:
-        raise ValueError("empty file")
-    head = lines[0].split()
-    if len(head) != 2 or head[0] not in (MAGIC, SITES_MAGIC):
-        raise ValueError("not a vramz agent file")
-    if head[1] != str(VERSION):
-        raise ValueError(f"unknown agent file version {head[1]}")
-    out = {"magic": head[0], "version": VERSION}
+    version.  Read exactly as lib/agent.c reads it (tests/agentfile-cases.txt
+    is both readers' table): lines end at '\\n' only, the first is the
+    magic, one blank and the version, nothing else; blanks are spaces; a
+    token without '=' is skipped."""
+    lines = text.split("\n")
+    head = lines[0]
+    if head not in (f"{MAGIC} {VERSION}", f"{SITES_MAGIC} {VERSION}"):
+        if head.partition(" ")[0] in (MAGIC, SITES_MAGIC):
+            raise ValueError(f"unknown agent file version {head.partition(' ')[2]}")
+        raise ValueError("not a vramz agent file" if head else "empty file")
+    out = {"magic": head.partition(" ")[0], "version": VERSION}
     for line in lines[1:]:
         kind, _, rest = line.partition(" ")
         rec = {}
         while rest:
+            rest = rest.lstrip(" ")
+            token, _, after = rest.partition(" ")
             key, eq, value = rest.partition("=")
-            if not eq:
-                break
+            if not eq or " " in key:  # a token without '=': skipped
+                rest = after
+                continue
             if key in TAIL_KEYS:
                 rec[key] = value
                 break
             value, _, rest = value.partition(" ")
-            rec[key] = int(value) if value.lstrip("-").isdigit() else value
+            rec[key] = int(value) if _UINT.match(value) and int(value) <= U64_MAX else value
         if kind == "process":
             out["process"] = rec
         else:
             out.setdefault(kind, []).append(rec)
     return out
+
+
+def process_key(parsed):
+    """(pid, start_time_ticks) of a figures file's process record, or None
+    when it names none (lib/agent.c: then the file is refused)."""
+    p = parsed.get("process", {})
+    pid, start = p.get("pid"), p.get("start_time_ticks")
+    if not isinstance(pid, int) or pid > 0xFFFFFFFF or not isinstance(start, int):
+        return None
+    return pid, start
+
+
+def figure(rec, key):
+    """A device record's figure: an int up to FIGURE_MAX, else None."""
+    v = rec.get(key)
+    return v if isinstance(v, int) and v <= FIGURE_MAX else None
 
 
 def write_atomic(directory, name, text, mode=0o644, where=None):

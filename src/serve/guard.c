@@ -27,6 +27,16 @@
  * that MHD would accept first.  Two workers admitting at the same instant
  * may each see one fewer connection than there is: the limits hold to
  * within the number of worker threads.
+ *
+ * Slow clients that reconnect at once when cut (issue 25: 300 of them over
+ * ten addresses) kept every place young, so no place was slow enough to
+ * give to a scraper, and 45 % of scrapes were refused.  So a quarter of
+ * the global limit is a reserve: a newcomer that finds the other places
+ * taken gets a reserve place when its address holds fewer than
+ * SERVE_RESERVE_PER_IP of them, and SERVE_RESERVE_MS to send its whole
+ * request (a scrape needs microseconds), then is cut.  Ten addresses of
+ * slow clients hold at most twenty reserve places, however fast they
+ * come back; a scraper from any other address finds one free.
  */
 #include "serve/guard.h"
 
@@ -50,6 +60,7 @@ struct conn {
 	int64_t phase_ns;        /* when the current request began to arrive */
 	int64_t deadline_ns;     /* NO_DEADLINE while an answer is sent */
 	int shut;                /* shut down by us; MHD is closing it */
+	int reserve;             /* admitted into the reserve (file comment) */
 };
 
 struct serve_guard {
@@ -59,6 +70,7 @@ struct serve_guard {
 	int stop;
 	struct conn *head;
 	unsigned max_conns, max_per_ip;
+	unsigned reserve;        /* places of max_conns kept for whole requests */
 	int64_t idle_ns;
 };
 
@@ -106,6 +118,7 @@ struct serve_guard *serve_guard_new(unsigned max_conns, unsigned max_per_ip, uns
 		return NULL;
 	g->max_conns = max_conns;
 	g->max_per_ip = max_per_ip;
+	g->reserve = max_conns / 4;
 	g->idle_ns = (int64_t)idle_s * 1000000000;
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_condattr_t ca;
@@ -148,9 +161,11 @@ static int is_slow(const struct conn *c, int64_t now)
 	       now - c->phase_ns >= (int64_t)SERVE_SLOW_MS * 1000000;
 }
 
-/* Admits a newcomer under both limits, displacing the slowest connection
- * of its address (over the per-address limit) or of all (over the global
- * one) when one has been arriving for SERVE_SLOW_MS; refuses otherwise. */
+/* Admits a newcomer under both limits: over its address's, in place of
+ * the slowest connection of its address that has been arriving for
+ * SERVE_SLOW_MS; with the places outside the reserve taken, into the
+ * reserve (SERVE_RESERVE_PER_IP an address), else in place of the slowest
+ * connection of all; refused when none is that slow. */
 enum MHD_Result serve_guard_accept(void *cls, const struct sockaddr *addr, socklen_t len)
 {
 	struct serve_guard *g = cls;
@@ -159,7 +174,7 @@ enum MHD_Result serve_guard_accept(void *cls, const struct sockaddr *addr, sockl
 	(void)len;
 	int has_addr = !addr_key(addr, &family, key);
 	int64_t now = clock_mono_ns();
-	unsigned n_all = 0, n_addr = 0;
+	unsigned n_all = 0, n_addr = 0, n_res = 0, n_res_addr = 0;
 	struct conn *slow_all = NULL, *slow_addr = NULL;
 	pthread_mutex_lock(&g->lock);
 	for (struct conn *c = g->head; c; c = c->next) {
@@ -168,6 +183,8 @@ enum MHD_Result serve_guard_accept(void *cls, const struct sockaddr *addr, sockl
 		int same = has_addr && c->family == family && !memcmp(c->addr, key, 16);
 		n_all++;
 		n_addr += same;
+		n_res += c->reserve;
+		n_res_addr += c->reserve && same;
 		if (!is_slow(c, now))
 			continue;
 		if (!slow_all || c->phase_ns < slow_all->phase_ns)
@@ -181,8 +198,10 @@ enum MHD_Result serve_guard_accept(void *cls, const struct sockaddr *addr, sockl
 			shut(slow_addr); /* it also frees a place in all */
 		else
 			rc = MHD_NO;
-	} else if (n_all >= g->max_conns) {
-		if (slow_all)
+	} else if (n_all - n_res >= g->max_conns - g->reserve) {
+		if (n_res < g->reserve && n_res_addr < SERVE_RESERVE_PER_IP)
+			; /* a reserve place: serve_guard_notify marks it */
+		else if (slow_all)
 			shut(slow_all);
 		else
 			rc = MHD_NO;
@@ -212,6 +231,22 @@ void serve_guard_notify(void *cls, struct MHD_Connection *mc, void **socket_ctx,
 		c->phase_ns = clock_mono_ns();
 		c->deadline_ns = c->phase_ns + (int64_t)SERVE_REQUEST_S * 1000000000;
 		pthread_mutex_lock(&g->lock);
+		/* admitted with the other places taken: a reserve place, if
+		 * its address may have one more (else it displaced a slow one,
+		 * serve_guard_accept) */
+		unsigned n_main = 0, n_res = 0, n_res_addr = 0;
+		for (struct conn *o = g->head; o; o = o->next) {
+			if (o->shut)
+				continue;
+			n_main += !o->reserve;
+			n_res += o->reserve;
+			n_res_addr += o->reserve && o->family == c->family && !memcmp(o->addr, c->addr, 16);
+		}
+		if (n_main >= g->max_conns - g->reserve && n_res < g->reserve &&
+		    n_res_addr < SERVE_RESERVE_PER_IP) {
+			c->reserve = 1;
+			c->deadline_ns = c->phase_ns + (int64_t)SERVE_RESERVE_MS * 1000000;
+		}
 		c->next = g->head;
 		if (g->head)
 			g->head->prev = c;

@@ -20,6 +20,12 @@
 /* A request still arriving after this long is slow: a newcomer from the
  * same address, over the per-address limit, takes its place. */
 #define SERVE_SLOW_MS 1000
+/* Of the global limit, a quarter is a reserve for requests that arrive
+ * whole at once: a newcomer that finds the rest full takes a reserve
+ * place, at most SERVE_RESERVE_PER_IP of them per address, and must send
+ * its whole request within SERVE_RESERVE_MS or is cut. */
+#define SERVE_RESERVE_PER_IP 2
+#define SERVE_RESERVE_MS 1000
 
 struct serve_guard;
 

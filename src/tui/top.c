@@ -350,9 +350,13 @@ int cmd_top(const struct cmd_args *args)
 	term_close();
 	fb_free();
 	/* a tick in progress (100,000 processes: most of a second) is not
-	 * waited for: `q` exits at once, the detached thread with it */
-	if (sampler_stop_within(a->sp, 50) == 0)
-		ticker_close(tk);
+	 * waited for: `q` exits at once, the detached thread with it, and
+	 * without exit()'s handlers, which would unload what it still uses */
+	if (sampler_stop_within(a->sp, 50) < 0) {
+		fflush(NULL);
+		_exit(ex);
+	}
+	ticker_close(tk);
 	model_free(&a->m);
 	findings_free(&a->f);
 	snap_free(a->snap);

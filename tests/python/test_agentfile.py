@@ -45,6 +45,37 @@ class AgentFileTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "version 2"):
             agentfile.parse("vramz-torch 2\n")
 
+    def test_cases_table(self):
+        """tests/agentfile-cases.txt, which lib/agent.c is tested on too
+        (test_agentfile_cases.c): both readers read every file alike."""
+        path = os.path.join(os.path.dirname(_paths.HERE), "agentfile-cases.txt")
+        n = 0
+        with open(path, encoding="ascii") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if not line or line.startswith("#"):
+                    continue
+                name, text, want = line.split("\t")
+                raw = text.encode("ascii").decode("unicode_escape").encode("latin-1")
+                with self.subTest(case=name):
+                    self.assertEqual(self._summary(raw.decode("utf-8", "replace")), want)
+                n += 1
+        self.assertGreaterEqual(n, 30)
+
+    @staticmethod
+    def _summary(text):
+        try:
+            d = agentfile.parse(text)
+        except ValueError:
+            return "refused"
+        key = agentfile.process_key(d)
+        if d["magic"] != agentfile.MAGIC or key is None:
+            return "refused"
+        dev = (d.get("device") or [{}])[0]
+        figs = [agentfile.figure(dev, k) for k in ("allocated_bytes", "reserved_bytes")]
+        return "pid=%d start=%d allocated=%s reserved=%s" % (
+            key + tuple("-" if v is None else v for v in figs))
+
     def test_written_atomically_and_not_group_writable(self):
         with tempfile.TemporaryDirectory() as d:
             old = os.umask(0o002)
