@@ -197,6 +197,10 @@ typedef struct vramz_diag_config {
 	double oom_free_share;        /* or under this share of total (0.02) */
 	int64_t oom_rise_ms;          /* the last seconds a steep rise is sought in (10 s) */
 	int64_t oom_keep_ms;          /* live: an oom finding stays this long (10 min) */
+	/* appended in 0.3: steep leaks (docs/diagnoses.md, "Fast leaks") */
+	uint64_t leak_steep_rate_bytes_per_min; /* a leak this fast, begun past the
+					 warm-up, is judged on a short rise (1 GiB) */
+	int64_t leak_steep_min_span_ms; /* the rise it needs (30 s) */
 } vramz_diag_config;
 
 typedef struct vramz_diag vramz_diag;

@@ -9,7 +9,9 @@
 #    file:line, the bytes asked and the line that held the memory, read
 #    from the tombstone its agent left; the tombstone is swept later;
 #  - a job that catches an OOM and exits normally on a GPU NVML shows
-#    nearly full: "ran out of memory 1 time and carried on", never a death;
+#    nearly full: "ran out of memory 1 time and carried on", never a death
+#    (`analyze` of its --procs log, which has no end record: probable at
+#    most);
 #  - a fragmenting pool whose split share flaps while its retries climb:
 #    one finding, never cleared and raised again.
 . "$(dirname "$0")/lib.sh"
@@ -137,17 +139,28 @@ expect_success 'the tombstone stays for the readers, and the daemon sweeps it on
 
 start_job probes
 scn 139GiB
+"$VRAMZ_BIN" log -o "$T/probes.csv" --procs -i 500ms --duration 11s 2> "$T/log.err" &
+LOGGER=$!
 "$VRAMZ_BIN" watch --json -i 1s -d 12s --report-after 1s > "$T/probes.json" 2> "$T/probes.err" &
 WATCH=$!
 sleep 4
 touch "$T/go.probes"
 wait $WATCH
+wait $LOGGER
 
 expect_success 'a caught OOM then a normal exit on a full GPU: carried on, never a death' '
 	events "$T/probes.json" oom > ev &&
 	has "^new warning .*ran out of memory 1 time and carried on; the last at probes\.py:$PROBE_LINE in probe\(\) asking 64\.0 GiB" ev &&
 	hasnt "died out of memory|ended out of memory|critical" ev &&
 	grep -q "^end .*how=exit status=0" "$VRAMZ_RUNTIME_DIR"/torch-$JOB-*
+'
+
+# a log has no end record: the full GPU at its end is NVML's "probably"
+# (with the caught OOM counted as evidence), never a certain death
+expect_success 'analyze of its --procs log: probable at most, never a certain death' '
+	{ "$VRAMZ_BIN" analyze "$T/probes.csv" > out; true; } &&
+	has "WARNING +oom +pid [0-9]+ \(python3\) probably ended out of memory on GPU 0: .*; its allocator had counted out-of-memory errors" out &&
+	hasnt "died out of memory|CRITICAL|[^y] ended out of memory" out
 '
 
 start_job frag
