@@ -21,6 +21,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define LEAK_MAX_POINTS 256
 
@@ -465,16 +466,20 @@ int leak_fast(const struct ring *r, int64_t life_start_ms, double free_bytes,
 		return 0;
 	double span_s = (double)(out->end_ms - out->start_ms) / 1000.0;
 	double tto_s = free_bytes >= 0 ? free_bytes / out->tr.slope : -1;
+	/* near out of memory first; a rise that is not yet, or not near, may
+	 * still be steep */
 	int near = near_on && tto_s * 1000.0 <= (double)cfg->leak_fast_tto_ms;
-	if (near) {
-		if (span_s * 1000.0 < (double)cfg->leak_fast_min_span_ms ||
-		    span_s < cfg->leak_fast_share * tto_s)
-			out->why_not = "rise too short yet for the time to OOM it projects";
-	} else {
-		out->why_not = steep_judge(cfg, s, n, k, life_start_ms, out);
-	}
-	if (!out->why_not && !still_rising(s, n, k, out->tr.slope, !near))
+	if (near && (span_s * 1000.0 < (double)cfg->leak_fast_min_span_ms ||
+		     span_s < cfg->leak_fast_share * tto_s))
+		near = 0;
+	if (near)
+		out->why_not = still_rising(s, n, k, out->tr.slope, 0) ? NULL : "stopped rising";
+	else if (!(out->why_not = steep_judge(cfg, s, n, k, life_start_ms, out)) &&
+		 !still_rising(s, n, k, out->tr.slope, 1))
 		out->why_not = "stopped rising";
+	if (out->why_not && near_on && tto_s * 1000.0 <= (double)cfg->leak_fast_tto_ms &&
+	    !strcmp(out->why_not, "not near out of memory, nor steep"))
+		out->why_not = "rise too short yet for the time to OOM it projects";
 	out->is_leak = out->why_not == NULL;
 	return 0;
 }
