@@ -7,7 +7,8 @@
 #  - a job that dies of an uncaught OutOfMemoryError under a per-process
 #    cap, with most of the GPU free: "died out of memory" with the script's
 #    file:line, the bytes asked and the line that held the memory, read
-#    from the tombstone its agent left; the tombstone is swept later;
+#    from the tombstone its agent left (`ps --json`'s "ended" too); the
+#    tombstone is swept later;
 #  - a job that catches an OOM and exits normally on a GPU NVML shows
 #    nearly full: "ran out of memory 1 time and carried on", never a death
 #    (`analyze` of its --procs log, which has no end record: probable at
@@ -132,6 +133,10 @@ expect_success 'the tombstone stays for the readers, and the daemon sweeps it on
 	! kill -0 $DIES 2>/dev/null &&
 	ls "$VRAMZ_RUNTIME_DIR" > files && has "^torch-$DIES-[0-9]+\$" files &&
 	grep -q "^end .*oom=1" "$VRAMZ_RUNTIME_DIR"/torch-$DIES-* &&
+	"$VRAMZ_BIN" ps --json > ps.json &&
+	json ps.json "\"|\".join(str(x) for e in d[\"ended\"] if e[\"pid\"] == $DIES for x in (e[\"how\"], e[\"exception\"], e[\"oom\"], e[\"site\"], e[\"requested_bytes\"]))" > got &&
+	echo "exception|torch.OutOfMemoryError|True|dies.py:$OOM_LINE in forward()|21474836480" > want &&
+	diff want got &&
 	touch -d "6 minutes ago" "$VRAMZ_RUNTIME_DIR"/torch-$DIES-* &&
 	{ timeout 3 "$VRAMZ_BIN" daemon -i 200ms 2> daemon.err; true; } &&
 	ls "$VRAMZ_RUNTIME_DIR" > files && hasnt "^torch-$DIES-" files
