@@ -958,6 +958,16 @@ static unsigned scan_dirs_for(struct agent_scan *s, const vramz_proc_sample *pro
 	return visible;
 }
 
+/* by pid and start time, as python/vramz/_agentjoin.py's ended() */
+static int cmp_ended(const void *a, const void *b)
+{
+	const struct agent_figures *x = &((const struct agent_ended *)a)->fig;
+	const struct agent_figures *y = &((const struct agent_ended *)b)->fig;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->start_time_ticks > y->start_time_ticks) - (x->start_time_ticks < y->start_time_ticks);
+}
+
 int agent_ended_list(struct agent_scan *s, const vramz_proc_sample *procs, unsigned n,
 		     struct agent_ended *out, unsigned max)
 {
@@ -992,6 +1002,7 @@ int agent_ended_list(struct agent_scan *s, const vramz_proc_sample *procs, unsig
 		got++;
 	}
 	free(buf);
+	qsort(out, got, sizeof *out, cmp_ended);
 	return (int)got;
 }
 

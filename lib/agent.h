@@ -259,6 +259,7 @@ struct agent_ended {
 
 /* The tombstones (figures files with an end record) of processes that
  * are not among procs' rows, in the directories agent_join looks in:
- * at most max into out; the count, or VRAMZ_ENOMEM. */
+ * at most max into out by pid and start time (python/vramz/_agentjoin.py's
+ * ended() is its twin); the count, or VRAMZ_ENOMEM. */
 int agent_ended_list(struct agent_scan *s, const vramz_proc_sample *procs, unsigned n,
 		     struct agent_ended *out, unsigned max);

@@ -228,6 +228,7 @@ void json_snapshot(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapsh
 		for (unsigned i = 0; i < snap->proc_count; i++)
 			json_proc(&w, ctx, &snap->procs[i]);
 		jw_end_arr(&w);
+		json_ended(&w, ctx, snap);
 	}
 	jw_end_obj(&w);
 	jw_finish(&w);

@@ -137,6 +137,17 @@ expect_success 'the tombstone stays for the readers, and the daemon sweeps it on
 	json ps.json "\"|\".join(str(x) for e in d[\"ended\"] if e[\"pid\"] == $DIES for x in (e[\"how\"], e[\"exception\"], e[\"oom\"], e[\"site\"], e[\"requested_bytes\"]))" > got &&
 	echo "exception|torch.OutOfMemoryError|True|dies.py:$OOM_LINE in forward()|21474836480" > want &&
 	diff want got &&
+	"$VRAMZ_BIN" status --json > st.json &&
+	json st.json "[e for e in d[\"ended\"] if e[\"pid\"] == $DIES]" > st.ended &&
+	json ps.json "[e for e in d[\"ended\"] if e[\"pid\"] == $DIES]" > ps.ended &&
+	diff ps.ended st.ended && test -s st.ended &&
+	if [ "$VRAMZ_SANITIZE" != 1 ]; then # an ASan library cannot load into python
+		VRAMZ_NO_DAEMON=1 VRAMZ_LIBRARY="$TESTS_BIN/../lib/libvramz.so.0" python3 -c "
+import json, vramz
+print(json.dumps(vramz.snapshot()[\"ended\"], sort_keys=True))" > py.ended &&
+		json st.json "json.dumps(d[\"ended\"], sort_keys=True)" > c.ended &&
+		diff c.ended py.ended
+	fi &&
 	touch -d "6 minutes ago" "$VRAMZ_RUNTIME_DIR"/torch-$DIES-* &&
 	{ timeout 3 "$VRAMZ_BIN" daemon -i 200ms 2> daemon.err; true; } &&
 	ls "$VRAMZ_RUNTIME_DIR" > files && hasnt "^torch-$DIES-" files
