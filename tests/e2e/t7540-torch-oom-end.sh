@@ -13,10 +13,12 @@
 #    nearly full: "ran out of memory 1 time and carried on", never a death
 #    (`analyze` of its --procs log, which has no end record: probable at
 #    most);
+#  - the exporter's series of such a death, with its line as a label;
 #  - a fragmenting pool whose split share flaps while its retries climb:
 #    one finding, never cleared and raised again.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/torch-lib.sh"
+. "$(dirname "$0")/serve-lib.sh"
 
 # job J: waits for $T/go.J, then runs its ending; AGENT_PID its pid
 start_job() {
@@ -178,6 +180,21 @@ expect_success 'analyze of its --procs log: probable at most, never a certain de
 	has "WARNING +oom +pid [0-9]+ \(python3\) probably ended out of memory on GPU 0: .*; its allocator had counted out-of-memory errors" out &&
 	hasnt "died out of memory|CRITICAL|[^y] ended out of memory" out
 '
+
+# the exporter: the death's series, labelled with the line that ran out
+cp "$T/dies.py" "$T/dies2.py"
+start_job dies2
+scn 21GiB
+expect_success 'serve: vramz_oom_requested_bytes with the site, vramz_oom_ended_bytes' '
+	serve_start serve.log --procs --interval 1s &&
+	sleep 3 && touch "$T/go.dies2" &&
+	wait_for sh -c "curl -s http://127.0.0.1:$PORT/metrics | grep -q \"^vramz_oom_requested_bytes{\"" &&
+	scrape /metrics > m.txt &&
+	serve_stop &&
+	has "^vramz_oom_requested_bytes\{gpu=\"0\",[^}]*pid=\"$JOB\",site=\"dies2\.py:$OOM_LINE in forward\(\)\"\} 21474836480$" m.txt &&
+	has "^vramz_oom_ended_bytes\{gpu=\"0\",[^}]*pid=\"$JOB\"\} " m.txt
+'
+serve_cleanup
 
 start_job frag
 scn 9GiB
