@@ -940,14 +940,15 @@ static void fill_torch(vramz_proc_sample *p, const struct agent_figures *f, cons
 	}
 }
 
-int agent_join(struct agent_scan *s, vramz_proc_sample *procs, unsigned n,
-	       const vramz_gpu_info *info, unsigned ninfo)
+/* The directories to look in for procs' agents: the reader's own and, for
+ * each user with a visible process, /run/user/UID/vramz.  The count of
+ * visible rows. */
+static unsigned scan_dirs_for(struct agent_scan *s, const vramz_proc_sample *procs, unsigned n)
 {
 	unsigned visible = 0;
 	agent_scan_reset(s);
 	agent_scan_add_default(s);
 	for (unsigned i = 0; i < n; i++) {
-		clear_torch(&procs[i]);
 		if (!(procs[i].valid & VRAMZ_P_VISIBLE))
 			continue;
 		visible++;
@@ -957,7 +958,63 @@ int agent_join(struct agent_scan *s, vramz_proc_sample *procs, unsigned n,
 			agent_scan_add_dir(s, d, procs[i].uid);
 		}
 	}
-	if (!visible)
+	return visible;
+}
+
+/* by pid and start time, as python/vramz/_agentjoin.py's ended() */
+static int cmp_ended(const void *a, const void *b)
+{
+	const struct agent_figures *x = &((const struct agent_ended *)a)->fig;
+	const struct agent_figures *y = &((const struct agent_ended *)b)->fig;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->start_time_ticks > y->start_time_ticks) - (x->start_time_ticks < y->start_time_ticks);
+}
+
+int agent_ended_list(struct agent_scan *s, const vramz_proc_sample *procs, unsigned n,
+		     struct agent_ended *out, unsigned max)
+{
+	scan_dirs_for(s, procs, n);
+	int rc = agent_scan_list(s);
+	if (rc)
+		return rc;
+	unsigned got = 0;
+	char *buf = malloc(AGENT_FILE_MAX);
+	if (!buf)
+		return VRAMZ_ENOMEM;
+	for (unsigned i = 0; i < s->n && got < max; i++) {
+		const struct agent_name *nm = &s->names[i];
+		int listed = 0;
+		for (unsigned j = 0; j < n && !listed; j++)
+			listed = procs[j].pid == nm->pid && procs[j].start_time_ticks == nm->start;
+		int dfd = s->dfd[nm->dir] - 1;
+		if (listed || dfd < 0)
+			continue;
+		/* whose: the directory's user, or ours in our own */
+		uint32_t uid = s->dir_uid[nm->dir] == RUNDIR_NO_UID ? (uint32_t)geteuid()
+								    : s->dir_uid[nm->dir];
+		char name[64];
+		size_t len;
+		snprintf(name, sizeof name, "torch-%" PRIu32 "-%" PRIu64, nm->pid, nm->start);
+		struct agent_ended *e = &out[got];
+		if (read_trusted(dfd, name, uid, buf, AGENT_FILE_MAX, &len) ||
+		    agent_parse(buf, len, &e->fig) || !e->fig.end.valid ||
+		    e->fig.pid != nm->pid || e->fig.start_time_ticks != nm->start)
+			continue;
+		e->uid = uid;
+		got++;
+	}
+	free(buf);
+	qsort(out, got, sizeof *out, cmp_ended);
+	return (int)got;
+}
+
+int agent_join(struct agent_scan *s, vramz_proc_sample *procs, unsigned n,
+	       const vramz_gpu_info *info, unsigned ninfo)
+{
+	for (unsigned i = 0; i < n; i++)
+		clear_torch(&procs[i]);
+	if (!scan_dirs_for(s, procs, n))
 		return 0;
 	int rc = agent_scan_list(s);
 	if (rc || !s->n)

@@ -44,6 +44,7 @@ static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, vo
 		for (unsigned i = 0; i < n; i++)
 			json_proc(&w, ctx, &snap->procs[idx[i]]);
 		jw_end_arr(&w);
+		json_ended(&w, ctx, snap);
 		jw_end_obj(&w);
 		jw_finish(&w);
 		free(idx);

@@ -129,7 +129,7 @@ typedef struct vramz_finding {
 	 * step()", and that line's share of the growth (0..1) */
 	char site[160];
 	double site_share;
-	/* appended in 0.3 (issue 27), with VRAMZ_FG_OOM: the out-of-memory
+	/* appended (issue 27), with VRAMZ_FG_OOM: the out-of-memory
 	 * error its PyTorch agent saw - the bytes asked, the allocator's
 	 * limit then (set_per_process_memory_fraction's cap, else the GPU's
 	 * total) - and with history=True the largest live allocation sites
@@ -200,6 +200,10 @@ typedef struct vramz_diag_config {
 	double oom_free_share;        /* or under this share of total (0.02) */
 	int64_t oom_rise_ms;          /* the last seconds a steep rise is sought in (10 s) */
 	int64_t oom_keep_ms;          /* live: an oom finding stays this long (10 min) */
+	/* appended (issue 27): steep leaks (docs/diagnoses.md, "Fast leaks") */
+	uint64_t leak_steep_rate_bytes_per_min; /* a leak this fast, begun past the
+					 warm-up, is judged on a short rise (1 GiB) */
+	int64_t leak_steep_min_span_ms; /* the rise it needs (30 s) */
 } vramz_diag_config;
 
 typedef struct vramz_diag vramz_diag;

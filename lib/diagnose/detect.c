@@ -100,16 +100,19 @@ int detect_leak(vramz_diag *d, struct emitter *em)
 		struct leak_hit *h = &hits[nh];
 		if ((rc = leak_cached(&p->mem, p->first_ms, &d->cfg, &d->scratch, &p->leak, &h->r)))
 			goto out;
-		if (!h->r.is_leak) {
-			/* an exited process is judged as it was at its end */
-			double fr = !p->ended ? gpu_free_now(&d->gpus[p->gpu])
-				  : p->gpu_mem_known ? (double)p->gpu_free_bytes : -1;
-			if ((rc = leak_fast_cached(&p->mem, p->first_ms, fr, &d->cfg, &d->scratch,
-						   &p->leak, &h->r)))
-				goto out;
-			if (!h->r.is_leak)
-				continue;
-		}
+		/* the fast rule too: a leak that began lately is fitted from its
+		 * start there, where the slow rule's coarser start dilutes it.
+		 * An exited process is judged as it was at its end. */
+		struct leak_result fast;
+		double fr = !p->ended ? gpu_free_now(&d->gpus[p->gpu])
+			  : p->gpu_mem_known ? (double)p->gpu_free_bytes : -1;
+		if ((rc = leak_fast_cached(&p->mem, p->first_ms, fr, &d->cfg, &d->scratch, &p->leak,
+					   &fast)))
+			goto out;
+		if (fast.is_leak && (!h->r.is_leak || fast.start_ms > h->r.start_ms))
+			h->r = fast;
+		if (!h->r.is_leak)
+			continue;
 		h->proc = i;
 		h->gpu = p->gpu;
 		h->bytes = p->last_bytes;
@@ -158,8 +161,8 @@ const char *check_leak(const vramz_diag_config *c, char *buf, size_t len)
 	else if (!(c->leak_p > 0 && c->leak_p < 1))
 		snprintf(buf, len, "leak_p %g: must be between 0 and 1", c->leak_p);
 	else if (c->leak_fast_tto_ms < 0 || c->leak_fast_warmup_ms < 0 ||
-		 c->leak_fast_min_span_ms < 0)
-		snprintf(buf, len, "leak_fast_*_ms: must not be negative");
+		 c->leak_fast_min_span_ms < 0 || c->leak_steep_min_span_ms < 0)
+		snprintf(buf, len, "leak_fast_*_ms, leak_steep_min_span_ms: must not be negative");
 	else if (!(c->leak_fast_share > 0))
 		snprintf(buf, len, "leak_fast_share %g: must be positive", c->leak_fast_share);
 	else

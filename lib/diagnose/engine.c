@@ -648,7 +648,7 @@ static int moved(double was, double now)
 
 /* Finding s continues o: the same identity, its first sight, and a new
  * revision when its severity changes (or its process ended, or its line
- * was named), or when a headline figure moved and
+ * was first named), or when a headline figure (or the line) moved and
  * the last revision is DIAG_CHANGE_MIN_MS old (a caught-OOM count that
  * rises every second is one "changed" per interval, not one per rise). */
 static void continue_slot(struct finding_slot *s, const struct finding_slot *o, int64_t now)
@@ -658,8 +658,8 @@ static void continue_slot(struct finding_slot *s, const struct finding_slot *o, 
 	s->reported = o->reported;
 	s->rev_ms = o->rev_ms;
 	int jump = o->f.severity != s->f.severity || o->f.ended != s->f.ended ||
-		   strcmp(o->f.site, s->f.site); /* torch.c named the leak's line */
-	int drift = moved(o->rev_figure, s->rev_figure);
+		   (!o->f.site[0] && s->f.site[0]); /* torch.c named the leak's line */
+	int drift = moved(o->rev_figure, s->rev_figure) || strcmp(o->f.site, s->f.site);
 	if (jump || (drift && now - o->rev_ms >= DIAG_CHANGE_MIN_MS)) {
 		s->f.revision++;
 		s->rev_ms = now;

@@ -98,6 +98,10 @@ static const struct kind_conf conf_leak[] = {
 	CONF(NULL, KC_DURATION, leak_fast_min_span_ms, 10000, "the fast rule's least rise (10s)"),
 	CONF(NULL, KC_NUMBER, leak_fast_share, 1.0 / 3,
 	     "the rise lasted this share of its time to OOM (1/3)"),
+	CONF(NULL, KC_SIZE, leak_steep_rate_bytes_per_min, 768 * MIB,
+	     "a leak this fast per minute, begun past the warm-up, is judged sooner "
+	     "(768MiB, a margin under the 1GiB promised; 0 off)"),
+	CONF(NULL, KC_DURATION, leak_steep_min_span_ms, 30000, "the steep rule's least rise (30s)"),
 };
 
 static const struct kind_conf conf_imbalance[] = {

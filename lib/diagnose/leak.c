@@ -21,6 +21,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define LEAK_MAX_POINTS 256
 
@@ -87,6 +88,90 @@ static int few_steps(const double *y, unsigned n, double *tmp)
 	}
 	double net = med3(y, n, n - 3) - med3(y, n, 0);
 	return jumps > 0 && jumps <= 3 && net > 0 && jump_sum >= 0.7 * net;
+}
+
+static const char why_young[] = "the rise began after its start: too young yet";
+
+/* The rise of the points s->t, s->y [k, n) judged (steps 2-4 of the
+ * header): out->is_leak, or out->why_not. */
+static void judge_from(const struct ring *r, const vramz_diag_config *cfg, struct diag_scratch *s,
+		       unsigned n, unsigned k, int64_t t0_ms, struct leak_result *out)
+{
+	out->is_leak = 0;
+	double tau, p, var;
+	stats_mann_kendall(s->y + k, n - k, &tau, &p, &var);
+	if (p >= cfg->leak_p || tau < cfg->leak_min_tau) {
+		out->why_not = "no significant rising trend";
+		out->tr.tau = tau;
+		out->tr.p_value = p;
+		return;
+	}
+	const double *t = s->t + k, *y = s->y + k;
+	unsigned m = n - k;
+	struct trend tr = {.tau = tau, .p_value = p};
+	stats_theil_sen(t, y, m, var, s->tmp, &tr.slope, &tr.ci_low, &tr.ci_high);
+	out->tr = tr;
+	out->start_ms = t0_ms + (int64_t)llround(t[0] * 1000.0);
+	out->end_ms = r->w[r->n - 1].t_last_ms;
+
+	double span_s = t[m - 1] - t[0];
+	if (tr.slope * 60.0 < (double)cfg->leak_min_rate_bytes_per_min) {
+		out->why_not = "rate below the minimum";
+		return;
+	}
+	if (tr.slope * span_s < (double)cfg->leak_min_rise_bytes) {
+		out->why_not = "rise below the minimum";
+		return;
+	}
+	/* fell back from its peak: freed, not leaking (now) */
+	double lo = y[0], hi = y[0];
+	for (unsigned i = 1; i < m; i++) {
+		if (y[i] < lo)
+			lo = y[i];
+		if (y[i] > hi)
+			hi = y[i];
+	}
+	double recent = y[m - 1];
+	for (unsigned i = m >= 3 ? m - 3 : 0; i < m; i++)
+		if (y[i] > recent)
+			recent = y[i];
+	if (recent < hi - 0.25 * (hi - lo)) {
+		out->why_not = "fell back from its peak";
+		return;
+	}
+	/* a leak keeps making new highs: a level reached before the rise
+	 * began is a cycle (a cache filled and cleared), not a leak */
+	for (unsigned i = 0; i < k; i++)
+		if (s->y[i] >= recent - 0.25 * (hi - lo)) {
+			out->why_not = "the level was reached before: a cycle";
+			return;
+		}
+	/* flattened out: the latest quarter barely rises; or not begun: the
+	 * earliest quarter barely rises, the rise is younger than the span
+	 * judged (a load past the warm-up, a leak just begun: the fast rule's
+	 * to call, or this one's once it has lasted) */
+	unsigned tail = m / 4 < 8 ? 8 : m / 4;
+	if (tail < m) {
+		double ts, tlo, thi, ttau, tp, tvar;
+		stats_mann_kendall(y + m - tail, tail, &ttau, &tp, &tvar);
+		stats_theil_sen(t + m - tail, y + m - tail, tail, tvar, s->tmp, &ts, &tlo, &thi);
+		if (ts < 0.3 * tr.slope) {
+			out->why_not = "plateau: the latest stretch is flat";
+			return;
+		}
+		stats_mann_kendall(y, tail, &ttau, &tp, &tvar);
+		stats_theil_sen(t, y, tail, tvar, s->tmp, &ts, &tlo, &thi);
+		if (ts < 0.3 * tr.slope) {
+			out->why_not = why_young;
+			return;
+		}
+	}
+	if (few_steps(y, m, s->tmp)) {
+		out->why_not = "a few steps, as a caching allocator grows";
+		return;
+	}
+	out->is_leak = 1;
+	out->why_not = NULL;
 }
 
 int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_config *cfg,
@@ -170,71 +255,15 @@ int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_c
 		out->tr.p_value = nc ? cand_p[0] : 1;
 		return 0;
 	}
-	double tau, p, var;
-	stats_mann_kendall(s->y + best_k, n - best_k, &tau, &p, &var);
-	if (p >= cfg->leak_p || tau < cfg->leak_min_tau) {
-		out->why_not = "no significant rising trend";
-		out->tr.tau = tau;
-		out->tr.p_value = p;
-		return 0;
-	}
-	const double *t = s->t + best_k, *y = s->y + best_k;
-	unsigned m = n - best_k;
-	struct trend tr = {.tau = tau, .p_value = p};
-	stats_theil_sen(t, y, m, var, s->tmp, &tr.slope, &tr.ci_low, &tr.ci_high);
-	out->tr = tr;
-	out->start_ms = t0_ms + (int64_t)llround(t[0] * 1000.0);
-	out->end_ms = r->w[r->n - 1].t_last_ms;
-
-	double span_s = t[m - 1] - t[0];
-	if (tr.slope * 60.0 < (double)cfg->leak_min_rate_bytes_per_min) {
-		out->why_not = "rate below the minimum";
-		return 0;
-	}
-	if (tr.slope * span_s < (double)cfg->leak_min_rise_bytes) {
-		out->why_not = "rise below the minimum";
-		return 0;
-	}
-	/* fell back from its peak: freed, not leaking (now) */
-	double lo = y[0], hi = y[0];
-	for (unsigned i = 1; i < m; i++) {
-		if (y[i] < lo)
-			lo = y[i];
-		if (y[i] > hi)
-			hi = y[i];
-	}
-	double recent = y[m - 1];
-	for (unsigned i = m >= 3 ? m - 3 : 0; i < m; i++)
-		if (y[i] > recent)
-			recent = y[i];
-	if (recent < hi - 0.25 * (hi - lo)) {
-		out->why_not = "fell back from its peak";
-		return 0;
-	}
-	/* a leak keeps making new highs: a level reached before the rise
-	 * began is a cycle (a cache filled and cleared), not a leak */
-	for (unsigned i = 0; i < best_k; i++)
-		if (s->y[i] >= recent - 0.25 * (hi - lo)) {
-			out->why_not = "the level was reached before: a cycle";
+	/* from the earliest good start; one whose head is flat (the rise began
+	 * later) gives way to the next */
+	for (unsigned c = 0; c < nc; c++) {
+		if (cand_k[c] < best_k || cand_p[c] >= cfg->leak_p)
+			continue;
+		judge_from(r, cfg, s, n, cand_k[c], t0_ms, out);
+		if (out->why_not != why_young)
 			return 0;
-		}
-	/* flattened out: the latest quarter barely rises */
-	unsigned tail = m / 4 < 8 ? 8 : m / 4;
-	if (tail < m) {
-		double ts, tlo, thi, ttau, tp, tvar;
-		stats_mann_kendall(y + m - tail, tail, &ttau, &tp, &tvar);
-		stats_theil_sen(t + m - tail, y + m - tail, tail, tvar, s->tmp, &ts, &tlo, &thi);
-		if (ts < 0.3 * tr.slope) {
-			out->why_not = "plateau: the latest stretch is flat";
-			return 0;
-		}
 	}
-	if (few_steps(y, m, s->tmp)) {
-		out->why_not = "a few steps, as a caching allocator grows";
-		return 0;
-	}
-	out->is_leak = 1;
-	out->why_not = NULL;
 	return 0;
 }
 
@@ -242,59 +271,60 @@ int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_c
  *
  * The rule above waits for the warm-up and a minute of data: right for a
  * leak that takes hours, too late for one that fills the GPU in a minute
- * or two.  The fast rule judges only what would run out of memory soon
- * (a projected time to OOM under leak_fast_tto), and asks for evidence in
- * proportion to the urgency: the rise must be significant and strong
- * (Mann-Kendall at leak_p, tau >= 0.8, on at least 10 windows and
- * leak_fast_min_span), still rising in its latest windows, not a few
- * allocator steps, and must have lasted leak_fast_share of the time to OOM
- * it projects.  So a GPU that fills in 80 s is called at about 20 s into
- * the rise, while a model that loads 25 GiB in 25 s and stops - which
- * projects the same - has stopped before it has lasted long enough. */
+ * or two, or that eats gigabytes a minute.  The fast rule judges, on a
+ * bounded tail of the series, two kinds of rise sooner:
+ *
+ *  - near out of memory (a projected time to OOM under leak_fast_tto): the
+ *    evidence asked is in proportion to the urgency - the rise must have
+ *    lasted leak_fast_share of the time to OOM it projects, so a GPU that
+ *    fills in 80 s is called at about 20 s into the rise, while a model
+ *    that loads 25 GiB in 25 s and stops has stopped before it has lasted
+ *    long enough;
+ *  - steep (leak_steep_rate a minute or more, issue 27): a rise of
+ *    leak_steep_min_span that began once the process was past its warm-up
+ *    and had held still for a while (STEEP_STILL_MS): a job that ran
+ *    steadily and then started to leak.  Growth from the start of a
+ *    process (loading, the allocator learning its working set) is the
+ *    slow rule's, after its warm-up; a rise to a level the series had
+ *    reached before is a cycle, not a leak.
+ *
+ * Both ask the rise to be significant and strong (Mann-Kendall at leak_p,
+ * tau >= 0.8, on at least 10 windows), still rising in its latest windows,
+ * and not a few allocator steps. */
 
 #define FAST_MAX_POINTS 128
 #define FAST_MIN_POINTS 10
 #define FAST_MIN_TAU 0.8
+#define STEEP_STILL_MS 10000  /* held still this long, past warm-up, before */
 
-int leak_fast(const struct ring *r, int64_t life_start_ms, double free_bytes,
-	      const vramz_diag_config *cfg, struct diag_scratch *s, struct leak_result *out)
+/* The series' tail from from_ms (at most FAST_MAX_POINTS windows) into
+ * s->t (s from the first) and s->y; its length, 0 when too short. */
+static unsigned fast_tail(const struct ring *r, int64_t from_ms, struct diag_scratch *s,
+			  int64_t *t0_ms, int *rc)
 {
-	out->is_leak = 0;
-	out->why_not = "too little data";
-	out->tr = (struct trend){0, 1, 0, 0, 0};
-	if (cfg->leak_fast_tto_ms <= 0 || free_bytes < 0) {
-		out->why_not = "fast rule off, or free memory unknown";
-		return 0;
-	}
-	if (r->n < FAST_MIN_POINTS)
-		return 0;
-	int64_t from_ms = life_start_ms + cfg->leak_fast_warmup_ms;
 	unsigned first = r->n > FAST_MAX_POINTS ? r->n - FAST_MAX_POINTS : 0;
 	while (first < r->n && r->w[first].t_first_ms < from_ms)
 		first++;
 	unsigned n = r->n - first;
 	if (n < FAST_MIN_POINTS)
 		return 0;
-	/* cheap gate, before any statistics: the crude rate over the stretch
-	 * must project an OOM within twice the fast horizon */
-	const struct win *a = &r->w[first], *z = &r->w[r->n - 1];
-	double crude_s = (double)(z->t_last_ms - a->t_first_ms) / 1000.0;
-	double crude = crude_s > 0 ? (z->max_bytes - a->max_bytes) / crude_s : 0;
-	if (crude <= 0 || free_bytes / crude * 1000.0 > 2.0 * (double)cfg->leak_fast_tto_ms) {
-		out->why_not = "not near out of memory";
+	if ((*rc = scratch_reserve(s, n)))
 		return 0;
-	}
-	int rc = scratch_reserve(s, n);
-	if (rc)
-		return rc;
-	int64_t t0_ms = a->t_first_ms;
+	*t0_ms = r->w[first].t_first_ms;
 	for (unsigned i = 0; i < n; i++) {
 		const struct win *w = &r->w[first + i];
-		s->t[i] = (double)(w->t_first_ms + (w->t_last_ms - w->t_first_ms) / 2 - t0_ms) / 1000.0;
+		s->t[i] = (double)(w->t_first_ms + (w->t_last_ms - w->t_first_ms) / 2 - *t0_ms) / 1000.0;
 		s->y[i] = w->max_bytes;
 	}
-	/* the longest strongly rising suffix: S of every suffix in one pass */
-	double *row = s->tmp;
+	return n;
+}
+
+/* Where the strong rise of s->y[0..n) starts: the earliest suffix whose
+ * tau is at least FAST_MIN_TAU and within 5 % of the best (more flat
+ * windows before the rise would dilute the rate); n when none. */
+static unsigned rise_start(struct diag_scratch *s, unsigned n)
+{
+	double *row = s->tmp; /* S of every suffix in one pass */
 	for (unsigned i = 0; i + 1 < n; i++) {
 		long c = 0;
 		for (unsigned j = i + 1; j < n; j++)
@@ -304,73 +334,153 @@ int leak_fast(const struct ring *r, int64_t life_start_ms, double free_bytes,
 	row[n - 1] = 0;
 	for (unsigned i = n - 1; i-- > 0;)
 		row[i] += row[i + 1];
-	/* where the rise starts: the earliest suffix whose tau is within 5 %
-	 * of the best (more flat windows before the rise would dilute the
-	 * rate) */
 	double best = -1;
 	for (unsigned k = 0; k + FAST_MIN_POINTS <= n; k++) {
 		double dn = (double)(n - k), tk = row[k] / (dn * (dn - 1) / 2);
 		if (tk > best)
 			best = tk;
 	}
-	unsigned k = 0;
-	for (; k + FAST_MIN_POINTS <= n; k++) {
+	for (unsigned k = 0; k + FAST_MIN_POINTS <= n; k++) {
 		double dn = (double)(n - k), tk = row[k] / (dn * (dn - 1) / 2);
 		if (tk >= FAST_MIN_TAU && tk >= 0.95 * best)
-			break;
+			return k;
 	}
-	if (k + FAST_MIN_POINTS > n) {
-		out->why_not = "no strong rise";
-		return 0;
-	}
+	return n;
+}
+
+/* The rise from k of the tail (n points, t0_ms) fitted into out; the
+ * reason it is no leak, or NULL. */
+static const char *fast_fit(const struct ring *r, const vramz_diag_config *cfg,
+			    struct diag_scratch *s, unsigned n, unsigned k, int64_t t0_ms,
+			    struct leak_result *out)
+{
 	const double *t = s->t + k, *y = s->y + k;
 	unsigned m = n - k;
 	double tau, p, var;
 	stats_mann_kendall(y, m, &tau, &p, &var);
 	out->tr.tau = tau;
 	out->tr.p_value = p;
-	if (p >= cfg->leak_p || tau < FAST_MIN_TAU) {
-		out->why_not = "no significant rising trend";
-		return 0;
-	}
-	/* copies: Theil-Sen reorders tmp, which row[] lives in (no longer needed) */
+	if (p >= cfg->leak_p || tau < FAST_MIN_TAU)
+		return "no significant rising trend";
+	/* Theil-Sen reorders tmp, which rise_start's rows lived in (done with) */
 	struct trend tr = {.tau = tau, .p_value = p};
 	stats_theil_sen(t, y, m, var, s->tmp, &tr.slope, &tr.ci_low, &tr.ci_high);
 	out->tr = tr;
 	out->start_ms = t0_ms + (int64_t)llround(t[0] * 1000.0);
-	out->end_ms = z->t_last_ms;
-	out->last_bytes = z->max_bytes;
+	out->end_ms = r->w[r->n - 1].t_last_ms;
+	out->last_bytes = r->w[r->n - 1].max_bytes;
 	double span_s = (double)(out->end_ms - out->start_ms) / 1000.0;
-	if (tr.slope <= 0 || tr.slope * 60.0 < (double)cfg->leak_min_rate_bytes_per_min) {
-		out->why_not = "rate below the minimum";
+	if (tr.slope <= 0 || tr.slope * 60.0 < (double)cfg->leak_min_rate_bytes_per_min)
+		return "rate below the minimum";
+	if (tr.slope * span_s < (double)cfg->leak_min_rise_bytes)
+		return "rise below the minimum";
+	if (few_steps(y, m, s->tmp))
+		return "a few steps, as a caching allocator grows";
+	return NULL;
+}
+
+/* Still rising: near out of memory, the latest 3 windows carry at least
+ * half the pace (an urgent rise moves a lot a window); steep, the latest
+ * third of the rise does, by its Theil-Sen slope (a window-to-window
+ * sawtooth would make 3 windows flicker). */
+static int still_rising(struct diag_scratch *s, unsigned n, unsigned k, double slope, int steep)
+{
+	const double *t = s->t + k, *y = s->y + k;
+	unsigned m = n - k;
+	if (!steep)
+		return y[m - 1] - y[m - 4] >= 0.5 * slope * (t[m - 1] - t[m - 4]);
+	unsigned tail = m / 3 < 8 ? 8 : m / 3;
+	if (tail > m)
+		tail = m;
+	double ts, lo, hi, tau, p, var;
+	stats_mann_kendall(y + m - tail, tail, &tau, &p, &var);
+	stats_theil_sen(t + m - tail, y + m - tail, tail, var, s->tmp, &ts, &lo, &hi);
+	return ts >= 0.5 * slope;
+}
+
+/* The steep path: a rise of leak_steep_rate a minute or more, begun past
+ * the warm-up after STEEP_STILL_MS of stillness, to levels never reached
+ * before, lasting leak_steep_min_span. */
+static const char *steep_judge(const vramz_diag_config *cfg, const struct diag_scratch *s,
+			       unsigned n, unsigned k, int64_t life_start_ms,
+			       const struct leak_result *out)
+{
+	if (!cfg->leak_steep_rate_bytes_per_min ||
+	    out->tr.slope * 60.0 < (double)cfg->leak_steep_rate_bytes_per_min)
+		return "not near out of memory, nor steep";
+	if ((s->t[k] - s->t[0]) * 1000.0 < STEEP_STILL_MS ||
+	    out->start_ms < life_start_ms + cfg->leak_warmup_ms + STEEP_STILL_MS)
+		return "steep, but rising since its warm-up: the slow rule's";
+	if ((double)(out->end_ms - out->start_ms) < (double)cfg->leak_steep_min_span_ms)
+		return "steep rise too short yet";
+	double lo = s->y[k], hi = s->y[n - 1];
+	for (unsigned i = 0; i < k; i++)
+		if (s->y[i] >= hi - 0.25 * (hi - lo))
+			return "the level was reached before: a cycle";
+	return NULL;
+}
+
+int leak_fast(const struct ring *r, int64_t life_start_ms, double free_bytes,
+	      const vramz_diag_config *cfg, struct diag_scratch *s, struct leak_result *out)
+{
+	out->is_leak = 0;
+	out->why_not = "too little data";
+	out->tr = (struct trend){0, 1, 0, 0, 0};
+	int near_on = cfg->leak_fast_tto_ms > 0 && free_bytes >= 0;
+	if (!near_on && !cfg->leak_steep_rate_bytes_per_min) {
+		out->why_not = "fast rule off, or free memory unknown";
 		return 0;
 	}
-	if (tr.slope * span_s < (double)cfg->leak_min_rise_bytes) {
-		out->why_not = "rise below the minimum";
+	if (r->n < FAST_MIN_POINTS)
 		return 0;
-	}
-	double tto_s = free_bytes / tr.slope;
-	if (tto_s * 1000.0 > (double)cfg->leak_fast_tto_ms) {
+	int rc = 0;
+	int64_t t0_ms = 0;
+	unsigned n = fast_tail(r, life_start_ms + cfg->leak_fast_warmup_ms, s, &t0_ms, &rc);
+	if (rc || !n)
+		return rc;
+	/* cheap gate, before any statistics: the crude rate over the stretch
+	 * must project an OOM within twice the fast horizon, or be steep */
+	double crude_s = s->t[n - 1] - s->t[0];
+	double crude = crude_s > 0 ? (s->y[n - 1] - s->y[0]) / crude_s : 0;
+	int near_gate = near_on && crude > 0 &&
+			free_bytes / crude * 1000.0 <= 2.0 * (double)cfg->leak_fast_tto_ms;
+	/* ... or, over its latest leak_steep_min_span, steep */
+	unsigned j = n - 1;
+	while (j > 0 && (s->t[n - 1] - s->t[j - 1]) * 1000.0 <= (double)cfg->leak_steep_min_span_ms)
+		j--;
+	double recent_s = s->t[n - 1] - s->t[j];
+	double recent = recent_s > 0 ? (s->y[n - 1] - s->y[j]) / recent_s : 0;
+	int steep_gate = cfg->leak_steep_rate_bytes_per_min &&
+			 recent * 60.0 >= 0.5 * (double)cfg->leak_steep_rate_bytes_per_min;
+	if (!near_gate && !steep_gate) {
 		out->why_not = "not near out of memory";
 		return 0;
 	}
-	if (span_s * 1000.0 < (double)cfg->leak_fast_min_span_ms ||
-	    span_s < cfg->leak_fast_share * tto_s) {
-		out->why_not = "rise too short yet for the time to OOM it projects";
+	unsigned k = rise_start(s, n);
+	if (k + FAST_MIN_POINTS > n) {
+		out->why_not = "no strong rise";
 		return 0;
 	}
-	/* still rising: the latest 3 windows carry at least half the pace */
-	double dt = t[m - 1] - t[m - 4];
-	if (y[m - 1] - y[m - 4] < 0.5 * tr.slope * dt) {
+	out->why_not = fast_fit(r, cfg, s, n, k, t0_ms, out);
+	if (out->why_not)
+		return 0;
+	double span_s = (double)(out->end_ms - out->start_ms) / 1000.0;
+	double tto_s = free_bytes >= 0 ? free_bytes / out->tr.slope : -1;
+	/* near out of memory first; a rise that is not yet, or not near, may
+	 * still be steep */
+	int near = near_on && tto_s * 1000.0 <= (double)cfg->leak_fast_tto_ms;
+	if (near && (span_s * 1000.0 < (double)cfg->leak_fast_min_span_ms ||
+		     span_s < cfg->leak_fast_share * tto_s))
+		near = 0;
+	if (near)
+		out->why_not = still_rising(s, n, k, out->tr.slope, 0) ? NULL : "stopped rising";
+	else if (!(out->why_not = steep_judge(cfg, s, n, k, life_start_ms, out)) &&
+		 !still_rising(s, n, k, out->tr.slope, 1))
 		out->why_not = "stopped rising";
-		return 0;
-	}
-	if (few_steps(y, m, s->tmp)) {
-		out->why_not = "a few steps, as a caching allocator grows";
-		return 0;
-	}
-	out->is_leak = 1;
-	out->why_not = NULL;
+	if (out->why_not && near_on && tto_s * 1000.0 <= (double)cfg->leak_fast_tto_ms &&
+	    !strcmp(out->why_not, "not near out of memory, nor steep"))
+		out->why_not = "rise too short yet for the time to OOM it projects";
+	out->is_leak = out->why_not == NULL;
 	return 0;
 }
 

@@ -250,3 +250,16 @@ extern const size_t torch_field_count;
  * 0 or VRAMZ_ENOMEM. */
 int agent_join(struct agent_scan *s, vramz_proc_sample *procs, unsigned n,
 	       const vramz_gpu_info *info, unsigned ninfo);
+
+/* A process that has ended, read from the tombstone its agent left. */
+struct agent_ended {
+	uint32_t uid;                 /* the file's owner: the process's user */
+	struct agent_figures fig;     /* pid, start time, end record, last OOM */
+};
+
+/* The tombstones (figures files with an end record) of processes that
+ * are not among procs' rows, in the directories agent_join looks in:
+ * at most max into out by pid and start time (python/vramz/_agentjoin.py's
+ * ended() is its twin); the count, or VRAMZ_ENOMEM. */
+int agent_ended_list(struct agent_scan *s, const vramz_proc_sample *procs, unsigned n,
+		     struct agent_ended *out, unsigned max);

@@ -130,3 +130,77 @@ def join(processes):
         p["torch"] = t
         if p.get("used_bytes") is not None and t["reserved_bytes"] is not None:
             p["outside_allocator_bytes"] = max(0, p["used_bytes"] - t["reserved_bytes"])
+
+
+ENDED_MAX = 32  # lib/agent.c's agent_ended_list, as src/format/jsondoc.c asks
+
+
+def _iso(ms):
+    import time
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+def _site(rec):
+    """'model.py:88 in forward()' of a record's line, func and file."""
+    f = str(rec.get("file", ""))
+    base = f.rsplit("/", 1)[-1]
+    return f'{base[:96]}:{rec.get("line", 0)} in {str(rec.get("func", ""))[:40]}()'
+
+
+def _ended_one(f, uid):
+    """The "ended" object of a tombstone (src/format/jsondoc.c's json_ended_one)."""
+    p, e = f["process"], f["end"][-1]
+    oom = (f.get("oom") or [None])[-1]
+    exc = str(e.get("exception", "")) or None
+    is_oom = bool(e.get("oom")) or (exc or "").rsplit(".", 1)[-1] == "OutOfMemoryError"
+    at = oom if oom and oom.get("file") else (e if e.get("file") else None)
+    tm = e.get("time_ms")
+    st = e.get("status")
+    return {"pid": p["pid"], "start_time_ticks": p["start_time_ticks"], "uid": uid,
+            "time": _iso(tm) if isinstance(tm, int) and tm > 0 else None,
+            "how": e.get("how") if e.get("how") in ("exit", "exception") else None,
+            "status": st if isinstance(st, int) and 0 <= st <= 255 else None,
+            "exception": exc, "oom": is_oom,
+            "site": _site(at) if at else None,
+            "ooms": oom.get("ooms") if oom and isinstance(oom.get("ooms"), int) and oom.get("ooms") else None,
+            "requested_bytes": oom.get("requested_bytes") if oom and isinstance(oom.get("requested_bytes"), int) else None}
+
+
+def ended(processes):
+    """The processes gone from the rows whose agent left a tombstone (a
+    figures file with an end record), as lib/agent.c's agent_ended_list:
+    in the directories join looks in, each file trusted as join trusts
+    one (its owner the directory's user, or us in our own), at most
+    ENDED_MAX, by pid and start time."""
+    rows = {(p.get("pid"), p.get("start_time_ticks")) for p in processes}
+    uids = {p["uid"] for p in processes if p.get("visible") and p.get("uid") is not None}
+    out = []
+    for d in _dirs(uids):
+        fd = _open(d)
+        if fd is None:
+            continue
+        try:
+            lfd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=fd)
+            try:
+                names = os.listdir(lfd)  # fd is O_PATH: listed through "."
+            finally:
+                os.close(lfd)
+            for n in names:
+                m = agentfile._LEFT.match(n)
+                if not m or m[3] or (int(m[1]), int(m[2])) in rows:
+                    continue
+                uid = os.geteuid() if d[1] is None else d[1]
+                text = _read_trusted(fd, n, uid)
+                try:
+                    f = agentfile.parse(text) if text is not None else None
+                except ValueError:
+                    f = None
+                p = (f or {}).get("process", {})
+                if (not f or f["magic"] != agentfile.MAGIC or not f.get("end")
+                        or p.get("pid") != int(m[1]) or p.get("start_time_ticks") != int(m[2])):
+                    continue
+                out.append(_ended_one(f, uid))
+        finally:
+            os.close(fd)
+    out.sort(key=lambda e: (e["pid"], e["start_time_ticks"]))
+    return out[:ENDED_MAX]

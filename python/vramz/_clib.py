@@ -209,6 +209,8 @@ def _document(lib, ctx, snap, sizes, procs):
         has_torch = sizes[1] >= ProcSample.outside_allocator_bytes.offset + 8
         doc["processes"] = [_proc(lib, ctx, _array(snap.procs, i, sizes[1], ProcSample), has_torch)
                             for i in range(snap.proc_count)]
+        from . import _agentjoin
+        doc["ended"] = _agentjoin.ended(doc["processes"])
     return doc
 
 

@@ -384,6 +384,7 @@ def _document(seg, snap, procs):
         redacted = bool(h["flags"] & FL_REDACTED)
         doc["processes"] = [_proc_doc(seg, p, redacted) for p in plist]
         _agentjoin.join(doc["processes"])  # the segment carries no agent figures
+        doc["ended"] = _agentjoin.ended(doc["processes"])
     return doc
 
 

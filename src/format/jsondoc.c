@@ -5,6 +5,7 @@
 #include "format/jsondoc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
@@ -165,6 +166,53 @@ void json_proc_torch(struct jsonw *w, const vramz_proc_sample *p)
 	jw_end_obj(w);
 }
 
+#define ENDED_MAX 32
+
+static void json_ended_one(struct jsonw *w, const struct agent_ended *e)
+{
+	const struct agent_figures *f = &e->fig;
+	const struct agent_end *end = &f->end;
+	char t[40], site[200];
+	jw_obj(w, NULL);
+	jw_u64(w, "pid", f->pid);
+	jw_u64(w, "start_time_ticks", f->start_time_ticks);
+	jw_u64(w, "uid", e->uid);
+	jw_str(w, "time", end->time_ms ? fmt_iso_ms(t, sizeof t, end->time_ms) : NULL);
+	jw_str(w, "how", end->how == AGENT_END_EXIT ? "exit"
+			 : end->how == AGENT_END_EXCEPTION ? "exception" : NULL);
+	jw_i64_if(w, "status", end->has_status, end->status);
+	jw_str(w, "exception", end->exception[0] ? end->exception : NULL);
+	jw_bool(w, "oom", end->oom);
+	/* the line that ran out (the oom record's), else the end's */
+	const struct agent_frame *at = f->oom_valid && f->oom_at.file[0] ? &f->oom_at
+				     : end->at.file[0] ? &end->at : NULL;
+	if (at) {
+		const char *base = strrchr(at->file, '/');
+		snprintf(site, sizeof site, "%.96s:%u in %.40s()", base ? base + 1 : at->file, at->line,
+			 at->func);
+	}
+	jw_str(w, "site", at ? site : NULL);
+	jw_u64_if(w, "ooms", f->oom_valid && f->oom_count, f->oom_count);
+	jw_u64_if(w, "requested_bytes", f->oom_valid, f->oom_requested_bytes);
+	jw_end_obj(w);
+}
+
+void json_ended(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap)
+{
+	vramz_daemon_info di;
+	if (strcmp(vramz_system(ctx)->backend, "replay") == 0 && vramz_daemon_info_get(ctx, &di))
+		return; /* a recorded log: no agents to read now */
+	struct agent_scan s = {0};
+	struct agent_ended *e = malloc(ENDED_MAX * sizeof *e);
+	int n = e ? agent_ended_list(&s, snap->procs, snap->proc_count, e, ENDED_MAX) : 0;
+	jw_arr(w, "ended");
+	for (int i = 0; i < n; i++)
+		json_ended_one(w, &e[i]);
+	jw_end_arr(w);
+	agent_scan_free(&s);
+	free(e);
+}
+
 void json_snapshot(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap,
 		   int with_procs, int pretty)
 {
@@ -180,6 +228,7 @@ void json_snapshot(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapsh
 		for (unsigned i = 0; i < snap->proc_count; i++)
 			json_proc(&w, ctx, &snap->procs[i]);
 		jw_end_arr(&w);
+		json_ended(&w, ctx, snap);
 	}
 	jw_end_obj(&w);
 	jw_finish(&w);

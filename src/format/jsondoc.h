@@ -18,6 +18,9 @@ void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
 	      const vramz_gpu_sample *g);
 /* One process object. */
 void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p);
+/* "ended": the processes whose PyTorch agent left a tombstone (how each
+ * ended, its last OOM's line; docs/python.md); none from a recorded log */
+void json_ended(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap);
 /* The process's "outside_allocator_bytes" and "torch" object (null
  * without a PyTorch agent), from the table in lib/agent.c. */
 void json_proc_torch(struct jsonw *w, const vramz_proc_sample *p);

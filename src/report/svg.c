@@ -301,12 +301,17 @@ static void findings(FILE *o, const struct rep *r, const struct rep_gpu *g, cons
 					fmt_duration(d, sizeof d, (int64_t)(f->time_to_oom_s * 1000)));
 			}
 		}
+		/* the marker's hover says what was seen ("... died out of memory at
+		 * model.py:88 in forward() ..."), not only its kind */
+		char text[512];
 		fprintf(o, "<line class=\"mk\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"/>"
 			"<circle class=\"mc\" cx=\"%.2f\" cy=\"%.1f\" r=\"8\"/>"
 			"<text class=\"mn\" x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\">%u</text>"
-			"<title>#%u %s %s</title></g>",
+			"<title>#%u %s %s: ",
 			x, mem->y0, x, bottom, x, mem->y0 + 9, x, mem->y0 + 13, i + 1, i + 1, sev,
 			vramz_finding_kind_str(f->kind));
+		html_esc(o, vramz_finding_summary(f, text, sizeof text));
+		fputs("</title></g>", o);
 	}
 }
 

@@ -186,10 +186,17 @@ static int finding_lines(int y, int bottom, const struct app *a, const struct mo
 		put(y + n, x0, COLS - x0, role, findings_text(f, k), 0);
 		n++;
 		if ((x->figures & VRAMZ_FG_SITE) && x->site[0] && y + n < bottom) {
-			putf(y + n, 5, COLS - 5, ROLE_NORMAL, "leak site: %s (%d%% of the growth)", x->site,
-			     (int)(x->site_share * 100 + 0.5));
+			if (x->kind == VRAMZ_FK_OOM) /* the line that ran out (issue 27) */
+				putf(y + n, 5, COLS - 5, ROLE_NORMAL, "ran out at: %s", x->site);
+			else
+				putf(y + n, 5, COLS - 5, ROLE_NORMAL, "leak site: %s (%d%% of the growth)",
+				     x->site, (int)(x->site_share * 100 + 0.5));
 			n++;
 		}
+		for (unsigned h = 0; (x->figures & VRAMZ_FG_OOM) && h < x->nholders &&
+				     h < VRAMZ_OOM_HOLDERS && y + n < bottom; h++, n++)
+			putf(y + n, 5, COLS - 5, ROLE_NORMAL, "held by: %s (%d%% of its memory)",
+			     x->holders[h].site, (int)(x->holders[h].share * 100 + 0.5));
 	}
 	if (!n && y < bottom) {
 		put(y, 0, COLS, ROLE_DIM, r ? "no finding names this process" : "", 0);

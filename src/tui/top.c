@@ -291,8 +291,12 @@ int cmd_top(const struct cmd_args *args)
 	dc.keep_ended = 0; /* the panel shows what is wrong now */
 	if (idle_after_ms >= 0)
 		dc.idle_ms = idle_after_ms;
-	if (!g_opts.replay)
+	if (!g_opts.replay) {
 		diagconf_live_interval(&dc, interval_ms);
+		/* live, as watch's: jobs told apart by their environments, and
+		 * the PyTorch agents' tombstones read as their processes end */
+		dc.proc_root = "/proc";
+	}
 	vramz_ctx *ctx = NULL;
 	struct ticker *tk = NULL;
 	if (!g_opts.replay) {

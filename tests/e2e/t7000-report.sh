@@ -45,7 +45,9 @@ expect_success 'chromium (tools/bootstrap.sh installs it) opens every page' '
 expect_success 'a leak: plots, its marker at its time with the fitted slope, no console error, no request' '
 	$EXPECT leak.html.check.json --gpus 0 --findings leak.json --kinds leak &&
 	grep -q "class=\"fit\"" leak.html && grep -q "OOM in" leak.html &&
-	has "pid $LEAK_PID" leak.html
+	has "pid $LEAK_PID" leak.html &&
+	# the marker says what was seen on hover, not only its kind (issue 27)
+	has "<title>#1 (warning|critical) leak: pid $LEAK_PID \([a-z0-9]+\) on GPU 0 grows [0-9.]+ MiB/min" leak.html
 '
 
 expect_success 'the page is self-contained: its own CSP, no external reference' '

@@ -7,13 +7,18 @@
 #  - a job that dies of an uncaught OutOfMemoryError under a per-process
 #    cap, with most of the GPU free: "died out of memory" with the script's
 #    file:line, the bytes asked and the line that held the memory, read
-#    from the tombstone its agent left; the tombstone is swept later;
+#    from the tombstone its agent left (`ps --json`'s "ended" too); the
+#    tombstone is swept later;
 #  - a job that catches an OOM and exits normally on a GPU NVML shows
-#    nearly full: "ran out of memory 1 time and carried on", never a death;
+#    nearly full: "ran out of memory 1 time and carried on", never a death
+#    (`analyze` of its --procs log, which has no end record: probable at
+#    most);
+#  - the exporter's series of such a death, with its line as a label;
 #  - a fragmenting pool whose split share flaps while its retries climb:
 #    one finding, never cleared and raised again.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/torch-lib.sh"
+. "$(dirname "$0")/serve-lib.sh"
 
 # job J: waits for $T/go.J, then runs its ending; AGENT_PID its pid
 start_job() {
@@ -130,6 +135,21 @@ expect_success 'the tombstone stays for the readers, and the daemon sweeps it on
 	! kill -0 $DIES 2>/dev/null &&
 	ls "$VRAMZ_RUNTIME_DIR" > files && has "^torch-$DIES-[0-9]+\$" files &&
 	grep -q "^end .*oom=1" "$VRAMZ_RUNTIME_DIR"/torch-$DIES-* &&
+	"$VRAMZ_BIN" ps --json > ps.json &&
+	json ps.json "\"|\".join(str(x) for e in d[\"ended\"] if e[\"pid\"] == $DIES for x in (e[\"how\"], e[\"exception\"], e[\"oom\"], e[\"site\"], e[\"requested_bytes\"]))" > got &&
+	echo "exception|torch.OutOfMemoryError|True|dies.py:$OOM_LINE in forward()|21474836480" > want &&
+	diff want got &&
+	"$VRAMZ_BIN" status --json > st.json &&
+	json st.json "[e for e in d[\"ended\"] if e[\"pid\"] == $DIES]" > st.ended &&
+	json ps.json "[e for e in d[\"ended\"] if e[\"pid\"] == $DIES]" > ps.ended &&
+	diff ps.ended st.ended && test -s st.ended &&
+	if [ "$VRAMZ_SANITIZE" != 1 ]; then # an ASan library cannot load into python
+		VRAMZ_NO_DAEMON=1 VRAMZ_LIBRARY="$TESTS_BIN/../lib/libvramz.so.0" python3 -c "
+import json, vramz
+print(json.dumps(vramz.snapshot()[\"ended\"], sort_keys=True))" > py.ended &&
+		json st.json "json.dumps(d[\"ended\"], sort_keys=True)" > c.ended &&
+		diff c.ended py.ended
+	fi &&
 	touch -d "6 minutes ago" "$VRAMZ_RUNTIME_DIR"/torch-$DIES-* &&
 	{ timeout 3 "$VRAMZ_BIN" daemon -i 200ms 2> daemon.err; true; } &&
 	ls "$VRAMZ_RUNTIME_DIR" > files && hasnt "^torch-$DIES-" files
@@ -137,11 +157,14 @@ expect_success 'the tombstone stays for the readers, and the daemon sweeps it on
 
 start_job probes
 scn 139GiB
+"$VRAMZ_BIN" log -o "$T/probes.csv" --procs -i 500ms --duration 11s 2> "$T/log.err" &
+LOGGER=$!
 "$VRAMZ_BIN" watch --json -i 1s -d 12s --report-after 1s > "$T/probes.json" 2> "$T/probes.err" &
 WATCH=$!
 sleep 4
 touch "$T/go.probes"
 wait $WATCH
+wait $LOGGER
 
 expect_success 'a caught OOM then a normal exit on a full GPU: carried on, never a death' '
 	events "$T/probes.json" oom > ev &&
@@ -149,6 +172,29 @@ expect_success 'a caught OOM then a normal exit on a full GPU: carried on, never
 	hasnt "died out of memory|ended out of memory|critical" ev &&
 	grep -q "^end .*how=exit status=0" "$VRAMZ_RUNTIME_DIR"/torch-$JOB-*
 '
+
+# a log has no end record: the full GPU at its end is NVML's "probably"
+# (with the caught OOM counted as evidence), never a certain death
+expect_success 'analyze of its --procs log: probable at most, never a certain death' '
+	{ "$VRAMZ_BIN" analyze "$T/probes.csv" > out; true; } &&
+	has "WARNING +oom +pid [0-9]+ \(python3\) probably ended out of memory on GPU 0: .*; its allocator had counted out-of-memory errors" out &&
+	hasnt "died out of memory|CRITICAL|[^y] ended out of memory" out
+'
+
+# the exporter: the death's series, labelled with the line that ran out
+cp "$T/dies.py" "$T/dies2.py"
+start_job dies2
+scn 21GiB
+expect_success 'serve: vramz_oom_requested_bytes with the site, vramz_oom_ended_bytes' '
+	serve_start serve.log --procs --interval 1s &&
+	sleep 3 && touch "$T/go.dies2" &&
+	wait_for sh -c "curl -s http://127.0.0.1:$PORT/metrics | grep -q \"^vramz_oom_requested_bytes{\"" &&
+	scrape /metrics > m.txt &&
+	serve_stop &&
+	has "^vramz_oom_requested_bytes\{gpu=\"0\",[^}]*pid=\"$JOB\",site=\"dies2\.py:$OOM_LINE in forward\(\)\"\} 21474836480$" m.txt &&
+	has "^vramz_oom_ended_bytes\{gpu=\"0\",[^}]*pid=\"$JOB\"\} " m.txt
+'
+serve_cleanup
 
 start_job frag
 scn 9GiB

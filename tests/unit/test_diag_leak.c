@@ -482,6 +482,81 @@ static void fast_rule_leaves_slow_leaks_alone(void **s)
 	vramz_diag_free(d);
 }
 
+/* ---- steep leaks (issue 27): >= 1 GiB/min, begun past the warm-up, are
+ * reported within 60 s of their start ---- */
+
+#define STEEP_START_S 600.0
+
+/* steady for 10 minutes (a per-iteration sawtooth of 256 MiB: what NVML
+ * sees of a caching allocator), then a leak of a[0] bytes/s */
+static double steep_leak(struct sim *m, double t, const double *a)
+{
+	double saw = 256 * MiB * fmod(t / 0.7, 1.0);
+	return 8 * GiB + saw + (t > STEEP_START_S ? (t - STEEP_START_S) * a[0] : 0);
+}
+
+static void steep_leaks_within_a_minute(void **s)
+{
+	(void)s;
+	/* 1 GiB/min, 24 MiB/s (the H200 job that took 106 s), 100 MiB/s (67 s) */
+	const double rates[] = {GiB / 60, 24 * MiB, 100 * MiB};
+	for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+		double a[1] = {rates[i]};
+		struct run r = {.dur_ms = (int64_t)(STEEP_START_S + 90) * 1000, .shape = steep_leak,
+				.arg = a, .noise_bytes = 16 * MiB, .every_tick = 1};
+		vramz_diag *d = run_series(&r);
+		double after_s = r.first_leak_ms / 1000.0 - STEEP_START_S;
+		print_message("%.1f MiB/s: reported %.1f s after it began, %.1f MiB/s\n",
+			      rates[i] / MiB, after_s, r.first.rate_bytes_per_s / MiB);
+		assert_true(r.first_leak_ms >= 0);
+		assert_true(after_s > 0 && after_s <= 60);
+		assert_int_equal(r.first.pid, 200);
+		/* its first rate, fitted on half a minute, may take in a few still
+		 * windows before the rise; a minute later it is close */
+		assert_true(fabs(r.first.rate_bytes_per_s - rates[i]) <= 0.35 * rates[i]);
+		const vramz_finding *f;
+		assert_int_equal(count_kind(d, VRAMZ_FK_LEAK, &f), 1);
+		assert_true(fabs(f->rate_bytes_per_s - rates[i]) <= 0.15 * rates[i]);
+		vramz_diag_free(d);
+	}
+}
+
+/* a second model loaded past the warm-up: 10 GiB at 0.5 GiB/s (20 s),
+ * held (a faster load that would fill the GPU within seconds is the near
+ * rule's to judge: fast_rule_silent_on_a_big_load) */
+static double late_load(struct sim *m, double t, const double *a)
+{
+	double l = t < 300 ? 0 : t < 320 ? t - 300 : 20;
+	return 8 * GiB + l * 0.5 * GiB;
+}
+
+/* a cache that fills for 40 s at 64 MiB/s and is cleared, every minute
+ * from the start: its later fills reach levels reached before, a cycle */
+static double steep_cycle(struct sim *m, double t, const double *a)
+{
+	double c = fmod(t, 60);
+	return 8 * GiB + (c < 40 ? c * 64 * MiB : 0);
+}
+
+static void steep_rule_silent_on_the_non_leaks(void **s)
+{
+	(void)s;
+	const struct {
+		const char *name;
+		shape_fn shape;
+	} suite[] = {{"a model loaded past the warm-up", late_load},
+		     {"a cache filled and cleared", steep_cycle},
+		     {"warm-up growth", warmup_only},
+		     {"a big load", big_load}};
+	for (size_t i = 0; i < sizeof suite / sizeof suite[0]; i++) {
+		struct run r = {.dur_ms = 12 * 60 * 1000, .shape = suite[i].shape,
+				.noise_bytes = 16 * MiB, .never_before_end = 1, .every_tick = 1};
+		print_message("every tick: %s\n", suite[i].name);
+		vramz_diag_free(run_series(&r));
+		assert_int_equal(r.leaks_seen, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +584,8 @@ int main(void)
 		cmocka_unit_test(fast_leak_from_the_start),
 		cmocka_unit_test(fast_rule_silent_on_a_big_load),
 		cmocka_unit_test(fast_rule_leaves_slow_leaks_alone),
+		cmocka_unit_test(steep_leaks_within_a_minute),
+		cmocka_unit_test(steep_rule_silent_on_the_non_leaks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
