@@ -4,11 +4,11 @@
 
 Starts `vramz serve` at 1 Hz on the fake NVML with 8 GPUs and 200
 processes (as bench_serve does) and prints:
-  - the exporter's CPU (utime + stime from /proc) over SECONDS (default
-    60) with no stream open, then with one stream open and read as a
-    browser reads it: each as % of one core, their difference and ratio
-    (issue 31's target: one open page at 1 Hz adds at most 0.05 % of a
-    core);
+  - the exporter's CPU (every thread's, from /proc/PID/task/*/schedstat)
+    over SECONDS (default 60): with --no-web, then with the page on and no
+    stream open, then with one stream open and read as a browser reads
+    it: each as % of one core, the stream's difference and ratio (issue
+    31's target: one open page at 1 Hz adds at most 0.05 % of a core);
   - the page itself in headless Chromium (tests/web/cdp.py): the time one
     snapshot takes to parse and draw (8 GPUs, 200 processes), median and
     max over the same SECONDS.
@@ -82,6 +82,21 @@ def reader(port, stop, got):
     s.close()
 
 
+def serve(d, env, *extra):
+    """Starts the exporter at 1 Hz; (process, port)."""
+    log = open(os.path.join(d, "serve.log"), "w+")
+    p = subprocess.Popen([os.path.join(build, "vramz"), "serve", "--listen", "127.0.0.1:0",
+                          "--interval", "1s"] + list(extra), env=env, stderr=log)
+    for _ in range(100):
+        log.seek(0)
+        m = re.search(r":(\d+)/metrics", log.read())
+        if m:
+            return p, int(m.group(1))
+        time.sleep(0.1)
+    p.kill()
+    raise RuntimeError("vramz serve did not start")
+
+
 def main():
     d = tempfile.mkdtemp(prefix="vramz-bench-page.")
     env = dict(os.environ)
@@ -90,19 +105,16 @@ def main():
         env["FAKE_NVML_SCENARIO"] = os.path.join(d, "s.scn")
         env["LD_LIBRARY_PATH"] = os.path.join(build, "tests/fake-nvml/full") + \
             (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-    log = open(os.path.join(d, "serve.log"), "w+")
-    p = subprocess.Popen([os.path.join(build, "vramz"), "serve", "--listen", "127.0.0.1:0",
-                          "--interval", "1s"], env=env, stderr=log)
-    port = None
-    for _ in range(100):
-        log.seek(0)
-        m = re.search(r":(\d+)/metrics", log.read())
-        if m:
-            port = int(m.group(1))
-            break
-        time.sleep(0.1)
+    p, port = serve(d, env, "--no-web")
     try:
         time.sleep(3)  # past the first samples' one-time costs
+        noweb = measure(p.pid, secs)
+    finally:
+        p.terminate()
+        p.wait()
+    p, port = serve(d, env)
+    try:
+        time.sleep(3)
         idle = measure(p.pid, secs)
         stop, got = threading.Event(), [0]
         t = threading.Thread(target=reader, args=(port, stop, got))
@@ -112,6 +124,7 @@ def main():
         stop.set()
         t.join()
         print("exporter CPU at 1 Hz, 8 GPUs, 200 processes, %.0f s each:" % secs)
+        print("  --no-web        %.4f %% of a core" % noweb)
         print("  no stream       %.4f %% of a core" % idle)
         print("  one stream      %.4f %% of a core (%d bytes streamed)" % (streaming, got[0]))
         print("  the stream adds %.4f %% of a core (ratio %.2f)"
