@@ -148,6 +148,22 @@ expect_success '--no-web: / is the landing page, no /api; bad --max-streams and 
 	{ vramz serve --history 0 2>e3; test $? = 2; } && has "history" e3
 '
 
+expect_success 'TLS from --web-config serves the page and the stream as it serves /metrics' '
+	scenario 2gpu-h200.scn &&
+	make_cert . &&
+	printf "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n" >web.yml &&
+	serve_start serve.log --web-config web.yml --interval 200ms &&
+	has "listening on https://" serve.log &&
+	curl -sS --max-time 10 --cacert tls.pem "https://localhost:$PORT/" -o page.html \
+		--resolve "localhost:$PORT:127.0.0.1" &&
+	{ curl -sSN --max-time 2 --cacert tls.pem "https://localhost:$PORT/api/v1/events" \
+		--resolve "localhost:$PORT:127.0.0.1" >ev.txt; test $? = 28; } &&
+	code_is 000 /api/v1/status &&
+	serve_stop &&
+	has "<title>vramz</title>" page.html && has "^event: hello" ev.txt &&
+	test "$(grep -c "^event: snapshot" ev.txt)" -ge 3
+'
+
 expect_success 'basic auth stands in front of the page and its API as of /metrics' '
 	scenario 2gpu-h200.scn &&
 	printf "basic_auth_users:\n  prom: %s\n" "$WEB_HASH" >web.yml &&
