@@ -98,6 +98,25 @@ assert len(a["processes"]) == len(s["processes"])
 PY
 '
 
+# with nobody looking the document is not rendered; the first request
+# after a quiet spell waits for the next tick's, and gets that one
+expect_success '/api/v1/status after a quiet spell: the next tick'"'"'s document, not a 503' '
+	scenario 2gpu-h200.scn &&
+	serve_start serve.log --interval 1s &&
+	sleep 3 && t0=$(date +%s%3N) &&
+	scrape /api/v1/status -o api.json -w "%{http_code}\n" >code &&
+	scrape /api/v1/status -o api2.json &&
+	serve_stop &&
+	has "^200$" code &&
+	python3 -c "
+import json
+a, b = json.load(open(\"api.json\")), json.load(open(\"api2.json\"))
+# rendered for this request: no older than the tick before it
+assert a[\"time_ms\"] > $t0 - 1500, (a[\"time_ms\"], $t0)
+assert b[\"time_ms\"] >= a[\"time_ms\"]
+"
+'
+
 expect_success '100 clients open the stream at once: --max-streams get it, the rest 503; /metrics answers' '
 	page_world page.scn && export FAKE_NVML_SCENARIO=$T/page.scn &&
 	serve_start serve.log --interval 200ms --max-streams 8 --max-per-ip 128 --max-connections 256 &&
