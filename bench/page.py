@@ -13,7 +13,8 @@ processes (as bench_serve does) and prints:
     snapshot takes to parse and draw (8 GPUs, 200 processes), median and
     max over the same SECONDS.
 Figures only: nothing here asserts a time.  On a GPU machine, set
-REAL=1 to sample the machine's GPUs instead of the fake.
+REAL=1 to sample the machine's GPUs instead of the fake; PROCS=N sets the
+fake's number of processes (200).
 """
 import os
 import re
@@ -31,6 +32,7 @@ import cdp  # noqa: E402
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 secs = float(sys.argv[2]) if len(sys.argv) > 2 else 60
+nprocs = int(os.environ.get("PROCS", 200))
 
 
 def scenario(path):
@@ -43,7 +45,7 @@ def scenario(path):
                     "power_limit=700000 sm_clock=1980 mem_clock=3201 pcie_gen=5 pcie_width=16 "
                     "pcie_max_gen=5 pcie_max_width=16 nvlinks=18 throttle=0x4 energy=123456789\n"
                     % (i, 0x10000000 + i, 0x19 + i))
-        for i in range(200):
+        for i in range(nprocs):
             f.write("proc gpu=%d pid=%d used=%dMiB type=compute sm=%d mem=3\n"
                     % (i % 8, 4000000 + i, 100 + i, i % 100))
 
@@ -123,7 +125,7 @@ def main():
         streaming = measure(p.pid, secs)
         stop.set()
         t.join()
-        print("exporter CPU at 1 Hz, 8 GPUs, 200 processes, %.0f s each:" % secs)
+        print("exporter CPU at 1 Hz, 8 GPUs, %d processes, %.0f s each:" % (nprocs, secs))
         print("  --no-web        %.4f %% of a core" % noweb)
         print("  no stream       %.4f %% of a core" % idle)
         print("  one stream      %.4f %% of a core (%d bytes streamed)" % (streaming, got[0]))

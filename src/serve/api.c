@@ -20,6 +20,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,6 +200,8 @@ int serve_web_tick(struct serve_web *w, vramz_ctx *ctx, const vramz_snapshot *sn
 		FILE *m = open_memstream(&doc, &dlen);
 		if (!m)
 			return -1;
+		/* this thread's alone: no lock per character written */
+		__fsetlocking(m, FSETLOCKING_BYCALLER);
 		/* one line, as `status --json --loop` writes it: the event's
 		 * data line as it is, and fewer bytes for every client */
 		json_snapshot(m, "status", ctx, snap, 1, 0);
