@@ -125,7 +125,8 @@ def main():
         streaming = measure(p.pid, secs)
         stop.set()
         t.join()
-        print("exporter CPU at 1 Hz, 8 GPUs, %d processes, %.0f s each:" % (nprocs, secs))
+        what = "this machine's GPUs" if os.environ.get("REAL") else "8 GPUs, %d processes" % nprocs
+        print("exporter CPU at 1 Hz, %s, %.0f s each:" % (what, secs))
         print("  --no-web        %.4f %% of a core" % noweb)
         print("  no stream       %.4f %% of a core" % idle)
         print("  one stream      %.4f %% of a core (%d bytes streamed)" % (streaming, got[0]))
