@@ -4,16 +4,17 @@
 
 Starts `vramz serve` at 1 Hz on the fake NVML with 8 GPUs and 200
 processes (as bench_serve does) and prints:
-  - the exporter's CPU (utime + stime from /proc) over SECONDS (default
-    60) with no stream open, then with one stream open and read as a
-    browser reads it: each as % of one core, their difference and ratio
-    (issue 31's target: one open page at 1 Hz adds at most 0.05 % of a
-    core);
+  - the exporter's CPU (every thread's, from /proc/PID/task/*/schedstat)
+    over SECONDS (default 60): with --no-web, then with the page on and no
+    stream open, then with one stream open and read as a browser reads
+    it: each as % of one core, the stream's difference and ratio (issue
+    31's target: one open page at 1 Hz adds at most 0.05 % of a core);
   - the page itself in headless Chromium (tests/web/cdp.py): the time one
     snapshot takes to parse and draw (8 GPUs, 200 processes), median and
     max over the same SECONDS.
 Figures only: nothing here asserts a time.  On a GPU machine, set
-REAL=1 to sample the machine's GPUs instead of the fake.
+REAL=1 to sample the machine's GPUs instead of the fake; PROCS=N sets the
+fake's number of processes (200).
 """
 import os
 import re
@@ -31,6 +32,7 @@ import cdp  # noqa: E402
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 secs = float(sys.argv[2]) if len(sys.argv) > 2 else 60
+nprocs = int(os.environ.get("PROCS", 200))
 
 
 def scenario(path):
@@ -43,7 +45,7 @@ def scenario(path):
                     "power_limit=700000 sm_clock=1980 mem_clock=3201 pcie_gen=5 pcie_width=16 "
                     "pcie_max_gen=5 pcie_max_width=16 nvlinks=18 throttle=0x4 energy=123456789\n"
                     % (i, 0x10000000 + i, 0x19 + i))
-        for i in range(200):
+        for i in range(nprocs):
             f.write("proc gpu=%d pid=%d used=%dMiB type=compute sm=%d mem=3\n"
                     % (i % 8, 4000000 + i, 100 + i, i % 100))
 
@@ -82,6 +84,21 @@ def reader(port, stop, got):
     s.close()
 
 
+def serve(d, env, *extra):
+    """Starts the exporter at 1 Hz; (process, port)."""
+    log = open(os.path.join(d, "serve.log"), "w+")
+    p = subprocess.Popen([os.path.join(build, "vramz"), "serve", "--listen", "127.0.0.1:0",
+                          "--interval", "1s"] + list(extra), env=env, stderr=log)
+    for _ in range(100):
+        log.seek(0)
+        m = re.search(r":(\d+)/metrics", log.read())
+        if m:
+            return p, int(m.group(1))
+        time.sleep(0.1)
+    p.kill()
+    raise RuntimeError("vramz serve did not start")
+
+
 def main():
     d = tempfile.mkdtemp(prefix="vramz-bench-page.")
     env = dict(os.environ)
@@ -90,19 +107,16 @@ def main():
         env["FAKE_NVML_SCENARIO"] = os.path.join(d, "s.scn")
         env["LD_LIBRARY_PATH"] = os.path.join(build, "tests/fake-nvml/full") + \
             (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-    log = open(os.path.join(d, "serve.log"), "w+")
-    p = subprocess.Popen([os.path.join(build, "vramz"), "serve", "--listen", "127.0.0.1:0",
-                          "--interval", "1s"], env=env, stderr=log)
-    port = None
-    for _ in range(100):
-        log.seek(0)
-        m = re.search(r":(\d+)/metrics", log.read())
-        if m:
-            port = int(m.group(1))
-            break
-        time.sleep(0.1)
+    p, port = serve(d, env, "--no-web")
     try:
         time.sleep(3)  # past the first samples' one-time costs
+        noweb = measure(p.pid, secs)
+    finally:
+        p.terminate()
+        p.wait()
+    p, port = serve(d, env)
+    try:
+        time.sleep(3)
         idle = measure(p.pid, secs)
         stop, got = threading.Event(), [0]
         t = threading.Thread(target=reader, args=(port, stop, got))
@@ -111,7 +125,9 @@ def main():
         streaming = measure(p.pid, secs)
         stop.set()
         t.join()
-        print("exporter CPU at 1 Hz, 8 GPUs, 200 processes, %.0f s each:" % secs)
+        what = "this machine's GPUs" if os.environ.get("REAL") else "8 GPUs, %d processes" % nprocs
+        print("exporter CPU at 1 Hz, %s, %.0f s each:" % (what, secs))
+        print("  --no-web        %.4f %% of a core" % noweb)
         print("  no stream       %.4f %% of a core" % idle)
         print("  one stream      %.4f %% of a core (%d bytes streamed)" % (streaming, got[0]))
         print("  the stream adds %.4f %% of a core (ratio %.2f)"

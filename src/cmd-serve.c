@@ -445,7 +445,8 @@ const struct opt serve_opts[] = {
 };
 const char serve_synopsis[] = "[OPTIONS]";
 const char serve_about[] =
-	"Serves Prometheus metrics of every selected GPU over HTTP (docs/exporter.md).";
+	"Serves Prometheus metrics of every selected GPU over HTTP, and a live page for a browser\n"
+	"at / (docs/exporter.md).";
 
 int cmd_serve(const struct cmd_args *args)
 {

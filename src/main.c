@@ -55,7 +55,7 @@ const struct command commands[] = {
 	{"daemon", cmd_daemon, "sample once, publish to every reader (shared memory)",
 	 OPTS(daemon), ARGS_NONE, CMD_SAMPLES | CMD_GPUS},
 #ifdef VRAMZ_HAVE_SERVE
-	{"serve", cmd_serve, "Prometheus exporter (/metrics)",
+	{"serve", cmd_serve, "Prometheus exporter (/metrics), live page (/)",
 	 OPTS(serve), ARGS_NONE, LIVE},
 #endif
 	{"run", cmd_run, "run a command and report its peak VRAM per GPU",

@@ -2,11 +2,15 @@
 /* api.c - the web side's state and routes: GET /api/v1/status, the
  * events' documents, and the dispatch of /, /api/v1/ paths (web.h).
  *
- * Each tick the sampler renders the `status --json` document once, on one
- * line (as `status --json --loop` does), with the same writer (format/
- * jsondoc.c), so the API cannot drift from the command: /api/v1/status
- * serves it as it is, and the event stream sends it as the data line of a
- * "snapshot" event when a stream is open.  The findings go out as a "findings" event only when
+ * The sampler renders the `status --json` document on one line (as
+ * `status --json --loop` does), with the same writer (format/jsondoc.c),
+ * so the API cannot drift from the command: /api/v1/status serves it as it
+ * is, and the event stream sends it as the data line of a "snapshot"
+ * event.  It is rendered only for someone: while a stream is open, and for
+ * SERVE_API_WANT_S after each /api/v1/status request (a poller's requests
+ * find the last tick's document ready); a request after a quiet spell
+ * waits, suspended, for the next tick's (at most one --interval), so with
+ * nobody looking the page's side costs the exporter only its ring.  The findings go out as a "findings" event only when
  * their set changes (a finding new, gone, or of another revision or
  * severity), each object as `watch --json` writes it (diagconf_json).
  * A new stream first gets a "hello" event (host, interval, the history
@@ -16,12 +20,24 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/diagconf.h"
+#include "clock.h"
 #include "format/jsondoc.h"
 #include "format/jsonw.h"
+
+/* After an /api/v1/status request, the document is rendered every tick
+ * for this long. */
+#define SERVE_API_WANT_S 300
+
+/* A /api/v1/status request waiting, suspended, for the next document. */
+struct waiter {
+	struct MHD_Connection *c;
+	struct waiter *next;
+};
 
 /* What makes the findings' set differ for the page. */
 struct fkey {
@@ -38,6 +54,11 @@ struct serve_web {
 	struct sse_hub *sse;
 	char *status;                  /* the last status document; NULL before one */
 	size_t status_len;
+	unsigned long ticks;           /* ticks seen */
+	unsigned long status_tick;     /* the tick status is of (or, failed, stands for) */
+	int64_t wanted_until_ns;       /* render every tick until (monotonic) */
+	struct waiter *waiting;        /* /api/v1/status requests for the next document */
+	int stopping;
 	char *findings_ev;             /* the last "findings" event */
 	size_t findings_len;
 	struct fkey *keys;             /* the findings it describes */
@@ -61,10 +82,27 @@ struct serve_web *serve_web_new(const struct serve_web_opts *o)
 	return w;
 }
 
+/* Lets the waiting requests go on (web locked): called again, each finds
+ * the document it waited for (or none, or the exporter stopping). */
+static void wake_waiters(struct serve_web *w)
+{
+	while (w->waiting) {
+		struct waiter *x = w->waiting;
+		w->waiting = x->next;
+		MHD_resume_connection(x->c);
+		free(x);
+	}
+}
+
 void serve_web_shutdown(struct serve_web *w)
 {
-	if (w)
-		sse_shutdown(w->sse);
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stopping = 1;
+	wake_waiters(w); /* MHD must find none suspended when it stops */
+	pthread_mutex_unlock(&w->lock);
+	sse_shutdown(w->sse);
 }
 
 void serve_web_free(struct serve_web *w)
@@ -155,10 +193,15 @@ int serve_web_tick(struct serve_web *w, vramz_ctx *ctx, const vramz_snapshot *sn
 	char *doc = NULL, *fev = NULL;
 	size_t dlen = 0, flen = 0;
 	int rc = 0;
-	if (snap) {
+	pthread_mutex_lock(&w->lock);
+	int wanted = w->waiting || clock_mono_ns() < w->wanted_until_ns;
+	pthread_mutex_unlock(&w->lock);
+	if (snap && (wanted || sse_count(w->sse))) {
 		FILE *m = open_memstream(&doc, &dlen);
 		if (!m)
 			return -1;
+		/* this thread's alone: no lock per character written */
+		__fsetlocking(m, FSETLOCKING_BYCALLER);
 		/* one line, as `status --json --loop` writes it: the event's
 		 * data line as it is, and fewer bytes for every client */
 		json_snapshot(m, "status", ctx, snap, 1, 0);
@@ -167,6 +210,12 @@ int serve_web_tick(struct serve_web *w, vramz_ctx *ctx, const vramz_snapshot *sn
 	}
 	pthread_mutex_lock(&w->lock);
 	history_add(w->hist, snap);
+	w->ticks++;
+	/* a sampling that failed has no document to wait for: waiters get
+	 * the last one; one that arrived after this tick chose not to render
+	 * waits for the next */
+	if (doc || (!snap && w->waiting))
+		w->status_tick = w->ticks;
 	if (doc) {
 		free(w->status);
 		w->status = doc;
@@ -192,6 +241,8 @@ int serve_web_tick(struct serve_web *w, vramz_ctx *ctx, const vramz_snapshot *sn
 			rc = -1;
 		}
 	}
+	if (w->status_tick == w->ticks)
+		wake_waiters(w);
 	pthread_mutex_unlock(&w->lock);
 	return rc;
 }
@@ -219,7 +270,7 @@ static char *first_message(struct serve_web *w, size_t *len)
 	jw_end_obj(&jw);
 	jw_finish(&jw);
 	fputc('\n', m);
-	if (w->status) {
+	if (w->status && w->status_tick == w->ticks) { /* a stale one would jump back */
 		size_t elen;
 		char *ev = snapshot_event(w->status, w->status_len, &elen);
 		if (ev)
@@ -253,8 +304,22 @@ static enum MHD_Result answer_events(struct serve_web *w, struct MHD_Connection 
 
 static enum MHD_Result answer_status(struct serve_web *w, struct MHD_Connection *c)
 {
-	/* copied out, so gzip runs without holding up the sampler's tick */
 	pthread_mutex_lock(&w->lock);
+	w->wanted_until_ns = clock_mono_ns() + SERVE_API_WANT_S * 1000000000LL;
+	if (w->ticks && w->status_tick != w->ticks && !w->stopping) {
+		/* not rendered lately: wait for the next tick's */
+		struct waiter *x = malloc(sizeof *x);
+		if (!x) {
+			pthread_mutex_unlock(&w->lock);
+			return MHD_NO;
+		}
+		*x = (struct waiter){c, w->waiting};
+		w->waiting = x;
+		MHD_suspend_connection(c);
+		pthread_mutex_unlock(&w->lock);
+		return MHD_YES;
+	}
+	/* copied out, so gzip runs without holding up the sampler's tick */
 	size_t len = w->status_len;
 	char *doc = w->status ? malloc(len ? len : 1) : NULL;
 	if (doc)

@@ -33,6 +33,9 @@
     return (i ? b.toFixed(b < 10 ? 2 : 1) : String(b)) + ' ' + u[i];
   }
   function num(v, unit) { return v === null || v === undefined ? '-' : v + unit; }
+  function span(ms) {
+    return ms >= 120000 ? Math.round(ms / 60000) + ' min' : Math.round(ms / 1000) + ' s';
+  }
   function iso(ms) { return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'); }
 
   // ---- GPUs ----
@@ -134,7 +137,12 @@
       x.lineWidth = 2; x.beginPath(); x.moveTo(xf, 0); x.lineTo(xf, ht); x.stroke();
       x.fillStyle = x.strokeStyle; x.beginPath(); x.moveTo(xf - 5, 0); x.lineTo(xf + 5, 0); x.lineTo(xf, 7); x.fill();
     });
-    text(c.span, '\u00b7 last ' + Math.round(st.historyMs / 60000 * 10) / 10 + ' min');
+    // the scale: 100 % of memory and of utilization at the top, the span below
+    x.fillStyle = '#5f6b7a'; x.font = '10px system-ui, sans-serif';
+    x.textBaseline = 'top'; x.textAlign = 'left'; x.fillText('100%', 2, 2);
+    x.textBaseline = 'bottom'; x.fillText('-' + span(st.historyMs), 2, ht - 2);
+    x.textAlign = 'right'; x.fillText('now', w - 2, ht - 2);
+    text(c.span, '\u00b7 last ' + span(st.historyMs));
   }
 
   // ---- findings ----

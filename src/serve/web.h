@@ -10,7 +10,7 @@
  * The sampler thread hands each tick to serve_web_tick(); requests are
  * answered from what it left, so an open page costs the exporter one
  * rendered document a tick and a copy of it per stream, never a driver
- * call.  Everything here is read-only: no route changes anything.
+ * call, and with nobody looking only the ring is kept (api.c).  Everything here is read-only: no route changes anything.
  * The routes go through http.c's dispatcher (serve_web_route is its
  * route hook), so TLS and basic authentication are the same as /metrics'.
  */

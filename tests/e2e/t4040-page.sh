@@ -98,6 +98,25 @@ assert len(a["processes"]) == len(s["processes"])
 PY
 '
 
+# with nobody looking the document is not rendered; the first request
+# after a quiet spell waits for the next tick's, and gets that one
+expect_success '/api/v1/status after a quiet spell: the next tick'"'"'s document, not a 503' '
+	scenario 2gpu-h200.scn &&
+	serve_start serve.log --interval 1s &&
+	sleep 3 && t0=$(date +%s%3N) &&
+	scrape /api/v1/status -o api.json -w "%{http_code}\n" >code &&
+	scrape /api/v1/status -o api2.json &&
+	serve_stop &&
+	has "^200$" code &&
+	python3 -c "
+import json
+a, b = json.load(open(\"api.json\")), json.load(open(\"api2.json\"))
+# rendered for this request: no older than the tick before it
+assert a[\"time_ms\"] > $t0 - 1500, (a[\"time_ms\"], $t0)
+assert b[\"time_ms\"] >= a[\"time_ms\"]
+"
+'
+
 expect_success '100 clients open the stream at once: --max-streams get it, the rest 503; /metrics answers' '
 	page_world page.scn && export FAKE_NVML_SCENARIO=$T/page.scn &&
 	serve_start serve.log --interval 200ms --max-streams 8 --max-per-ip 128 --max-connections 256 &&
@@ -148,6 +167,22 @@ expect_success '--no-web: / is the landing page, no /api; bad --max-streams and 
 	{ vramz serve --max-streams 0 2>e1; test $? = 2; } && has "max-streams" e1 &&
 	{ vramz serve --history 2h 2>e2; test $? = 2; } && has "history" e2 &&
 	{ vramz serve --history 0 2>e3; test $? = 2; } && has "history" e3
+'
+
+expect_success 'TLS from --web-config serves the page and the stream as it serves /metrics' '
+	scenario 2gpu-h200.scn &&
+	make_cert . &&
+	printf "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n" >web.yml &&
+	serve_start serve.log --web-config web.yml --interval 200ms &&
+	has "listening on https://" serve.log &&
+	curl -sS --max-time 10 --cacert tls.pem "https://localhost:$PORT/" -o page.html \
+		--resolve "localhost:$PORT:127.0.0.1" &&
+	{ curl -sSN --max-time 2 --cacert tls.pem "https://localhost:$PORT/api/v1/events" \
+		--resolve "localhost:$PORT:127.0.0.1" >ev.txt; test $? = 28; } &&
+	code_is 000 /api/v1/status &&
+	serve_stop &&
+	has "<title>vramz</title>" page.html && has "^event: hello" ev.txt &&
+	test "$(grep -c "^event: snapshot" ev.txt)" -ge 3
 '
 
 expect_success 'basic auth stands in front of the page and its API as of /metrics' '
