@@ -51,7 +51,7 @@ import torch, vramz.torch
 torch.cuda.set_per_process_memory_fraction(0.25)
 a = vramz.torch.attach(interval=0.02, quiet=True, history=HISTORY)
 kept = [torch.cuda._stub.alloc(1 << 20)]
-time.sleep(0.2)  # CUDA is up: history (when asked for) is on from here
+WAIT
 def load():
     kept.append(torch.cuda._stub.alloc(20 << 30))  # HOLDER-LINE
 def forward():
@@ -118,8 +118,9 @@ class EndTest(unittest.TestCase):
         self.assertEqual(r.returncode, 4, r.stderr)
         self.assertEqual(self.tomb()["end"][0]["status"], 4)
 
-    def check_uncaught(self, history):
-        text = UNCAUGHT.replace("HISTORY", str(history))
+    def check_uncaught(self, history, wait=True):
+        text = UNCAUGHT.replace("HISTORY", str(history)).replace(
+            "WAIT", "time.sleep(0.2)  # CUDA has been up for ticks" if wait else "")
         r, path = self.run_script(text)
         self.assertEqual(r.returncode, 1)
         self.assertIn("OutOfMemoryError", r.stderr, "the user still sees the traceback")
@@ -146,6 +147,22 @@ class EndTest(unittest.TestCase):
     def test_history_names_what_held_the_memory(self):
         d, text, path = self.check_uncaught(True)
         h = d["holder"][0]
+        self.assertEqual((h["file"], h["line"], h["func"], h["bytes"]),
+                         (path, line_of(text, "HOLDER-LINE"), "load", 20 * GiB))
+
+    def test_history_names_what_was_allocated_before_the_first_tick(self):
+        # a job that loads its model as CUDA starts, before the agent's
+        # first tick: stacks are recorded from CUDA's initialisation on
+        # (seen on the H200: turned on at the first tick, the model's
+        # blocks had no stack and the death named no holder)
+        text = UNCAUGHT.replace("HISTORY", "True").replace("interval=0.02", "interval=30").replace(
+            "WAIT\n", "").replace("load()\n", "").replace(
+            "kept = [torch.cuda._stub.alloc(1 << 20)]",
+            "def load():\n    return torch.cuda._stub.alloc(20 << 30)  # HOLDER-LINE\n"
+            "kept = [load()]")
+        r, path = self.run_script(text)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        h = self.tomb()["holder"][0]
         self.assertEqual((h["file"], h["line"], h["func"], h["bytes"]),
                          (path, line_of(text, "HOLDER-LINE"), "load", 20 * GiB))
 

@@ -348,7 +348,8 @@ class Agent:
         before, it would reach no device's allocator; so before, it is
         queued to run inside CUDA's lazy initialisation (torch.cuda.
         _lazy_call), ahead of the first allocation, which may be the one
-        that does not fit; each tick checks it ran."""
+        that does not fit; each tick checks it ran.  With history, stack
+        recording starts there too (_on_cuda_init)."""
         if torch.cuda.is_initialized():
             self._attach_once(torch)
             return
@@ -358,9 +359,23 @@ class Agent:
             try:
                 # runs while is_initialized() is still False, and an
                 # exception there would break the program's first CUDA call
-                lazy(lambda: self._attach_once(torch))
+                lazy(lambda: self._on_cuda_init(torch))
             except Exception:
                 pass
+
+    def _on_cuda_init(self, torch):
+        """Inside CUDA's lazy initialisation, before the first allocation:
+        the out-of-memory observer, and with history the recording of
+        allocation stacks, so what a job allocates first (its model, its
+        data: what holds the memory at an OOM) has its site too; turned on
+        at the next tick it would miss them."""
+        self._attach_once(torch)
+        if self.history and not self._history_on:
+            self._history_on = True
+            try:
+                self._enable_history(torch)
+            except Exception:
+                self._history_on = False  # the next tick tries again
 
     def _attach_once(self, torch):
         try:
