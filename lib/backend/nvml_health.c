@@ -9,6 +9,7 @@
  * off refuses its counters.  CALL remembers a refusal, so a refused call
  * is asked once.  docs/health.md lists the fields and nvidia-smi's names.
  */
+#include "clock.h"
 #include "nvml_impl.h"
 
 #include <stdint.h>
@@ -44,15 +45,34 @@ static int retired(struct backend *b, struct gpu *gp, nvmlPageRetirementCause_t 
 	return 1;
 }
 
-void nvml_health(struct backend *b, struct gpu *gp, vramz_gpu_sample *o)
-{
-	nvmlEnableState_t cur, pend;
-	unsigned u[4];
+/* how long the ECC mode read for VRAM health is kept: it changes only
+ * when the GPU is reset or the machine rebooted, and the call is the
+ * dearest of a health reading (307 us of CPU a GPU on the H200, the rest
+ * 370 us together; docs/health.md) */
+#define ECC_MODE_KEEP_NS (600 * 1000000000LL)
 
-	if (CALL(b, gp, nvmlDeviceGetEccMode, gp->h, &cur, &pend) == NVML_SUCCESS) {
-		o->ecc_mode = cur == NVML_FEATURE_ENABLED;
+/* The ECC mode, read at most every ECC_MODE_KEEP_NS. */
+static void ecc_mode(struct backend *b, struct gpu *gp, vramz_gpu_sample *o)
+{
+	int64_t now = clock_mono_ns();
+	if (!gp->ecc_read_ns || now - gp->ecc_read_ns >= ECC_MODE_KEEP_NS) {
+		nvmlEnableState_t cur, pend;
+		gp->ecc_read_ns = now;
+		gp->ecc_known = CALL(b, gp, nvmlDeviceGetEccMode, gp->h, &cur, &pend) == NVML_SUCCESS;
+		gp->ecc_on = gp->ecc_known && cur == NVML_FEATURE_ENABLED;
+	}
+	if (gp->ecc_known) {
+		o->ecc_mode = gp->ecc_on;
 		o->valid |= VRAMZ_F_ECC_MODE;
 	}
+}
+
+void nvml_health(struct backend *b, struct gpu *gp, vramz_gpu_sample *o)
+{
+	nvmlEnableState_t pend;
+	unsigned u[4];
+
+	ecc_mode(b, gp, o);
 	/* the counters need ECC on: with it off they are no reading */
 	if (!((o->valid & VRAMZ_F_ECC_MODE) && !o->ecc_mode)) {
 		if (ecc_count(b, gp, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC,

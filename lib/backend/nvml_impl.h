@@ -58,6 +58,9 @@ struct gpu {
 	int lcache_ok;
 	uint64_t lcache_used;          /* used memory when they were read */
 	int64_t lcache_ns;             /* and when (CLOCK_MONOTONIC) */
+	/* the ECC mode as last read for VRAM health (nvml_health.c) */
+	int64_t ecc_read_ns;           /* CLOCK_MONOTONIC, 0 never */
+	int ecc_known, ecc_on;
 };
 
 struct backend {

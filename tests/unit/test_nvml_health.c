@@ -3,7 +3,7 @@
  * NVML (tests/scenarios/health.scn): VRAMZ_SAMPLE_HEALTH reads each GPU's
  * counters, unsupported ones (retired pages on Hopper) stay unknown, not
  * 0, and nothing is read without the flag; a refused call is not asked
- * again; vramz_events_open registers every GPU and vramz_events_wait
+ * again, nor the ECC mode within 10 minutes; vramz_events_open registers every GPU and vramz_events_wait
  * times out when nothing is due, then hands out the scenario's events in
  * order with global indices and the Xid as data. */
 #include "nvml_fixture.h"
@@ -38,6 +38,10 @@ static void test_health_fields(void **state)
 	assert_int_equal(trace_count("nvmlDeviceGetRetiredPages_v2", -1), 0);
 	assert_int_equal(trace_count("nvmlDeviceGetRetiredPagesPendingStatus", -1), 0);
 	assert_int_equal(trace_count("nvmlDeviceGetRemappedRows", -1), 4);
+	/* the ECC mode (the dearest call, 0.3 ms on H200) is kept 10 min:
+	 * the second reading still says it, without asking */
+	assert_int_equal(trace_count("nvmlDeviceGetEccMode", -1), 0);
+	assert_int_equal(gpu_of(sample(ctx, VRAMZ_SAMPLE_HEALTH), 1)->ecc_mode, 1);
 	done(ctx);
 }
 
