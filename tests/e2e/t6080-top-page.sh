@@ -74,7 +74,9 @@ expect_success 'host columns: the burner runs, the sleeper sleeps, TIME is their
 	wait_for "^ +$BURNER .* [0-9.]+ +[0-9.]+[KMG] +[0-9]+s R " && sleep 1 && $TM capture-pane -p >screen &&
 	has "PID USER +JOB +GPU +VRAM. +SM% +IDLE +CPU% +RSS +TIME S +COMMAND" screen &&
 	cpu=$(row $BURNER | awk "{print \$9}") && echo "burner CPU $cpu %" &&
-	awk -v c="$cpu" "BEGIN { exit !(c >= 5) }" &&
+	# at nice 19 the burner gets what the others leave: tens of % on an
+	# idle machine, 2 % when a test suite keeps both cores busy
+	awk -v c="$cpu" "BEGIN { exit !(c >= 0.5) }" &&
 	row $SLEEPER | grep -E " 0\.0 +[0-9.]+[KM] +[0-9]+s S +sleep 600" &&
 	for p in $SLEEPER $BURNER; do
 		age=$(row $p | grep -oE " [0-9]+s [RS] " | grep -oE "[0-9]+") && # then ps, a moment later
