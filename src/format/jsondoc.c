@@ -69,24 +69,46 @@ void json_proc_types(struct jsonw *w, const char *key, unsigned type)
 	jw_end_arr(w);
 }
 
-void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
-	      const vramz_gpu_sample *g)
+/* Whether key is one of keys (NULL: every key is). */
+static int want(const char *const *keys, const char *key)
+{
+	if (!keys)
+		return 1;
+	for (; *keys; keys++)
+		if (!strcmp(*keys, key))
+			return 1;
+	return 0;
+}
+
+/* A GPU object of the keys listed (NULL: all), in the document's order. */
+static void gpu_obj(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
+		    const vramz_gpu_sample *g, const char *const *keys)
 {
 	const vramz_gpu_info *gi = vramz_gpu(ctx, g->index);
 	jw_obj(w, NULL);
 	jw_u64(w, "index", g->index);
-	jw_str(w, "uuid", gi && *gi->uuid ? gi->uuid : NULL);
-	jw_str(w, "name", gi && *gi->name ? gi->name : NULL);
-	jw_str(w, "pci_bus_id", gi && *gi->pci_bus_id ? gi->pci_bus_id : NULL);
-	jw_str(w, "vendor", gi && *gi->vendor ? gi->vendor : NULL);
+	if (want(keys, "uuid"))
+		jw_str(w, "uuid", gi && *gi->uuid ? gi->uuid : NULL);
+	if (want(keys, "name"))
+		jw_str(w, "name", gi && *gi->name ? gi->name : NULL);
+	if (want(keys, "pci_bus_id"))
+		jw_str(w, "pci_bus_id", gi && *gi->pci_bus_id ? gi->pci_bus_id : NULL);
+	if (want(keys, "vendor"))
+		jw_str(w, "vendor", gi && *gi->vendor ? gi->vendor : NULL);
 	jw_bool(w, "lost", g->lost);
 	for (size_t i = 0; i < gpu_field_count; i++) {
 		const struct field *f = &gpu_fields[i];
+		if (!want(keys, f->name))
+			continue;
 		int ok = field_valid(f, g);
 		if (f->type == FT_INT)
 			jw_i64_if(w, f->name, ok, field_get(f, g));
 		else
 			jw_u64_if(w, f->name, ok, (uint64_t)field_get(f, g));
+	}
+	if (keys) { /* a lighter document: the fields asked for alone */
+		jw_end_obj(w);
+		return;
 	}
 	int memok = !g->lost && (g->valid & VRAMZ_F_MEM) && g->mem_total_bytes;
 	jw_dbl_if(w, "mem_used_pct", memok,
@@ -113,9 +135,17 @@ void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
 	jw_end_obj(w);
 }
 
-/* The fields of lib/procfields.c in its order, plus "visible"; unknown
+void json_gpu(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap,
+	      const vramz_gpu_sample *g)
+{
+	gpu_obj(w, ctx, snap, g, NULL);
+}
+
+/* A process object of the keys listed (NULL: all): the fields of
+ * lib/procfields.c in its order, plus "visible" with "pid"; unknown
  * (invisible pid, no MIG) and empty strings are null. */
-void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
+static void proc_obj(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p,
+		     const char *const *keys)
 {
 	const vramz_gpu_info *gi = vramz_gpu(ctx, p->gpu_index);
 	jw_obj(w, NULL);
@@ -123,7 +153,7 @@ void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
 		const struct proc_field *f = &proc_fields[i];
 		const char *key = proc_field_json(f);
 		int ok = proc_field_valid(f, p);
-		if (!*key || (f->json_optional && !ok))
+		if (!*key || (f->json_optional && !ok) || !want(keys, key))
 			continue;
 		switch (f->kind) {
 		case PC_TIME: break;
@@ -144,8 +174,14 @@ void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
 		}
 		}
 	}
-	json_proc_torch(w, p);
+	if (want(keys, "torch"))
+		json_proc_torch(w, p);
 	jw_end_obj(w);
+}
+
+void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
+{
+	proc_obj(w, ctx, p, NULL);
 }
 
 void json_proc_torch(struct jsonw *w, const vramz_proc_sample *p)
@@ -213,23 +249,37 @@ void json_ended(struct jsonw *w, vramz_ctx *ctx, const vramz_snapshot *snap)
 	free(e);
 }
 
-void json_snapshot(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap,
-		   int with_procs, int pretty)
+/* The snapshot with the keys k lists (NULL: the whole document). */
+static void snapshot_doc(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap,
+			 int with_procs, int pretty, const struct json_keys *k)
 {
 	struct jsonw w;
 	jw_init(&w, f, pretty);
 	json_begin(&w, kind, ctx, snap);
 	jw_arr(&w, "gpus");
 	for (unsigned i = 0; i < snap->gpu_count; i++)
-		json_gpu(&w, ctx, snap, &snap->gpus[i]);
+		gpu_obj(&w, ctx, snap, &snap->gpus[i], k ? k->gpu : NULL);
 	jw_end_arr(&w);
 	if (with_procs) {
 		jw_arr(&w, "processes");
 		for (unsigned i = 0; i < snap->proc_count; i++)
-			json_proc(&w, ctx, &snap->procs[i]);
+			proc_obj(&w, ctx, &snap->procs[i], k ? k->proc : NULL);
 		jw_end_arr(&w);
-		json_ended(&w, ctx, snap);
+		if (!k)
+			json_ended(&w, ctx, snap);
 	}
 	jw_end_obj(&w);
 	jw_finish(&w);
+}
+
+void json_snapshot(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap,
+		   int with_procs, int pretty)
+{
+	snapshot_doc(f, kind, ctx, snap, with_procs, pretty, NULL);
+}
+
+void json_snapshot_keys(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap,
+			const struct json_keys *k)
+{
+	snapshot_doc(f, kind, ctx, snap, 1, 0, k);
 }

@@ -28,6 +28,15 @@ void json_proc_torch(struct jsonw *w, const vramz_proc_sample *p);
  * pretty 0 writes it on one line (JSON lines). */
 void json_snapshot(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap,
 		   int with_procs, int pretty);
+/* The keys a lighter document keeps (NULL-terminated lists; "index" and
+ * "lost" of a GPU always): the live page's stream (src/serve/api.c). */
+struct json_keys {
+	const char *const *gpu, *const *proc;
+};
+/* The snapshot on one line with only those keys of each GPU and process
+ * (a process's "torch" brings "outside_allocator_bytes"; no "ended"). */
+void json_snapshot_keys(FILE *f, const char *kind, vramz_ctx *ctx, const vramz_snapshot *snap,
+			const struct json_keys *k);
 /* Process kind names for p->type ("compute", "graphics", "mps"). */
 void json_proc_types(struct jsonw *w, const char *key, unsigned type);
 

@@ -5,8 +5,10 @@
  * The sampler renders the `status --json` document on one line (as
  * `status --json --loop` does), with the same writer (format/jsondoc.c),
  * so the API cannot drift from the command: /api/v1/status serves it as it
- * is, and the event stream sends it as the data line of a "snapshot"
- * event.  It is rendered only for someone: while a stream is open, and for
+ * is.  The event stream sends the page's document as the data line of a
+ * "snapshot" event: the same writer keeping only the keys page.js draws
+ * (page_keys), a third of the bytes.  Each is rendered only for someone:
+ * the page's while a stream is open, the status document for
  * SERVE_API_WANT_S after each /api/v1/status request (a poller's requests
  * find the last tick's document ready); a request after a quiet spell
  * waits, suspended, for the next tick's (at most one --interval), so with
@@ -54,6 +56,9 @@ struct serve_web {
 	struct sse_hub *sse;
 	char *status;                  /* the last status document; NULL before one */
 	size_t status_len;
+	char *page;                    /* the last page document (the stream's) */
+	size_t page_len;
+	unsigned long page_tick;       /* the tick it is of */
 	unsigned long ticks;           /* ticks seen */
 	unsigned long status_tick;     /* the tick status is of (or, failed, stands for) */
 	int64_t wanted_until_ns;       /* render every tick until (monotonic) */
@@ -112,6 +117,7 @@ void serve_web_free(struct serve_web *w)
 	history_free(w->hist);
 	sse_free(w->sse);
 	free(w->status);
+	free(w->page);
 	free(w->findings_ev);
 	free(w->keys);
 	pthread_mutex_destroy(&w->lock);
@@ -187,27 +193,47 @@ static char *findings_event(const vramz_finding *f, unsigned n, size_t *len)
 	return p;
 }
 
+/* The keys of the page's document: what page.js draws, no more (a
+ * process of the full document is 3 times as long). */
+static const char *const page_gpu_keys[] = {
+	"name", "mem_total_bytes", "mem_reserved_bytes", "mem_used_bytes", "mem_free_bytes",
+	"util_gpu_pct", "temp_c", "power_mw", "power_limit_mw", "pcie_gen", "pcie_width", NULL};
+static const char *const page_proc_keys[] = {
+	"gpu", "pid", "user", "comm", "command", "container", "pod_uid", "slurm_job",
+	"used_bytes", "sm_pct", "torch", NULL};
+static const struct json_keys page_keys = {page_gpu_keys, page_proc_keys};
+
+/* One document on one line into *doc: the whole status (keys NULL) or
+ * the page's; -1 when it could not be written. */
+static int render(char **doc, size_t *len, vramz_ctx *ctx, const vramz_snapshot *snap,
+		  const struct json_keys *keys)
+{
+	FILE *m = open_memstream(doc, len);
+	if (!m)
+		return -1;
+	/* this thread's alone: no lock per character written */
+	__fsetlocking(m, FSETLOCKING_BYCALLER);
+	if (keys)
+		json_snapshot_keys(m, "page", ctx, snap, keys);
+	else /* as `status --json --loop` writes it */
+		json_snapshot(m, "status", ctx, snap, 1, 0);
+	return mem_close(m, doc);
+}
+
 int serve_web_tick(struct serve_web *w, vramz_ctx *ctx, const vramz_snapshot *snap,
 		   const vramz_finding *findings, unsigned n)
 {
-	char *doc = NULL, *fev = NULL;
-	size_t dlen = 0, flen = 0;
+	char *doc = NULL, *pdoc = NULL, *fev = NULL;
+	size_t dlen = 0, plen = 0, flen = 0;
 	int rc = 0;
 	pthread_mutex_lock(&w->lock);
 	int wanted = w->waiting || clock_mono_ns() < w->wanted_until_ns;
 	pthread_mutex_unlock(&w->lock);
-	if (snap && (wanted || sse_count(w->sse))) {
-		FILE *m = open_memstream(&doc, &dlen);
-		if (!m)
-			return -1;
-		/* this thread's alone: no lock per character written */
-		__fsetlocking(m, FSETLOCKING_BYCALLER);
-		/* one line, as `status --json --loop` writes it: the event's
-		 * data line as it is, and fewer bytes for every client */
-		json_snapshot(m, "status", ctx, snap, 1, 0);
-		if (mem_close(m, &doc))
-			rc = -1;
-	}
+	if (snap && wanted && render(&doc, &dlen, ctx, snap, NULL))
+		rc = -1;
+	/* the streams get the page's own, lighter document */
+	if (snap && sse_count(w->sse) && render(&pdoc, &plen, ctx, snap, &page_keys))
+		rc = -1;
 	pthread_mutex_lock(&w->lock);
 	history_add(w->hist, snap);
 	w->ticks++;
@@ -220,13 +246,17 @@ int serve_web_tick(struct serve_web *w, vramz_ctx *ctx, const vramz_snapshot *sn
 		free(w->status);
 		w->status = doc;
 		w->status_len = dlen;
-		if (sse_count(w->sse)) {
-			size_t elen;
-			char *ev = snapshot_event(doc, dlen, &elen);
-			if (ev)
-				sse_push(w->sse, ev, elen);
-			free(ev);
-		}
+	}
+	if (pdoc) {
+		free(w->page);
+		w->page = pdoc;
+		w->page_len = plen;
+		w->page_tick = w->ticks;
+		size_t elen;
+		char *ev = snapshot_event(pdoc, plen, &elen);
+		if (ev)
+			sse_push(w->sse, ev, elen);
+		free(ev);
 	}
 	if (findings_changed(w, findings, n)) {
 		if ((fev = findings_event(findings, n, &flen))) {
@@ -270,9 +300,9 @@ static char *first_message(struct serve_web *w, size_t *len)
 	jw_end_obj(&jw);
 	jw_finish(&jw);
 	fputc('\n', m);
-	if (w->status && w->status_tick == w->ticks) { /* a stale one would jump back */
+	if (w->page && w->page_tick == w->ticks) { /* a stale one would jump back */
 		size_t elen;
-		char *ev = snapshot_event(w->status, w->status_len, &elen);
+		char *ev = snapshot_event(w->page, w->page_len, &elen);
 		if (ev)
 			fwrite(ev, 1, elen, m);
 		free(ev);

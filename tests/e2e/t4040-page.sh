@@ -81,6 +81,7 @@ expect_success '/ has a strict CSP; /api/v1/status is the status --json document
 	wait_for code_is 200 /api/v1/status &&
 	scrape / -D h -o page.html &&
 	scrape /api/v1/status -D sh -o api.json &&
+	{ curl -sSN --max-time 3 "http://127.0.0.1:$PORT/api/v1/events" >ev.txt; test $? = 28; } &&
 	vramz status --json >status.json &&
 	serve_stop &&
 	has "^Content-Security-Policy: default-src '"'"'none'"'"'; style-src '"'"'sha256-[^ ]*'"'"'; script-src '"'"'sha256-[^ ]*'"'"'; connect-src '"'"'self'"'"'" h &&
@@ -95,6 +96,21 @@ assert a.keys() == s.keys(), (a.keys(), s.keys())
 assert [g.keys() for g in a["gpus"]] == [g.keys() for g in s["gpus"]]
 assert [g["uuid"] for g in a["gpus"]] == [g["uuid"] for g in s["gpus"]]
 assert len(a["processes"]) == len(s["processes"])
+# the snapshots of the stream: the document of the page, the keys of the
+# status document that the page draws and no others, with the same values
+docs = [json.loads(l[6:]) for l in open("ev.txt") if l.startswith("data: {")]
+snaps = [d for d in docs if d.get("kind") == "page"]
+assert len(snaps) >= 2, len(snaps)
+p = snaps[-1]
+assert p["kind"] == "page" and "ended" not in p and "processes" in p, p.keys()
+for pg, sg in zip(p["gpus"], a["gpus"]):
+    assert set(pg) <= set(sg) and "uuid" not in pg and "mem_used_bytes" in pg, set(pg)
+    assert all(pg[k] == sg[k] for k in ("index", "name", "lost", "mem_total_bytes")), (pg, sg)
+sp = {(q["pid"], q["gpu"]): q for q in a["processes"]}
+for q in p["processes"]:
+    full = sp[q["pid"], q["gpu"]]
+    assert set(q) <= set(full) and "start_time_ticks" not in q, set(q)
+    assert all(q[k] == full[k] for k in ("user", "comm", "visible", "command")), (q, full)
 PY
 '
 
