@@ -6,6 +6,7 @@ import tempfile
 import unittest
 
 import _paths  # noqa: F401
+from _cases import rows, unescape
 from vramz import agentfile
 
 
@@ -48,18 +49,11 @@ class AgentFileTest(unittest.TestCase):
     def test_cases_table(self):
         """tests/agentfile-cases.txt, which lib/agent.c is tested on too
         (test_agentfile_cases.c): both readers read every file alike."""
-        path = os.path.join(os.path.dirname(_paths.HERE), "agentfile-cases.txt")
         n = 0
-        with open(path, encoding="ascii") as f:
-            for line in f:
-                line = line.rstrip("\n")
-                if not line or line.startswith("#"):
-                    continue
-                name, text, want = line.split("\t")
-                raw = text.encode("ascii").decode("unicode_escape").encode("latin-1")
-                with self.subTest(case=name):
-                    self.assertEqual(self._summary(raw.decode("utf-8", "replace")), want)
-                n += 1
+        for name, text, want in rows("agentfile-cases.txt"):
+            with self.subTest(case=name):
+                self.assertEqual(self._summary(unescape(text).decode("utf-8", "replace")), want)
+            n += 1
         self.assertGreaterEqual(n, 30)
 
     @staticmethod

@@ -14,34 +14,7 @@
 #include <cmocka.h>
 
 #include "agent.h"
-
-/* The escapes of the table (\n \r \v \t \\ \xHH) into out; its length. */
-static size_t unescape(const char *s, char *out)
-{
-	size_t n = 0;
-	while (*s) {
-		if (*s != '\\') {
-			out[n++] = *s++;
-			continue;
-		}
-		s++;
-		switch (*s) {
-		case 'n': out[n++] = '\n'; s++; break;
-		case 'r': out[n++] = '\r'; s++; break;
-		case 'v': out[n++] = '\v'; s++; break;
-		case 't': out[n++] = '\t'; s++; break;
-		case 'x': {
-			char h[3] = {s[1], s[2], 0};
-			out[n++] = (char)strtol(h, NULL, 16);
-			s += 3;
-			break;
-		}
-		default: out[n++] = *s++;
-		}
-	}
-	out[n] = 0;
-	return n;
-}
+#include "cases.h"
 
 static void fig(char *buf, size_t len, const struct agent_figures *f, int stat)
 {
@@ -54,20 +27,14 @@ static void fig(char *buf, size_t len, const struct agent_figures *f, int stat)
 static void test_table(void **state)
 {
 	(void)state;
-	const char *src = getenv("TESTS_SRC");
-	char path[512], line[4096], text[4096], got[256];
-	snprintf(path, sizeof path, "%s/agentfile-cases.txt", src ? src : "tests");
-	FILE *f = fopen(path, "r");
+	char line[4096], text[4096], got[256], *fld[3];
+	FILE *f = cases_open("agentfile-cases.txt");
 	assert_non_null(f);
 	unsigned cases = 0, bad = 0;
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (!line[0] || line[0] == '#')
-			continue;
-		char *name = line, *t1 = strchr(name, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		assert_non_null(t2);
-		*t1 = *t2 = 0;
-		size_t n = unescape(t1 + 1, text);
+	int rc;
+	while ((rc = cases_next(f, line, sizeof line, fld)) > 0) {
+		const char *name = fld[0], *want = fld[2];
+		size_t n = cases_unescape(fld[1], text);
 		struct agent_figures a;
 		if (agent_parse(text, n, &a)) {
 			snprintf(got, sizeof got, "refused");
@@ -79,12 +46,13 @@ static void test_table(void **state)
 				 (unsigned long long)a.start_time_ticks, al, re);
 		}
 		cases++;
-		if (strcmp(got, t2 + 1)) {
-			fprintf(stderr, "agentfile-cases.txt: %s: got '%s', want '%s'\n", name, got, t2 + 1);
+		if (strcmp(got, want)) {
+			fprintf(stderr, "agentfile-cases.txt: %s: got '%s', want '%s'\n", name, got, want);
 			bad++;
 		}
 	}
 	fclose(f);
+	assert_int_equal(rc, 0); /* every row had its three fields */
 	assert_true(cases >= 30);
 	assert_int_equal(bad, 0);
 }

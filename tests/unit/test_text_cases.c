@@ -12,47 +12,20 @@
 
 #include <cmocka.h>
 
+#include "cases.h"
 #include "text.h"
-
-static void unescape(const char *s, char *out)
-{
-	size_t n = 0;
-	while (*s) {
-		if (s[0] == '\\' && s[1] == 'x') {
-			char h[3] = {s[2], s[3], 0};
-			out[n++] = (char)strtol(h, NULL, 16);
-			s += 4;
-		} else if (s[0] == '\\' && s[1] == 't') {
-			out[n++] = '\t';
-			s += 2;
-		} else if (s[0] == '\\' && s[1] == '\\') {
-			out[n++] = '\\';
-			s += 2;
-		} else {
-			out[n++] = *s++;
-		}
-	}
-	out[n] = 0;
-}
 
 static void test_table(void **state)
 {
 	(void)state;
-	const char *src = getenv("TESTS_SRC");
-	char path[512], line[1024], in[512], want[512];
-	snprintf(path, sizeof path, "%s/text-cases.txt", src ? src : "tests");
-	FILE *f = fopen(path, "r");
+	char line[1024], in[512], want[512], *fld[3];
+	FILE *f = cases_open("text-cases.txt");
 	assert_non_null(f);
 	unsigned cases = 0, bad = 0;
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (!line[0] || line[0] == '#')
-			continue;
-		char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		assert_non_null(t2);
-		*t1 = *t2 = 0;
-		unescape(t1 + 1, in);
-		unescape(t2 + 1, want);
+	int rc;
+	while ((rc = cases_next(f, line, sizeof line, fld)) > 0) {
+		cases_unescape(fld[1], in);
+		cases_unescape(fld[2], want);
 		text_sanitize(in);
 		cases++;
 		if (strcmp(in, want)) {
@@ -61,6 +34,7 @@ static void test_table(void **state)
 		}
 	}
 	fclose(f);
+	assert_int_equal(rc, 0); /* every row had its three fields */
 	assert_true(cases >= 18);
 	assert_int_equal(bad, 0);
 }
