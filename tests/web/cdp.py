@@ -171,7 +171,8 @@ class Browser:
 
 
 def png_pixels(data):
-    """(width, height, rows of RGB tuples' bytes) of an 8-bit RGB/RGBA PNG."""
+    """(width, height, bytes a pixel, rows of bytes) of an 8-bit RGB/RGBA
+    non-interlaced PNG."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat, w = 8, b"", None
     while pos < len(data):
@@ -179,7 +180,7 @@ def png_pixels(data):
         body = data[pos + 8:pos + 8 + n]
         if kind == b"IHDR":
             w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and ctype in (2, 6), (depth, ctype)
+            assert depth == 8 and ctype in (2, 6) and body[12] == 0, "unexpected PNG format"
             bpp = 3 if ctype == 2 else 4
         elif kind == b"IDAT":
             idat += body
