@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # daemon-lib.sh - a `vramz daemon` for the e2e tests that read one
-# (t8000, t6060), sourced after lib.sh with VRAMZ_RUNTIME_DIR set.
+# (t6060, t8000, t8010, t8020), sourced after lib.sh: the runtime
+# directory is $T/run, and every daemon a test started (its $T/*.pid
+# files) is killed when the test ends.
+export VRAMZ_RUNTIME_DIR="$T/run"
+trap 'for f in "$T"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
 
 # no libnvidia-ml anywhere: a reader that tried the driver would fail
 nonvml() { env LD_LIBRARY_PATH= "$VRAMZ_BIN" "$@"; }

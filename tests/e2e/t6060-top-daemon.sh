@@ -9,8 +9,6 @@
 # quits.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/top-lib.sh"
-export VRAMZ_RUNTIME_DIR="$T/run"
-trap 'for f in "$T"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
 . "$TESTS_SRC/e2e/daemon-lib.sh"
 
 cat >"$T/grow.scn" <<'SCN'

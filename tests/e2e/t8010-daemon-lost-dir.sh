@@ -8,8 +8,6 @@
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/core.sh"
 scenario 2gpu-h200.scn
-export VRAMZ_RUNTIME_DIR="$T/run"
-trap 'for f in "$T"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
 
 . "$TESTS_SRC/e2e/daemon-lib.sh"
 
