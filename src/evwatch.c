@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cli.h"
+#include "joinwait.h"
 #include "logfile.h"
 #include "xid.h"
 
@@ -195,14 +195,7 @@ void evwatch_stop(struct evwatch *w)
 	pthread_mutex_lock(&w->lock);
 	w->quit = 1;
 	pthread_mutex_unlock(&w->lock);
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += STOP_WAIT_MS * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	if (pthread_timedjoin_np(w->thread, NULL, &until) == 0) {
+	if (join_within_ms(w->thread, STOP_WAIT_MS) == 0) {
 		release(w);
 		return;
 	}
@@ -210,7 +203,6 @@ void evwatch_stop(struct evwatch *w)
 	w->detached = 1;
 	int done = w->done;
 	pthread_mutex_unlock(&w->lock);
-	pthread_detach(w->thread);
 	if (done) /* it left its loop after the wait timed out */
 		release(w);
 }

@@ -37,6 +37,7 @@
 #include "tui/sampler.h"
 #include "format/fmt.h"
 #include "clock.h"
+#include "joinwait.h"
 #include "ticker.h"
 
 #include <errno.h>
@@ -602,17 +603,10 @@ int sampler_stop_within(struct sampler *sp, int wait_ms)
 	pthread_cond_broadcast(&sp->cv);
 	pthread_mutex_unlock(&sp->mu);
 	if (running && wait_ms >= 0) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += (long)(wait_ms % 1000) * 1000000;
-		ts.tv_sec += wait_ms / 1000 + ts.tv_nsec / 1000000000;
-		ts.tv_nsec %= 1000000000;
-		if (pthread_timedjoin_np(sp->thread, NULL, &ts)) {
-			/* a tick of 100,000 processes is in the library: the
-			 * process is about to exit, which ends it */
-			pthread_detach(sp->thread);
+		/* a tick of 100,000 processes is in the library: detached, the
+		 * process is about to exit, which ends it */
+		if (join_within_ms(sp->thread, wait_ms))
 			return -1;
-		}
 	} else if (running) {
 		pthread_join(sp->thread, NULL);
 	}
