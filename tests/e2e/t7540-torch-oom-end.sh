@@ -124,7 +124,7 @@ wait $WATCH
 
 expect_success 'an uncaught OOM under a cap, most of the GPU free: died out of memory at its line' '
 	events "$T/dies.json" oom > ev &&
-	has "^(new|changed) critical .*\"evidence\": \[\"ended\"\]" ev &&
+	has "^(new|changed) critical .*\"evidence\": \[(\"agent\", )?\"ended\"\]" ev &&
 	has "died out of memory at dies\.py:$OOM_LINE in forward\(\) asking 20\.0 GiB with [0-9.]+ GiB free \(its allocator.s limit 35\.1 GiB\); [0-9]+ % of its memory was allocated at dies\.py:$HOLDER_LINE in load\(\)" ev &&
 	has "\"site\": \"dies\.py:$OOM_LINE in forward\(\)\"" ev &&
 	has "\"requested_bytes\": 21474836480" ev &&

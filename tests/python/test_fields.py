@@ -2,7 +2,7 @@
 """The Python package's lists of figures against the C tables they copy:
 the PyTorch agent's figures (lib/torchfigs.h, the one list from which
 lib/agent.c and lib/procfields.c are generated) and the agent file's
-figure keys (lib/agent.c's agent_stat_keys).  A figure added on one side
+figure keys (lib/agentparse.c's agent_stat_keys).  A figure added on one side
 only fails here."""
 import os
 import re
@@ -49,7 +49,7 @@ class FieldListsTest(unittest.TestCase):
             self.assertIn(m, members)
 
     def test_agent_file_keys_cover_the_c_reader(self):
-        with open(os.path.join(LIB, "agent.c"), encoding="utf-8") as f:
+        with open(os.path.join(LIB, "agentparse.c"), encoding="utf-8") as f:
             text = f.read()
         block = re.search(r"agent_stat_keys\[AS_COUNT\] = \{(.*?)\};", text, re.S).group(1)
         c_keys = re.findall(r'"(\w+)"', block)

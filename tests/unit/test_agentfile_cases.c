@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_agentfile_cases.c - lib/agent.c's reading of a figures file against
+/* test_agentfile_cases.c - lib/agentparse.c's reading of a figures file against
  * tests/agentfile-cases.txt, the table the Python reader is tested on too
  * (tests/python/test_agentfile.py): the two readers agree on every
  * malformed file there (issue 25, item 7). */
