@@ -395,6 +395,20 @@ int agent_sig_written(const char *dir, uint32_t pid, uint64_t start, uint32_t ui
 	return rc == 0 && len > 0;
 }
 
+int agent_read_end(uint32_t pid, uint64_t start, uint32_t uid, struct agent_figures *out)
+{
+	char dir[256];
+	int rc = agent_read_figures(pid, start, uid, out);
+	if (rc || out->end.valid)
+		return rc;
+	if (agent_find_dir(pid, start, uid, dir, sizeof dir) == 0 &&
+	    agent_sig_written(dir, pid, start, uid)) {
+		out->end.valid = 1;
+		out->end.how = AGENT_END_SIGNAL;
+	}
+	return 0;
+}
+
 /* ---- the sweep of dead agents' files ---------------------------------------- */
 
 /* What faulthandler writes first (Python 3.9 to 3.14): agentfile.py's

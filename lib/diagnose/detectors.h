@@ -93,6 +93,11 @@ void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t);
  * record of its last out-of-memory error */
 struct agent_figures;
 void torch_oom_figures(vramz_finding *f, const struct agent_figures *fig);
+/* agentrec.c: what p's agent says, its latest OOM and its end - live from
+ * its file (agent_read_end), in a log from the records kept of it
+ * (diag_note_agent).  0, or VRAMZ_ENOTFOUND and the like: nothing known. */
+int diag_agent_figures(const vramz_diag *d, const struct proc_state *p, struct agent_figures *fig);
+void diag_agent_free(vramz_diag *d);
 /* detect_leak, for a leak of process p: where in its Python code it
  * grows (live, agent recording allocation history), into f's site */
 void torch_leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f);

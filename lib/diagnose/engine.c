@@ -147,6 +147,7 @@ void vramz_diag_free(vramz_diag *d)
 	free(d->detect_buf);
 	free(d->jobs_buf);
 	jobkey_free(d->jobs);
+	diag_agent_free(d);
 	abi_free(&d->abi);
 	free(d);
 }
@@ -467,6 +468,7 @@ static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *
 	p->seen_tick = d->tick;
 	p->last_ms = t;
 	p->ended = 0;
+	p->oom_end = 0;
 	p->visible = (s->valid & VRAMZ_P_VISIBLE) != 0;
 	if (p->visible) {
 		p->ppid = s->ppid;

@@ -86,25 +86,15 @@ static uint32_t nvml_evidence(vramz_diag *d, struct proc_state *p,
 	return ev;
 }
 
-/* What p's PyTorch agent says of its end: read from its file, left as a
- * tombstone (live only: a log has no files to read). */
+/* What p's PyTorch agent says of its end: read from the file it left as
+ * a tombstone, or (a log) from the record of it the logger kept. */
 enum end_says { END_UNKNOWN, END_NOT_OOM, END_OOM };
 
 static enum end_says agent_end(vramz_diag *d, const struct proc_state *p, struct agent_figures *fig)
 {
-	char dir[256];
-	if (!d->live || !p->torch.seen)
+	if (!p->torch.seen || diag_agent_figures(d, p, fig) || !fig->end.valid)
 		return END_UNKNOWN;
-	if (agent_read_figures(p->pid, p->start_ticks, p->torch.uid, fig))
-		return END_UNKNOWN;
-	if (fig->end.valid)
-		return fig->end.oom ? END_OOM : END_NOT_OOM;
-	/* no end record: a SIGTERM's stacks in the .sig file say how it
-	 * ended; kill -9, os._exit and crashes leave nothing */
-	if (agent_find_dir(p->pid, p->start_ticks, p->torch.uid, dir, sizeof dir) == 0 &&
-	    agent_sig_written(dir, p->pid, p->start_ticks, p->torch.uid))
-		return END_NOT_OOM;
-	return END_UNKNOWN;
+	return fig->end.oom ? END_OOM : END_NOT_OOM;
 }
 
 /* The OOM of fig happened on another GPU of the process than p's: known
@@ -153,6 +143,7 @@ void oom_check(vramz_diag *d, struct proc_state *p)
 	struct oom_event *e = &d->ooms[d->nooms++];
 	memset(e, 0, sizeof *e);
 	e->end_ms = d->last_ms;
+	p->oom_end = 1;
 	vramz_finding *f = &e->f;
 	f->kind = VRAMZ_FK_OOM;
 	f->severity = (ev & VRAMZ_OOM_ENDED) ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING;

@@ -84,6 +84,7 @@ struct proc_state {
 	char user[VRAMZ_USER_LEN];
 	int64_t first_ms, last_ms;
 	int ended;
+	int oom_end;                   /* oom.c recorded its end as out of memory */
 	uint64_t last_bytes, peak_bytes;
 	/* its GPU at its latest sample (for oom): free memory and total */
 	uint64_t gpu_free_bytes, gpu_total_bytes;
@@ -156,6 +157,7 @@ struct vramz_diag {
 	struct oom_event ooms[DIAG_OOM_MAX]; /* the latest, oldest dropped */
 	unsigned nooms;
 	int live;                      /* created with a proc_root: a live machine */
+	struct agent_recs *recs;       /* a log's agent records (agentrec.c); NULL none */
 	unsigned long series_dropped;  /* process series dropped at the bound */
 	struct abi_state abi;          /* the caller's record sizes (lib/abi.h) */
 	char err[160];                 /* vramz_diag_error */

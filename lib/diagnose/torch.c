@@ -162,18 +162,20 @@ void torch_oom_figures(vramz_finding *f, const struct agent_figures *fig)
 	}
 }
 
-/* Live: the agent's record of its latest OOM, read when the count rose
- * (at most every OOM_READ_MS, however many a batch-size probe raises). */
+/* The agent's record of its latest OOM, read when the count rose (live:
+ * at most every OOM_READ_MS, however many a batch-size probe raises; a
+ * log's records are in memory, looked up at every evaluation, so the
+ * logger's own pace of writing them cannot hide one). */
 static void read_oom_record(const vramz_diag *d, struct proc_state *p)
 {
 	struct torch_state *ts = &p->torch;
-	if (!d->live || ts->ooms <= ts->oom_read_ooms ||
-	    (ts->oom_read_ms && p->last_ms - ts->oom_read_ms < OOM_READ_MS))
+	if (d->live && (ts->ooms <= ts->oom_read_ooms ||
+			(ts->oom_read_ms && p->last_ms - ts->oom_read_ms < OOM_READ_MS)))
 		return;
 	ts->oom_read_ms = p->last_ms;
 	ts->oom_read_ooms = ts->ooms;
 	struct agent_figures fig;
-	if (agent_read_figures(p->pid, p->start_ticks, ts->uid, &fig) || !fig.oom_valid)
+	if (diag_agent_figures(d, p, &fig) || !fig.oom_valid)
 		return;
 	memset(&ts->oom_rec, 0, sizeof ts->oom_rec);
 	torch_oom_figures(&ts->oom_rec, &fig);
@@ -207,7 +209,7 @@ static int emit_oom(const vramz_diag *d, struct emitter *em, struct proc_state *
 	f->bytes = p->last_bytes;     /* what the process holds (NVML) */
 	f->ref_bytes = ts->reserved;  /* of which the allocator's */
 	const struct gpu_state *g = p->gpu < d->ngpus ? &d->gpus[p->gpu] : NULL;
-	if (g && g->seen && (g->last.valid & VRAMZ_F_MEM)) {
+	if (!p->ended && g && g->seen && (g->last.valid & VRAMZ_F_MEM)) { /* free now */
 		f->figures |= VRAMZ_FG_VALUE;
 		f->value = (double)g->last.mem_free_bytes;
 		f->ref_value = (double)g->last.mem_total_bytes;
@@ -246,18 +248,20 @@ void torch_leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
 	}
 }
 
-/* The processes whose agent speaks: in use, attached, alive.  (An
- * exited process's out-of-memory end is oom.c's.) */
-static int agent_speaks(const struct proc_state *p)
+/* The processes whose agent speaks: in use, attached, alive - or, in a
+ * log (keep_ended), ended and judged as they were at their end, unless
+ * the end was out of memory (oom.c's finding, which counts the OOMs it
+ * caught before as evidence: no "carried on" beside a death). */
+static int agent_speaks(const vramz_diag *d, const struct proc_state *p)
 {
-	return p->used && p->torch.on && !p->ended;
+	return p->used && p->torch.on && (!p->ended || (d->cfg.keep_ended && !p->oom_end));
 }
 
 int detect_agent_fragmentation(vramz_diag *d, struct emitter *em)
 {
 	int rc = 0;
 	for (unsigned i = 0; i < d->nprocs && !rc; i++)
-		if (agent_speaks(&d->procs[i]))
+		if (agent_speaks(d, &d->procs[i]))
 			rc = emit_fragmentation(em, &d->procs[i]);
 	return rc;
 }
@@ -266,7 +270,7 @@ int detect_outside_allocator(vramz_diag *d, struct emitter *em)
 {
 	int rc = 0;
 	for (unsigned i = 0; i < d->nprocs && !rc; i++)
-		if (agent_speaks(&d->procs[i]))
+		if (agent_speaks(d, &d->procs[i]))
 			rc = emit_outside(em, &d->procs[i]);
 	return rc;
 }
@@ -275,7 +279,7 @@ int detect_agent_oom(vramz_diag *d, struct emitter *em)
 {
 	int rc = 0;
 	for (unsigned i = 0; i < d->nprocs && !rc; i++)
-		if (agent_speaks(&d->procs[i]))
+		if (agent_speaks(d, &d->procs[i]))
 			rc = emit_oom(d, em, &d->procs[i]);
 	return rc;
 }
@@ -373,10 +377,11 @@ int agent_words_oom(const vramz_finding *f, const char *subject, int advice, cha
 			 subject, f->count, f->count == 1 ? "" : "s", w[0] ? "; the last" : "", w,
 			 gib(a, sizeof a, (double)f->bytes), gib(b, sizeof b, (double)f->ref_bytes),
 			 gib(c, sizeof c, f->value));
-	else
-		snprintf(buf, len, "%s ran out of memory %u time%s and carried on%s%s; it holds %s "
+	else /* an ended process of a log: what it held at its end */
+		snprintf(buf, len, "%s ran out of memory %u time%s and carried on%s%s; it %s %s "
 				   "(%s reserved by the allocator)",
 			 subject, f->count, f->count == 1 ? "" : "s", w[0] ? "; the last" : "", w,
-			 gib(a, sizeof a, (double)f->bytes), gib(b, sizeof b, (double)f->ref_bytes));
+			 f->ended ? "held" : "holds", gib(a, sizeof a, (double)f->bytes),
+			 gib(b, sizeof b, (double)f->ref_bytes));
 	return 1;
 }

@@ -56,7 +56,11 @@ struct agent_holder {
 };
 
 /* How the process ended (the `end` record, written as it ends). */
-enum agent_end_how { AGENT_END_UNKNOWN, AGENT_END_EXIT, AGENT_END_EXCEPTION };
+enum agent_end_how {
+	AGENT_END_UNKNOWN, AGENT_END_EXIT, AGENT_END_EXCEPTION,
+	AGENT_END_SIGNAL,             /* no end record, a SIGTERM's stacks in the
+				       * .sig file (agent_read_end; never parsed) */
+};
 
 struct agent_end {
 	int valid;                    /* an end record was read */
@@ -201,6 +205,13 @@ int agent_read_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid
  * (its tombstone: the `end` record) or whose OOM count just rose.  0,
  * VRAMZ_ENOTFOUND, VRAMZ_EPERM, VRAMZ_EPARSE. */
 int agent_read_figures(uint32_t pid, uint64_t start, uint32_t uid, struct agent_figures *out);
+
+/* How (pid, start) ended, as every reader of an end decides it: its
+ * figures (agent_read_figures) and, when they hold no end record but a
+ * SIGTERM's stacks were written to its .sig file, an end of how
+ * AGENT_END_SIGNAL (not an OOM).  kill -9, os._exit and crashes leave
+ * neither: end.valid stays 0.  0 or agent_read_figures's error. */
+int agent_read_end(uint32_t pid, uint64_t start, uint32_t uid, struct agent_figures *out);
 
 /* A SIGTERM's stacks: 1 when the process's `.sig` file (faulthandler's)
  * exists and is not empty, 0 otherwise. */

@@ -40,6 +40,18 @@ int log_events_path(const char *path, char *out, size_t outlen);
  * a rotated pair reads like any other log. */
 int log_rotated_path(const char *path, unsigned n, char *out, size_t outlen);
 
+/* ---- the events file (docs/csv.md, "Events file") ---- */
+/* Its header: the driver's events (evwatch.c) fill the first six
+ * columns, a PyTorch agent's records (lib/log/agentrow.c) all. */
+#define LOG_EVENT_COLUMNS                                                               \
+	"time,gpu,uuid,event,xid,meaning,pid,start_time_ticks,uid,how,status,exception,"   \
+	"oom,site,requested_bytes,limit_bytes,free_bytes,allocated_bytes,reserved_bytes,"  \
+	"ooms,holder1_bytes,holder1_site,holder2_bytes,holder2_site,holder3_bytes,"        \
+	"holder3_site"
+/* The empty cells that end a driver event's row: one per column after
+ * `meaning` (a test counts them against the header). */
+#define LOG_EVENT_DRIVER_TAIL ",,,,,,,,,,,,,,,,,,,,"
+
 /* ---- opening ---- */
 /* Opens PATH to read a log: a descriptor, or a negative VRAMZ_E* with one
  * line in err.  Never blocks: opened O_NONBLOCK, then a FIFO, device,
