@@ -134,24 +134,17 @@ struct analysis {
 static int analyze_read(struct logset *r, vramz_diag *d, struct analysis *an)
 {
 	const vramz_snapshot *snap;
-	unsigned ngpu_info = 0;
 	int64_t last_ms = 0;
 	int rc;
 	logset_keep_clock_steps(r); /* the engine's time rule takes them */
 	while ((rc = logset_next(r, &snap)) == 1) {
-		unsigned ng = logset_gpu_count(r);
-		for (; ngpu_info < ng; ngpu_info++) {
-			const vramz_gpu_info *gi = logset_gpu(r, ngpu_info);
-			if (gi)
-				vramz_diag_set_gpu_info(d, gi, 1);
-		}
 		if (an->ticks && snap->time_ms > last_ms)
 			an->covered_ms += snap->time_ms - last_ms; /* steps back cover nothing */
 		last_ms = snap->time_ms;
 		an->ticks++;
 		/* a clock step is accepted (the engine's one time rule) and noted */
 		unsigned before = vramz_diag_clock_steps(d, NULL);
-		int frc = vramz_diag_feed(d, snap);
+		int frc = logset_feed(r, d, snap);
 		if (frc < 0) {
 			cli_err("analyze: %s", vramz_strerror(frc));
 			rc = frc;

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "commands.h"
+#include "format/agentlog.h"
 #include "format/fmt.h"
 #include "format/logwrite.h"
 #include "ticker.h"
@@ -130,7 +131,20 @@ static void say_notes(struct log_writer *w)
 	}
 }
 
-static int log_loop(struct ticker *tk, struct log_writer *w, struct log_count *n)
+/* The agents' records of the tick (format/agentlog.h); a failure to
+ * write them is said once and ends them, not the log. */
+static void log_agents(struct agentlog **a, const vramz_snapshot *snap, vramz_ctx *ctx)
+{
+	if (*a && agentlog_tick(*a, snap, info_of, ctx)) {
+		cli_err("log: cannot write the PyTorch agents' records to the events file (%s); "
+			"they are not logged from here", strerror(errno));
+		agentlog_close(*a);
+		*a = NULL;
+	}
+}
+
+static int log_loop(struct ticker *tk, struct log_writer *w, struct agentlog **agents,
+		    struct log_count *n)
 {
 	vramz_ctx *ctx = ticker_ctx(tk);
 	struct logbuf gb = {0}, pb = {0};
@@ -162,6 +176,7 @@ static int log_loop(struct ticker *tk, struct log_writer *w, struct log_count *n
 			break;
 		}
 		say_notes(w);
+		log_agents(agents, snap, ctx);
 		n->rows += snap->gpu_count;
 		n->ticks++;
 		int64_t now = clock_mono_ns();
@@ -215,9 +230,14 @@ int cmd_log(const struct cmd_args *args)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	/* with --procs, the PyTorch agents' OOMs and ends to the events file */
+	struct agentlog *agents = NULL;
+	if (procs && evfile && !(agents = agentlog_open(evpath, err, sizeof err)))
+		cli_err("log: %s; the PyTorch agents' records are not logged", err);
 	struct log_count n = {0};
 	const int64_t start = clock_mono_ns();
-	ex = log_loop(tk, w, &n);
+	ex = log_loop(tk, w, &agents, &n);
+	agentlog_close(agents);
 	if (log_writer_close(w, err, sizeof err) < 0 && ex == EXIT_OK) {
 		cli_err("%s", err);
 		ex = EXIT_FAIL;

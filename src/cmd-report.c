@@ -64,17 +64,11 @@ static int collect_findings(struct rep *r, vramz_diag *d)
 static int read_all(struct rep *r, struct logset *s, vramz_diag *d)
 {
 	const vramz_snapshot *snap;
-	unsigned ngpu_info = 0;
 	int rc;
 	while ((rc = logset_next(s, &snap)) == 1) {
-		for (unsigned ng = logset_gpu_count(s); ngpu_info < ng; ngpu_info++) {
-			const vramz_gpu_info *gi = logset_gpu(s, ngpu_info);
-			if (gi)
-				vramz_diag_set_gpu_info(d, gi, 1);
-		}
 		if ((rc = rep_feed(r, snap, set_info, s)) < 0)
 			break;
-		if ((rc = vramz_diag_feed(d, snap)) < 0 && rc != VRAMZ_EINVAL)
+		if ((rc = logset_feed(s, d, snap)) < 0 && rc != VRAMZ_EINVAL)
 			break;
 		rc = 0;
 	}

@@ -18,9 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "format/evfile.h"
 #include "joinwait.h"
 #include "logfile.h"
 #include "xid.h"
@@ -37,7 +38,7 @@ struct evwatch {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	vramz_ctx *ctx;            /* the thread's own */
-	FILE *csv;                 /* the events file, or NULL */
+	int csv;                   /* the events file, or -1 */
 	unsigned n;
 	struct ev_gpu *gpu;        /* [n] by global index */
 	int quit;
@@ -49,8 +50,8 @@ struct evwatch {
 static void release(struct evwatch *w)
 {
 	pthread_mutex_destroy(&w->lock);
-	if (w->csv)
-		fclose(w->csv);
+	if (w->csv >= 0)
+		close(w->csv);
 	cli_close(w->ctx);
 	free(w->gpu);
 	free(w);
@@ -72,7 +73,8 @@ static int put_raw(struct logbuf *b, const char *s)
 	return 0;
 }
 
-/* One row of the events file: time,gpu,uuid,event,xid,meaning. */
+/* One row of the events file: time,gpu,uuid,event,xid,meaning, and the
+ * agent records' columns empty. */
 static void ev_write(struct evwatch *w, const vramz_event *ev)
 {
 	struct logbuf b = {0};
@@ -88,10 +90,8 @@ static void ev_write(struct evwatch *w, const vramz_event *ev)
 	else
 		snprintf(mid, sizeof mid, ",%s,,", ev_name(ev->type));
 	if (!put_raw(&b, head) && !log_put_str(&b, gi ? gi->uuid : "") && !put_raw(&b, mid) &&
-	    !log_put_str(&b, meaning) && !put_raw(&b, "\n")) {
-		fwrite(b.p, 1, b.len, w->csv);
-		fflush(w->csv);
-	}
+	    !log_put_str(&b, meaning) && !put_raw(&b, LOG_EVENT_DRIVER_TAIL "\n"))
+		evfile_append(w->csv, &b);
 	logbuf_free(&b);
 }
 
@@ -117,7 +117,7 @@ static void *ev_main(void *arg)
 			g->last = (unsigned)ev.data;
 			g->time_ms = ev.time_ms;
 		}
-		if (w->csv)
+		if (w->csv >= 0)
 			ev_write(w, &ev);
 		pthread_mutex_unlock(&w->lock);
 	}
@@ -128,21 +128,6 @@ static void *ev_main(void *arg)
 	if (detached)
 		release(w);
 	return NULL;
-}
-
-static FILE *open_csv(const char *cmd, const char *path)
-{
-	FILE *f = fopen(path, "a");
-	if (!f) {
-		cli_err("%s: cannot open the events file %s; events are not logged", cmd, path);
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && st.st_size == 0) {
-		fputs("time,gpu,uuid,event,xid,meaning\n", f);
-		fflush(f);
-	}
-	return f;
 }
 
 struct evwatch *evwatch_start(const char *cmd, const char *events_csv)
@@ -158,8 +143,10 @@ struct evwatch *evwatch_start(const char *cmd, const char *events_csv)
 	w->gpu = calloc(w->n ? w->n : 1, sizeof *w->gpu);
 	if (!w->gpu || vramz_events_open(w->ctx) <= 0)
 		goto fail;
-	if (events_csv)
-		w->csv = open_csv(cmd, events_csv);
+	w->csv = -1;
+	char err[600];
+	if (events_csv && (w->csv = evfile_open(events_csv, err, sizeof err)) < 0)
+		cli_err("%s: %s; events are not logged", cmd, err);
 	pthread_mutex_init(&w->lock, NULL);
 	/* the thread takes no signals: they must reach the loop's thread */
 	sigset_t all, old;
@@ -173,8 +160,8 @@ struct evwatch *evwatch_start(const char *cmd, const char *events_csv)
 		return w;
 	}
 	pthread_mutex_destroy(&w->lock);
-	if (w->csv)
-		fclose(w->csv);
+	if (w->csv >= 0)
+		close(w->csv);
 fail:
 	cli_close(w->ctx);
 	free(w->gpu);

@@ -15,6 +15,7 @@
  * that go back in time (overlapping files) are skipped and counted.
  */
 #include "analyze/logset.h"
+#include "analyze/agentrecs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -55,6 +56,8 @@ struct logset {
 	vramz_gpu_info *info;      /* merged over the files, by log index */
 	unsigned char *known;
 	unsigned ninfo;
+	unsigned ngpu_fed;         /* GPUs whose identity logset_feed gave the engine */
+	struct agentrecs *agents;  /* the agents' records beside the logs */
 	char err[600];
 };
 
@@ -376,6 +379,10 @@ int logset_open(struct logset **out, char *const *paths, unsigned n,
 	s->span_first_ms = first > s->since_ms ? first : s->since_ms;
 	s->span_last_ms = last < s->until_ms ? last : s->until_ms;
 	s->cur = 0;
+	if (!(s->agents = agentrecs_open(paths, n))) {
+		snprintf(err, errlen, "out of memory");
+		return VRAMZ_ENOMEM;
+	}
 	return 0;
 }
 
@@ -510,10 +517,22 @@ unsigned long logset_skipped(const struct logset *s)
 	return s->skipped;
 }
 
+int logset_feed(struct logset *s, vramz_diag *d, const vramz_snapshot *snap)
+{
+	for (unsigned ng = logset_gpu_count(s); s->ngpu_fed < ng; s->ngpu_fed++) {
+		const vramz_gpu_info *gi = logset_gpu(s, s->ngpu_fed);
+		if (gi)
+			vramz_diag_set_gpu_info(d, gi, 1);
+	}
+	int rc = agentrecs_note(s->agents, d, snap->time_ms);
+	return rc ? rc : vramz_diag_feed(d, snap);
+}
+
 void logset_close(struct logset *s)
 {
 	if (!s)
 		return;
+	agentrecs_close(s->agents);
 	vramz_log_close(s->r);
 	for (unsigned i = 0; i < s->nfiles; i++)
 		free(s->files[i].path);

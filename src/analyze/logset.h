@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "vramz/diagnose.h"
 #include "vramz/vramz.h"
 
 struct logset;
@@ -65,6 +66,12 @@ void logset_keep_clock_steps(struct logset *s);
  * returned; NULL / 0 before the first. */
 const char *logset_tick_file(const struct logset *s);
 unsigned long logset_tick_line(const struct logset *s);
+
+/* Feeds snap (the tick logset_next just returned) to the diagnosis
+ * engine d, after what it needs first: the identity of GPUs new in the
+ * set, and the PyTorch agents' records (analyze/agentrecs.h) up to the
+ * tick's time.  vramz_diag_feed's return. */
+int logset_feed(struct logset *s, vramz_diag *d, const vramz_snapshot *snap);
 
 void logset_close(struct logset *s);
 

@@ -10,9 +10,11 @@
 #    from the tombstone its agent left (`ps --json`'s "ended" too); the
 #    tombstone is swept later;
 #  - a job that catches an OOM and exits normally on a GPU NVML shows
-#    nearly full: "ran out of memory 1 time and carried on", never a death
-#    (`analyze` of its --procs log, which has no end record: probable at
-#    most);
+#    nearly full: "ran out of memory 1 time and carried on", never a death,
+#    live and in `analyze` of its --procs log (whose events file keeps the
+#    agent's OOM and end records; without that file: probable at most);
+#  - the death above in `analyze` and `report` of its --procs log, with
+#    its line, as the watch said it;
 #  - the exporter's series of such a death, with its line as a label;
 #  - a fragmenting pool whose split share flaps while its retries climb:
 #    one finding, never cleared and raised again.
@@ -116,11 +118,14 @@ PROBE_LINE=$(grep -n PROBE-LINE "$T/probes.py" | cut -d: -f1)
 start_job dies
 DIES=$JOB
 scn 21GiB
+"$VRAMZ_BIN" log -o "$T/dies.csv" --procs -i 500ms --duration 11s 2> "$T/dies-log.err" &
+LOGGER=$!
 "$VRAMZ_BIN" watch --json -i 1s -d 12s --report-after 1s > "$T/dies.json" 2> "$T/dies.err" &
 WATCH=$!
 sleep 4
 touch "$T/go.dies"
 wait $WATCH
+wait $LOGGER
 
 expect_success 'an uncaught OOM under a cap, most of the GPU free: died out of memory at its line' '
 	events "$T/dies.json" oom > ev &&
@@ -129,6 +134,26 @@ expect_success 'an uncaught OOM under a cap, most of the GPU free: died out of m
 	has "\"site\": \"dies\.py:$OOM_LINE in forward\(\)\"" ev &&
 	has "\"requested_bytes\": 21474836480" ev &&
 	has "\"holders\": \[\{\"bytes\": 21474836480, \"share\": 1\.0+, \"site\": \"dies\.py:$HOLDER_LINE in load\(\)\"\}" ev
+'
+
+# the same death in the log recorded with --procs: the logger wrote the
+# tombstone's end as a process_end row of the events file, and analyze
+# and report judge it as the watch did
+DEATH="died out of memory at dies\.py:$OOM_LINE in forward\(\) asking 20\.0 GiB with [0-9.]+ GiB free \(its allocator(.|&#39;)s limit 35\.1 GiB\); [0-9]+ % of its memory was allocated at dies\.py:$HOLDER_LINE in load\(\)"
+expect_success 'analyze and report of its --procs log: died out of memory at its line' '
+	hasnt "not logged|cannot" "$T/dies-log.err" &&
+	grep ",process_end," "$T/dies.events.csv" > end.rows &&
+	test "$(wc -l < end.rows)" = 1 &&
+	has ",$DIES,[0-9]+,[0-9]+,exception,1,torch\.OutOfMemoryError,1,[^,]*dies\.py:$OOM_LINE in forward\(\),21474836480," end.rows &&
+	{ "$VRAMZ_BIN" analyze "$T/dies.csv" > out; test $? = 3; } &&
+	has "CRITICAL +oom +pid $DIES \(python3\) on GPU 0 $DEATH" out &&
+	hasnt "probably ended|carried on" out &&
+	{ "$VRAMZ_BIN" analyze --json "$T/dies.csv" > a.json; true; } &&
+	json a.json "\"|\".join(str(x) for f in d[\"findings\"] if f[\"kind\"] == \"oom\" for x in (f[\"severity\"], f[\"site\"], f[\"requested_bytes\"], f[\"holders\"][0][\"site\"]))" > got &&
+	echo "critical|dies.py:$OOM_LINE in forward()|21474836480|dies.py:$HOLDER_LINE in load()" > want &&
+	diff want got &&
+	"$VRAMZ_BIN" report "$T/dies.csv" -o dies.html 2> report.err &&
+	has "<title>#1 critical oom: pid $DIES \\(python3\\) on GPU 0 $DEATH</title>" dies.html
 '
 
 expect_success 'the tombstone stays for the readers, and the daemon sweeps it once old' '
@@ -173,10 +198,23 @@ expect_success 'a caught OOM then a normal exit on a full GPU: carried on, never
 	grep -q "^end .*how=exit status=0" "$VRAMZ_RUNTIME_DIR"/torch-$JOB-*
 '
 
-# a log has no end record: the full GPU at its end is NVML's "probably"
-# (with the caught OOM counted as evidence), never a certain death
-expect_success 'analyze of its --procs log: probable at most, never a certain death' '
+# its --procs log keeps the caught OOM (a torch_oom row) and the normal
+# exit (a process_end row): carried on, with its line, and no death
+expect_success 'analyze of its --procs log: carried on at its line, never an OOM death' '
+	grep -c ",torch_oom,.*probes\.py:$PROBE_LINE in probe()" "$T/probes.events.csv" &&
+	grep ",process_end," "$T/probes.events.csv" > end.rows &&
+	has ",$JOB,[0-9]+,[0-9]+,exit,0,,0,[^,]*probes\.py:$PROBE_LINE in probe\(\),68719476736," end.rows &&
 	{ "$VRAMZ_BIN" analyze "$T/probes.csv" > out; true; } &&
+	has "WARNING +oom +pid $JOB \(python3\) on GPU 0 ran out of memory 1 time and carried on; the last at probes\.py:$PROBE_LINE in probe\(\) asking 64\.0 GiB .*; it held 139\.0 GiB" out &&
+	hasnt "died out of memory|ended out of memory|CRITICAL" out
+'
+
+# without its events file (a log of an older vramz, or without --procs'
+# records) the full GPU at its end is NVML's "probably" (with the caught
+# OOM counted as evidence), never a certain death
+expect_success 'the same log without its events file: probable at most' '
+	mkdir -p old && cp "$T/probes.csv" "$T/probes.procs.csv" old/ &&
+	{ "$VRAMZ_BIN" analyze old/probes.csv > out; true; } &&
 	has "WARNING +oom +pid [0-9]+ \(python3\) probably ended out of memory on GPU 0: .*; its allocator had counted out-of-memory errors" out &&
 	hasnt "died out of memory|CRITICAL|[^y] ended out of memory" out
 '

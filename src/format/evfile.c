@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* evfile.c - the events file's opening and appending (evfile.h). */
+#include "evfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int evfile_open(const char *path, char *err, size_t errlen)
+{
+	static const char head[] = LOG_EVENT_COLUMNS "\n";
+	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "cannot open the events file %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "the events file %s is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	char first[sizeof head];
+	ssize_t n = st.st_size ? pread(fd, first, sizeof first - 1, 0) : 0;
+	if (n > 0) {
+		first[n] = '\0';
+		if (strcmp(first, head)) {
+			snprintf(err, errlen, "the events file %s has other columns than this vramz writes",
+				 path);
+			close(fd);
+			return -1;
+		}
+	} else if (write(fd, head, sizeof head - 1) != (ssize_t)(sizeof head - 1)) {
+		snprintf(err, errlen, "cannot write the events file %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int evfile_append(int fd, const struct logbuf *b)
+{
+	for (;;) {
+		ssize_t w = write(fd, b->p, b->len);
+		if (w == (ssize_t)b->len)
+			return 0;
+		if (w < 0 && errno == EINTR)
+			continue;
+		return -1;
+	}
+}
