@@ -23,12 +23,12 @@ cat >"$T/table.py" <<PYEOF
 import json, sys
 sys.path.insert(0, "$TESTS_SRC/web")
 import cdp
-with cdp.Browser() as b:
-    b.open("http://127.0.0.1:%s/" % sys.argv[1], 1280, 800)
-    b.wait("document.querySelectorAll('#pbody tr').length == 2")
-    b.pump(0.5)
-    assert not b.errors, b.errors
-    print(json.dumps(b.eval("""(function(){
+with cdp.Browser() as browser:
+    p = browser.open("http://127.0.0.1:%s/" % sys.argv[1], 1280, 800)
+    p.wait("document.querySelectorAll('#pbody tr').length == 2")
+    p.pump(0.5)
+    assert not p.errors, p.errors
+    print(json.dumps(p.eval("""(function(){
       var h = Array.prototype.map.call(document.querySelectorAll('#phead th'), function(t){return t.textContent});
       var r = Array.prototype.map.call(document.querySelectorAll('#pbody tr'), function(tr){
         var o = {}; Array.prototype.forEach.call(tr.children, function(td, i){o[h[i]] = td.textContent}); return o});

@@ -52,20 +52,20 @@ import json, os, sys, time
 sys.path.insert(0, "tests/web")
 import cdp
 port, w = sys.argv[1], sys.argv[2]
-with cdp.Browser() as b:
-    b.open("http://127.0.0.1:%s/" % port, 1280, 800)
-    b.wait("document.getElementById('state').textContent == 'live'")
-    b.wait("document.querySelectorAll('#pbody tr').length > 0")
+with cdp.Browser() as browser:
+    p = browser.open("http://127.0.0.1:%s/" % port, 1280, 800)
+    p.wait("document.getElementById('state').textContent == 'live'")
+    p.wait("document.querySelectorAll('#pbody tr').length > 0")
     time.sleep(1.5)
     os.system("tmux -L %s capture-pane -p > %s/nvtop-h200.txt 2>/dev/null" % (os.environ["SOCK"], w))
     os.system("curl -s http://127.0.0.1:%s/api/v1/status > %s/status.json" % (port, w))
     os.system("nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits > %s/smi.csv" % w)
-    open(w + "/web-h200-1280x800.png", "wb").write(b.screenshot())
-    page = b.eval("JSON.stringify({mem: Array.prototype.map.call(document.querySelectorAll('.gpu .mem'), function(e){return e.textContent}),"
+    open(w + "/web-h200-1280x800.png", "wb").write(p.screenshot())
+    page = p.eval("JSON.stringify({mem: Array.prototype.map.call(document.querySelectorAll('.gpu .mem'), function(e){return e.textContent}),"
                   " findings: Array.prototype.map.call(document.querySelectorAll('#findings li'), function(l){return l.dataset.kind + ': ' + l.textContent}),"
                   " rows: document.querySelectorAll('#pbody tr').length, errors: 0})")
     d = json.loads(page)
-    d["errors"] = b.errors
+    d["errors"] = p.errors
     json.dump(d, open(w + "/page.json", "w"), indent=1)
 PY
 if [ -n "$CHROME" ]; then

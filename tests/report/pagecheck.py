@@ -3,30 +3,28 @@
 """pagecheck.py - opens `vramz report` pages in headless Chromium and says
 what a reader would see, as JSON on stdout (one object per page).
 
-Standard library only.  Chromium runs with --remote-debugging-pipe: the
-DevTools protocol over fds 3 and 4, NUL-terminated JSON messages.  For
-each page it records console errors, uncaught exceptions and log entries
-at error level (a Content-Security-Policy violation is one), every network
-request other than the page itself, what the plots and markers hold
-(through their data attributes), whether the hover read-out and the zoom
-respond, and a screenshot's pixel statistics (PNG decoded here).
+Standard library only.  Chromium is driven by tests/web/cdp.py (the
+DevTools protocol over --remote-debugging-pipe), one browser for all the
+pages, each in a tab of its own.  For each page it records console errors
+and warnings, uncaught exceptions and log entries at error or warning
+level (a Content-Security-Policy violation is one), every network request
+other than the page itself, what the plots and markers hold (through
+their data attributes), how the reader's dark setting and printing show
+it, whether the hover read-out and the zoom respond, and a screenshot's
+pixel statistics (the PNG decoded by cdp.py).
 
 usage: pagecheck.py [--chromium PATH] [--shot DIR] PAGE.html...
 (each page's result also goes to PAGE.html.check.json)
 """
-import base64
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "web"))
-import cdp  # noqa: E402  (the PNG decoder)
+import cdp  # noqa: E402
 
 TIMEOUT_S = 60
+WINDOW = (1400, 1800)  # a desktop's width; tall enough for two plots
 
 EXTRACT_JS = r"""
 (() => {
@@ -86,86 +84,6 @@ EXTRACT_JS = r"""
 """
 
 
-class Browser:
-    def __init__(self, chromium):
-        self.prof = tempfile.mkdtemp(prefix="vramz-chromium.")
-        to_r, to_w = os.pipe()    # we write commands, chromium reads fd 3
-        from_r, from_w = os.pipe()  # chromium writes fd 4, we read
-        self.proc = subprocess.Popen(
-            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-             "--user-data-dir=" + self.prof, "--no-first-run", "--no-default-browser-check",
-             "--disable-extensions", "--disable-background-networking", "--disable-sync",
-             "--disable-component-update", "--window-size=1400,1800", "about:blank"],
-            preexec_fn=lambda: self._fds(to_r, from_w), close_fds=False,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(to_r)
-        os.close(from_w)
-        self.w = to_w
-        self.r = from_r
-        self.buf = b""
-        self.next_id = 0
-        self.events = []
-        self.deadline = time.time() + TIMEOUT_S
-
-    @staticmethod
-    def _fds(to_r, from_w):
-        # in the child: fd 3 reads our commands, fd 4 carries the answers
-        # (copied high first: a pipe end may itself be fd 3 or 4)
-        a, b = os.dup(to_r), os.dup(from_w)
-        os.dup2(a, 3)
-        os.dup2(b, 4)
-
-    def _read_msg(self):
-        while b"\0" not in self.buf:
-            if time.time() > self.deadline:
-                raise TimeoutError("chromium did not answer in time")
-            chunk = os.read(self.r, 1 << 16)
-            if not chunk:
-                raise EOFError("chromium closed the pipe")
-            self.buf += chunk
-        msg, self.buf = self.buf.split(b"\0", 1)
-        return json.loads(msg)
-
-    def call(self, method, params=None, session=None):
-        self.next_id += 1
-        self.deadline = time.time() + TIMEOUT_S
-        m = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            m["sessionId"] = session
-        os.write(self.w, json.dumps(m).encode() + b"\0")
-        while True:
-            r = self._read_msg()
-            if r.get("id") == self.next_id:
-                if "error" in r:
-                    raise RuntimeError("%s: %s" % (method, r["error"]))
-                return r.get("result", {})
-            self.events.append(r)
-
-    def wait_event(self, method, session):
-        self.deadline = time.time() + TIMEOUT_S
-        for i, e in enumerate(self.events):
-            if e.get("method") == method and e.get("sessionId") == session:
-                return self.events.pop(i)
-        while True:
-            e = self._read_msg()
-            self.events.append(e)
-            if e.get("method") == method and e.get("sessionId") == session:
-                self.events.pop()
-                return e
-
-    def close(self):
-        try:
-            self.call("Browser.close")
-        except Exception:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.prof, ignore_errors=True)
-
-
 def png_stats(png):
     """Pixel statistics of an 8-bit RGB(A) non-interlaced PNG (decoded by
     tests/web/cdp.py), every 4th pixel of every 4th row."""
@@ -186,15 +104,12 @@ def png_stats(png):
             "lum_std": max(0.0, lum_sq / n - mean * mean) ** 0.5, "colours": len(colours)}
 
 
-def check(b, path, shot_dir):
-    t = b.call("Target.createTarget", {"url": "about:blank"})
-    s = b.call("Target.attachToTarget", {"targetId": t["targetId"], "flatten": True})["sessionId"]
-    for dom in ("Page", "Runtime", "Log", "Network"):
-        b.call(dom + ".enable", session=s)
+def check(browser, path, shot_dir):
+    """What a reader of one page would see, from a tab of its own (closed
+    after): every request it makes is recorded, none other than its own."""
     url = "file://" + os.path.abspath(path)
-    b.call("Page.navigate", {"url": url}, session=s)
-    b.wait_event("Page.loadEventFired", s)
-    ev = b.call("Runtime.evaluate", {"expression": EXTRACT_JS, "returnByValue": True}, session=s)
+    p = browser.open(url, *WINDOW, network=True, new_tab=True)
+    ev = p.call("Runtime.evaluate", {"expression": EXTRACT_JS, "returnByValue": True})
     if "exceptionDetails" in ev:
         res = {"extract_error": ev["exceptionDetails"].get("text")}
     else:
@@ -204,54 +119,22 @@ def check(b, path, shot_dir):
            "plots: [...document.querySelectorAll('svg.plot')].filter(" \
            "s => getComputedStyle(s).display !== 'none' && s.getBoundingClientRect().height > 100).length})"
     for name, media, scheme in (("dark", "", "dark"), ("print", "print", "light"), ("light", "", "light")):
-        b.call("Emulation.setEmulatedMedia", {"media": media, "features": [
-            {"name": "prefers-color-scheme", "value": scheme}]}, session=s)
-        v = b.call("Runtime.evaluate", {"expression": look, "returnByValue": True}, session=s)
-        res[name] = json.loads(v["result"]["value"])
+        p.emulate(media, scheme)
+        res[name] = json.loads(p.eval(look))
     # the first screen, scaled down: enough to tell a blank page, and a
     # tenth of the pixels for the decoder below
-    shot = b.call("Page.captureScreenshot", {"format": "png", "clip": {
-        "x": 0, "y": 0, "width": 1400, "height": 1800, "scale": 0.3}}, session=s)
-    png = base64.b64decode(shot["data"])
+    png = p.screenshot({"x": 0, "y": 0, "width": WINDOW[0], "height": WINDOW[1], "scale": 0.3})
     if shot_dir:
         with open(os.path.join(shot_dir, os.path.basename(path) + ".png"), "wb") as f:
             f.write(png)
     res["screenshot"] = png_stats(png)
-    time.sleep(0.2)
-    # drain what arrived meanwhile
-    os.set_blocking(b.r, False)
-    try:
-        while True:
-            chunk = os.read(b.r, 1 << 16)
-            if not chunk:
-                break
-            b.buf += chunk
-    except BlockingIOError:
-        pass
-    os.set_blocking(b.r, True)
-    while b"\0" in b.buf:
-        msg, b.buf = b.buf.split(b"\0", 1)
-        b.events.append(json.loads(msg))
-    errors, requests = [], []
-    for e in b.events:
-        if e.get("sessionId") != s:
-            continue
-        m, p = e.get("method"), e.get("params", {})
-        if m == "Runtime.exceptionThrown":
-            errors.append(p["exceptionDetails"].get("text", "exception"))
-        elif m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert", "warning"):
-            errors.append("console." + p["type"] + ": " + " ".join(str(a.get("value")) for a in p.get("args", [])))
-        elif m == "Log.entryAdded" and p["entry"].get("level") in ("error", "warning"):
-            errors.append("log: " + p["entry"].get("text", ""))
-        elif m == "Network.requestWillBeSent":
-            u = p["request"]["url"]
-            if u != url:
-                requests.append(u)
-    b.events = [e for e in b.events if e.get("sessionId") != s]
-    res["errors"] = errors
-    res["requests"] = requests
+    p.pump(0.2)  # what the page did meanwhile (a late error) arrives
+    # a warning counts as an error here: the page is generated, nothing in
+    # it has a reason to warn
+    res["errors"] = p.errors + p.warnings
+    res["requests"] = [u for u in p.requests if u != url]
     res["page"] = path
-    b.call("Target.closeTarget", {"targetId": t["targetId"]})
+    p.close()
     return res
 
 
@@ -268,20 +151,16 @@ def main(argv):
         else:
             pages.append(argv[i])
             i += 1
-    chromium = chromium or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chromium:
+    if not cdp.chromium_path(chromium):
         print("pagecheck: no chromium (tools/bootstrap.sh installs it)", file=sys.stderr)
         return 2
-    b = Browser(chromium)
-    try:
-        b.call("Target.setDiscoverTargets", {"discover": False})
+    with cdp.Browser(timeout_s=TIMEOUT_S, chromium=chromium, window=WINDOW,
+                     scrollbars=True) as browser:
         for p in pages:
-            res = json.dumps(check(b, p, shot_dir))
+            res = json.dumps(check(browser, p, shot_dir))
             with open(p + ".check.json", "w") as f:
                 f.write(res + "\n")
             print(res)
-    finally:
-        b.close()
     return 0
 
 

@@ -1,17 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0
-"""cdp.py - drives a headless Chromium for the live page's tests.
+"""cdp.py - the tests' one Chromium driver: headless Chromium for the live
+page's tests (tests/web/) and the report pages' check (tests/report/).
 
-Chromium is started here (Debian's `chromium`, or $CHROMIUM) with
---remote-debugging-pipe: the DevTools protocol as NUL-terminated JSON on
-file descriptors 3 (to the browser) and 4 (from it), so no WebSocket
-library and no port are needed.  One page target is attached (flat
-sessions); everything the page logs as an error, every uncaught exception
-and every Content-Security-Policy refusal is collected in `errors`.
+Chromium is started here (Debian's `chromium`, or $CHROMIUM, or the path
+given) with --remote-debugging-pipe: the DevTools protocol as
+NUL-terminated JSON on file descriptors 3 (to the browser) and 4 (from
+it), so no WebSocket library and no port are needed.  A Browser holds
+the process and the pipe; each Page is one tab attached as a flat
+session, with what arrived for that tab alone: everything it logs as an
+error (`errors`: console errors and asserts, uncaught exceptions, log
+entries at error level, a Content-Security-Policy refusal is one), as a
+warning (`warnings`), and, when opened with network=True, the URL of
+every request it made (`requests`).  Several pages can be open at once.
 
     with Browser() as b:
-        b.open("http://127.0.0.1:PORT/", 1280, 800)
-        b.wait("document.querySelectorAll('.gpu').length == 8")
-        png = b.screenshot()
+        p = b.open("http://127.0.0.1:PORT/", 1280, 800)
+        p.wait("document.querySelectorAll('.gpu').length == 8")
+        png = p.screenshot()
 """
 import base64
 import fcntl
@@ -25,24 +30,34 @@ import zlib
 import struct
 
 
-def chromium_path():
-    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+def chromium_path(given=None):
+    """The browser: the one given (a path or a name), or else $CHROMIUM
+    or the first of the usual names on $PATH."""
+    names = (given,) if given else (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome")
+    for name in names:
         if name and shutil.which(name):
             return shutil.which(name)
     return None
 
 
 class Browser:
-    def __init__(self, timeout_s=30):
+    """timeout_s bounds each answer and each wait; window is the size the
+    browser starts with (a page's viewport is set by open()); scrollbars
+    take their width from a page, as on a reader's desktop, or (the
+    default, for screenshots that do not depend on the platform's
+    scrollbar) are hidden."""
+
+    def __init__(self, timeout_s=30, chromium=None, window=(1280, 800), scrollbars=False):
         self.timeout_s = timeout_s
-        self.errors = []  # console errors, exceptions, CSP refusals
-        self.events = []
+        self.chromium = chromium
+        self.window = window
+        self.scrollbars = scrollbars
+        self.pages = {}  # session id -> Page
         self._id = 0
         self._buf = b""
-        self.session = None
 
     def __enter__(self):
-        exe = chromium_path()
+        exe = chromium_path(self.chromium)
         if not exe:
             raise RuntimeError("no chromium: tools/bootstrap.sh installs it")
         self.profile = tempfile.mkdtemp(prefix="vramz-web-")
@@ -63,8 +78,8 @@ class Browser:
                 "--disable-gpu", "--no-first-run", "--no-default-browser-check",
                 "--disable-extensions", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--mute-audio",
-                "--hide-scrollbars", "--user-data-dir=" + self.profile,
-                "--window-size=1280,800", "about:blank"]
+                "--user-data-dir=" + self.profile, "--window-size=%d,%d" % self.window]
+        args += ([] if self.scrollbars else ["--hide-scrollbars"]) + ["about:blank"]
         self.proc = subprocess.Popen(args, preexec_fn=fds, close_fds=False,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
@@ -75,7 +90,7 @@ class Browser:
 
     def __exit__(self, *exc):
         try:
-            self.call("Browser.close", session=False)
+            self.call("Browser.close")
         except Exception:
             pass
         try:
@@ -99,23 +114,18 @@ class Browser:
         msg, self._buf = self._buf.split(b"\0", 1)
         return json.loads(msg)
 
-    def _note(self, m):
-        method, p = m.get("method"), m.get("params", {})
-        self.events.append(m)
-        if method == "Runtime.exceptionThrown":
-            d = p["exceptionDetails"]
-            self.errors.append("exception: %s" % d.get("exception", {}).get("description", d.get("text")))
-        elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
-            self.errors.append("console.%s: %s" % (p["type"], " ".join(
-                str(a.get("value", a.get("description"))) for a in p.get("args", []))))
-        elif method == "Log.entryAdded" and p["entry"].get("level") == "error":
-            self.errors.append("log: %s %s" % (p["entry"].get("text"), p["entry"].get("url", "")))
+    def _route(self, m):
+        """An event to the page of its session; one of a page closed
+        since, or of the browser itself, is not needed by any test."""
+        page = self.pages.get(m.get("sessionId"))
+        if page:
+            page._note(m)
 
-    def call(self, method, params=None, session=True):
+    def call(self, method, params=None, session=None):
         self._id += 1
         msg = {"id": self._id, "method": method, "params": params or {}}
-        if session and self.session:
-            msg["sessionId"] = self.session
+        if session:
+            msg["sessionId"] = session
         os.write(self.w, json.dumps(msg).encode() + b"\0")
         deadline = time.monotonic() + self.timeout_s
         while True:
@@ -124,31 +134,99 @@ class Browser:
                 if "error" in m:
                     raise RuntimeError("%s: %s" % (method, m["error"]))
                 return m.get("result", {})
-            self._note(m)
+            self._route(m)
+
+    def _next_event(self, deadline):
+        m = self._read_message(deadline)
+        self._route(m)
+
+    # ---- pages ----
+    def open(self, url, width, height, mobile=False, network=False, new_tab=False):
+        """A Page showing url (loaded: its load event fired) in a
+        width x height viewport: the tab chromium started with, or with
+        new_tab a tab of its own, so that several pages can be open."""
+        if new_tab:
+            target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        else:
+            targets = self.call("Target.getTargets")["targetInfos"]
+            target = next(t for t in targets if t["type"] == "page")["targetId"]
+        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        page = self.pages[session] = Page(self, target, session)
+        for m in ("Runtime.enable", "Log.enable", "Page.enable") + (("Network.enable",) if network else ()):
+            page.call(m)
+        page.resize(width, height, mobile)
+        page.goto(url)
+        return page
+
+
+class Page:
+    """One tab: its session, and what arrived for it alone."""
+
+    def __init__(self, browser, target, session):
+        self.browser, self.target, self.session = browser, target, session
+        self.errors = []    # console errors, exceptions, CSP refusals
+        self.warnings = []  # console warnings, log entries at warning level
+        self.requests = []  # the URL of every request (with network=True)
+        self._events = []   # not yet taken by wait_event
+
+    def _note(self, m):
+        method, p = m.get("method"), m.get("params", {})
+        if method == "Runtime.exceptionThrown":
+            d = p["exceptionDetails"]
+            self.errors.append("exception: %s" % d.get("exception", {}).get("description", d.get("text")))
+        elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert", "warning"):
+            (self.warnings if p["type"] == "warning" else self.errors).append("console.%s: %s" % (
+                p["type"], " ".join(str(a.get("value", a.get("description"))) for a in p.get("args", []))))
+        elif method == "Log.entryAdded" and p["entry"].get("level") in ("error", "warning"):
+            e = p["entry"]
+            (self.warnings if e["level"] == "warning" else self.errors).append(
+                "log: %s %s" % (e.get("text"), e.get("url", "")))
+        elif method == "Network.requestWillBeSent":
+            self.requests.append(p["request"]["url"])
+        elif method == "Page.loadEventFired":
+            self._events.append(m)
+
+    def call(self, method, params=None):
+        return self.browser.call(method, params, self.session)
+
+    def wait_event(self, method):
+        """The next event `method` of this page (kept ones: the load event)."""
+        deadline = time.monotonic() + self.browser.timeout_s
+        while True:
+            for i, e in enumerate(self._events):
+                if e["method"] == method:
+                    return self._events.pop(i)
+            self.browser._next_event(deadline)
+
+    def goto(self, url):
+        self._events = [e for e in self._events if e["method"] != "Page.loadEventFired"]
+        self.call("Page.navigate", {"url": url})
+        self.wait_event("Page.loadEventFired")
+        self.wait("document.readyState == 'complete'")
+
+    def close(self):
+        self.browser.call("Target.closeTarget", {"targetId": self.target})
+        del self.browser.pages[self.session]
 
     def pump(self, seconds):
-        """Lets events arrive for a while (a no-op round trip each 100 ms)."""
+        """Lets events arrive for a while (a no-op round trip each 100 ms):
+        whatever the page did before the last answer has been noted."""
         end = time.monotonic() + seconds
-        while time.monotonic() < end:
+        while True:
             self.call("Runtime.evaluate", {"expression": "1"})
+            if time.monotonic() >= end:
+                return
             time.sleep(0.1)
-
-    # ---- a page ----
-    def open(self, url, width, height, mobile=False):
-        targets = self.call("Target.getTargets", session=False)["targetInfos"]
-        page = next(t for t in targets if t["type"] == "page")
-        self.session = self.call("Target.attachToTarget",
-                                 {"targetId": page["targetId"], "flatten": True},
-                                 session=False)["sessionId"]
-        for m in ("Runtime.enable", "Log.enable", "Page.enable"):
-            self.call(m)
-        self.resize(width, height, mobile)
-        self.call("Page.navigate", {"url": url})
-        self.wait("document.readyState == 'complete'")
 
     def resize(self, width, height, mobile=False):
         self.call("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+
+    def emulate(self, media="", color_scheme="light"):
+        """CSS media as a reader's setting would make it: media "print" or
+        "" (the screen), prefers-color-scheme "dark" or "light"."""
+        self.call("Emulation.setEmulatedMedia", {"media": media, "features": [
+            {"name": "prefers-color-scheme", "value": color_scheme}]})
 
     def eval(self, expr):
         r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True})
@@ -159,15 +237,20 @@ class Browser:
     def wait(self, expr, timeout_s=None):
         """Polls expr until it is true; the bound is a deadline, not a
         timing claim: a slow machine only waits longer."""
-        end = time.monotonic() + (timeout_s or self.timeout_s)
+        limit = timeout_s or self.browser.timeout_s
+        end = time.monotonic() + limit
         while time.monotonic() < end:
             if self.eval(expr):
                 return True
             time.sleep(0.1)
-        raise AssertionError("still false after %ss: %s" % (timeout_s or self.timeout_s, expr))
+        raise AssertionError("still false after %ss: %s" % (limit, expr))
 
-    def screenshot(self):
-        return base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"])
+    def screenshot(self, clip=None):
+        """A PNG of the viewport, or of clip {x, y, width, height, scale}."""
+        params = {"format": "png"}
+        if clip:
+            params["clip"] = clip
+        return base64.b64decode(self.call("Page.captureScreenshot", params)["data"])
 
 
 def png_pixels(data):

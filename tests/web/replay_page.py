@@ -74,19 +74,19 @@ def main():
     srv.daemon_threads = True
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     port = srv.server_address[1]
-    with cdp.Browser() as b:
-        b.open("http://127.0.0.1:%d/" % port, w, h)
-        b.wait("document.getElementById('state').textContent == 'live'")
-        b.wait("document.querySelectorAll('#pbody tr').length > 0")
+    with cdp.Browser() as browser:
+        p = browser.open("http://127.0.0.1:%d/" % port, w, h)
+        p.wait("document.getElementById('state').textContent == 'live'")
+        p.wait("document.querySelectorAll('#pbody tr').length > 0")
         time.sleep(0.5)
-        png = b.screenshot()
-        shown = b.eval(
+        png = p.screenshot()
+        shown = p.eval(
             "JSON.stringify({mem: Array.prototype.map.call(document.querySelectorAll('.gpu .mem'),"
             " function(e){return e.textContent}),"
             " findings: Array.prototype.map.call(document.querySelectorAll('#findings li'),"
             " function(l){return l.dataset.kind + ': ' + l.textContent}),"
             " rows: document.querySelectorAll('#pbody tr').length})")
-        errors = b.errors
+        errors = p.errors
     open(out, "wb").write(png)
     srv.shutdown()
     print(json.dumps(json.loads(shown), indent=1))
