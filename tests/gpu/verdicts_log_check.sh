@@ -17,44 +17,13 @@
 # no death, and the events file holds their rows.  Kills only what it
 # started; NCCL_NVLS_ENABLE=0.  A table last; logs in $OUT/vlog.tgz.
 set -u
-ROOT=$PWD
-C=$ROOT/.carry; export LD_LIBRARY_PATH=$C NCCL_NVLS_ENABLE=0; VZ=${VRAMZ:-$C/vramz}; H=$ROOT/tests/gpu
-OUT=${1:-${OUT:-/tmp/verdicts_log_check}}; mkdir -p "$OUT"
-W=$(mktemp -d /tmp/vlog.XXXXXX)
-export PYTHONPATH=$ROOT/python PYTHONDONTWRITEBYTECODE=1
-export VRAMZ_RUNTIME_DIR=$W/run; mkdir -p "$VRAMZ_RUNTIME_DIR"
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; }
-trap cleanup EXIT
-T0=$(date +%s); since() { echo $(( $(date +%s) - T0 )); }
-job() { # NAME MODE ARGS...: under the agent, in the background
-	local name=$1; shift
-	timeout 120 python3 -m vramz.torch -i 0.5 --history "$H/verdicts_jobs.py" "$@" \
-		> "$W/$name.json" 2> "$W/$name.err" &
-	PIDS+=($!)
-}
-ready() { for _ in $(seq 240); do grep -q '"ready"' "$W/$1.json" 2>/dev/null && return 0; sleep 0.25; done; return 1; }
+VERDICTS_NAME=vlog JOB_TIMEOUT=120; . tests/gpu/verdicts-lib.sh "$@"
 
 timeout 150 "$VZ" log -o "$W/v.csv" --procs -g 0 -i 1s > "$W/log.out" 2> "$W/log.err" &
 LOGGER=$!; PIDS+=($LOGGER)
 sleep 2
 
-echo "== [$(since)s] 1. uncaught OOM under a cap"
-job uncaught uncaught --cap-gib 8 --hold-gib 5 --ask-gib 6 --wait 8
-ready uncaught; wait "${PIDS[-1]}"; echo "uncaught rc=$?"
-sleep 3
-echo "== [$(since)s] 2. an OOM between two processes filling the GPU"
-FREE=$(nvidia-smi -i 0 --query-gpu=memory.free --format=csv,noheader,nounits | tr -d ' ')
-HOLD=$(python3 -c "print(max(1, ($FREE - 6144) / 1024))")  # leave ~6 GiB
-job fill fill --hold-gib "$HOLD" --wait 25
-ready fill
-job greedy greedy --ask-gib 12 --wait 8
-ready greedy; wait "${PIDS[-1]}"; echo "greedy rc=$?"
-wait "${PIDS[-2]}"; echo "fill rc=$?"
-sleep 3
-echo "== [$(since)s] 3. caught OOM, normal exit"
-job caught caught --cap-gib 8 --hold-gib 5 --wait 10
-ready caught; wait "${PIDS[-1]}"; echo "caught rc=$?"
+oom_scenarios 8 25 8 10
 sleep 3
 kill -INT $LOGGER; wait $LOGGER; echo "log rc=$?"
 echo "== [$(since)s] analyze and report"

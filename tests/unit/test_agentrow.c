@@ -81,6 +81,13 @@ static void oom_death(struct agent_figures *f)
 	frame(&f->end.at, "/home/a/train.py", 12, "main");
 }
 
+static void put_text(struct logbuf *b, const char *s)
+{
+	assert_int_equal(logbuf_reserve(b, strlen(s)), 0);
+	memcpy(b->p + b->len, s, strlen(s));
+	b->len += strlen(s);
+}
+
 static void write_file(const char *path, const struct logbuf *b)
 {
 	FILE *f = fopen(path, "w");
@@ -103,19 +110,13 @@ static void round_trip(void **s)
 	struct agent_figures w, r;
 	struct logbuf b = {0};
 	oom_death(&w);
-	const char *head = LOG_EVENT_COLUMNS "\n";
-	assert_int_equal(logbuf_reserve(&b, strlen(head)), 0);
-	memcpy(b.p, head, strlen(head));
-	b.len = strlen(head);
+	put_text(&b, LOG_EVENT_COLUMNS "\n");
 	/* a driver row, as wide as the header, and a kind this reader does not know */
 	const char *xid = "2026-12-02T10:00:00.000Z,0," UUID0 ",xid,79,fell off the bus" LOG_EVENT_DRIVER_TAIL "\n";
 	assert_int_equal(cells_of(xid), cells_of(LOG_EVENT_COLUMNS));
 	const char *other = "2026-12-02T10:00:00.500Z,0,,torch_future,,,1,2,3\n";
-	assert_int_equal(logbuf_reserve(&b, strlen(xid) + strlen(other)), 0);
-	memcpy(b.p + b.len, xid, strlen(xid));
-	b.len += strlen(xid);
-	memcpy(b.p + b.len, other, strlen(other));
-	b.len += strlen(other);
+	put_text(&b, xid);
+	put_text(&b, other);
 	assert_string_equal(agentrow_oom_uuid(&w), UUID1);
 	assert_int_equal(agentrow_format(&b, 1796200000123, AGENT_EV_END, 1, UUID1, 1000, &w), 0);
 	/* a torn last row: cut mid-way, no newline */
@@ -185,10 +186,7 @@ static void ends_without_oom(void **s)
 	(void)s;
 	struct agent_figures w, r;
 	struct logbuf b = {0};
-	const char *head = LOG_EVENT_COLUMNS "\n";
-	assert_int_equal(logbuf_reserve(&b, strlen(head)), 0);
-	memcpy(b.p, head, strlen(head));
-	b.len = strlen(head);
+	put_text(&b, LOG_EVENT_COLUMNS "\n");
 	memset(&w, 0, sizeof w);
 	w.pid = 7;
 	w.start_time_ticks = 70;
