@@ -45,7 +45,7 @@ wait $WATCH; echo "watch rc=$?"
 tar -C "$W" -czf "$OUT/verdicts.tgz" . 2>/dev/null
 
 echo "== [$(since)s] results"
-python3 - "$W" <<'PYEOF'
+H=$H python3 - "$W" <<'PYEOF'
 import json, os, sys, datetime
 w = sys.argv[1]
 def lines(name):
@@ -60,9 +60,10 @@ def t(e):
 ev = lines("watch.json")
 def of(pid, kind):
     return [e for e in ev if "finding" in e and pid is not None and e["finding"].get("pid") == pid and e["finding"]["kind"] == kind]
-rows = []
-def row(name, got, want, ok):
-    rows.append((name, got, want, ok))
+sys.path.insert(0, os.environ["H"])
+from checktable import Table
+table = Table()
+row = table.row
 
 u = first("uncaught.json", event="ready")
 at = u.get("oom_at", {})
@@ -124,9 +125,6 @@ print(f'{"rate MiB/s":>11} {"GiB/min":>8} {"reported after s":>17} {"rate seen M
 for rate, dt, seen in lat:
     print(f'{rate:>11} {rate * 60 / 1024:>8.2f} {"-" if dt is None else f"{dt:.0f}":>17} {"-" if seen is None else f"{seen / 2**20:.0f}":>16}')
 print()
-wd = max(len(r[0]) for r in rows)
-print(f'{"check":<{wd}}  {"got":<40}  {"want":<16}  ok')
-for name, got, want, ok in rows:
-    print(f'{name:<{wd}}  {str(got)[:40]:<40}  {str(want)[:16]:<16}  {"PASS" if ok else "FAIL"}')
+table.print()
 PYEOF
 rm -rf "$W"

@@ -33,7 +33,7 @@ echo "== [$(since)s] analyze and report"
 tar -C "$W" -czf "$OUT/vlog.tgz" --exclude=run . 2>/dev/null
 
 echo "== [$(since)s] results"
-python3 - "$W" <<'PYEOF'
+H=$H python3 - "$W" <<'PYEOF'
 import csv, html, json, os, sys
 w = sys.argv[1]
 def first(name, **kv):
@@ -55,9 +55,10 @@ try:
 except OSError:
     evs = []
 page = html.unescape(open(os.path.join(w, "v.html")).read()) if os.path.exists(os.path.join(w, "v.html")) else ""
-rows = []
-def row(name, got, want, ok):
-    rows.append((name, got, want, ok))
+sys.path.insert(0, os.environ["H"])
+from checktable import Table
+table = Table()
+row = table.row
 def site(at):
     return f'{at.get("file")}:{at.get("line")} in {at.get("func")}()'
 def oom_of(pid):
@@ -92,9 +93,6 @@ e = [r for r in evs if r["event"] == "process_end" and r["pid"] == str(c.get("pi
 row("3. process_end row: a normal exit", (e[0]["how"] + " " + e[0]["status"]) if e else None, "exit 0",
     bool(e) and e[0]["how"] == "exit" and e[0]["status"] == "0" and e[0]["oom"] == "0")
 print()
-wd = max(len(r[0]) for r in rows)
-print(f'{"check":<{wd}}  {"got":<40}  {"want":<16}  ok')
-for name, got, want, ok in rows:
-    print(f'{name:<{wd}}  {str(got)[:40]:<40}  {str(want)[:16]:<16}  {"PASS" if ok else "FAIL"}')
+table.print()
 PYEOF
 rm -rf "$W"
