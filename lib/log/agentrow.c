@@ -71,22 +71,25 @@ static const char *how_name(const struct agent_end *e)
 	}
 }
 
-/* the `meaning` cell: the row in words */
-static void meaning(char *buf, size_t len, const char *event, const struct agent_figures *fig)
+/* the `meaning` cell: the row in words (a fixed text is returned as it
+ * is: copied by snprintf, GCC would store it as immediates in the code,
+ * where lintian's spelling check reads "errror" across two of them) */
+static const char *meaning(char *buf, size_t len, const char *event, const struct agent_figures *fig)
 {
 	const struct agent_end *e = &fig->end;
 	if (strcmp(event, AGENT_EV_END))
-		snprintf(buf, len, "out-of-memory error in PyTorch");
-	else if (!e->valid)
-		snprintf(buf, len, "ended, how unknown");
-	else if (e->how == AGENT_END_EXCEPTION)
+		return "out-of-memory error in PyTorch";
+	if (!e->valid)
+		return "ended, how unknown";
+	if (e->how == AGENT_END_SIGNAL)
+		return "ended by SIGTERM";
+	if (e->how == AGENT_END_EXCEPTION)
 		snprintf(buf, len, "died of an uncaught %s", e->exception[0] ? e->exception : "exception");
-	else if (e->how == AGENT_END_SIGNAL)
-		snprintf(buf, len, "ended by SIGTERM");
 	else if (e->has_status)
 		snprintf(buf, len, "exited with status %d", e->status);
 	else
-		snprintf(buf, len, "exited");
+		return "exited";
+	return buf;
 }
 
 int agentrow_format(struct logbuf *b, int64_t t_ms, const char *event, int gpu, const char *uuid,
@@ -98,8 +101,7 @@ int agentrow_format(struct logbuf *b, int64_t t_ms, const char *event, int gpu, 
 	log_fmt_time(t, t_ms);
 	int rc = put(b, t, LOG_TIME_LEN) || put(b, ",", 1) || putn(b, (uint64_t)gpu, gpu >= 0) ||
 		 put_text(b, uuid ? uuid : "", 0) || put_text(b, event, 0) || put(b, ",", 1);
-	meaning(text, sizeof text, event, fig);
-	rc = rc || put_text(b, text, 0) || putn(b, fig->pid, 1) ||
+	rc = rc || put_text(b, meaning(text, sizeof text, event, fig), 0) || putn(b, fig->pid, 1) ||
 	     putn(b, fig->start_time_ticks, 1) || putn(b, uid, 1) ||
 	     put_text(b, end ? how_name(e) : "", 0);
 	/* a negative status is written as such (a cell of its own format) */
