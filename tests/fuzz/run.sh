@@ -6,7 +6,8 @@
 # `run --compare`), config (the config file parser), segment (the daemon's
 # shared-memory segment reader; its seed is a segment a `vramz daemon` of
 # build/ publishes with the fake NVML, so build first), amdgpu (the amdgpu
-# backend's sysfs and fdinfo parsers, seeded from tests/helpers/amd-fixture);
+# backend's sysfs and fdinfo parsers, seeded from tests/helpers/amd-fixture),
+# events (a log's events file: the PyTorch agents' rows analyze reads);
 # SECONDS default 120.
 # New inputs that widen coverage land in a scratch copy of the corpus;
 # add the interesting ones to the corpus by hand (keep it small).
@@ -18,7 +19,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 target=logread
-case "${1:-}" in logread|jsonr|config|segment|amdgpu) target=$1; shift ;; esac
+case "${1:-}" in logread|jsonr|config|segment|amdgpu|events) target=$1; shift ;; esac
 secs=${1:-120}
 [ $# -gt 0 ] && shift
 out=${FUZZ_OUT:-/tmp/vramz-fuzz}/$target
@@ -29,12 +30,12 @@ logread)
 	srcs="$root/lib/log/logread.c $root/lib/log/logrows.c $root/lib/log/csvrow.c $root/lib/log/logfmt.c $root/lib/fields.c" ;;
 jsonr)
 	corpus=corpus-jsonr
-	srcs="$root/src/jsonr.c" ;;
+	srcs="$root/src/format/jsonr.c" ;;
 config)
 	corpus=corpus-config
 	# the parser, the option parser it shares with the command line, and
 	# the library they call into
-	srcs="$root/src/diagconf.c $root/src/cli.c $root/src/fmt.c $root/src/format/jsonw.c \
+	srcs="$root/src/analyze/diagconf.c $root/src/cli.c $root/src/format/fmt.c $root/src/format/jsonw.c \
 		$(ls "$root"/lib/*.c "$root"/lib/backend/*.c "$root"/lib/diagnose/*.c \
 		"$root"/lib/log/*.c)" ;;
 segment)
@@ -44,6 +45,10 @@ segment)
 amdgpu)
 	corpus=""
 	srcs="$root/lib/backend/amdgpu_parse.c" ;;
+events)
+	corpus=corpus-events
+	srcs="$root/lib/log/agentrow.c $root/lib/log/csvrow.c $root/lib/log/logfmt.c $root/lib/log/logrows.c \
+		$root/lib/text.c" ;;
 esac
 mkdir -p "$out/corpus"
 [ -n "$corpus" ] && cp "$here/$corpus"/* "$out/corpus/"
@@ -71,7 +76,7 @@ if [ "$target" = amdgpu ]; then
 fi
 # shellcheck disable=SC2086
 clang -std=c11 -D_GNU_SOURCE -DVRAMZ_STATIC -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all -I"$root/include" -I"$root/lib" -I"$root/src" \
+	-fno-sanitize-recover=all -I"$root/include" -I"$root/lib" -I"$root/lib/internal" -I"$root/src" \
 	"$here/fuzz_$target.c" $srcs -o "$out/fuzz_$target" -ldl -lpthread -lm
 cd "$out"
 # shellcheck disable=SC2086
