@@ -16,7 +16,11 @@
  * recording.  The process rows are every process on the selected GPUs,
  * not only the command's: a log holding some of them would show the rest
  * of the GPU's used memory as held by no process, which `analyze` reports
- * as orphaned.  The log is opened before the command starts, so a file
+ * as orphaned.  After the command ends one closing tick shows its
+ * processes gone, and the PyTorch agents' OOMs and ends go to
+ * LOG.events.csv as `log --procs` writes them (format/agentlog.h), so
+ * `analyze` of the run says whether it died out of memory, and where.
+ * The log is opened before the command starts, so a file
  * that cannot be written (other columns, /dev/full) refuses the run at
  * once; a write that fails later stops the log only: the command runs on
  * untouched and its status passes through, or 1 when it succeeded.
@@ -36,6 +40,7 @@
 #include "jobs/jobrun.h"
 #include "format/jsonr.h"
 #include "format/logwrite.h"
+#include "format/agentlog.h"
 
 struct run_conf {
 	int64_t interval_ms;
@@ -162,6 +167,7 @@ static void run_table(FILE *f, vramz_ctx *ctx, const struct run_conf *o,
 
 struct run_log {
 	struct log_writer *w;
+	struct agentlog *agents; /* the PyTorch agents' records, LOG.events.csv */
 	vramz_ctx *ctx;
 	struct logbuf gb, pb;
 	unsigned ticks;
@@ -193,6 +199,12 @@ static void run_log_tick(void *arg, const vramz_snapshot *snap, const unsigned c
 		l->failed = 1;
 		return;
 	}
+	if (l->agents && agentlog_tick(l->agents, snap, run_log_info, l->ctx)) {
+		cli_err("run: cannot write the PyTorch agents' records to the events file (%s); "
+			"they are not logged from here", strerror(errno));
+		agentlog_close(l->agents);
+		l->agents = NULL;
+	}
 	l->ticks++;
 }
 
@@ -209,6 +221,7 @@ static int run_log_close(struct run_log *l)
 		cli_err("run: %s", err);
 		rc = -1;
 	}
+	agentlog_close(l->agents);
 	logbuf_free(&l->gb);
 	logbuf_free(&l->pb);
 	return rc;
@@ -422,6 +435,12 @@ static int run_log_open(struct run_log *lg, struct jobrun_opts *jo)
 		lg->w = NULL;
 		return -1;
 	}
+	/* the PyTorch agents' OOMs and ends beside it, as `log --procs` keeps
+	 * them, so analyze of the run names the line that ran out */
+	char evpath[4096];
+	if (log_events_path(conf.log_path, evpath, sizeof evpath) == 0 &&
+	    !(lg->agents = agentlog_open(evpath, err, sizeof err)))
+		cli_err("run: %s; the PyTorch agents' records are not logged", err);
 	jo->on_tick = run_log_tick;
 	jo->arg = lg;
 	/* a file-size limit is a failed write to report, not a death

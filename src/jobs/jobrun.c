@@ -298,6 +298,13 @@ static int jr_wait(vramz_ctx *ctx, struct proctree *t, const struct jobrun_opts 
 			}
 		}
 	}
+	/* the closing tick: on_tick sees the command's processes gone, so a
+	 * log of the run ends as the run did (analyze finds their end); the
+	 * result's figures are the ticks' above */
+	const vramz_snapshot *s;
+	if (r->started && o->on_tick &&
+	    vramz_sample(ctx, VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL, &s) >= 0)
+		o->on_tick(o->arg, s, NULL);
 	return status;
 }
 

@@ -16,7 +16,9 @@ struct jobrun_opts {
 				  for out-of-memory messages */
 	int echo;              /* with capture: copy the output to our stderr */
 	/* called after every tick with the snapshot; member[i] says whether
-	 * snap->procs[i] belongs to the command.  May be NULL. */
+	 * snap->procs[i] belongs to the command.  Called once more after the
+	 * command ended, with member NULL: the closing tick, its processes
+	 * gone.  May be NULL. */
 	void (*on_tick)(void *arg, const vramz_snapshot *snap, const unsigned char *member);
 	void *arg;
 };
