@@ -35,6 +35,24 @@ rc() { "$@" >/dev/null 2>&1; echo $?; }
 # jq-free JSON checks through python3
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
+# stop_pid PID: SIGSTOP, then wait (bounded) until every thread of PID is
+# stopped: kill returns before the signal lands, and a thread still
+# running could write (a rename over the file a test then changes)
+stop_pid() {
+	kill -STOP "$1" || return 1
+	local t st
+	for _ in $(seq 300); do
+		st=stopped
+		for t in /proc/"$1"/task/*/stat; do
+			[ "$(sed 's/.*) //' "$t" 2>/dev/null | cut -c1)" = T ] || st=running
+		done
+		[ $st = stopped ] && return 0
+		sleep 0.01
+	done
+	echo "pid $1 never stopped"
+	return 1
+}
+
 finish() {
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]

@@ -83,7 +83,7 @@ fi
 F=$(ls "$VRAMZ_RUNTIME_DIR" | grep -E "^torch-$AGENT-[0-9]+\$")
 START=${F##*-}
 expect_success 'a file of the same pid with another start time (reused pid) is ignored' '
-	kill -STOP $AGENT && mv "$VRAMZ_RUNTIME_DIR/$F" "$T/saved" &&
+	stop_pid $AGENT && mv "$VRAMZ_RUNTIME_DIR/$F" "$T/saved" &&
 	sed "s/start_time_ticks=$START/start_time_ticks=$((START+1))/" "$T/saved" > "$VRAMZ_RUNTIME_DIR/torch-$AGENT-$((START+1))" &&
 	chmod 644 "$VRAMZ_RUNTIME_DIR/torch-$AGENT-$((START+1))" &&
 	vramz ps --json > ps.json &&
@@ -92,7 +92,7 @@ expect_success 'a file of the same pid with another start time (reused pid) is i
 '
 
 expect_success 'a group-writable file is not believed' '
-	kill -STOP $AGENT && chmod 664 "$VRAMZ_RUNTIME_DIR/$F" &&
+	stop_pid $AGENT && chmod 664 "$VRAMZ_RUNTIME_DIR/$F" &&
 	vramz ps --json > ps.json &&
 	test "$(json ps.json "[p[\"torch\"] for p in d[\"processes\"] if p[\"pid\"]==$AGENT][0]")" = None &&
 	chmod 644 "$VRAMZ_RUNTIME_DIR/$F" && kill -CONT $AGENT
@@ -100,7 +100,7 @@ expect_success 'a group-writable file is not believed' '
 
 if [ "$(id -u)" = 0 ]; then
 expect_success 'another user'"'"'s file claiming this process is not believed' '
-	kill -STOP $AGENT && chown 4242:4242 "$VRAMZ_RUNTIME_DIR/$F" &&
+	stop_pid $AGENT && chown 4242:4242 "$VRAMZ_RUNTIME_DIR/$F" &&
 	vramz ps --json > ps.json &&
 	test "$(json ps.json "[p[\"torch\"] for p in d[\"processes\"] if p[\"pid\"]==$AGENT][0]")" = None &&
 	chown 0:0 "$VRAMZ_RUNTIME_DIR/$F" && kill -CONT $AGENT

@@ -58,7 +58,7 @@ expect_success 'the lock file removed: taken again, so a second daemon is still 
 
 expect_success 'a second daemon took the directory made again first: the first stops, one publisher' '
 	start_daemon -i 100ms --procs && pid=$(cat "$T/daemon.pid") &&
-	kill -STOP "$pid" && mv run run.old &&
+	stop_pid "$pid" && mv run run.old &&
 	{ "$VRAMZ_BIN" daemon -i 100ms --procs 2>"$T/second.err" & echo $! >"$T/second.pid"; } &&
 	for _ in $(seq 100); do [ -s run/segment ] && break; sleep 0.1; done &&
 	second=$(cat "$T/second.pid") &&

@@ -25,7 +25,7 @@ except s.SegmentError as e:
 expect_success 'a header in a state no vramz writes: refused by C and Python' '
 	start_daemon -i 100ms --procs && pid=$(cat "$T/daemon.pid") &&
 	pyread >py && has "^ok$" py &&
-	kill -STOP "$pid" &&
+	stop_pid "$pid" &&
 	python3 -c "
 import mmap, os
 fd = os.open(\"run/segment\", os.O_RDWR); m = mmap.mmap(fd, 0)
@@ -38,7 +38,7 @@ m[40:44] = (7).to_bytes(4, \"little\")" &&
 
 expect_success 'a snapshot stamped 100 s in the future: refused by C and Python' '
 	start_daemon -i 100ms --procs && pid=$(cat "$T/daemon.pid") &&
-	kill -STOP "$pid" &&
+	stop_pid "$pid" &&
 	python3 -c "
 import mmap, os, struct, time, zlib
 fd = os.open(\"run/segment\", os.O_RDWR); m = mmap.mmap(fd, 0)
