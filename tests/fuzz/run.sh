@@ -27,7 +27,8 @@ dict=""
 case $target in
 logread)
 	corpus=corpus; dict="-dict=$here/logread.dict"
-	srcs="$root/lib/log/logread.c $root/lib/log/logrows.c $root/lib/log/csvrow.c $root/lib/log/logfmt.c $root/lib/fields.c" ;;
+	srcs="$(ls "$root"/lib/*.c "$root"/lib/backend/*.c \
+		"$root"/lib/diagnose/*.c "$root"/lib/log/*.c)" ;;
 jsonr)
 	corpus=corpus-jsonr
 	srcs="$root/src/format/jsonr.c" ;;
@@ -47,8 +48,8 @@ amdgpu)
 	srcs="$root/lib/backend/amdgpu_parse.c" ;;
 events)
 	corpus=corpus-events
-	srcs="$root/lib/log/agentrow.c $root/lib/log/csvrow.c $root/lib/log/logfmt.c $root/lib/log/logrows.c \
-		$root/lib/text.c" ;;
+	srcs="$(ls "$root"/lib/*.c "$root"/lib/backend/*.c \
+		"$root"/lib/diagnose/*.c "$root"/lib/log/*.c)" ;;
 esac
 mkdir -p "$out/corpus"
 [ -n "$corpus" ] && cp "$here/$corpus"/* "$out/corpus/"
