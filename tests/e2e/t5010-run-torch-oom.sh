@@ -15,24 +15,12 @@ echo 'driver 580.159.04
 gpu 0 name="NVIDIA H200" uuid=GPU-00000000-0000-4000-8000-000000000000 mem_total=143771MiB mem_reserved=616MiB mem_used=auto util=50' >"$FAKE_NVML_SCENARIO.base"
 cp "$FAKE_NVML_SCENARIO.base" "$FAKE_NVML_SCENARIO"
 
-# the job puts itself in the fake's list (its own pid, while it lives),
-# then runs ENDING under a cap with 20 GiB loaded
-cat > "$T/job.py" <<'PYEOF'
-import os, subprocess, sys, time
-import torch, vramz.torch
+# the job (torch-lib.sh's, its model loaded) puts itself in the fake's
+# list (its own pid, while it lives), then ends as its argument says
+oom_job "$T/job.py"
+cat >> "$T/job.py" <<'PYEOF'
 subprocess.run(["scn-set", "p%d" % os.getpid(),
                 "proc gpu=0 pid=%d used=21GiB follow" % os.getpid()], check=True)
-torch.cuda.set_per_process_memory_fraction(0.25)
-a = vramz.torch.attach(interval=0.1, quiet=True, history=True)
-kept = [torch.cuda._stub.alloc(1 << 20)]  # CUDA up: the agent publishes
-def load():
-    kept.append(torch.cuda._stub.alloc(20 << 30))  # HOLDER-LINE
-def forward():
-    return torch.cuda._stub.alloc(20 << 30)  # OOM-LINE
-while not os.path.exists(a.path):
-    time.sleep(0.01)
-time.sleep(0.3)  # CUDA is up: allocation history is on from here
-load()
 time.sleep(1)
 if sys.argv[1] == "dies":
     forward()
@@ -43,8 +31,6 @@ except torch.OutOfMemoryError:
 time.sleep(1)
 sys.exit(0)
 PYEOF
-OOM_LINE=$(grep -n OOM-LINE "$T/job.py" | cut -d: -f1)
-HOLDER_LINE=$(grep -n HOLDER-LINE "$T/job.py" | cut -d: -f1)
 
 expect_success 'run -o of a job that dies of an uncaught OOM: analyze names the line' '
 	{ vramz run -i 200ms -o dies.csv -- python3 "$T/job.py" dies 2>err; test $? = 1; } &&

@@ -40,20 +40,8 @@ SCN
 	export FAKE_NVML_SCENARIO="$T/m.scn"
 }
 
-cat > "$T/dies.py" <<'PYEOF'
-import os, sys, time
-import torch, vramz.torch
-torch.cuda.set_per_process_memory_fraction(0.25)
-a = vramz.torch.attach(interval=0.2, quiet=True, history=True)
-kept = [torch.cuda._stub.alloc(1 << 20)]
-def load():
-    kept.append(torch.cuda._stub.alloc(20 << 30))  # HOLDER-LINE
-def forward():
-    return torch.cuda._stub.alloc(20 << 30)  # OOM-LINE
-while not os.path.exists(a.path):
-    time.sleep(0.01)
-time.sleep(0.3)  # CUDA is up: allocation history is on from here
-load()
+oom_job "$T/dies.py"
+cat >> "$T/dies.py" <<'PYEOF'
 print("ready", flush=True)
 while not os.path.exists(sys.argv[1]):
     time.sleep(0.05)
@@ -111,8 +99,6 @@ for l in open(sys.argv[1]):
 PY
 }
 
-OOM_LINE=$(grep -n OOM-LINE "$T/dies.py" | cut -d: -f1)
-HOLDER_LINE=$(grep -n HOLDER-LINE "$T/dies.py" | cut -d: -f1)
 PROBE_LINE=$(grep -n PROBE-LINE "$T/probes.py" | cut -d: -f1)
 
 start_job dies

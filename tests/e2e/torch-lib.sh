@@ -35,3 +35,28 @@ PYEOF
 	for _ in $(seq 600); do grep -q ready "$T/train.out" && break; sleep 0.1; done
 	export AGENT_PID=$AGENT
 }
+
+# oom_job FILE: a stub-torch job of the OOM tests (t5010, t7540), up to its
+# model loaded: under a cap (25 % of the GPU), attached with history=True,
+# 20 GiB held by load() (HOLDER-LINE); forward() asks 20 GiB more, which
+# the cap refuses (OOM-LINE).  The test appends the job's ending.  Sets
+# OOM_LINE and HOLDER_LINE.
+oom_job() {
+	cat > "$1" <<'PYEOF'
+import os, subprocess, sys, time
+import torch, vramz.torch
+torch.cuda.set_per_process_memory_fraction(0.25)
+a = vramz.torch.attach(interval=0.2, quiet=True, history=True)
+kept = [torch.cuda._stub.alloc(1 << 20)]  # CUDA up: the agent publishes
+def load():
+    kept.append(torch.cuda._stub.alloc(20 << 30))  # HOLDER-LINE
+def forward():
+    return torch.cuda._stub.alloc(20 << 30)  # OOM-LINE
+while not os.path.exists(a.path):
+    time.sleep(0.01)
+time.sleep(0.3)  # CUDA is up: allocation history is on from here
+load()
+PYEOF
+	OOM_LINE=$(grep -n OOM-LINE "$1" | cut -d: -f1)
+	HOLDER_LINE=$(grep -n HOLDER-LINE "$1" | cut -d: -f1)
+}
