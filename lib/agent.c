@@ -296,6 +296,27 @@ const struct agent_device *agent_device(const struct agent_figures *f, const cha
 	return NULL;
 }
 
+const char *agent_oom_uuid(const struct agent_figures *f)
+{
+	for (unsigned i = 0; f->oom_valid && f->oom_cuda >= 0 && i < f->ndev; i++)
+		if (f->dev[i].cuda == f->oom_cuda && f->dev[i].uuid[0])
+			return f->dev[i].uuid;
+	return NULL;
+}
+
+const struct agent_frame *agent_oom_line(const struct agent_figures *f)
+{
+	if (f->oom_valid && f->oom_at.file[0])
+		return &f->oom_at;
+	return f->end.valid && f->end.at.file[0] ? &f->end.at : NULL;
+}
+
+void agent_site_text(char *buf, size_t len, const char *file, unsigned line, const char *func)
+{
+	const char *base = strrchr(file, '/');
+	snprintf(buf, len, "%.96s:%u in %.40s()", base ? base + 1 : file, line, func);
+}
+
 /* ---- leak sites ----------------------------------------------------------- */
 
 int agent_find_dir(uint32_t pid, uint64_t start, uint32_t uid, char *dir, size_t len)

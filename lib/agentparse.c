@@ -71,6 +71,23 @@ static int keyis(const char *k, size_t kl, const char *want)
 	return strlen(want) == kl && !memcmp(k, want, kl);
 }
 
+static const char *const how_names[] = {
+	[AGENT_END_EXIT] = "exit", [AGENT_END_EXCEPTION] = "exception", [AGENT_END_SIGNAL] = "signal",
+};
+
+const char *agent_end_how_name(enum agent_end_how how)
+{
+	return (size_t)how < sizeof how_names / sizeof how_names[0] ? how_names[how] : NULL;
+}
+
+enum agent_end_how agent_end_how_of(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof how_names / sizeof how_names[0]; i++)
+		if (how_names[i] && keyis(s, n, how_names[i]))
+			return (enum agent_end_how)i;
+	return AGENT_END_UNKNOWN;
+}
+
 /* Decimal into *out; 0, or -1 when not all digits (or overflow). */
 static int to_u64(const char *v, size_t vl, uint64_t *out)
 {
@@ -254,9 +271,13 @@ static void parse_end(struct line *l, struct agent_figures *out)
 	while (next_pair(l, &k, &kl, &v, &vl)) {
 		if (frame_key(&e->at, k, kl, v, vl))
 			continue;
-		if (keyis(k, kl, "how"))
-			e->how = keyis(v, vl, "exit") ? AGENT_END_EXIT
-			       : keyis(v, vl, "exception") ? AGENT_END_EXCEPTION : AGENT_END_UNKNOWN;
+		if (keyis(k, kl, "how")) {
+			/* a file's end is never a signal: that is the .sig file
+			 * (agent_read_end), as python/vramz/_agentjoin.py reads it */
+			e->how = agent_end_how_of(v, vl);
+			if (e->how == AGENT_END_SIGNAL)
+				e->how = AGENT_END_UNKNOWN;
+		}
 		else if (keyis(k, kl, "exception"))
 			to_str(e->exception, sizeof e->exception, v, vl);
 		else if (to_u64(v, vl, &x))

@@ -62,17 +62,6 @@ static const char *ev_name(unsigned type)
 	return type == VRAMZ_EV_XID ? "xid" : type == VRAMZ_EV_ECC_DBE ? "ecc_dbe" : "ecc_sbe";
 }
 
-/* Appends the n bytes of s to b as they are (no quoting). */
-static int put_raw(struct logbuf *b, const char *s)
-{
-	size_t n = strlen(s);
-	if (logbuf_reserve(b, n))
-		return -1;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	return 0;
-}
-
 /* One row of the events file: time,gpu,uuid,event,xid,meaning, and the
  * agent records' columns empty. */
 static void ev_write(struct evwatch *w, const vramz_event *ev)
@@ -89,8 +78,10 @@ static void ev_write(struct evwatch *w, const vramz_event *ev)
 		snprintf(mid, sizeof mid, ",%s,%llu,", ev_name(ev->type), (unsigned long long)ev->data);
 	else
 		snprintf(mid, sizeof mid, ",%s,,", ev_name(ev->type));
-	if (!put_raw(&b, head) && !log_put_str(&b, gi ? gi->uuid : "") && !put_raw(&b, mid) &&
-	    !log_put_str(&b, meaning) && !put_raw(&b, LOG_EVENT_DRIVER_TAIL "\n"))
+	static const char tail[] = LOG_EVENT_DRIVER_TAIL "\n";
+	if (!log_put_raw(&b, head, strlen(head)) && !log_put_str(&b, gi ? gi->uuid : "") &&
+	    !log_put_raw(&b, mid, strlen(mid)) && !log_put_str(&b, meaning) &&
+	    !log_put_raw(&b, tail, sizeof tail - 1))
 		evfile_append(w->csv, &b);
 	logbuf_free(&b);
 }

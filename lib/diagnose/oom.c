@@ -103,12 +103,8 @@ static int oom_elsewhere(const vramz_diag *d, const struct proc_state *p,
 			 const struct agent_figures *fig)
 {
 	const struct gpu_state *g = &d->gpus[p->gpu];
-	if (!fig->oom_valid || fig->oom_cuda < 0 || !g->have_info || !g->info.uuid[0])
-		return 0;
-	for (unsigned i = 0; i < fig->ndev; i++)
-		if (fig->dev[i].cuda == fig->oom_cuda && fig->dev[i].uuid[0])
-			return strcmp(fig->dev[i].uuid, g->info.uuid) != 0;
-	return 0;
+	const char *uuid = agent_oom_uuid(fig);
+	return uuid && g->have_info && g->info.uuid[0] && strcmp(uuid, g->info.uuid) != 0;
 }
 
 /* p was just found gone from a process list that was read.  Its agent's

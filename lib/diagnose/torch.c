@@ -126,12 +126,9 @@ static int emit_outside(struct emitter *em, const struct proc_state *p)
  * memory then and what held the allocator's memory. */
 void torch_oom_figures(vramz_finding *f, const struct agent_figures *fig)
 {
-	const struct agent_frame *at = fig->oom_valid && fig->oom_at.file[0] ? &fig->oom_at
-				     : fig->end.valid && fig->end.at.file[0] ? &fig->end.at : NULL;
+	const struct agent_frame *at = agent_oom_line(fig);
 	if (at) {
-		const char *base = strrchr(at->file, '/');
-		snprintf(f->site, sizeof f->site, "%.96s:%u in %.40s()", base ? base + 1 : at->file,
-			 at->line, at->func);
+		agent_site_text(f->site, sizeof f->site, at->file, at->line, at->func);
 		f->site_share = 0;
 		f->figures |= VRAMZ_FG_SITE;
 	}
@@ -152,9 +149,7 @@ void torch_oom_figures(vramz_finding *f, const struct agent_figures *fig)
 		    !h->at.line || !h->at.file[0] || !strcmp(h->at.file, "?"))
 			continue; /* another device's, or a site without a line */
 		struct vramz_oom_holder *o = &f->holders[f->nholders++];
-		const char *base = strrchr(h->at.file, '/');
-		snprintf(o->site, sizeof o->site, "%.96s:%u in %.40s()",
-			 base ? base + 1 : h->at.file, h->at.line, h->at.func);
+		agent_site_text(o->site, sizeof o->site, h->at.file, h->at.line, h->at.func);
 		o->bytes = h->bytes;
 		o->share = held ? (double)h->bytes / (double)held : 0;
 		if (o->share > 1)
@@ -231,9 +226,7 @@ void torch_leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
 	if (ts->sites_asked_ms && agent_read_sites(dir, p->pid, p->start_ticks, ts->uid, &s) == 0 &&
 	    s.since_ms && s.has_growth && s.growth_bytes && s.n && s.time_ms >= ts->sites_asked_ms - 1000) {
 		const struct agent_site *b = &s.site[0];
-		const char *base = strrchr(b->file, '/');
-		snprintf(ts->site, sizeof ts->site, "%.96s:%u in %.40s()", base ? base + 1 : b->file, b->line,
-			 b->func);
+		agent_site_text(ts->site, sizeof ts->site, b->file, b->line, b->func);
 		ts->site_share = (double)b->growth_bytes / (double)s.growth_bytes;
 	}
 	if (!ts->sites_asked_ms ||

@@ -186,6 +186,21 @@ int agent_read_path(const char *path, uint32_t uid, char *buf, size_t cap, size_
 /* Device of the figures on the GPU with this UUID, or NULL. */
 const struct agent_device *agent_device(const struct agent_figures *f, const char *uuid);
 
+/* The UUID of the GPU of f's last OOM, as its agent knew it; NULL unknown. */
+const char *agent_oom_uuid(const struct agent_figures *f);
+/* The line a record names: its last OOM's (the line that ran out), else
+ * the end's innermost line; NULL when neither is known. */
+const struct agent_frame *agent_oom_line(const struct agent_figures *f);
+/* "model.py:88 in forward()": a line as vramz shows it (the file's base
+ * name, cut to fit a finding's site), into buf. */
+void agent_site_text(char *buf, size_t len, const char *file, unsigned line, const char *func);
+
+/* The names of enum agent_end_how ("exit", "exception", "signal"; NULL
+ * for AGENT_END_UNKNOWN), and a name back (AGENT_END_UNKNOWN for one not
+ * known): the end record's `how` and the events file's column. */
+const char *agent_end_how_name(enum agent_end_how how);
+enum agent_end_how agent_end_how_of(const char *s, size_t n);
+
 /* Leak sites: asks the agent of (pid, start) in directory dir for its live
  * allocations by Python line (it answers at its next tick), and reads the
  * answer.  0, VRAMZ_ENOTFOUND (no answer yet), VRAMZ_EPERM, VRAMZ_EPARSE,

@@ -32,9 +32,6 @@
 int agentrow_format(struct logbuf *b, int64_t t_ms, const char *event, int gpu, const char *uuid,
 		    uint32_t uid, const struct agent_figures *fig);
 
-/* The UUID of the GPU of fig's OOM, as its agent knew it; NULL unknown. */
-const char *agentrow_oom_uuid(const struct agent_figures *fig);
-
 /* The agent rows of an events file (other rows skipped), one by one. */
 struct agentrow_reader;
 /* Opens path: 0, VRAMZ_ENOTFOUND (no events file: an older log, or none

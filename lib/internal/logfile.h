@@ -91,6 +91,8 @@ typedef const vramz_gpu_info *(*log_info_fn)(void *arg, unsigned index);
 int log_format_tick(struct logbuf *gpu, struct logbuf *procs,
 		    const vramz_snapshot *snap, log_info_fn info, void *arg);
 
+/* Appends the n bytes of s as they are (no quoting). */
+int log_put_raw(struct logbuf *b, const char *s, size_t n);
 /* Appends s as one CSV cell: quoted when it holds a comma, quote or
  * leading/trailing space (RFC 4180), line breaks replaced by spaces so a
  * row is always one line. */

@@ -20,21 +20,12 @@
 
 /* ---- writing -------------------------------------------------------------- */
 
-static int put(struct logbuf *b, const char *s, size_t n)
-{
-	if (logbuf_reserve(b, n))
-		return VRAMZ_ENOMEM;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	return 0;
-}
-
 /* a number cell and its comma; empty when not known */
 static int putn(struct logbuf *b, uint64_t v, int known)
 {
 	char t[32];
 	int n = known ? snprintf(t, sizeof t, "%" PRIu64, v) : 0;
-	return put(b, t, (size_t)n) || put(b, ",", 1) ? VRAMZ_ENOMEM : 0;
+	return log_put_raw(b, t, (size_t)n) || log_put_raw(b, ",", 1) ? VRAMZ_ENOMEM : 0;
 }
 
 /* "FILE:LINE in FUNC()" with the file as recorded; "" unknown */
@@ -48,28 +39,9 @@ static void site_text(char *buf, size_t len, const struct agent_frame *at)
 
 static int put_text(struct logbuf *b, const char *s, int last)
 {
-	return log_put_str(b, s) || put(b, last ? "\n" : ",", 1) ? VRAMZ_ENOMEM : 0;
+	return log_put_str(b, s) || log_put_raw(b, last ? "\n" : ",", 1) ? VRAMZ_ENOMEM : 0;
 }
 
-const char *agentrow_oom_uuid(const struct agent_figures *fig)
-{
-	for (unsigned i = 0; fig->oom_valid && fig->oom_cuda >= 0 && i < fig->ndev; i++)
-		if (fig->dev[i].cuda == fig->oom_cuda && fig->dev[i].uuid[0])
-			return fig->dev[i].uuid;
-	return NULL;
-}
-
-static const char *how_name(const struct agent_end *e)
-{
-	if (!e->valid)
-		return "";
-	switch (e->how) {
-	case AGENT_END_EXIT: return "exit";
-	case AGENT_END_EXCEPTION: return "exception";
-	case AGENT_END_SIGNAL: return "signal";
-	default: return "unknown";
-	}
-}
 
 /* the `meaning` cell: the row in words (a fixed text is returned as it
  * is: copied by snprintf, GCC would store it as immediates in the code,
@@ -97,20 +69,21 @@ int agentrow_format(struct logbuf *b, int64_t t_ms, const char *event, int gpu, 
 {
 	char t[LOG_TIME_LEN + 1], text[400];
 	const struct agent_end *e = &fig->end;
-	const int oom = fig->oom_valid, end = !strcmp(event, AGENT_EV_END);
+	const int oom = fig->oom_valid, ended = !strcmp(event, AGENT_EV_END) && e->valid;
+	const char *how = !ended ? "" : agent_end_how_name(e->how) ? agent_end_how_name(e->how) : "unknown";
 	log_fmt_time(t, t_ms);
-	int rc = put(b, t, LOG_TIME_LEN) || put(b, ",", 1) || putn(b, (uint64_t)gpu, gpu >= 0) ||
-		 put_text(b, uuid ? uuid : "", 0) || put_text(b, event, 0) || put(b, ",", 1);
+	int rc = log_put_raw(b, t, LOG_TIME_LEN) || log_put_raw(b, ",", 1) || putn(b, (uint64_t)gpu, gpu >= 0) ||
+		 put_text(b, uuid ? uuid : "", 0) || put_text(b, event, 0) || log_put_raw(b, ",", 1);
 	rc = rc || put_text(b, meaning(text, sizeof text, event, fig), 0) || putn(b, fig->pid, 1) ||
 	     putn(b, fig->start_time_ticks, 1) || putn(b, uid, 1) ||
-	     put_text(b, end ? how_name(e) : "", 0);
+	     put_text(b, how, 0);
 	/* a negative status is written as such (a cell of its own format) */
 	char st[24] = "";
-	if (end && e->valid && e->has_status)
+	if (ended && e->has_status)
 		snprintf(st, sizeof st, "%d", e->status);
-	rc = rc || put_text(b, st, 0) || put_text(b, end && e->valid ? e->exception : "", 0) ||
-	     putn(b, (uint64_t)(e->valid && e->oom), end);
-	site_text(text, sizeof text, oom && fig->oom_at.file[0] ? &fig->oom_at : end && e->valid ? &e->at : NULL);
+	rc = rc || put_text(b, st, 0) || put_text(b, ended ? e->exception : "", 0) ||
+	     putn(b, (uint64_t)(ended && e->oom), !strcmp(event, AGENT_EV_END));
+	site_text(text, sizeof text, agent_oom_line(fig));
 	rc = rc || put_text(b, text, 0) || putn(b, fig->oom_requested_bytes, oom) ||
 	     putn(b, fig->oom_limit_bytes, oom && fig->oom_limit_bytes) ||
 	     putn(b, fig->oom_free_bytes, oom && fig->oom_has_free) ||
@@ -127,7 +100,7 @@ int agentrow_format(struct logbuf *b, int64_t t_ms, const char *event, int gpu, 
 		rc = rc || putn(b, h->bytes, 1) || put_text(b, text, ++k == AGENT_MAX_HOLDERS);
 	}
 	for (; k < AGENT_MAX_HOLDERS; k++)
-		rc = rc || put(b, ",", 1) || put(b, k + 1 == AGENT_MAX_HOLDERS ? "\n" : ",", 1);
+		rc = rc || log_put_raw(b, ",", 1) || log_put_raw(b, k + 1 == AGENT_MAX_HOLDERS ? "\n" : ",", 1);
 	return rc ? VRAMZ_ENOMEM : 0;
 }
 
@@ -246,9 +219,7 @@ static void row_record(const struct agentrow_reader *r, int nc, int end, struct 
 	if (end && how->n) {
 		struct agent_end *e = &fig->end;
 		e->valid = 1;
-		e->how = how->n == 4 && !memcmp(how->s, "exit", 4) ? AGENT_END_EXIT
-		       : how->n == 9 && !memcmp(how->s, "exception", 9) ? AGENT_END_EXCEPTION
-		       : how->n == 6 && !memcmp(how->s, "signal", 6) ? AGENT_END_SIGNAL : AGENT_END_UNKNOWN;
+		e->how = agent_end_how_of(how->s, how->n);
 		e->has_status = cell_int(cell_of(r, nc, EC_STATUS), &st) == 0;
 		e->status = e->has_status ? (int)st : 0;
 		cell_copy(e->exception, sizeof e->exception, cell_of(r, nc, EC_EXCEPTION));

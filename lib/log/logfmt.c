@@ -241,6 +241,15 @@ static void put_i64(struct logbuf *b, int64_t v)
 	}
 }
 
+int log_put_raw(struct logbuf *b, const char *s, size_t n)
+{
+	if (logbuf_reserve(b, n))
+		return VRAMZ_ENOMEM;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	return 0;
+}
+
 int log_put_str(struct logbuf *b, const char *s)
 {
 	size_t n = strlen(s);

@@ -66,7 +66,7 @@ static struct followed *find(struct agentlog *a, uint32_t pid, uint64_t start)
 static int oom_gpu(const struct agent_figures *fig, const vramz_snapshot *snap, log_info_fn info,
 		   void *arg, const char **uuid)
 {
-	*uuid = agentrow_oom_uuid(fig);
+	*uuid = agent_oom_uuid(fig);
 	for (unsigned i = 0; *uuid && i < snap->gpu_count; i++) {
 		const vramz_gpu_info *gi = info(arg, snap->gpus[i].index);
 		if (gi && !strcmp(gi->uuid, *uuid))

@@ -214,19 +214,14 @@ static void json_ended_one(struct jsonw *w, const struct agent_ended *e)
 	jw_u64(w, "start_time_ticks", f->start_time_ticks);
 	jw_u64(w, "uid", e->uid);
 	jw_str(w, "time", end->time_ms ? fmt_iso_ms(t, sizeof t, end->time_ms) : NULL);
-	jw_str(w, "how", end->how == AGENT_END_EXIT ? "exit"
-			 : end->how == AGENT_END_EXCEPTION ? "exception" : NULL);
+	jw_str(w, "how", agent_end_how_name(end->how));
 	jw_i64_if(w, "status", end->has_status, end->status);
 	jw_str(w, "exception", end->exception[0] ? end->exception : NULL);
 	jw_bool(w, "oom", end->oom);
 	/* the line that ran out (the oom record's), else the end's */
-	const struct agent_frame *at = f->oom_valid && f->oom_at.file[0] ? &f->oom_at
-				     : end->at.file[0] ? &end->at : NULL;
-	if (at) {
-		const char *base = strrchr(at->file, '/');
-		snprintf(site, sizeof site, "%.96s:%u in %.40s()", base ? base + 1 : at->file, at->line,
-			 at->func);
-	}
+	const struct agent_frame *at = agent_oom_line(f);
+	if (at)
+		agent_site_text(site, sizeof site, at->file, at->line, at->func);
 	jw_str(w, "site", at ? site : NULL);
 	jw_u64_if(w, "ooms", f->oom_valid && f->oom_count, f->oom_count);
 	jw_u64_if(w, "requested_bytes", f->oom_valid, f->oom_requested_bytes);

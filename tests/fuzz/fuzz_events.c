@@ -56,7 +56,7 @@ static void round_trip(int64_t t, uint32_t uid, const struct agent_figures *f)
 	memcpy(b.p, head, sizeof head - 1);
 	b.len = sizeof head - 1;
 	const char *event = f->end.valid || !f->oom_valid ? AGENT_EV_END : AGENT_EV_OOM;
-	if (agentrow_format(&b, t, event, 0, agentrow_oom_uuid(f), uid, f))
+	if (agentrow_format(&b, t, event, 0, agent_oom_uuid(f), uid, f))
 		abort();
 	put(path2, b.p, b.len);
 	logbuf_free(&b);

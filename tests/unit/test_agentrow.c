@@ -117,7 +117,7 @@ static void round_trip(void **s)
 	const char *other = "2026-12-02T10:00:00.500Z,0,,torch_future,,,1,2,3\n";
 	put_text(&b, xid);
 	put_text(&b, other);
-	assert_string_equal(agentrow_oom_uuid(&w), UUID1);
+	assert_string_equal(agent_oom_uuid(&w), UUID1);
 	assert_int_equal(agentrow_format(&b, 1796200000123, AGENT_EV_END, 1, UUID1, 1000, &w), 0);
 	/* a torn last row: cut mid-way, no newline */
 	assert_int_equal(agentrow_format(&b, 1796200001000, AGENT_EV_END, 1, UUID1, 1000, &w), 0);
@@ -154,7 +154,7 @@ static void round_trip(void **s)
 	assert_int_equal(r.oom_allocated_bytes, 30ull << 30);
 	assert_int_equal(r.oom_reserved_bytes, 31ull << 30);
 	assert_int_equal(r.oom_count, 3);
-	assert_string_equal(agentrow_oom_uuid(&r), UUID1);
+	assert_string_equal(agent_oom_uuid(&r), UUID1);
 	/* device 0's holder is not the OOM's: left out */
 	assert_int_equal(r.nholders, 2);
 	assert_int_equal(r.holder[0].bytes, 18ull << 30);
@@ -227,7 +227,7 @@ static void ends_without_oom(void **s)
 	assert_int_equal(agentrow_next(rd, &t, &uid, &r), 1);
 	assert_false(r.end.valid);
 	assert_true(r.oom_valid);
-	assert_null(agentrow_oom_uuid(&r));
+	assert_null(agent_oom_uuid(&r));
 	assert_int_equal(agentrow_next(rd, &t, &uid, &r), 0);
 	agentrow_close(rd);
 	/* not an events file */
