@@ -131,19 +131,7 @@ static void say_notes(struct log_writer *w)
 	}
 }
 
-/* The agents' records of the tick (format/agentlog.h); a failure to
- * write them is said once and ends them, not the log. */
-static void log_agents(struct agentlog **a, const vramz_snapshot *snap, vramz_ctx *ctx)
-{
-	if (*a && agentlog_tick(*a, snap, info_of, ctx)) {
-		cli_err("log: cannot write the PyTorch agents' records to the events file (%s); "
-			"they are not logged from here", strerror(errno));
-		agentlog_close(*a);
-		*a = NULL;
-	}
-}
-
-static int log_loop(struct ticker *tk, struct log_writer *w, struct agentlog **agents,
+static int log_loop(struct ticker *tk, struct log_writer *w, struct agentlog *agents,
 		    struct log_count *n)
 {
 	vramz_ctx *ctx = ticker_ctx(tk);
@@ -176,7 +164,7 @@ static int log_loop(struct ticker *tk, struct log_writer *w, struct agentlog **a
 			break;
 		}
 		say_notes(w);
-		log_agents(agents, snap, ctx);
+		agentlog_tick(agents, snap, info_of, ctx);
 		n->rows += snap->gpu_count;
 		n->ticks++;
 		int64_t now = clock_mono_ns();
@@ -231,12 +219,10 @@ int cmd_log(const struct cmd_args *args)
 	sigaction(SIGTERM, &sa, NULL);
 
 	/* with --procs, the PyTorch agents' OOMs and ends to the events file */
-	struct agentlog *agents = NULL;
-	if (procs && evfile && !(agents = agentlog_open(evpath, err, sizeof err)))
-		cli_err("log: %s; the PyTorch agents' records are not logged", err);
+	struct agentlog *agents = procs ? agentlog_open("log", out) : NULL;
 	struct log_count n = {0};
 	const int64_t start = clock_mono_ns();
-	ex = log_loop(tk, w, &agents, &n);
+	ex = log_loop(tk, w, agents, &n);
 	agentlog_close(agents);
 	if (log_writer_close(w, err, sizeof err) < 0 && ex == EXIT_OK) {
 		cli_err("%s", err);

@@ -199,12 +199,7 @@ static void run_log_tick(void *arg, const vramz_snapshot *snap, const unsigned c
 		l->failed = 1;
 		return;
 	}
-	if (l->agents && agentlog_tick(l->agents, snap, run_log_info, l->ctx)) {
-		cli_err("run: cannot write the PyTorch agents' records to the events file (%s); "
-			"they are not logged from here", strerror(errno));
-		agentlog_close(l->agents);
-		l->agents = NULL;
-	}
+	agentlog_tick(l->agents, snap, run_log_info, l->ctx);
 	l->ticks++;
 }
 
@@ -437,10 +432,7 @@ static int run_log_open(struct run_log *lg, struct jobrun_opts *jo)
 	}
 	/* the PyTorch agents' OOMs and ends beside it, as `log --procs` keeps
 	 * them, so analyze of the run names the line that ran out */
-	char evpath[4096];
-	if (log_events_path(conf.log_path, evpath, sizeof evpath) == 0 &&
-	    !(lg->agents = agentlog_open(evpath, err, sizeof err)))
-		cli_err("run: %s; the PyTorch agents' records are not logged", err);
+	lg->agents = agentlog_open("run", conf.log_path);
 	jo->on_tick = run_log_tick;
 	jo->arg = lg;
 	/* a file-size limit is a failed write to report, not a death

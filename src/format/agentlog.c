@@ -2,9 +2,11 @@
 /* agentlog.c - the PyTorch agents' records of a log (agentlog.h). */
 #include "agentlog.h"
 #include "agentrec.h"
+#include "cli.h"
 #include "evfile.h"
 #include "grow.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,24 +25,27 @@ struct followed {
 };
 
 struct agentlog {
-	int fd;
+	const char *cmd;              /* the command, for its one line on failure */
+	int fd;                       /* the events file; -1 after a failed write */
 	uint64_t tick;
 	struct followed *f;
 	unsigned n, cap;
 	struct logbuf row;
 };
 
-struct agentlog *agentlog_open(const char *events_path, char *err, size_t errlen)
+struct agentlog *agentlog_open(const char *cmd, const char *log_path)
 {
+	char path[4096], err[600];
+	if (log_events_path(log_path, path, sizeof path))
+		return NULL; /* no events file beside it: no records, as no Xids */
 	struct agentlog *a = calloc(1, sizeof *a);
-	if (!a) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	if ((a->fd = evfile_open(events_path, err, errlen)) < 0) {
+	if (!a || (a->fd = evfile_open(path, err, sizeof err)) < 0) {
+		cli_err("%s: %s; the PyTorch agents' records are not logged", cmd,
+			a ? err : "out of memory");
 		free(a);
 		return NULL;
 	}
+	a->cmd = cmd;
 	return a;
 }
 
@@ -48,7 +53,8 @@ void agentlog_close(struct agentlog *a)
 {
 	if (!a)
 		return;
-	close(a->fd);
+	if (a->fd >= 0)
+		close(a->fd);
 	free(a->f);
 	logbuf_free(&a->row);
 	free(a);
@@ -125,7 +131,7 @@ static int listed(const vramz_snapshot *snap, unsigned gpu)
 	return 0;
 }
 
-int agentlog_tick(struct agentlog *a, const vramz_snapshot *snap, log_info_fn info, void *arg)
+static int tick(struct agentlog *a, const vramz_snapshot *snap, log_info_fn info, void *arg)
 {
 	int rc = 0;
 	a->tick++;
@@ -148,4 +154,14 @@ int agentlog_tick(struct agentlog *a, const vramz_snapshot *snap, log_info_fn in
 		a->f[i] = a->f[--a->n];
 	}
 	return rc;
+}
+
+void agentlog_tick(struct agentlog *a, const vramz_snapshot *snap, log_info_fn info, void *arg)
+{
+	if (!a || a->fd < 0 || !tick(a, snap, info, arg))
+		return;
+	cli_err("%s: cannot write the PyTorch agents' records to the events file (%s); "
+		"they are not logged from here", a->cmd, strerror(errno));
+	close(a->fd);
+	a->fd = -1;
 }

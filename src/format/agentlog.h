@@ -18,12 +18,15 @@
 
 struct agentlog;
 
-/* Opens events_path (evfile_open): NULL with err when it cannot be. */
-struct agentlog *agentlog_open(const char *events_path, char *err, size_t errlen);
+/* Opens the events file beside the log at log_path (evfile_open).  NULL
+ * when it cannot be, after one line on stderr naming the command cmd
+ * (a static string) and why; the log goes on without the records. */
+struct agentlog *agentlog_open(const char *cmd, const char *log_path);
 /* One tick of the log: follows snap's processes with an agent, appends
- * the rows due.  info: the GPUs' identity (the OOM's GPU by UUID).  0, or
- * -1 when a row could not be written (errno) or memory ran out. */
-int agentlog_tick(struct agentlog *a, const vramz_snapshot *snap, log_info_fn info, void *arg);
+ * the rows due.  info: the GPUs' identity (the OOM's GPU by UUID).  A row
+ * that cannot be written (or memory that runs out) is said once, and the
+ * records stop there; the log does not.  a may be NULL: nothing. */
+void agentlog_tick(struct agentlog *a, const vramz_snapshot *snap, log_info_fn info, void *arg);
 void agentlog_close(struct agentlog *a);
 
 #endif
