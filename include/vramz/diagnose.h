@@ -42,8 +42,9 @@ enum vramz_finding_kind {
 	VRAMZ_FK_VRAM_ERRORS,       /* new ECC errors: uncorrected (or a memory Xid), or corrected rising */
 	VRAMZ_FK_ROW_REMAP,         /* a row remap waits for a reset, or failed */
 	VRAMZ_FK_XID,               /* the driver raised a critical Xid error */
+	VRAMZ_FK_RISE,              /* memory of a process rises steeply now (not yet a leak) */
 };
-#define VRAMZ_FK_COUNT 16 /* one past the last kind */
+#define VRAMZ_FK_COUNT 17 /* one past the last kind */
 
 enum vramz_severity {
 	VRAMZ_SEV_INFO = 1,
@@ -68,6 +69,12 @@ enum {
 					site alone for an oom: the line that ran out */
 	VRAMZ_FG_OOM = 1u << 11,     /* requested_bytes, limit_bytes, holders (oom
 					with its PyTorch agent's record of the error) */
+	VRAMZ_FG_ALLOCATOR = 1u << 12, /* leak: judged on the process's allocator's
+					  allocated bytes (its PyTorch agent's),
+					  not NVML's used memory */
+	VRAMZ_FG_STEPS = 1u << 13,   /* leak: growth in steps at a steady cadence:
+					count steps, value their median interval (s),
+					ref_value their median height (bytes) */
 };
 
 /* Bits of vramz_finding.evidence for an oom finding: what made the end of
@@ -200,10 +207,19 @@ typedef struct vramz_diag_config {
 	double oom_free_share;        /* or under this share of total (0.02) */
 	int64_t oom_rise_ms;          /* the last seconds a steep rise is sought in (10 s) */
 	int64_t oom_keep_ms;          /* live: an oom finding stays this long (10 min) */
-	/* appended (issue 27): steep leaks (docs/diagnoses.md, "Fast leaks") */
-	uint64_t leak_steep_rate_bytes_per_min; /* a leak this fast, begun past the
-					 warm-up, is judged on a short rise (1 GiB) */
-	int64_t leak_steep_min_span_ms; /* the rise it needs (30 s) */
+	/* appended (issue 27), steep rises since issue 36 (docs/diagnoses.md,
+	 * "Steep rises"): memory rising this fast is told while it rises */
+	uint64_t leak_steep_rate_bytes_per_min; /* (5 GiB); 0 off */
+	int64_t leak_steep_min_span_ms; /* over this much of it (30 s) */
+	/* appended (issue 36): leaks from their onset (docs/diagnoses.md,
+	 * "Leaks from their onset") */
+	int64_t leak_onset_min_span_ms; /* a smooth rise of NVML's figure lasts (30 s) */
+	uint64_t leak_onset_min_rise_bytes; /* and rises (512 MiB), whichever is longer */
+	int64_t leak_onset_alloc_min_span_ms; /* the same on the allocator's own
+					 figure (a PyTorch agent's): 20 s */
+	uint64_t leak_onset_alloc_min_rise_bytes; /* and 256 MiB */
+	unsigned leak_stair_min_steps; /* a staircase is a leak from this many steps (4) */
+	int64_t leak_stair_min_span_ms; /* lasting at least (60 s) */
 } vramz_diag_config;
 
 typedef struct vramz_diag vramz_diag;

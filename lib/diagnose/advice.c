@@ -94,11 +94,18 @@ void summary_leak(const vramz_finding *f, const char *s, char *buf, size_t len)
 		 (f->figures & VRAMZ_FG_TTO) ? "; out of memory in about " :
 		 f->ended ? " when it exited" : "",
 		 (f->figures & VRAMZ_FG_TTO) ? diag_dur_str(c, sizeof c, f->time_to_oom_s * 1000) : "");
-	if (f->figures & VRAMZ_FG_SITE) { /* its PyTorch agent's allocation stacks */
-		size_t n = strlen(buf);
+	size_t n = strlen(buf);
+	if (f->figures & VRAMZ_FG_STEPS) /* a staircase (leak.c) */
+		snprintf(buf + n, len > n ? len - n : 0, "; in %s steps every %s",
+			 diag_bytes_str(a, sizeof a, f->ref_value),
+			 diag_dur_str(b, sizeof b, f->value * 1000));
+	n = strlen(buf);
+	if (f->figures & VRAMZ_FG_ALLOCATOR) /* the series it was judged on */
+		snprintf(buf + n, len > n ? len - n : 0, " (judged on PyTorch's allocated bytes)");
+	n = strlen(buf);
+	if (f->figures & VRAMZ_FG_SITE) /* its PyTorch agent's allocation stacks */
 		snprintf(buf + n, len > n ? len - n : 0, "; %.0f %% of the growth is allocated at %s",
 			 f->site_share * 100, f->site);
-	}
 }
 
 void advice_leak(const vramz_finding *f, const char *s, char *buf, size_t len)

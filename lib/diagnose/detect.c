@@ -33,6 +33,7 @@ struct leak_hit {
 	struct leak_result r;
 	uint64_t bytes;
 	int ended;
+	int alloc;                     /* judged on the allocator's series */
 };
 
 static int emit_leak(vramz_diag *d, struct emitter *em, const struct leak_hit *h,
@@ -60,6 +61,14 @@ static int emit_leak(vramz_diag *d, struct emitter *em, const struct leak_hit *h
 	f->p_value = h->r.tr.p_value;
 	f->duration_ms = h->r.end_ms - h->r.start_ms;
 	f->bytes = h->bytes;
+	if (h->alloc)
+		f->figures |= VRAMZ_FG_ALLOCATOR;
+	if (h->r.shape == LEAK_STAIRS) {
+		f->figures |= VRAMZ_FG_STEPS;
+		f->count = h->r.steps;
+		f->value = h->r.step_interval_s;
+		f->ref_value = h->r.step_bytes;
+	}
 	if (tto >= 0) {
 		f->time_to_oom_s = tto;
 		f->figures |= VRAMZ_FG_TTO | VRAMZ_FG_REF;
@@ -81,6 +90,44 @@ static void *detect_scratch(vramz_diag *d, size_t size)
 	return memset(d->detect_buf, 0, size);
 }
 
+/* The leak rules on one series: the slow rule's trend over the life, and
+ * the onset rules (leak.c); the onset's result where it is a leak that
+ * began later (its rate is the rise's, not diluted by what came before). */
+static int judge_series(vramz_diag *d, const struct ring *r, struct leak_cache *c,
+			const struct onset_need *need, struct leak_result *out)
+{
+	int rc = leak_cached(r, need->life_start_ms, &d->cfg, &d->scratch, c, out);
+	if (rc)
+		return rc;
+	struct leak_result on;
+	if ((rc = leak_onset_cached(r, need, &d->cfg, &d->scratch, c, &on)))
+		return rc;
+	if (on.is_leak && (!out->is_leak || on.start_ms > out->start_ms))
+		*out = on;
+	return 0;
+}
+
+/* A process: judged on its allocator's series where its PyTorch agent
+ * gives one (no caching steps: sooner and surer), else, or when that
+ * does not leak (memory outside the allocator), on NVML's. */
+static int judge_proc(vramz_diag *d, struct proc_state *p, struct leak_hit *h)
+{
+	/* an exited process is judged as it was at its end */
+	double fr = !p->ended ? gpu_free_now(&d->gpus[p->gpu])
+		  : p->gpu_mem_known ? (double)p->gpu_free_bytes : -1;
+	struct onset_need need = onset_need_nvml(&d->cfg, fr, p->first_ms);
+	h->alloc = 0;
+	if (p->alloc.w && p->alloc.n) {
+		struct onset_need na = need;
+		na.min_span_ms = d->cfg.leak_onset_alloc_min_span_ms;
+		na.min_rise = (double)d->cfg.leak_onset_alloc_min_rise_bytes;
+		int rc = judge_series(d, &p->alloc, &p->alloc_leak, &na, &h->r);
+		if (rc || (h->alloc = h->r.is_leak))
+			return rc;
+	}
+	return judge_series(d, &p->mem, &p->leak, &need, &h->r);
+}
+
 int detect_leak(vramz_diag *d, struct emitter *em)
 {
 	unsigned nh = 0, ng = d->ngpus ? d->ngpus : 1;
@@ -95,24 +142,15 @@ int detect_leak(vramz_diag *d, struct emitter *em)
 	int rc = 0;
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		struct proc_state *p = &d->procs[i];
+		p->leaking = 0;
 		if (!proc_active(d, p) || p->gpu >= d->ngpus)
 			continue;
 		struct leak_hit *h = &hits[nh];
-		if ((rc = leak_cached(&p->mem, p->first_ms, &d->cfg, &d->scratch, &p->leak, &h->r)))
+		if ((rc = judge_proc(d, p, h)))
 			goto out;
-		/* the fast rule too: a leak that began lately is fitted from its
-		 * start there, where the slow rule's coarser start dilutes it.
-		 * An exited process is judged as it was at its end. */
-		struct leak_result fast;
-		double fr = !p->ended ? gpu_free_now(&d->gpus[p->gpu])
-			  : p->gpu_mem_known ? (double)p->gpu_free_bytes : -1;
-		if ((rc = leak_fast_cached(&p->mem, p->first_ms, fr, &d->cfg, &d->scratch, &p->leak,
-					   &fast)))
-			goto out;
-		if (fast.is_leak && (!h->r.is_leak || fast.start_ms > h->r.start_ms))
-			h->r = fast;
 		if (!h->r.is_leak)
 			continue;
+		p->leaking = 1;
 		h->proc = i;
 		h->gpu = p->gpu;
 		h->bytes = p->last_bytes;
@@ -129,19 +167,16 @@ int detect_leak(vramz_diag *d, struct emitter *em)
 		if (!g->seen || g->lost || has[gi] || !g->mem.n)
 			continue;
 		struct leak_hit *h = &hits[nh];
-		if ((rc = leak_cached(&g->mem, g->first_ms, &d->cfg, &d->scratch, &g->leak, &h->r)))
+		struct onset_need need = onset_need_nvml(&d->cfg, gpu_free_now(g), g->first_ms);
+		if ((rc = judge_series(d, &g->mem, &g->leak, &need, &h->r)))
 			goto out;
-		if (!h->r.is_leak) {
-			if ((rc = leak_fast_cached(&g->mem, g->first_ms, gpu_free_now(g), &d->cfg,
-						   &d->scratch, &g->leak, &h->r)))
-				goto out;
-			if (!h->r.is_leak)
-				continue;
-		}
+		if (!h->r.is_leak)
+			continue;
 		h->proc = UINT32_MAX;
 		h->gpu = gi;
 		h->bytes = g->last.mem_used_bytes;
 		h->ended = 0;
+		h->alloc = 0;
 		rate[gi] += h->r.tr.slope;
 		nh++;
 	}
@@ -161,8 +196,14 @@ const char *check_leak(const vramz_diag_config *c, char *buf, size_t len)
 	else if (!(c->leak_p > 0 && c->leak_p < 1))
 		snprintf(buf, len, "leak_p %g: must be between 0 and 1", c->leak_p);
 	else if (c->leak_fast_tto_ms < 0 || c->leak_fast_warmup_ms < 0 ||
-		 c->leak_fast_min_span_ms < 0 || c->leak_steep_min_span_ms < 0)
-		snprintf(buf, len, "leak_fast_*_ms, leak_steep_min_span_ms: must not be negative");
+		 c->leak_fast_min_span_ms < 0 || c->leak_steep_min_span_ms < 0 ||
+		 c->leak_onset_min_span_ms < 0 || c->leak_onset_alloc_min_span_ms < 0 ||
+		 c->leak_stair_min_span_ms < 0)
+		snprintf(buf, len, "leak_fast_*_ms, leak_steep_min_span_ms, leak_onset_*_ms, "
+				   "leak_stair_min_span_ms: must not be negative");
+	else if (c->leak_stair_min_steps < 3)
+		snprintf(buf, len, "leak_stair_min_steps %u: must be at least 3",
+			 c->leak_stair_min_steps);
 	else if (!(c->leak_fast_share > 0))
 		snprintf(buf, len, "leak_fast_share %g: must be positive", c->leak_fast_share);
 	else

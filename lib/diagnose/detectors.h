@@ -102,6 +102,11 @@ void diag_agent_free(vramz_diag *d);
  * grows (live, agent recording allocation history), into f's site */
 void torch_leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f);
 
+/* ---- rise.c: memory rising steeply now (not yet a leak) ---- */
+int detect_rise(vramz_diag *d, struct emitter *em);
+void summary_rise(const vramz_finding *f, const char *subject, char *buf, size_t len);
+void advice_rise(const vramz_finding *f, const char *subject, char *buf, size_t len);
+
 /* ---- advice.c: the words of the kinds above ---- */
 void summary_leak(const vramz_finding *f, const char *subject, char *buf, size_t len);
 void advice_leak(const vramz_finding *f, const char *subject, char *buf, size_t len);

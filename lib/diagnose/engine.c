@@ -126,6 +126,13 @@ const char *vramz_diag_error(const vramz_diag *d)
 	return d ? d->err : "out of memory";
 }
 
+/* a process's series: NVML's, and its allocator's where an agent spoke */
+static void proc_series_free(struct proc_state *p)
+{
+	ring_free(&p->mem);
+	ring_free(&p->alloc);
+}
+
 void vramz_diag_free(vramz_diag *d)
 {
 	if (!d)
@@ -133,7 +140,7 @@ void vramz_diag_free(vramz_diag *d)
 	for (unsigned i = 0; i < d->ngpus; i++)
 		ring_free(&d->gpus[i].mem);
 	for (unsigned i = 0; i < d->nprocs; i++)
-		ring_free(&d->procs[i].mem);
+		proc_series_free(&d->procs[i]);
 	free(d->gpus);
 	free(d->procs);
 	htab_free(&d->index);
@@ -260,7 +267,7 @@ static int series_make_room(vramz_diag *d)
 		struct proc_state *p = &d->procs[v[k].index];
 		if (!p->ended || d->cfg.keep_ended)
 			d->series_dropped++;
-		ring_free(&p->mem);
+		proc_series_free(p);
 		p->used = 0;
 	}
 	free(v);
@@ -307,7 +314,7 @@ static struct proc_state *proc_get(vramz_diag *d, const vramz_proc_sample *s, in
 	d->nprocs++;
 	if (index_put(d, d->nprocs - 1)) {
 		d->nprocs--;
-		ring_free(&p->mem);
+		proc_series_free(p);
 		return NULL;
 	}
 	return p;
@@ -341,7 +348,7 @@ static void procs_evict(vramz_diag *d)
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		struct proc_state *p = &d->procs[i];
 		if (p->ended && (!d->cfg.keep_ended || p->last_ms <= cut)) {
-			ring_free(&p->mem);
+			proc_series_free(p);
 			continue;
 		}
 		d->procs[j++] = *p;
@@ -490,6 +497,12 @@ static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *
 		p->gpu_total_bytes = g->last.mem_total_bytes;
 	}
 	torch_feed(p, s, t);
+	/* the allocator's own series (issue 36): no caching steps in it */
+	if ((s->valid & VRAMZ_P_TORCH) && (s->torch_valid & VRAMZ_T_ALLOCATED)) {
+		if (!p->alloc.w && ring_init(&p->alloc, d->cfg.ring_windows, d->cfg.window_ms))
+			return VRAMZ_ENOMEM;
+		ring_add(&p->alloc, t, (double)s->torch_allocated_bytes, -1);
+	}
 	if (!(s->valid & VRAMZ_P_USED))
 		return 0;
 	int has_sm = (s->valid & VRAMZ_P_SM) != 0;

@@ -98,10 +98,22 @@ static const struct kind_conf conf_leak[] = {
 	CONF(NULL, KC_DURATION, leak_fast_min_span_ms, 10000, "the fast rule's least rise (10s)"),
 	CONF(NULL, KC_NUMBER, leak_fast_share, 1.0 / 3,
 	     "the rise lasted this share of its time to OOM (1/3)"),
-	CONF(NULL, KC_SIZE, leak_steep_rate_bytes_per_min, 768 * MIB,
-	     "a leak this fast per minute, begun past the warm-up, is judged sooner "
-	     "(768MiB, a margin under the 1GiB promised; 0 off)"),
-	CONF(NULL, KC_DURATION, leak_steep_min_span_ms, 30000, "the steep rule's least rise (30s)"),
+	CONF(NULL, KC_DURATION, leak_onset_min_span_ms, 30000,
+	     "a smooth rise of used memory is judged once it lasted (30s)"),
+	CONF(NULL, KC_SIZE, leak_onset_min_rise_bytes, 512 * MIB,
+	     "or rose, whichever is longer (512MiB)"),
+	CONF(NULL, KC_DURATION, leak_onset_alloc_min_span_ms, 20000,
+	     "the same on a PyTorch agent's allocated bytes (20s)"),
+	CONF(NULL, KC_SIZE, leak_onset_alloc_min_rise_bytes, 256 * MIB,
+	     "and its rise (256MiB)"),
+	CONF(NULL, KC_COUNT, leak_stair_min_steps, 4, "a staircase is a leak from this many steps (4)"),
+	CONF(NULL, KC_DURATION, leak_stair_min_span_ms, 60000, "lasting at least (60s)"),
+};
+
+static const struct kind_conf conf_rise[] = {
+	CONF(NULL, KC_SIZE, leak_steep_rate_bytes_per_min, 5 * GIB,
+	     "memory rising this fast per minute is told while it rises (5GiB; 0 off)"),
+	CONF(NULL, KC_DURATION, leak_steep_min_span_ms, 30000, "judged over this much of the rise (30s)"),
 };
 
 static const struct kind_conf conf_imbalance[] = {
@@ -293,6 +305,14 @@ const struct finding_kind finding_kinds[] = {
 		.detect = detect_xid,
 		.summary = summary_xid, .advice = advice_xid,
 		.span = KIND_EVENT, .at_once = 1,
+	},
+	[VRAMZ_FK_RISE] = {
+		.kind = VRAMZ_FK_RISE, .name = "rise",
+		.hold_ms = 30000,
+		.detect = detect_rise,
+		.summary = summary_rise, .advice = advice_rise,
+		.span = KIND_LASTS,
+		CONFS(conf_rise),
 	},
 };
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #define LEAK_MAX_POINTS 256
+#define STAIR_MIN_JUMP (32.0 * 1048576.0) /* the least jump a step is (onset rules) */
 
 static int scratch_reserve(struct diag_scratch *s, unsigned n)
 {
@@ -61,25 +62,43 @@ static double med3(const double *y, unsigned n, unsigned i)
 	return c < a ? a : c > b ? b : c;
 }
 
+/* The window-to-window increments of y[0..n): their median and robust
+ * spread (1.4826 MAD) - tmp holds n - 1. */
+static void increments(const double *y, unsigned n, double *tmp, double *med, double *sigma)
+{
+	unsigned m = n - 1;
+	for (unsigned i = 0; i < m; i++)
+		tmp[i] = y[i + 1] - y[i];
+	*med = stats_median(tmp, m);
+	for (unsigned i = 0; i < m; i++)
+		tmp[i] = fabs((y[i + 1] - y[i]) - *med);
+	*sigma = 1.4826 * stats_median(tmp, m);
+}
+
+/* An increment larger than this is a jump: well above the pace and the
+ * noise of the others, and at least floor. */
+static double jump_threshold(const double *y, unsigned n, double *tmp, double floor)
+{
+	double med, sigma;
+	increments(y, n, tmp, &med, &sigma);
+	double thr = (med > 0 ? med : 0) + 6 * sigma;
+	return thr > floor ? thr : floor;
+}
+
 /* Growth made of at most 3 jumps well above the window-to-window noise,
  * which carry most of the rise: how a caching allocator grows. */
 static int few_steps(const double *y, unsigned n, double *tmp)
 {
 	if (n < 4)
 		return 0;
-	unsigned m = n - 1;
-	for (unsigned i = 0; i < m; i++)
-		tmp[i] = y[i + 1] - y[i];
-	double med = stats_median(tmp, m);
-	for (unsigned i = 0; i < m; i++)
-		tmp[i] = fabs((y[i + 1] - y[i]) - med);
-	double sigma = 1.4826 * stats_median(tmp, m);
+	double med, sigma;
+	increments(y, n, tmp, &med, &sigma);
 	double thr = 6 * sigma;
 	if (thr < 1048576.0)
 		thr = 1048576.0;
 	double jump_sum = 0;
 	unsigned jumps = 0;
-	for (unsigned i = 0; i < m; i++) {
+	for (unsigned i = 0; i + 1 < n; i++) {
 		double d = y[i + 1] - y[i];
 		if (d > thr) {
 			jumps++;
@@ -88,6 +107,27 @@ static int few_steps(const double *y, unsigned n, double *tmp)
 	}
 	double net = med3(y, n, n - 3) - med3(y, n, 0);
 	return jumps > 0 && jumps <= 3 && net > 0 && jump_sum >= 0.7 * net;
+}
+
+/* Growth carried by jumps (most of the rise) in a minority of the
+ * windows, however many: a staircase, which the staircase rule judges by
+ * its cadence, not a smooth rise. */
+static int stepwise(const double *y, unsigned n, double *tmp)
+{
+	if (n < 4)
+		return 0;
+	double thr = jump_threshold(y, n, tmp, STAIR_MIN_JUMP);
+	double jump_sum = 0;
+	unsigned jumps = 0;
+	for (unsigned i = 0; i + 1 < n; i++) {
+		double d = y[i + 1] - y[i];
+		if (d > thr) {
+			jumps++;
+			jump_sum += d;
+		}
+	}
+	double net = med3(y, n, n - 3) - med3(y, n, 0);
+	return jumps > 0 && jumps * 4 <= n - 1 && net > 0 && jump_sum >= 0.7 * net;
 }
 
 static const char why_young[] = "the rise began after its start: too young yet";
@@ -267,46 +307,53 @@ int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_c
 	return 0;
 }
 
-/* ---- fast leaks ----
+/* ---- leaks from their onset (issue 36) ----
  *
- * The rule above waits for the warm-up and a minute of data: right for a
- * leak that takes hours, too late for one that fills the GPU in a minute
- * or two, or that eats gigabytes a minute.  The fast rule judges, on a
- * bounded tail of the series, two kinds of rise sooner:
+ * The rule above waits for the warm-up and a minute of data and asks for
+ * a trend over the process's life: right for a leak of a few MiB a minute
+ * over hours, late for the common one, which starts with the training loop
+ * right after the model's load.  The onset rules judge the latest stretch
+ * of a series (at most ONSET_MAX_POINTS windows) as a person reading the
+ * curve would: a load is one or a few large jumps, not a leak; growth that
+ * goes on after it is, from its onset, whenever that is.  Two shapes:
  *
- *  - near out of memory (a projected time to OOM under leak_fast_tto): the
- *    evidence asked is in proportion to the urgency - the rise must have
- *    lasted leak_fast_share of the time to OOM it projects, so a GPU that
- *    fills in 80 s is called at about 20 s into the rise, while a model
- *    that loads 25 GiB in 25 s and stops has stopped before it has lasted
- *    long enough;
- *  - steep (leak_steep_rate a minute or more, issue 27): a rise of
- *    leak_steep_min_span that began once the process was past its warm-up
- *    and had held still for a while (STEEP_STILL_MS): a job that ran
- *    steadily and then started to leak.  Growth from the start of a
- *    process (loading, the allocator learning its working set) is the
- *    slow rule's, after its warm-up; a rise to a level the series had
- *    reached before is a cycle, not a leak.
- *
- * Both ask the rise to be significant and strong (Mann-Kendall at leak_p,
- * tau >= 0.8, on at least 10 windows), still rising in its latest windows,
- * and not a few allocator steps. */
+ *  - smooth: a strong monotonic rise (Mann-Kendall tau >= ONSET_MIN_TAU at
+ *    leak_p) from an onset, whose head rises too (else the onset is
+ *    later), still rising in its latest third, not carried by a few jumps,
+ *    to levels not reached before; judged once it has lasted
+ *    max(min span, min rise / rate) - the allocator's own series (the
+ *    PyTorch agent's allocated bytes, which have no caching steps) asks
+ *    less than NVML's (leak_onset_*).  Near out of memory, past the fast
+ *    warm-up, the rise needs only leak_fast_share of the time it leaves.
+ *    Onsets tried: the stretch's start, right after each large jump (the
+ *    end of a load) and evenly spaced points, earliest first.
+ *  - staircase: what NVML sees of a caching allocator whose pieces stay
+ *    alive: a new segment whenever the kept pieces have used up the free
+ *    one (512 MiB every 26 s on the H100).  At least leak_stair_min_steps
+ *    steps at a steady cadence (the longest interval at most
+ *    STAIR_MAX_SPREAD times the shortest) over leak_stair_min_span_ms, the
+ *    latest recent (within STAIR_RECENT of the longest interval: steps
+ *    that stopped were an allocator's warm-up), none fallen back.
+ */
 
-#define FAST_MAX_POINTS 128
-#define FAST_MIN_POINTS 10
-#define FAST_MIN_TAU 0.8
-#define STEEP_STILL_MS 10000  /* held still this long, past warm-up, before */
+#define ONSET_MAX_POINTS 256
+#define ONSET_MIN_POINTS 10
+#define ONSET_MIN_TAU 0.8
+#define ONSET_MAX_CAND 64
+#define ONSET_MAX_JUDGED 6
+#define STAIR_MAX_STEPS 64
+#define STAIR_MAX_SPREAD 3.0
+#define STAIR_RECENT 1.5
 
-/* The series' tail from from_ms (at most FAST_MAX_POINTS windows) into
- * s->t (s from the first) and s->y; its length, 0 when too short. */
-static unsigned fast_tail(const struct ring *r, int64_t from_ms, struct diag_scratch *s,
-			  int64_t *t0_ms, int *rc)
+static const char why_later[] = "the rise began later";
+
+/* The series' latest ONSET_MAX_POINTS windows into s->t (s from the
+ * first, whose time is *t0_ms) and s->y; their count, 0 when too few. */
+static unsigned onset_tail(const struct ring *r, struct diag_scratch *s, int64_t *t0_ms, int *rc)
 {
-	unsigned first = r->n > FAST_MAX_POINTS ? r->n - FAST_MAX_POINTS : 0;
-	while (first < r->n && r->w[first].t_first_ms < from_ms)
-		first++;
+	unsigned first = r->n > ONSET_MAX_POINTS ? r->n - ONSET_MAX_POINTS : 0;
 	unsigned n = r->n - first;
-	if (n < FAST_MIN_POINTS)
+	if (n < ONSET_MIN_POINTS)
 		return 0;
 	if ((*rc = scratch_reserve(s, n)))
 		return 0;
@@ -319,12 +366,128 @@ static unsigned fast_tail(const struct ring *r, int64_t from_ms, struct diag_scr
 	return n;
 }
 
-/* Where the strong rise of s->y[0..n) starts: the earliest suffix whose
- * tau is at least FAST_MIN_TAU and within 5 % of the best (more flat
- * windows before the rise would dilute the rate); n when none. */
-static unsigned rise_start(struct diag_scratch *s, unsigned n)
+/* Theil-Sen slope of the m points t, y (tmp: scratch). */
+static double slope_of(const double *t, const double *y, unsigned m, double *tmp)
 {
-	double *row = s->tmp; /* S of every suffix in one pass */
+	double tau, p, var, sl, lo, hi;
+	stats_mann_kendall(y, m, &tau, &p, &var);
+	stats_theil_sen(t, y, m, var, tmp, &sl, &lo, &hi);
+	return sl;
+}
+
+/* Not a leak (yet) if the rise from k of the n points is not one: the
+ * reason, or NULL with out's trend filled.  need_*: what the series asks
+ * before it is judged (leak_onset_*). */
+static const char *smooth_judge(const struct ring *r, const vramz_diag_config *cfg,
+				struct diag_scratch *s, unsigned n, unsigned k, int64_t t0_ms,
+				const struct onset_need *need, struct leak_result *out)
+{
+	const double *t = s->t + k, *y = s->y + k;
+	unsigned m = n - k;
+	double tau, p, var;
+	stats_mann_kendall(y, m, &tau, &p, &var);
+	out->tr = (struct trend){.tau = tau, .p_value = p};
+	if (p >= cfg->leak_p || tau < ONSET_MIN_TAU)
+		return "no significant rising trend";
+	struct trend tr = {.tau = tau, .p_value = p};
+	stats_theil_sen(t, y, m, var, s->tmp, &tr.slope, &tr.ci_low, &tr.ci_high);
+	out->tr = tr;
+	out->start_ms = t0_ms + (int64_t)llround(t[0] * 1000.0);
+	out->end_ms = r->w[r->n - 1].t_last_ms;
+	double span_s = (double)(out->end_ms - out->start_ms) / 1000.0;
+	if (tr.slope <= 0 || tr.slope * 60.0 < (double)cfg->leak_min_rate_bytes_per_min)
+		return "rate below the minimum";
+	if (tr.slope * span_s < (double)cfg->leak_min_rise_bytes)
+		return "rise below the minimum";
+	/* begun at k: its head rises as well, or the onset is later */
+	unsigned q = m / 4 < 5 ? 5 : m / 4;
+	if (slope_of(t, y, q, s->tmp) < 0.3 * tr.slope)
+		return why_later;
+	/* still rising: its latest third keeps half the pace */
+	q = m / 3 < 5 ? 5 : m / 3;
+	if (slope_of(t + m - q, y + m - q, q, s->tmp) < 0.5 * tr.slope)
+		return "stopped rising";
+	if (few_steps(y, m, s->tmp))
+		return "a few steps, as a caching allocator grows";
+	if (stepwise(y, m, s->tmp))
+		return "in steps: the staircase rule's";
+	/* from its lowest point, to its highest now, which no level before
+	 * reached (a cycle) */
+	double lo = y[0], hi = y[0];
+	for (unsigned i = 1; i < m; i++) {
+		hi = y[i] > hi ? y[i] : hi;
+		lo = y[i] < lo ? y[i] : lo;
+	}
+	if (y[0] > lo + 0.25 * (hi - lo))
+		return why_later;
+	if (med3(y, m, m - 3) < hi - 0.25 * (hi - lo))
+		return "fell back from its peak";
+	for (unsigned i = 0; i < k; i++)
+		if (s->y[i] >= hi - 0.25 * (hi - lo))
+			return "the level was reached before: a cycle";
+	/* long enough for its rate; near out of memory, for the time left */
+	double need_s = (double)need->min_span_ms / 1000.0;
+	if (need->min_rise / tr.slope > need_s)
+		need_s = need->min_rise / tr.slope;
+	if (need->free_bytes >= 0 && cfg->leak_fast_tto_ms > 0 &&
+	    out->start_ms >= need->life_start_ms + cfg->leak_fast_warmup_ms) {
+		double tto_s = need->free_bytes / tr.slope;
+		double near_s = cfg->leak_fast_share * tto_s;
+		if (near_s * 1000.0 < (double)cfg->leak_fast_min_span_ms)
+			near_s = (double)cfg->leak_fast_min_span_ms / 1000.0;
+		if (tto_s * 1000.0 <= (double)cfg->leak_fast_tto_ms && near_s < need_s)
+			need_s = near_s;
+	}
+	if (span_s < need_s)
+		return "rise too short yet";
+	return NULL;
+}
+
+/* Onsets to try for the n points, earliest first, into k[]: evenly
+ * spaced points, and where each run of jumps (a load, a step, the start
+ * of a rise over a still stretch) begins and ends, latest first; their
+ * count. */
+static unsigned onset_candidates(struct diag_scratch *s, unsigned n, unsigned *k)
+{
+	unsigned nc = 0;
+	double thr = jump_threshold(s->y, n, s->tmp, STAIR_MIN_JUMP);
+	for (unsigned c = 0; c < 16; c++)
+		k[nc++] = (unsigned)((uint64_t)n * c / 16);
+	int was = 0; /* the increment after i was a jump */
+	for (unsigned i = n - 1; i-- > 0 && nc < ONSET_MAX_CAND;) {
+		int jump = s->y[i + 1] - s->y[i] > thr;
+		if (jump && !was)
+			k[nc++] = i + 1; /* a run ends: after it */
+		else if (!jump && was)
+			k[nc++] = i + 1; /* a run begins at i + 1 */
+		was = jump;
+	}
+	if (was && nc < ONSET_MAX_CAND)
+		k[nc++] = 0;
+	/* sorted, unique, long enough */
+	for (unsigned i = 1; i < nc; i++)
+		for (unsigned j = i; j > 0 && k[j - 1] > k[j]; j--) {
+			unsigned x = k[j];
+			k[j] = k[j - 1];
+			k[j - 1] = x;
+		}
+	unsigned u = 0;
+	for (unsigned i = 0; i < nc; i++)
+		if ((!u || k[i] != k[u - 1]) && k[i] + ONSET_MIN_POINTS <= n)
+			k[u++] = k[i];
+	return u;
+}
+
+/* The smooth shape: the earliest onset whose rise is a leak. */
+static void smooth_onset(const struct ring *r, const vramz_diag_config *cfg,
+			 struct diag_scratch *s, unsigned n, int64_t t0_ms,
+			 const struct onset_need *need, struct leak_result *out)
+{
+	unsigned k[ONSET_MAX_CAND];
+	double sk[ONSET_MAX_CAND];
+	unsigned nc = onset_candidates(s, n, k);
+	/* S of every suffix in one O(n^2) pass, kept for the candidates */
+	double *row = s->tmp;
 	for (unsigned i = 0; i + 1 < n; i++) {
 		long c = 0;
 		for (unsigned j = i + 1; j < n; j++)
@@ -334,156 +497,146 @@ static unsigned rise_start(struct diag_scratch *s, unsigned n)
 	row[n - 1] = 0;
 	for (unsigned i = n - 1; i-- > 0;)
 		row[i] += row[i + 1];
-	double best = -1;
-	for (unsigned k = 0; k + FAST_MIN_POINTS <= n; k++) {
-		double dn = (double)(n - k), tk = row[k] / (dn * (dn - 1) / 2);
-		if (tk > best)
-			best = tk;
+	for (unsigned c = 0; c < nc; c++)
+		sk[c] = row[k[c]];
+	out->why_not = "no strong rise";
+	unsigned judged = 0;
+	const char *first_why = NULL;
+	for (unsigned c = 0; c < nc && judged < ONSET_MAX_JUDGED; c++) {
+		double dm = (double)(n - k[c]);
+		if (sk[c] / (dm * (dm - 1) / 2) < ONSET_MIN_TAU)
+			continue;
+		judged++;
+		struct leak_result o = *out;
+		const char *why = smooth_judge(r, cfg, s, n, k[c], t0_ms, need, &o);
+		if (!why) {
+			*out = o;
+			out->why_not = NULL;
+			out->is_leak = 1;
+			out->shape = LEAK_SMOOTH;
+			return;
+		}
+		/* the first real reason, not "began later", is the one told */
+		if (!first_why || first_why == why_later) {
+			first_why = why;
+			*out = o;
+		}
 	}
-	for (unsigned k = 0; k + FAST_MIN_POINTS <= n; k++) {
-		double dn = (double)(n - k), tk = row[k] / (dn * (dn - 1) / 2);
-		if (tk >= FAST_MIN_TAU && tk >= 0.95 * best)
-			return k;
-	}
-	return n;
+	if (first_why)
+		out->why_not = first_why;
 }
 
-/* The rise from k of the tail (n points, t0_ms) fitted into out; the
- * reason it is no leak, or NULL. */
-static const char *fast_fit(const struct ring *r, const vramz_diag_config *cfg,
-			    struct diag_scratch *s, unsigned n, unsigned k, int64_t t0_ms,
-			    struct leak_result *out)
+/* The staircase shape on the n points (NULL: a leak, out filled). */
+static const char *stair_judge(const struct ring *r, const vramz_diag_config *cfg,
+			       struct diag_scratch *s, unsigned n, int64_t t0_ms,
+			       const struct onset_need *need, struct leak_result *out)
 {
-	const double *t = s->t + k, *y = s->y + k;
-	unsigned m = n - k;
-	double tau, p, var;
-	stats_mann_kendall(y, m, &tau, &p, &var);
-	out->tr.tau = tau;
-	out->tr.p_value = p;
-	if (p >= cfg->leak_p || tau < FAST_MIN_TAU)
-		return "no significant rising trend";
-	/* Theil-Sen reorders tmp, which rise_start's rows lived in (done with) */
-	struct trend tr = {.tau = tau, .p_value = p};
-	stats_theil_sen(t, y, m, var, s->tmp, &tr.slope, &tr.ci_low, &tr.ci_high);
-	out->tr = tr;
-	out->start_ms = t0_ms + (int64_t)llround(t[0] * 1000.0);
+	const double *t = s->t, *y = s->y;
+	double thr = jump_threshold(y, n, s->tmp, STAIR_MIN_JUMP);
+	/* steps, latest first: the window before each (sb) and the one at
+	 * its top (st), until a fall as large as a step ends the staircase */
+	unsigned st[STAIR_MAX_STEPS], sb[STAIR_MAX_STEPS], ns = 0;
+	for (unsigned i = n - 1; i-- > 0 && ns < STAIR_MAX_STEPS;) {
+		double dy = y[i + 1] - y[i];
+		if (dy > thr) {
+			if (ns && sb[ns - 1] == i + 1) {
+				sb[ns - 1] = i; /* one step over two windows */
+			} else {
+				st[ns] = i + 1;
+				sb[ns++] = i;
+			}
+		} else if (-dy > thr) {
+			break;
+		}
+	}
+	if (ns < cfg->leak_stair_min_steps || ns < 3)
+		return "too few steps for a staircase";
+	for (unsigned i = 0; i < ns / 2; i++) {
+		unsigned x = st[i], z = sb[i];
+		st[i] = st[ns - 1 - i];
+		sb[i] = sb[ns - 1 - i];
+		st[ns - 1 - i] = x;
+		sb[ns - 1 - i] = z;
+	}
+	double ivs[STAIR_MAX_STEPS], hs[STAIR_MAX_STEPS];
+	double iv_min = 1e300, iv_max = 0;
+	for (unsigned j = 0; j + 1 < ns; j++) {
+		ivs[j] = t[st[j + 1]] - t[st[j]];
+		iv_min = ivs[j] < iv_min ? ivs[j] : iv_min;
+		iv_max = ivs[j] > iv_max ? ivs[j] : iv_max;
+	}
+	if (iv_max > STAIR_MAX_SPREAD * iv_min)
+		return "steps at an uneven cadence";
+	unsigned b = sb[0]; /* the level before the first step */
+	out->start_ms = t0_ms + (int64_t)llround(t[st[0]] * 1000.0);
 	out->end_ms = r->w[r->n - 1].t_last_ms;
-	out->last_bytes = r->w[r->n - 1].max_bytes;
 	double span_s = (double)(out->end_ms - out->start_ms) / 1000.0;
-	if (tr.slope <= 0 || tr.slope * 60.0 < (double)cfg->leak_min_rate_bytes_per_min)
+	double rate = (y[st[ns - 1]] - y[st[0]]) / (t[st[ns - 1]] - t[st[0]]);
+	double tau, p, var;
+	stats_mann_kendall(y + b, n - b, &tau, &p, &var);
+	/* Sen's interval has no meaning here: the slowest and fastest steps */
+	out->tr = (struct trend){.tau = tau, .p_value = p, .slope = rate,
+				 .ci_low = rate, .ci_high = rate};
+	for (unsigned j = 0; j + 1 < ns; j++) {
+		hs[j] = y[st[j + 1]] - y[sb[j + 1]];
+		double sr = hs[j] / ivs[j];
+		out->tr.ci_low = sr < out->tr.ci_low ? sr : out->tr.ci_low;
+		out->tr.ci_high = sr > out->tr.ci_high ? sr : out->tr.ci_high;
+	}
+	if (p >= cfg->leak_p)
+		return "no significant rising trend";
+	if (rate * 60.0 < (double)cfg->leak_min_rate_bytes_per_min)
 		return "rate below the minimum";
-	if (tr.slope * span_s < (double)cfg->leak_min_rise_bytes)
+	double rise = y[n - 1] - y[b];
+	if (rise < (double)cfg->leak_min_rise_bytes || rise < need->min_rise)
 		return "rise below the minimum";
-	if (few_steps(y, m, s->tmp))
-		return "a few steps, as a caching allocator grows";
-	return NULL;
-}
-
-/* Still rising: near out of memory, the latest 3 windows carry at least
- * half the pace (an urgent rise moves a lot a window); steep, the latest
- * third of the rise does, by its Theil-Sen slope (a window-to-window
- * sawtooth would make 3 windows flicker). */
-static int still_rising(struct diag_scratch *s, unsigned n, unsigned k, double slope, int steep)
-{
-	const double *t = s->t + k, *y = s->y + k;
-	unsigned m = n - k;
-	if (!steep)
-		return y[m - 1] - y[m - 4] >= 0.5 * slope * (t[m - 1] - t[m - 4]);
-	unsigned tail = m / 3 < 8 ? 8 : m / 3;
-	if (tail > m)
-		tail = m;
-	double ts, lo, hi, tau, p, var;
-	stats_mann_kendall(y + m - tail, tail, &tau, &p, &var);
-	stats_theil_sen(t + m - tail, y + m - tail, tail, var, s->tmp, &ts, &lo, &hi);
-	return ts >= 0.5 * slope;
-}
-
-/* The steep path: a rise of leak_steep_rate a minute or more, begun past
- * the warm-up after STEEP_STILL_MS of stillness, to levels never reached
- * before, lasting leak_steep_min_span. */
-static const char *steep_judge(const vramz_diag_config *cfg, const struct diag_scratch *s,
-			       unsigned n, unsigned k, int64_t life_start_ms,
-			       const struct leak_result *out)
-{
-	if (!cfg->leak_steep_rate_bytes_per_min ||
-	    out->tr.slope * 60.0 < (double)cfg->leak_steep_rate_bytes_per_min)
-		return "not near out of memory, nor steep";
-	if ((s->t[k] - s->t[0]) * 1000.0 < STEEP_STILL_MS ||
-	    out->start_ms < life_start_ms + cfg->leak_warmup_ms + STEEP_STILL_MS)
-		return "steep, but rising since its warm-up: the slow rule's";
-	if ((double)(out->end_ms - out->start_ms) < (double)cfg->leak_steep_min_span_ms)
-		return "steep rise too short yet";
-	double lo = s->y[k], hi = s->y[n - 1];
-	for (unsigned i = 0; i < k; i++)
-		if (s->y[i] >= hi - 0.25 * (hi - lo))
+	if (t[n - 1] - t[st[ns - 1]] > STAIR_RECENT * iv_max)
+		return "the steps stopped";
+	if (span_s * 1000.0 < (double)cfg->leak_stair_min_span_ms)
+		return "staircase too short yet";
+	for (unsigned i = 0; i < b; i++)
+		if (y[i] >= y[n - 1] - 0.25 * rise)
 			return "the level was reached before: a cycle";
+	out->steps = ns;
+	out->step_interval_s = stats_median(ivs, ns - 1);
+	out->step_bytes = stats_median(hs, ns - 1);
 	return NULL;
 }
 
-int leak_fast(const struct ring *r, int64_t life_start_ms, double free_bytes,
-	      const vramz_diag_config *cfg, struct diag_scratch *s, struct leak_result *out)
+int leak_onset(const struct ring *r, const struct onset_need *need, const vramz_diag_config *cfg,
+	       struct diag_scratch *s, struct leak_result *out)
 {
-	out->is_leak = 0;
+	memset(out, 0, sizeof *out);
 	out->why_not = "too little data";
 	out->tr = (struct trend){0, 1, 0, 0, 0};
-	int near_on = cfg->leak_fast_tto_ms > 0 && free_bytes >= 0;
-	if (!near_on && !cfg->leak_steep_rate_bytes_per_min) {
-		out->why_not = "fast rule off, or free memory unknown";
+	if (r->n < ONSET_MIN_POINTS)
 		return 0;
-	}
-	if (r->n < FAST_MIN_POINTS)
-		return 0;
+	out->last_bytes = r->w[r->n - 1].max_bytes;
 	int rc = 0;
 	int64_t t0_ms = 0;
-	unsigned n = fast_tail(r, life_start_ms + cfg->leak_fast_warmup_ms, s, &t0_ms, &rc);
+	unsigned n = onset_tail(r, s, &t0_ms, &rc);
 	if (rc || !n)
 		return rc;
-	/* cheap gate, before any statistics: the crude rate over the stretch
-	 * must project an OOM within twice the fast horizon, or be steep */
-	double crude_s = s->t[n - 1] - s->t[0];
-	double crude = crude_s > 0 ? (s->y[n - 1] - s->y[0]) / crude_s : 0;
-	int near_gate = near_on && crude > 0 &&
-			free_bytes / crude * 1000.0 <= 2.0 * (double)cfg->leak_fast_tto_ms;
-	/* ... or, over its latest leak_steep_min_span, steep */
-	unsigned j = n - 1;
-	while (j > 0 && (s->t[n - 1] - s->t[j - 1]) * 1000.0 <= (double)cfg->leak_steep_min_span_ms)
-		j--;
-	double recent_s = s->t[n - 1] - s->t[j];
-	double recent = recent_s > 0 ? (s->y[n - 1] - s->y[j]) / recent_s : 0;
-	int steep_gate = cfg->leak_steep_rate_bytes_per_min &&
-			 recent * 60.0 >= 0.5 * (double)cfg->leak_steep_rate_bytes_per_min;
-	if (!near_gate && !steep_gate) {
-		out->why_not = "not near out of memory";
+	/* cheap gate, before any statistics: the stretch must rise enough
+	 * above its lowest point */
+	double lo = s->y[0];
+	for (unsigned i = 1; i < n; i++)
+		lo = s->y[i] < lo ? s->y[i] : lo;
+	if (s->y[n - 1] - lo < (double)cfg->leak_min_rise_bytes) {
+		out->why_not = "rise below the minimum";
 		return 0;
 	}
-	unsigned k = rise_start(s, n);
-	if (k + FAST_MIN_POINTS > n) {
-		out->why_not = "no strong rise";
+	smooth_onset(r, cfg, s, n, t0_ms, need, out);
+	if (out->is_leak)
 		return 0;
+	struct leak_result st = *out;
+	if (!(st.why_not = stair_judge(r, cfg, s, n, t0_ms, need, &st))) {
+		*out = st;
+		out->is_leak = 1;
+		out->shape = LEAK_STAIRS;
 	}
-	out->why_not = fast_fit(r, cfg, s, n, k, t0_ms, out);
-	if (out->why_not)
-		return 0;
-	double span_s = (double)(out->end_ms - out->start_ms) / 1000.0;
-	double tto_s = free_bytes >= 0 ? free_bytes / out->tr.slope : -1;
-	/* near out of memory first; a rise that is not yet, or not near, may
-	 * still be steep */
-	int near = near_on && tto_s * 1000.0 <= (double)cfg->leak_fast_tto_ms;
-	if (near && (span_s * 1000.0 < (double)cfg->leak_fast_min_span_ms ||
-		     span_s < cfg->leak_fast_share * tto_s))
-		near = 0;
-	if (near)
-		out->why_not = still_rising(s, n, k, out->tr.slope, 0) ? NULL : "stopped rising";
-	else if (!(out->why_not = steep_judge(cfg, s, n, k, life_start_ms, out)) &&
-		 !still_rising(s, n, k, out->tr.slope, 1))
-		out->why_not = "stopped rising";
-	if (out->why_not && near_on && tto_s * 1000.0 <= (double)cfg->leak_fast_tto_ms &&
-	    !strcmp(out->why_not, "not near out of memory, nor steep"))
-		out->why_not = "rise too short yet for the time to OOM it projects";
-	out->is_leak = out->why_not == NULL;
 	return 0;
 }
-
 /* The statistics are O(windows^2): rerun them only when the series gained
  * about 2 % more windows since the last run (at least one). */
 int leak_cached(const struct ring *r, int64_t life_start_ms, const vramz_diag_config *cfg,
@@ -499,18 +652,18 @@ int leak_cached(const struct ring *r, int64_t life_start_ms, const vramz_diag_co
 	return 0;
 }
 
-/* The fast rule reruns whenever a window opened: it looks at a bounded
- * tail and gives up at once on a series not near out of memory. */
-int leak_fast_cached(const struct ring *r, int64_t life_start_ms, double free_bytes,
-		     const vramz_diag_config *cfg, struct diag_scratch *s, struct leak_cache *c,
-		     struct leak_result *out)
+/* The onset rules rerun whenever a window opened: they look at a bounded
+ * tail and give up at once on a series that has not risen. */
+int leak_onset_cached(const struct ring *r, const struct onset_need *need,
+		      const vramz_diag_config *cfg, struct diag_scratch *s, struct leak_cache *c,
+		      struct leak_result *out)
 {
-	if (!c->fast_ver || r->ver != c->fast_ver) {
-		int rc = leak_fast(r, life_start_ms, free_bytes, cfg, s, &c->fast);
+	if (!c->onset_ver || r->ver != c->onset_ver) {
+		int rc = leak_onset(r, need, cfg, s, &c->onset);
 		if (rc)
 			return rc;
-		c->fast_ver = r->ver;
+		c->onset_ver = r->ver;
 	}
-	*out = c->fast;
+	*out = c->onset;
 	return 0;
 }

@@ -63,11 +63,12 @@ static uint32_t nvml_evidence(vramz_diag *d, struct proc_state *p,
 	}
 	/* the leak rules as of its end (a log evaluates only once a minute) */
 	struct leak_result tmp;
+	struct onset_need need = onset_need_nvml(c, free_last, p->first_ms);
 	if (leak_cached(&p->mem, p->first_ms, c, &d->scratch, &p->leak, &tmp) ||
-	    leak_fast_cached(&p->mem, p->first_ms, free_last, c, &d->scratch, &p->leak, &tmp))
-		p->leak.r.is_leak = p->leak.fast.is_leak = 0; /* out of memory: no claim */
+	    leak_onset_cached(&p->mem, &need, c, &d->scratch, &p->leak, &tmp))
+		p->leak.r.is_leak = p->leak.onset.is_leak = 0; /* out of memory: no claim */
 	const struct leak_result *lr = p->leak.r.is_leak ? &p->leak.r
-				     : p->leak.fast.is_leak ? &p->leak.fast : NULL;
+				     : p->leak.onset.is_leak ? &p->leak.onset : NULL;
 	if (lr && free_last >= 0 && lr->tr.slope > 0 &&
 	    free_last / lr->tr.slope * 1000.0 <= (double)c->leak_fast_tto_ms)
 		ev |= VRAMZ_OOM_LEAKING;

@@ -93,8 +93,13 @@ struct proc_state {
 					  counted (the PyTorch agent's join, issue 15);
 					  0 none or unknown */
 	uint64_t agent_ooms_first;     /* that count when first seen */
-	struct ring mem;
+	struct ring mem;               /* NVML's used memory */
 	struct leak_cache leak;
+	struct ring alloc;             /* its allocator's allocated bytes (a PyTorch
+					  agent's), created when first told; w NULL none */
+	struct leak_cache alloc_leak;
+	int leaking;                   /* detect_leak raised a leak of it in this
+					  evaluation (detect_rise leaves it be) */
 	vramz_idle_track idle;         /* idle.c: the idle rule's state */
 	int64_t hidden_since_ms;       /* invisible and holding >= orphan_min: since */
 	uint64_t seen_tick;

@@ -291,9 +291,9 @@ void diagconf_json(struct jsonw *w, const char *key, const vramz_finding *f)
 	jw_u64_if(w, "bytes", fg & VRAMZ_FG_BYTES, f->bytes);
 	jw_u64_if(w, "ref_bytes", fg & VRAMZ_FG_REF, f->ref_bytes);
 	jw_dbl_if(w, "share", fg & VRAMZ_FG_SHARE, f->share, 4);
-	jw_dbl_if(w, "value", fg & VRAMZ_FG_VALUE, f->value, 2);
-	jw_dbl_if(w, "ref_value", fg & VRAMZ_FG_VALUE, f->ref_value, 2);
-	jw_u64_if(w, "count", fg & VRAMZ_FG_COUNT, f->count);
+	jw_dbl_if(w, "value", fg & (VRAMZ_FG_VALUE | VRAMZ_FG_STEPS), f->value, 2);
+	jw_dbl_if(w, "ref_value", fg & (VRAMZ_FG_VALUE | VRAMZ_FG_STEPS), f->ref_value, 2);
+	jw_u64_if(w, "count", fg & (VRAMZ_FG_COUNT | VRAMZ_FG_STEPS), f->count);
 	jw_u64_if(w, "ref_count", (fg & VRAMZ_FG_COUNT) && f->ref_count, f->ref_count);
 	if (fg & VRAMZ_FG_EVIDENCE) { /* oom: what made it look like one */
 		jw_arr(w, "evidence");
@@ -322,6 +322,12 @@ void diagconf_json(struct jsonw *w, const char *key, const vramz_finding *f)
 	} else {
 		jw_null(w, "holders");
 	}
+	/* a leak's or rise's onset, and the series a leak was judged on (issue 36) */
+	int trend = f->kind == VRAMZ_FK_LEAK || f->kind == VRAMZ_FK_RISE;
+	jw_str(w, "onset", trend && (fg & VRAMZ_FG_DURATION)
+			       ? fmt_iso_ms(t, sizeof t, f->last_update_ms - f->duration_ms) : NULL);
+	jw_str(w, "series", f->kind != VRAMZ_FK_LEAK ? NULL
+			    : (fg & VRAMZ_FG_ALLOCATOR) ? "allocator" : "nvml");
 	jw_str(w, "first_seen", fmt_iso_ms(t, sizeof t, f->first_seen_ms));
 	jw_str(w, "last_update", fmt_iso_ms(t, sizeof t, f->last_update_ms));
 	jw_str(w, "summary", vramz_finding_summary(f, b, sizeof b));

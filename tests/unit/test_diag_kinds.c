@@ -22,7 +22,7 @@ static void one_row_per_kind(void **s)
 	static const char *const names[] = {
 		NULL, "leak", "imbalance", "stray_context", "idle_holder", "orphaned", "throttle",
 		"pcie_downgraded", "mem_temp", "fragmentation", "gpu_lost", "oom",
-		"outside_allocator", "vram_errors", "row_remap", "xid"};
+		"outside_allocator", "vram_errors", "row_remap", "xid", "rise"};
 	assert_int_equal(sizeof names / sizeof names[0], VRAMZ_FK_COUNT);
 	assert_null(kind_of((enum vramz_finding_kind)0));
 	assert_null(kind_of((enum vramz_finding_kind)VRAMZ_FK_COUNT));
@@ -61,7 +61,7 @@ static void spans_and_at_once(void **s)
 		assert_int_equal(fk->span, want);
 		/* VRAM health is handed out at once, as a lost GPU */
 		assert_int_equal(fk->at_once, k == VRAMZ_FK_GPU_LOST || k == VRAMZ_FK_OOM ||
-						      k >= VRAMZ_FK_VRAM_ERRORS);
+						      (k >= VRAMZ_FK_VRAM_ERRORS && k <= VRAMZ_FK_XID));
 		assert_int_equal(fk->detect_agent != NULL,
 				 k == VRAMZ_FK_FRAGMENTATION || k == VRAMZ_FK_OOM);
 		assert_int_equal(fk->agent_words != NULL,

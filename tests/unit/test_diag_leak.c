@@ -28,6 +28,7 @@ struct run {
 	const double *arg;
 	double noise_bytes;      /* Gaussian sd per sample */
 	int never_before_end;    /* assert: no leak at any evaluation */
+	double quiet_from_s;     /* ... from this time on (0: from the start) */
 	int every_tick;          /* evaluate after every sample, not every 10 s */
 	unsigned leaks_seen;     /* evaluations that showed a leak */
 	int64_t first_leak_ms;   /* data time a leak was first handed out; -1 never */
@@ -57,7 +58,7 @@ static vramz_diag *run_series(struct run *r)
 				r->first_leak_ms = t;
 				r->first = *f;
 			}
-			if (r->never_before_end && n) {
+			if (r->never_before_end && n && ts >= r->quiet_from_s) {
 				char b[512];
 				print_error("t=%.0fs unexpected: %s\n", ts, vramz_finding_summary(f, b, sizeof b));
 				fail();
@@ -189,11 +190,18 @@ static double slow_sawtooth(struct sim *m, double t, const double *a)
 	return 8 * GiB + 4 * GiB * fmod(t / 90, 1.0);
 }
 
+/* Its first fill, from the process's start, is a steady rise of 2.7
+ * GiB/min for 90 s: while it rises nothing tells it from a leak begun at
+ * the start (issue 36: reported from its onset), so it may be reported
+ * then; once it has fallen (plus the leak's hold of 60 s) it is a cycle,
+ * and silent at every later evaluation. */
+#define SLOW_SAW_QUIET_S (90 + 60 + 1)
+
 static void not_slow_sawtooth(void **s)
 {
 	(void)s;
 	struct run r = {.dur_ms = 60 * 60 * 1000, .shape = slow_sawtooth, .noise_bytes = 16 * MiB,
-			.never_before_end = 1};
+			.never_before_end = 1, .quiet_from_s = SLOW_SAW_QUIET_S};
 	vramz_diag_free(run_series(&r));
 }
 
@@ -367,9 +375,10 @@ static void silent_at_every_tick(void **s)
 		shape_fn shape;
 		int64_t dur_ms;
 		double noise;
+		double quiet_from_s;
 	} suite[] = {
 		{"sawtooth", sawtooth, 20 * 60 * 1000, 32 * MiB},
-		{"slow sawtooth", slow_sawtooth, 20 * 60 * 1000, 16 * MiB},
+		{"slow sawtooth", slow_sawtooth, 20 * 60 * 1000, 16 * MiB, SLOW_SAW_QUIET_S},
 		{"steps and plateau", step_plateau, 15 * 60 * 1000, 32 * MiB},
 		{"slow steps", slow_steps, 25 * 60 * 1000, 16 * MiB},
 		{"single spike", spike, 20 * 60 * 1000, 32 * MiB},
@@ -379,10 +388,10 @@ static void silent_at_every_tick(void **s)
 	};
 	for (size_t i = 0; i < sizeof suite / sizeof suite[0]; i++) {
 		struct run r = {.dur_ms = suite[i].dur_ms, .shape = suite[i].shape,
-				.noise_bytes = suite[i].noise, .never_before_end = 1, .every_tick = 1};
+				.noise_bytes = suite[i].noise, .never_before_end = 1, .every_tick = 1,
+				.quiet_from_s = suite[i].quiet_from_s};
 		print_message("every tick: %s\n", suite[i].name);
 		vramz_diag_free(run_series(&r));
-		assert_int_equal(r.leaks_seen, 0);
 	}
 }
 
@@ -468,17 +477,20 @@ static void fast_rule_silent_on_a_big_load(void **s)
 	vramz_diag_free(run_series(&r));
 }
 
-/* a slow leak far from out of memory stays with the slow rule: not
- * reported before warm-up + span */
+/* a leak from the process's start far from out of memory is judged from
+ * its onset once it has risen the onset rules' 512 MiB (64 s at 8 MiB/s,
+ * issue 36), not after a warm-up and a minute of data, nor sooner */
 static double slowish(struct sim *m, double t, const double *a) { return 4 * GiB + t * 8 * MiB; }
 
-static void fast_rule_leaves_slow_leaks_alone(void **s)
+static void leak_from_the_start_once_it_rose_enough(void **s)
 {
 	(void)s;
 	struct run r = {.dur_ms = 4 * 60 * 1000, .shape = slowish, .noise_bytes = 8 * MiB,
 			.every_tick = 1};
 	vramz_diag *d = run_series(&r);
-	assert_true(r.first_leak_ms >= 90 * 1000);
+	print_message("8 MiB/s from the start: reported at %.1f s\n", r.first_leak_ms / 1000.0);
+	assert_true(r.first_leak_ms >= 60 * 1000 && r.first_leak_ms <= 80 * 1000);
+	assert_true(fabs(r.first.rate_bytes_per_s - 8 * MiB) <= 0.1 * 8 * MiB);
 	vramz_diag_free(d);
 }
 
@@ -541,19 +553,22 @@ static double steep_cycle(struct sim *m, double t, const double *a)
 static void steep_rule_silent_on_the_non_leaks(void **s)
 {
 	(void)s;
+	/* the cache's first fill, from the start, is the slow sawtooth's case:
+	 * silent once it has fallen (40 s) and the leak's hold (60 s) passed */
 	const struct {
 		const char *name;
 		shape_fn shape;
-	} suite[] = {{"a model loaded past the warm-up", late_load},
-		     {"a cache filled and cleared", steep_cycle},
-		     {"warm-up growth", warmup_only},
-		     {"a big load", big_load}};
+		double quiet_from_s;
+	} suite[] = {{"a model loaded past the warm-up", late_load, 0},
+		     {"a cache filled and cleared", steep_cycle, 40 + 60 + 1},
+		     {"warm-up growth", warmup_only, 0},
+		     {"a big load", big_load, 0}};
 	for (size_t i = 0; i < sizeof suite / sizeof suite[0]; i++) {
 		struct run r = {.dur_ms = 12 * 60 * 1000, .shape = suite[i].shape,
-				.noise_bytes = 16 * MiB, .never_before_end = 1, .every_tick = 1};
+				.noise_bytes = 16 * MiB, .never_before_end = 1, .every_tick = 1,
+				.quiet_from_s = suite[i].quiet_from_s};
 		print_message("every tick: %s\n", suite[i].name);
 		vramz_diag_free(run_series(&r));
-		assert_int_equal(r.leaks_seen, 0);
 	}
 }
 
@@ -583,7 +598,7 @@ int main(void)
 		cmocka_unit_test(fast_leak_reported_within_a_third),
 		cmocka_unit_test(fast_leak_from_the_start),
 		cmocka_unit_test(fast_rule_silent_on_a_big_load),
-		cmocka_unit_test(fast_rule_leaves_slow_leaks_alone),
+		cmocka_unit_test(leak_from_the_start_once_it_rose_enough),
 		cmocka_unit_test(steep_leaks_within_a_minute),
 		cmocka_unit_test(steep_rule_silent_on_the_non_leaks),
 	};

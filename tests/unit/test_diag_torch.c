@@ -163,7 +163,9 @@ static void leak_names_the_python_line(void **state)
 		count_kind(d, VRAMZ_FK_LEAK, &f);
 		if (!asked && access(req, F_OK) == 0) {
 			asked = s; /* the leak was found (it is reported after report_after_ms) */
-			assert_true(s > 30); /* not before the leak could be judged */
+			/* not before the leak could be judged: the onset rules'
+			 * 30 s of a smooth rise of NVML's figure (issue 36) */
+			assert_true(s >= 30);
 		}
 		if (asked && !answered && s > asked) {
 			char sp[300];
