@@ -19,6 +19,7 @@
 #include "torchfigs.h"
 #include "grow.h"
 #include "rundir.h"
+#include "safefile.h"
 #include "proc.h"
 #include "vramz/daemon.h"
 
@@ -26,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,17 +350,18 @@ int agent_find_dir(uint32_t pid, uint64_t start, uint32_t uid, char *dir, size_t
 
 int agent_request_sites(const char *dir, uint32_t pid, uint64_t start, uint32_t uid)
 {
-	char name[64];
 	struct rundir rd;
 	int rc = rundir_open(dir, 0, uid, &rd, NULL, 0);
 	if (rc)
 		return rc == VRAMZ_ENOTFOUND ? VRAMZ_EIO : VRAMZ_EPERM;
-	snprintf(name, sizeof name, "torch-%" PRIu32 "-%" PRIu64 ".req", pid, start);
-	int fd = openat(rd.fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
-	int e = errno;
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/torch-%" PRIu32 "-%" PRIu64 ".req", dir, pid, start);
+	/* the agent's user owns the directory: only a request of our own is
+	 * touched there, never their file or link at the name */
+	int fd = safefile_open(rd.fd, path, SAFEFILE_WRITE, 0644, NULL, 0);
 	rundir_close(&rd);
 	if (fd < 0)
-		return e == EACCES || e == EPERM ? VRAMZ_EPERM : VRAMZ_EIO;
+		return fd == VRAMZ_EPERM ? VRAMZ_EPERM : VRAMZ_EIO;
 	close(fd);
 	return 0;
 }

@@ -104,10 +104,7 @@ static int is_last(const char *p)
 	return !*p;
 }
 
-/* Walks path's parents from / (or the working directory): the parent's
- * O_PATH descriptor into *pfd and the last component into last ("." for
- * "/").  A missing parent is an error (VRAMZ_ENOTFOUND), never made. */
-static int walk_parents(const char *path, int *pfd, char *last, size_t lastlen, char *err,
+int rundir_walk(const char *path, int *pfd, char *last, size_t lastlen, char *err,
 			size_t errlen)
 {
 	char rest[2 * PATH_MAX], comp[NAME_MAX + 2];
@@ -180,7 +177,7 @@ int rundir_open(const char *path, unsigned create_mode, uint32_t also_uid, struc
 	if (!path || !*path)
 		return say(err, errlen, VRAMZ_EINVAL, "empty runtime directory name");
 	char last[NAME_MAX + 2];
-	int pfd, rc = walk_parents(path, &pfd, last, sizeof last, err, errlen);
+	int pfd, rc = rundir_walk(path, &pfd, last, sizeof last, err, errlen);
 	if (rc)
 		return rc;
 	int fd = openat(pfd, last, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -257,34 +254,9 @@ int rundir_unlink_own(int dirfd, const char *name)
 	return unlinkat(dirfd, name, 0) ? errno_rc(errno) : 0;
 }
 
-static const char *kind_of(mode_t m)
+const char *rundir_kind(mode_t m)
 {
 	return S_ISFIFO(m) ? "a FIFO" : S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a directory"
-	       : S_ISSOCK(m) ? "a socket" : S_ISREG(m) ? "a file" : "a device";
-}
-
-int rundir_create_tmp(int dirfd, const char *dir, const char *name, unsigned mode, char *err,
-		      size_t errlen)
-{
-	const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-	for (int again = 0;; again++) {
-		int fd = openat(dirfd, name, flags, mode);
-		if (fd >= 0)
-			return fd;
-		int e = errno;
-		struct stat st;
-		if (e != EEXIST || again)
-			return say(err, errlen, errno_rc(e), "%s/%s: %s", dir, name, strerror(e));
-		if (!rundir_own_file(dirfd, name, &st)) {
-			if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
-				continue; /* gone meanwhile: try once more */
-			return say(err, errlen, VRAMZ_EPERM,
-				   "%s/%s: refused: %s owned by uid %u is at this temporary name", dir,
-				   name, kind_of(st.st_mode), (unsigned)st.st_uid);
-		}
-		/* ours, left by a write that died: in a private directory nobody
-		 * else could have made it, in a sticky one nobody else can swap it */
-		if (unlinkat(dirfd, name, 0) && errno != ENOENT)
-			return say(err, errlen, errno_rc(errno), "%s/%s: %s", dir, name, strerror(errno));
-	}
+	       : S_ISSOCK(m) ? "a socket" : S_ISREG(m) ? "a file"
+	       : S_ISCHR(m) ? "a character device" : "a block device";
 }

@@ -22,6 +22,7 @@
 #include "segment_codec.h"
 #include "proc.h"
 #include "rundir.h"
+#include "safefile.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -245,7 +246,7 @@ static int build_file(struct seg_writer *w, char *err, size_t errlen)
 	char tmp[640];
 	snprintf(w->tmp, sizeof w->tmp, ".%s.%ld", w->name, (long)getpid());
 	snprintf(tmp, sizeof tmp, "%s/%s", w->dir, w->tmp);
-	int fd = rundir_create_tmp(w->dirfd, w->dir, w->tmp, 0600, err, errlen);
+	int fd = safefile_open(w->dirfd, tmp, SAFEFILE_TEMP, 0600, err, errlen);
 	if (fd < 0)
 		return fd == VRAMZ_EPERM ? VRAMZ_EPERM : VRAMZ_EIO;
 	/* allocate every page now: a full tmpfs fails here, not with SIGBUS
@@ -293,6 +294,11 @@ static int commit_file(struct seg_writer *w, char *err, size_t errlen)
 {
 	char path[640];
 	snprintf(path, sizeof path, "%s/%s", w->dir, w->name);
+	/* the name replaced must be ours too: in a sticky shared directory
+	 * root's rename would take another user's name */
+	int rc = safefile_open(w->dirfd, path, SAFEFILE_CHECK, 0, err, errlen);
+	if (rc)
+		return rc;
 	if (renameat(w->dirfd, w->tmp, w->dirfd, w->name)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return VRAMZ_EIO;

@@ -38,6 +38,7 @@
 #include "commands.h"
 #include "analyze/diagconf.h"
 #include "rundir.h"
+#include "safefile.h"
 #include "segment.h"
 #include "ticker.h"
 #include "vramz/daemon.h"
@@ -84,10 +85,10 @@ static int take_lock(const char *dir, int dirfd)
 {
 	char path[600], buf[32] = "";
 	snprintf(path, sizeof path, "%s/%s", dir, VRAMZ_LOCK_NAME);
-	int fd = openat(dirfd, VRAMZ_LOCK_NAME, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
-			0644);
+	char err[700];
+	int fd = safefile_open(dirfd, path, SAFEFILE_WRITE, 0644, err, sizeof err);
 	if (fd < 0) {
-		cli_err("daemon: %s: %s", path, strerror(errno));
+		cli_err("daemon: %s", err);
 		return -1;
 	}
 	struct stat st = {0};

@@ -104,7 +104,14 @@ static int log_check(void)
 		cli_err("log: --keep %u: at most %u rotated files", keep, (unsigned)LOG_KEEP_MAX);
 		return EXIT_USAGE;
 	}
+	/* the log, its process and its events file judged by the link rule
+	 * (safefile.h) before any is made: a refusal writes nothing */
+	struct log_writer_opts wo = {.path = out, .procs = procs};
 	char err[600];
+	if (log_writer_check(&wo, strcmp(out, "-") != 0, err, sizeof err)) {
+		cli_err("log: %s", err);
+		return EXIT_FAIL;
+	}
 	if (procs && log_sibling_place(out, err, sizeof err)) {
 		cli_err("log: %s", err);
 		return EXIT_USAGE;
@@ -195,6 +202,8 @@ int cmd_log(const struct cmd_args *args)
 	/* the driver's events beside the log: FILE.events.csv (docs/csv.md) */
 	char evpath[4096];
 	int evfile = strcmp(out, "-") && log_events_path(out, evpath, sizeof evpath) == 0;
+	struct log_writer_opts wo = {.path = out, .procs = procs, .rotate_bytes = rotate, .keep = keep};
+	char err[600];
 	struct ticker_opts to = {.cmd = "log", .interval_ms = interval_ms,
 				 .slow_interval_ms = slow_ms, .flags = flags, .daemon = 1,
 				 .events = 1, .events_csv = evfile ? evpath : NULL};
@@ -202,8 +211,6 @@ int cmd_log(const struct cmd_args *args)
 	if ((ex = ticker_open(&tk, &to)))
 		return ex;
 	struct log_writer *w;
-	struct log_writer_opts wo = {.path = out, .procs = procs, .rotate_bytes = rotate, .keep = keep};
-	char err[600];
 	int orc = log_writer_open(&w, &wo, err, sizeof err);
 	say_notes(w);
 	if (orc < 0) {

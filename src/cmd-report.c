@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "safefile.h"
 #include "commands.h"
 #include "analyze/diagconf.h"
 #include "analyze/logset.h"
@@ -109,24 +110,29 @@ static int write_page(const struct rep *r, const char *out)
 		}
 		return EXIT_OK;
 	}
-	size_t len = strlen(out) + 32;
+	/* the link rule (safefile.h): out must be a name we may replace (none
+	 * yet, or our own file where others can add names), and the page is
+	 * written under a temporary name of ours beside it, then renamed */
+	char err[PATH_MAX + 200];
+	if (safefile_open(-1, out, SAFEFILE_CHECK, 0, err, sizeof err)) {
+		cli_err("report: %s", err);
+		return EXIT_FAIL;
+	}
+	size_t len = strlen(out) + 48;
 	char *tmp = malloc(len);
 	if (!tmp)
 		return EXIT_FAIL;
 	const char *slash = strrchr(out, '/');
 	if (slash)
-		snprintf(tmp, len, "%.*s.%s.XXXXXX", (int)(slash - out + 1), out, slash + 1);
+		snprintf(tmp, len, "%.*s.%s.%ld", (int)(slash - out + 1), out, slash + 1, (long)getpid());
 	else
-		snprintf(tmp, len, ".%s.XXXXXX", out);
-	int fd = mkstemp(tmp);
+		snprintf(tmp, len, ".%s.%ld", out, (long)getpid());
+	int fd = safefile_open(-1, tmp, SAFEFILE_TEMP, 0666, err, sizeof err);
 	if (fd < 0) {
-		cli_err("report: %s: %s", out, strerror(errno));
+		cli_err("report: %s", err);
 		free(tmp);
 		return EXIT_FAIL;
 	}
-	mode_t um = umask(0);
-	umask(um);
-	fchmod(fd, 0666 & ~um);
 	FILE *f = fdopen(fd, "w");
 	int rc = f ? page_write(f, r) : VRAMZ_EIO;
 	int e = errno;

@@ -31,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "format/jsondoc.h"
@@ -41,6 +43,7 @@
 #include "format/jsonr.h"
 #include "format/logwrite.h"
 #include "format/agentlog.h"
+#include "safefile.h"
 
 struct run_conf {
 	int64_t interval_ms;
@@ -418,6 +421,24 @@ const char run_about[] =
 	"going to stderr); the exit status is the command's (128+N for\n"
 	"signal N), or 3 when it succeeded but exceeded a --max-vram budget.";
 
+/* --report FILE, made or emptied under the link rule (safefile.h); a
+ * FIFO or device the user named (/dev/stdout's target) is written as it is */
+static FILE *report_open(const char *path, char *err, size_t errlen)
+{
+	if (!strcmp(path, "/dev/stdout"))
+		return stdout;
+	int fd = safefile_open(-1, path, SAFEFILE_WRITE | SAFEFILE_ANY_KIND, 0644, err, errlen);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	FILE *f = NULL;
+	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && ftruncate(fd, 0)) || !(f = fdopen(fd, "w"))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
 /* -o LOG: opened before the command starts, so a log that cannot be
  * written is refused while nothing has run yet; 0 or -1 (said why). */
 static int run_log_open(struct run_log *lg, struct jobrun_opts *jo)
@@ -526,9 +547,15 @@ int cmd_run(const struct cmd_args *args)
 		cli_err("run: -o - would mix the log into the command's stdout; give a file");
 		return EXIT_USAGE;
 	}
+	char err[600];
+	struct log_writer_opts wo = {.path = conf.log_path, .procs = 1};
+	if (conf.log_path && log_writer_check(&wo, 1, err, sizeof err)) {
+		cli_err("run: %s", err);
+		return EXIT_FAIL;
+	}
 	FILE *rep = stderr;
-	if (conf.report_path && !(rep = fopen(conf.report_path, "w"))) {
-		cli_err("run: %s: %s", conf.report_path, strerror(errno));
+	if (conf.report_path && !(rep = report_open(conf.report_path, err, sizeof err))) {
+		cli_err("run: %s", err);
 		return EXIT_FAIL;
 	}
 	vramz_ctx *ctx = NULL;

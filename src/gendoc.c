@@ -18,9 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "safefile.h"
 
 struct optdoc {
 	char s;
@@ -36,7 +39,7 @@ struct cmddoc {
 	unsigned nopts;
 };
 
-static char *dup(const char *s)
+static char *dup_str(const char *s)
 {
 	return s ? strdup(s) : NULL;
 }
@@ -47,8 +50,8 @@ static void take_table(struct cmddoc *d, const char *syn, const char *about,
 	unsigned n = 0;
 	for (const struct opt *o = opts; o->s || o->l; o++)
 		n++;
-	d->synopsis = dup(syn);
-	d->about = dup(about);
+	d->synopsis = dup_str(syn);
+	d->about = dup_str(about);
 	d->flags = flags;
 	d->opts = calloc(n + 1, sizeof *d->opts);
 	if (!d->opts)
@@ -56,11 +59,11 @@ static void take_table(struct cmddoc *d, const char *syn, const char *about,
 	for (const struct opt *o = opts; o->s || o->l; o++) {
 		struct optdoc *od = &d->opts[d->nopts++];
 		od->s = o->s;
-		od->l = dup(o->l);
+		od->l = dup_str(o->l);
 		od->takes_value = o->t != OPT_FLAG;
-		od->arg = od->takes_value ? dup(cli_opt_arg(o)) : NULL;
-		od->help = dup(o->help);
-		od->values = dup(o->values);
+		od->arg = od->takes_value ? dup_str(cli_opt_arg(o)) : NULL;
+		od->help = dup_str(o->help);
+		od->values = dup_str(o->values);
 	}
 }
 
@@ -250,6 +253,25 @@ static void man_main(FILE *f, const struct cmddoc *docs, size_t n)
 	fputs(".BR nvidia\\-smi (1)\n", f);
 }
 
+/* path made or emptied for writing under the link rule (safefile.h);
+ * NULL said why */
+static FILE *create(const char *path)
+{
+	char err[4200];
+	int fd = safefile_open(-1, path, SAFEFILE_WRITE | SAFEFILE_ANY_KIND, 0644, err, sizeof err);
+	FILE *f = NULL;
+	if (fd < 0) {
+		cli_err("%s", err);
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && ftruncate(fd, 0)) || !(f = fdopen(fd, "w"))) {
+		cli_err("%s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
 static int gen_man(const char *dir, const struct cmddoc *docs, size_t n)
 {
 	char path[4096];
@@ -258,11 +280,9 @@ static int gen_man(const char *dir, const struct cmddoc *docs, size_t n)
 			snprintf(path, sizeof path, "%s/vramz-%s.1", dir, docs[i].name);
 		else
 			snprintf(path, sizeof path, "%s/vramz.1", dir);
-		FILE *f = fopen(path, "w");
-		if (!f) {
-			cli_err("%s: %s", path, strerror(errno));
+		FILE *f = create(path);
+		if (!f)
 			return EXIT_FAIL;
-		}
 		if (i < n)
 			man_command(f, &docs[i]);
 		else
@@ -477,9 +497,8 @@ int gendoc_main(int argc, char **argv)
 		ex = gen_man(argv[1], docs, n);
 	} else if (!strcmp(argv[1], "bash") || !strcmp(argv[1], "zsh") ||
 		   !strcmp(argv[1], "fish")) {
-		FILE *f = argc == 3 ? fopen(argv[2], "w") : stdout;
+		FILE *f = argc == 3 ? create(argv[2]) : stdout;
 		if (!f) {
-			cli_err("%s: %s", argv[2], strerror(errno));
 			ex = EXIT_FAIL;
 		} else {
 			(argv[1][0] == 'b' ? gen_bash : argv[1][0] == 'z' ? gen_zsh : gen_fish)(f, docs, n);

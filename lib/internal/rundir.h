@@ -3,7 +3,8 @@
  * with its inputs as arguments, so the tests can check every branch
  * whatever uid runs them; CI is root), and whether to trust it
  * (lib/rundir_open.c: opened once, by descriptor, and every file in it
- * reached relative to that descriptor). */
+ * reached relative to that descriptor, through the link rule of
+ * safefile.h). */
 #ifndef VRAMZ_RUNDIR_H
 #define VRAMZ_RUNDIR_H
 
@@ -52,12 +53,14 @@ int rundir_own_file(int dirfd, const char *name, struct stat *st);
 /* Unlinks name only when rundir_own_file says it is ours: 0, VRAMZ_EPERM
  * (not ours, or absent), or another code. */
 int rundir_unlink_own(int dirfd, const char *name);
-/* Creates name in dirfd for writing with O_CREAT|O_EXCL|O_NOFOLLOW|
- * O_NONBLOCK: a FIFO, link or another user's file at the name is refused
- * at once (VRAMZ_EPERM, err naming it), never opened or waited on; a
- * regular file of our own there (a write that died) is removed first.
- * dir is for err.  The descriptor, or a negative code. */
-int rundir_create_tmp(int dirfd, const char *dir, const char *name, unsigned mode, char *err,
-		      size_t errlen);
+/* Walks path's parents from / (or the working directory) under the rule
+ * above (a link among them followed only when owned by root or the
+ * effective user): the parent's O_PATH descriptor into *pfd and the last
+ * component into last ("." for "/").  A missing parent is an error
+ * (VRAMZ_ENOTFOUND), never made.  The link rule (safefile.h) walks with it. */
+int rundir_walk(const char *path, int *pfd, char *last, size_t lastlen, char *err,
+		size_t errlen);
+/* "a FIFO", "a symbolic link", ... for a reason given to a person. */
+const char *rundir_kind(mode_t m);
 
 #endif

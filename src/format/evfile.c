@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* evfile.c - the events file's opening and appending (evfile.h). */
 #include "evfile.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,16 +13,14 @@
 int evfile_open(const char *path, char *err, size_t errlen)
 {
 	static const char head[] = LOG_EVENT_COLUMNS "\n";
-	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+	/* the link rule: never through a link, never another user's file
+	 * where others can write, never a FIFO (safefile.h) */
+	int fd = safefile_open(-1, path, SAFEFILE_APPEND, 0644, err, errlen);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st)) {
-		snprintf(err, errlen, "cannot open the events file %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "the events file %s is not a regular file", path);
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "cannot open the events file %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}

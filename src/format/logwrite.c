@@ -16,8 +16,14 @@
  * a file that holds only a prefix of our header holds no data.
  * Rotation and the append check apply to regular files only: /dev/stdout,
  * a pipe or /dev/full just get the header and the rows.
+ * Every file is opened, and every name a rotation renames or removes is
+ * judged, by the link rule (lib/internal/safefile.h): never through a
+ * link, never another user's file in a directory others can write; only
+ * the file the user named may be a FIFO or a device (/dev/stdout is
+ * standard output itself, as "-", not the link it is).
  */
 #include "format/logwrite.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +39,8 @@ struct log_file {
 	char *path;
 	int fd;
 	int regular;      /* a regular file: append check, rotation, fsync */
+	int named;        /* the file the user named (not a sibling): may be a
+			     FIFO or a device */
 	int own;          /* opened here (not stdout) */
 	uint64_t size;    /* bytes in the file */
 	struct logbuf hdr;
@@ -100,16 +108,21 @@ static int cut_torn_tail(struct log_file *f, uint64_t size)
 static int file_open(struct log_file *f, char *err, size_t errlen)
 {
 	struct stat st;
-	if (!strcmp(f->path, "-")) {
+	if (!strcmp(f->path, "-") || !strcmp(f->path, "/dev/stdout")) {
 		f->fd = STDOUT_FILENO;
 		f->own = 0;
 		/* `vramz log >> x.csv`: no second header in the middle */
 		if (!fstat(f->fd, &st) && S_ISREG(st.st_mode) && lseek(f->fd, 0, SEEK_CUR) > 0)
 			return 0;
 	} else {
-		f->fd = open(f->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (f->fd < 0)
-			return fail(err, errlen, VRAMZ_EIO, f->path, "cannot open", errno);
+		f->fd = safefile_open(-1, f->path,
+				      SAFEFILE_APPEND | (f->named ? SAFEFILE_ANY_KIND : 0), 0644,
+				      err, errlen);
+		if (f->fd < 0) {
+			int rc = f->fd;
+			f->fd = -1;
+			return rc;
+		}
 		f->own = 1;
 		if (fstat(f->fd, &st))
 			return fail(err, errlen, VRAMZ_EIO, f->path, "cannot stat", errno);
@@ -196,6 +209,20 @@ static void note_add(char *note, size_t len, const char *fmt, ...)
 	note[have + 1] = '\0';
 }
 
+int log_writer_check(const struct log_writer_opts *o, int events, char *err, size_t errlen)
+{
+	char p[PATH_MAX + 64];
+	if (!strcmp(o->path, "-") || !strcmp(o->path, "/dev/stdout"))
+		return 0;
+	/* only refusals: a missing directory is the open's to say */
+	int rc = safefile_open(-1, o->path, SAFEFILE_CHECK | SAFEFILE_ANY_KIND, 0, err, errlen);
+	if (rc != VRAMZ_EPERM && o->procs && log_sibling_path(o->path, p, sizeof p) == 0)
+		rc = safefile_open(-1, p, SAFEFILE_CHECK, 0, err, errlen);
+	if (rc != VRAMZ_EPERM && events && log_events_path(o->path, p, sizeof p) == 0)
+		rc = safefile_open(-1, p, SAFEFILE_CHECK, 0, err, errlen);
+	return rc == VRAMZ_EPERM ? rc : 0;
+}
+
 int log_writer_open(struct log_writer **out, const struct log_writer_opts *o,
 		    char *err, size_t errlen)
 {
@@ -205,6 +232,7 @@ int log_writer_open(struct log_writer **out, const struct log_writer_opts *o,
 		return VRAMZ_ENOMEM;
 	w->o = *o;
 	w->g.fd = w->p.fd = -1;
+	w->g.named = 1;
 	size_t plen = strlen(o->path) + 32;
 	w->g.path = strdup(o->path);
 	w->p.path = malloc(plen);
@@ -254,6 +282,28 @@ static int exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/* 0 when the link rule lets path be renamed, replaced or removed (absent,
+ * or a file of ours where others can add names); else -EPERM with the
+ * reason as a line of note, or -errno. */
+static int may_touch(const char *path, char *note, size_t notelen)
+{
+	char why[PATH_MAX + 200];
+	int rc = safefile_open(-1, path, SAFEFILE_CHECK, 0, why, sizeof why);
+	if (rc == 0 || rc == VRAMZ_ENOTFOUND)
+		return 0;
+	note_add(note, notelen, "%s", why);
+	return rc == VRAMZ_EPERM ? -EPERM : -EIO;
+}
+
+/* rename(a, b) when the rule allows both names */
+static int move(const char *a, const char *b, char *note, size_t notelen)
+{
+	int rc = may_touch(a, note, notelen);
+	if (!rc)
+		rc = may_touch(b, note, notelen);
+	return rc ? rc : rename(a, b) ? -errno : 0;
+}
+
 unsigned log_rotation_top(const char *base, unsigned keep)
 {
 	char g[PATH_MAX + 64];
@@ -286,7 +336,8 @@ int log_rotation_step(const char *base, unsigned keep, unsigned top, int procs, 
 	char a[PATH_MAX + 64], b[PATH_MAX + 64];
 	if (del && op == 0) {
 		level_name(base, keep, (int)sibling, a, sizeof a);
-		return unlink(a) && errno != ENOENT ? -errno : 0;
+		int rc = may_touch(a, note, notelen);
+		return rc ? rc : unlink(a) && errno != ENOENT ? -errno : 0;
 	}
 	unsigned n = top - 1 - (op - del);
 	level_name(base, n, (int)sibling, a, sizeof a);
@@ -298,7 +349,8 @@ int log_rotation_step(const char *base, unsigned keep, unsigned top, int procs, 
 		if (rc < 0)
 			return rc;
 	}
-	return rename(a, b) && errno != ENOENT ? -errno : 0;
+	int rc = move(a, b, note, notelen);
+	return rc == -ENOENT ? 0 : rc;
 }
 
 /* The time cells of a file's first and last rows; "" for a file with
@@ -365,8 +417,9 @@ static int set_aside(const char *p, const char *why, char *note, size_t notelen)
 			snprintf(to, sizeof to, "%s.unpaired.%u", p, k);
 		if (exists(to))
 			continue;
-		if (rename(p, to))
-			return -errno;
+		int rc = move(p, to, note, notelen);
+		if (rc)
+			return rc;
 		note_add(note, notelen, "%s %s: set aside as %s", p, why, to);
 		return 1;
 	}
@@ -396,8 +449,8 @@ int log_rotation_repair(const char *base, unsigned keep, char *note, size_t note
 			if ((rc = set_aside(p1, "is older than its GPU file", note, notelen)) < 0)
 				return rc;
 		}
-		if (rename(p0, p1))
-			return -errno;
+		if ((rc = move(p0, p1, note, notelen)))
+			return rc;
 		note_add(note, notelen, "%s: put back as %s, beside its GPU file (an interrupted rotation)",
 			 p0, p1);
 		fixed++;
@@ -431,6 +484,15 @@ static int rotate(struct log_writer *w, char *err, size_t errlen)
 	file_close(&w->g);
 	file_close(&w->p);
 	unsigned top = log_rotation_top(w->o.path, w->o.keep);
+	/* every name the steps rename or remove, judged before the first */
+	for (unsigned n = 0; n <= top && n <= w->o.keep; n++)
+		for (int sib = 0; sib <= procs; sib++) {
+			char name[PATH_MAX + 64];
+			level_name(w->o.path, n, sib, name, sizeof name);
+			rc = safefile_open(-1, name, SAFEFILE_CHECK, 0, err, errlen);
+			if (rc && rc != VRAMZ_ENOTFOUND)
+				return rc;
+		}
 	for (unsigned step = 0;; step++) {
 		int e = log_rotation_step(w->o.path, w->o.keep, top, procs, step, w->note,
 					  sizeof w->note);

@@ -52,6 +52,12 @@ int log_rotation_repair(const char *base, unsigned keep, char *note, size_t note
  * VRAMZ_EINVAL with the reason in err otherwise. */
 int log_sibling_place(const char *path, char *err, size_t errlen);
 
+/* Whether the link rule (safefile.h) lets the log, its process sibling
+ * (o->procs) and its events file (events) be written, judged before any
+ * is opened, so a refused name leaves nothing written: 0, or VRAMZ_EPERM
+ * with err "refusing to write PATH: WHY".  The opens judge again. */
+int log_writer_check(const struct log_writer_opts *o, int events, char *err, size_t errlen);
+
 /* Opens (creating, or appending when the existing header matches) the log
  * and its sibling.  err gets a one-line reason naming the file. */
 int log_writer_open(struct log_writer **out, const struct log_writer_opts *o,

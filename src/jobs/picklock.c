@@ -12,6 +12,13 @@
  * gone.  DIR is $VRAMZ_LOCK_DIR, else /tmp/vramz-locks (mode 1777 as /tmp,
  * so every user's picks see each other's).  Advisory: only picks with
  * --lock honour it.
+ *
+ * Every file here is reached by the link rule (safefile.h): a shared
+ * directory is one where another user may have planted a link or a FIFO
+ * at any of these names.  The lock file is opened read-only (a flock
+ * needs no more), so one made by another user serves everyone; the
+ * reservations are written under a temporary name of ours and renamed
+ * over a name that must be absent or ours.
  */
 #include "jobs/picklock.h"
 
@@ -27,6 +34,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "safefile.h"
 
 static int64_t now_ms(void)
 {
@@ -45,19 +53,26 @@ int picklock_acquire(struct picklock *pl)
 {
 	char path[4096];
 	const char *dir = lock_dir();
-	if (mkdir(dir, 01777) == 0)
-		chmod(dir, 01777); /* past the umask: every user's picks share it */
-	else if (errno != EEXIST) {
+	char err[4200];
+	if (mkdir(dir, 01777) == 0) {
+		/* past the umask: every user's picks share it; by descriptor, as
+		 * the name could be another's link by now */
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0) {
+			fchmod(dfd, 01777);
+			close(dfd);
+		}
+	} else if (errno != EEXIST) {
 		cli_err("pick: --lock: %s: %s", dir, strerror(errno));
 		return EXIT_FAIL;
 	}
 	snprintf(path, sizeof path, "%s/pick.lock", dir);
-	pl->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	pl->fd = safefile_open(-1, path, SAFEFILE_LOCK, 0644, err, sizeof err);
 	if (pl->fd < 0) {
-		cli_err("pick: --lock: %s: %s", path, strerror(errno));
+		cli_err("pick: --lock: %s", err);
+		pl->fd = -1;
 		return EXIT_FAIL;
 	}
-	fchmod(pl->fd, 0666);
 	while (flock(pl->fd, LOCK_EX) < 0)
 		if (errno != EINTR) {
 			cli_err("pick: --lock: %s: %s", path, strerror(errno));
@@ -72,9 +87,15 @@ int picklock_reserved(const struct picklock *pl, const char *uuid)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/gpu-%s", lock_dir(), uuid);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	/* never through a link, never blocked by a FIFO at the name */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f = fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	long long pid = 0, expires = 0;
 	int n = fscanf(f, "%lld %lld", &pid, &expires);
 	fclose(f);
@@ -92,14 +113,32 @@ int picklock_reserve(const struct picklock *pl, const char *uuid, int64_t hold_m
 	char path[4096], tmp[4200];
 	snprintf(path, sizeof path, "%s/gpu-%s", lock_dir(), uuid);
 	snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
+	char err[8400];
+	int fd = safefile_open(-1, tmp, SAFEFILE_TEMP, 0644, err, sizeof err);
+	if (fd < 0) {
+		cli_err("pick: --lock: %s", err);
+		return EXIT_FAIL;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
 	if (!f || fprintf(f, "%ld %lld\n", (long)getppid(), (long long)(now_ms() + hold_ms)) < 0 ||
-	    fclose(f) || rename(tmp, path)) {
-		cli_err("pick: --lock: %s: %s", path, strerror(errno));
+	    fclose(f)) {
+		cli_err("pick: --lock: %s: %s", tmp, strerror(errno));
 		unlink(tmp);
 		return EXIT_FAIL;
 	}
-	chmod(path, 0666);
+	/* the reservation replaced must be none or ours (an expired one) */
+	int rc = safefile_open(-1, path, SAFEFILE_CHECK, 0, err, sizeof err);
+	if (!rc && rename(tmp, path)) {
+		snprintf(err, sizeof err, "%s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	if (rc) {
+		cli_err("pick: --lock: %s", err);
+		unlink(tmp);
+		return EXIT_FAIL;
+	}
 	(void)pl;
 	return 0;
 }
