@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agentrec.h"
 #include "analyze/procs.h"
 #include "cli.h"
 #include "format/jsondoc.h"
@@ -26,6 +27,8 @@
 #include "format/fmt.h"
 #include "vramz/diagnose.h"
 #include "analyze/logset.h"
+#include "logfile.h"
+#include "xid.h"
 
 static void print_text(FILE *o, const vramz_finding *f, unsigned n, const char *title,
 		       const struct aprocs *ap)
@@ -122,12 +125,18 @@ const char analyze_about[] =
 	"(docs/diagnoses.md).  Several logs, or a rotated set (LOG.N .. LOG.1, LOG),\n"
 	"read as one, in time order (docs/report.md).  Exit 0 clean, 3 a finding at or above --fail-on, 1 read error.";
 
+#define DRIVER_SUMS_MAX 64
+
 /* What reading the logs through the engine found out besides findings. */
 struct analysis {
 	unsigned ticks, nsteps;
 	int64_t covered_ms;
 	struct step_note steps[STEP_NOTES_MAX];
 	struct aprocs ap;
+	/* the driver's events of the events files, every one counted (a
+	 * merged row counts its `count`) */
+	unsigned ndrv;
+	struct agentrow_driver drv[DRIVER_SUMS_MAX];
 };
 
 /* Every tick of r into d and an; 0, or the exit code after saying why. */
@@ -200,6 +209,22 @@ static void analyze_json(const char *path, const vramz_diag_config *cfg, const s
 	jw_end_arr(&w);
 	jw_u64(&w, "clock_step_count", an->nsteps);
 	aprocs_json(&an->ap, &w);
+	jw_arr(&w, "driver_events");
+	for (unsigned i = 0; i < an->ndrv; i++) {
+		const struct agentrow_driver *e = &an->drv[i];
+		char t[LOG_TIME_LEN + 1];
+		jw_obj(&w, NULL);
+		jw_i64(&w, "gpu", e->gpu);
+		jw_str(&w, "event", e->event);
+		jw_u64(&w, "xid", e->xid);
+		jw_u64(&w, "count", e->count);
+		log_fmt_time(t, e->first_ms);
+		jw_str(&w, "first", t);
+		log_fmt_time(t, e->last_ms);
+		jw_str(&w, "last", t);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
 	jw_arr(&w, "findings");
 	for (unsigned i = 0; i < n; i++)
 		diagconf_json(&w, NULL, &cur[i]);
@@ -231,6 +256,17 @@ static void analyze_text(const char *path, unsigned ngpus, const vramz_diag_conf
 	if (an->nsteps > STEP_NOTES_MAX)
 		printf("note: %u more clock steps\n", an->nsteps - STEP_NOTES_MAX);
 	print_too_short(stdout, cfg, an->covered_ms);
+	for (unsigned i = 0; i < an->ndrv; i++) {
+		const struct agentrow_driver *e = &an->drv[i];
+		char t[LOG_TIME_LEN + 1];
+		log_fmt_time(t, e->last_ms);
+		if (!strcmp(e->event, "xid"))
+			printf("events: GPU %d: Xid %u x %llu (%s), the last at %s\n", e->gpu, e->xid,
+			       (unsigned long long)e->count, xid_meaning(e->xid), t);
+		else
+			printf("events: GPU %d: %s x %llu, the last at %s\n", e->gpu, e->event,
+			       (unsigned long long)e->count, t);
+	}
 	if (!n && !np)
 		printf("no findings\n");
 	print_text(stdout, cur, n, NULL, &an->ap);
@@ -268,6 +304,7 @@ int cmd_analyze(const struct cmd_args *args)
 		vramz_diag_free(d);
 		return ex;
 	}
+	an.ndrv = logset_driver_events(r, an.drv, DRIVER_SUMS_MAX);
 	const vramz_finding *cur, *past;
 	unsigned n = vramz_diag_findings(d, &cur);
 	unsigned long dropped = vramz_diag_series_dropped(d);

@@ -9,15 +9,18 @@
 #ifndef VRAMZ_EVWATCH_H
 #define VRAMZ_EVWATCH_H
 
+#include <stdint.h>
+
 #include "vramz/vramz.h"
 
 struct evwatch;
 
 /* Starts the watcher for the selected GPUs (-g).  events_csv: a file to
- * append the events to, or NULL.  NULL when nothing can be watched (a
+ * append the events to, or NULL; repeats of one (GPU, event, Xid code)
+ * within merge_ms (at least 1 s) are one row with their count.  NULL when nothing can be watched (a
  * replay, no NVML, no GPU with events), after one line on stderr only for
  * a file that cannot be opened. */
-struct evwatch *evwatch_start(const char *cmd, const char *events_csv);
+struct evwatch *evwatch_start(const char *cmd, const char *events_csv, int64_t merge_ms);
 void evwatch_stop(struct evwatch *w);
 /* Sets the xid_* fields (and VRAMZ_F_XID) of the n samples of a tick from
  * what the watcher has seen, lost GPUs included: a lost GPU's finding

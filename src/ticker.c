@@ -211,7 +211,7 @@ static void live_threads(struct ticker *t, unsigned ngpus)
 		cli_err("%s: PCIe throughput, energy and VRAM health will be unknown (no second context)",
 			o->cmd);
 	if (o->events)
-		t->ev = evwatch_start(o->cmd, o->events_csv);
+		t->ev = evwatch_start(o->cmd, o->events_csv, o->interval_ms);
 }
 
 int ticker_open(struct ticker **out, const struct ticker_opts *o)

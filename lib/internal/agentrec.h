@@ -44,6 +44,22 @@ int agentrow_next(struct agentrow_reader *r, int64_t *t_ms, uint32_t *uid,
 		  struct agent_figures *fig);
 void agentrow_close(struct agentrow_reader *r);
 
+/* The driver's events (xid, ecc_sbe, ecc_dbe rows) that agentrow_next
+ * passed over, summed by (GPU, event, Xid code): a row counts its
+ * `count` cell, or 1 where the file has none (older vramz) or it is
+ * empty.  Rows outside [since_ms, until_ms] are not counted. */
+struct agentrow_driver {
+	int gpu;                 /* -1: not given */
+	char event[8];           /* "xid", "ecc_sbe", "ecc_dbe" */
+	unsigned xid;            /* xid rows, else 0 */
+	uint64_t count;
+	int64_t first_ms, last_ms;
+};
+/* Counts from now on the driver rows between since_ms and until_ms. */
+void agentrow_count_driver(struct agentrow_reader *r, int64_t since_ms, int64_t until_ms);
+/* The sums so far, *out valid until the next agentrow_next or close. */
+unsigned agentrow_driver_sums(const struct agentrow_reader *r, const struct agentrow_driver **out);
+
 /* The engine (lib/diagnose/agentrec.c): keeps a record of a log for the
  * process it names, the latest of each, a bounded number.  0 or
  * VRAMZ_ENOMEM.  A live engine reads the agents' files instead. */

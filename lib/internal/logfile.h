@@ -42,15 +42,18 @@ int log_rotated_path(const char *path, unsigned n, char *out, size_t outlen);
 
 /* ---- the events file (docs/csv.md, "Events file") ---- */
 /* Its header: the driver's events (evwatch.c) fill the first six
- * columns, a PyTorch agent's records (lib/log/agentrow.c) all. */
+ * columns and `count`, a PyTorch agent's records (lib/log/agentrow.c)
+ * all.  `count` (last, added in 0.3): how many events the row stands for,
+ * repeats of one (GPU, event, code) merged per interval; a file without
+ * the column (older vramz) is read as 1 a row. */
 #define LOG_EVENT_COLUMNS                                                               \
 	"time,gpu,uuid,event,xid,meaning,pid,start_time_ticks,uid,how,status,exception,"   \
 	"oom,site,requested_bytes,limit_bytes,free_bytes,allocated_bytes,reserved_bytes,"  \
 	"ooms,holder1_bytes,holder1_site,holder2_bytes,holder2_site,holder3_bytes,"        \
-	"holder3_site"
-/* The empty cells that end a driver event's row: one per column after
- * `meaning` (a test counts them against the header). */
-#define LOG_EVENT_DRIVER_TAIL ",,,,,,,,,,,,,,,,,,,,"
+	"holder3_site,count"
+/* The empty cells between a driver event's `meaning` and its `count`:
+ * one per column between them (a test counts them against the header). */
+#define LOG_EVENT_DRIVER_TAIL ",,,,,,,,,,,,,,,,,,,,,"
 
 /* ---- opening ---- */
 /* Opens PATH to read a log: a descriptor, or a negative VRAMZ_E* with one

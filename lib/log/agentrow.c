@@ -97,10 +97,13 @@ int agentrow_format(struct logbuf *b, int64_t t_ms, const char *event, int gpu, 
 		if (fig->oom_cuda >= 0 && h->cuda >= 0 && h->cuda != fig->oom_cuda)
 			continue;
 		site_text(text, sizeof text, &h->at);
-		rc = rc || putn(b, h->bytes, 1) || put_text(b, text, ++k == AGENT_MAX_HOLDERS);
+		rc = rc || putn(b, h->bytes, 1) || put_text(b, text, 0);
+		k++;
 	}
 	for (; k < AGENT_MAX_HOLDERS; k++)
-		rc = rc || log_put_raw(b, ",", 1) || log_put_raw(b, k + 1 == AGENT_MAX_HOLDERS ? "\n" : ",", 1);
+		rc = rc || log_put_raw(b, ",,", 2);
+	/* count: an agent row is one record, never merged */
+	rc = rc || log_put_raw(b, "1\n", 2);
 	return rc ? VRAMZ_ENOMEM : 0;
 }
 
@@ -109,16 +112,19 @@ int agentrow_format(struct logbuf *b, int64_t t_ms, const char *event, int gpu, 
 enum ev_col {
 	EC_TIME, EC_UUID, EC_EVENT, EC_PID, EC_START, EC_UID, EC_HOW, EC_STATUS, EC_EXCEPTION,
 	EC_OOM, EC_SITE, EC_REQUESTED, EC_LIMIT, EC_FREE, EC_ALLOCATED, EC_RESERVED, EC_OOMS,
-	EC_H1_BYTES, EC_H1_SITE, EC_H2_BYTES, EC_H2_SITE, EC_H3_BYTES, EC_H3_SITE, EC_COUNT
+	EC_H1_BYTES, EC_H1_SITE, EC_H2_BYTES, EC_H2_SITE, EC_H3_BYTES, EC_H3_SITE,
+	EC_GPU, EC_XID, EC_NUM, EC_COUNT
 };
 static const char *const ev_names[EC_COUNT] = {
 	"time", "uuid", "event", "pid", "start_time_ticks", "uid", "how", "status", "exception",
 	"oom", "site", "requested_bytes", "limit_bytes", "free_bytes", "allocated_bytes",
 	"reserved_bytes", "ooms", "holder1_bytes", "holder1_site", "holder2_bytes",
-	"holder2_site", "holder3_bytes", "holder3_site",
+	"holder2_site", "holder3_bytes", "holder3_site", "gpu", "xid", "count",
 };
 
 #define EV_MAX_CELLS 64
+/* (GPU, event, code) sums kept; more kinds are counted in the last */
+#define EV_MAX_SUMS 256
 
 struct agentrow_reader {
 	FILE *f;
@@ -126,6 +132,10 @@ struct agentrow_reader {
 	size_t cap;
 	int col[EC_COUNT];             /* the cell of each, or -1 */
 	struct cell cells[EV_MAX_CELLS + 1];
+	int count_driver;              /* agentrow_count_driver was called */
+	int64_t since_ms, until_ms;
+	unsigned nsums;
+	struct agentrow_driver *sums;  /* [EV_MAX_SUMS] once counting */
 };
 
 /* the header's cells to col[] */
@@ -247,6 +257,67 @@ static void row_record(const struct agentrow_reader *r, int nc, int end, struct 
 	}
 }
 
+static int is_driver_event(const struct cell *ev)
+{
+	static const char *const kinds[] = {"xid", "ecc_sbe", "ecc_dbe"};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (ev->n == strlen(kinds[i]) && !memcmp(ev->s, kinds[i], ev->n))
+			return 1;
+	return 0;
+}
+
+/* a driver row into its (GPU, event, code) sum, when counting */
+static void driver_row(struct agentrow_reader *r, int nc, const struct cell *ev, const struct cell *t)
+{
+	int64_t t_ms;
+	uint64_t count = 1, gpu, xid = 0;
+	if (!r->sums || !is_driver_event(ev) || log_parse_time(t->s, t->n, &t_ms) ||
+	    t_ms < r->since_ms || t_ms > r->until_ms)
+		return;
+	/* an empty or missing count (a file from before the column) is one event */
+	if (cell_of(r, nc, EC_NUM)->n && (!u64_of(r, nc, EC_NUM, &count) || !count))
+		return;
+	if (!u64_of(r, nc, EC_GPU, &gpu) || gpu > INT32_MAX)
+		gpu = (uint64_t)-1;
+	if (!u64_of(r, nc, EC_XID, &xid) || xid > UINT32_MAX)
+		xid = 0;
+	unsigned i = 0;
+	for (; i < r->nsums; i++) {
+		const struct agentrow_driver *s = &r->sums[i];
+		if (s->gpu == (int)gpu && s->xid == (unsigned)xid && strlen(s->event) == ev->n &&
+		    !memcmp(s->event, ev->s, ev->n))
+			break;
+	}
+	if (i == r->nsums && r->nsums < EV_MAX_SUMS) {
+		struct agentrow_driver *s = &r->sums[r->nsums++];
+		memset(s, 0, sizeof *s);
+		s->gpu = (int)gpu;
+		s->xid = (unsigned)xid;
+		memcpy(s->event, ev->s, ev->n);
+		s->first_ms = t_ms;
+	} else if (i == r->nsums) {
+		return; /* 256 kinds in one file: the rest are not summed */
+	}
+	struct agentrow_driver *s = &r->sums[i];
+	s->count = count > UINT64_MAX - s->count ? UINT64_MAX : s->count + count;
+	s->last_ms = t_ms > s->last_ms ? t_ms : s->last_ms;
+	s->first_ms = t_ms < s->first_ms ? t_ms : s->first_ms;
+}
+
+void agentrow_count_driver(struct agentrow_reader *r, int64_t since_ms, int64_t until_ms)
+{
+	if (!r->sums)
+		r->sums = calloc(EV_MAX_SUMS, sizeof *r->sums);
+	r->since_ms = since_ms;
+	r->until_ms = until_ms;
+}
+
+unsigned agentrow_driver_sums(const struct agentrow_reader *r, const struct agentrow_driver **out)
+{
+	*out = r->sums;
+	return r->sums ? r->nsums : 0;
+}
+
 int agentrow_next(struct agentrow_reader *r, int64_t *t_ms, uint32_t *uid, struct agent_figures *fig)
 {
 	ssize_t n;
@@ -262,6 +333,10 @@ int agentrow_next(struct agentrow_reader *r, int64_t *t_ms, uint32_t *uid, struc
 		const struct cell *ev = cell_of(r, nc, EC_EVENT), *t = cell_of(r, nc, EC_TIME);
 		int end = ev->n == strlen(AGENT_EV_END) && !memcmp(ev->s, AGENT_EV_END, ev->n);
 		int oom = ev->n == strlen(AGENT_EV_OOM) && !memcmp(ev->s, AGENT_EV_OOM, ev->n);
+		if (!end && !oom) {
+			driver_row(r, nc, ev, t);
+			continue;
+		}
 		uint64_t pid, start, u;
 		if ((!end && !oom) || log_parse_time(t->s, t->n, t_ms) ||
 		    !u64_of(r, nc, EC_PID, &pid) || pid > UINT32_MAX || !u64_of(r, nc, EC_START, &start))
@@ -283,5 +358,6 @@ void agentrow_close(struct agentrow_reader *r)
 	if (r->f)
 		fclose(r->f);
 	free(r->line);
+	free(r->sums);
 	free(r);
 }

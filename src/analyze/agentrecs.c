@@ -26,7 +26,8 @@ static void read_next(struct evsrc *e)
 	e->have = e->r && agentrow_next(e->r, &e->t_ms, &e->uid, &e->rec) == 1;
 }
 
-struct agentrecs *agentrecs_open(char *const *paths, unsigned n)
+struct agentrecs *agentrecs_open(char *const *paths, unsigned n, int64_t since_ms,
+				 int64_t until_ms)
 {
 	struct agentrecs *a = calloc(1, sizeof *a + (size_t)n * sizeof a->src[0]);
 	if (!a)
@@ -50,6 +51,7 @@ struct agentrecs *agentrecs_open(char *const *paths, unsigned n)
 			cli_err("%s; the PyTorch agents' records in it are not read", err);
 		if (rc)
 			continue;
+		agentrow_count_driver(e->r, since_ms, until_ms);
 		read_next(e);
 		a->n++;
 	}
@@ -63,6 +65,34 @@ int agentrecs_note(struct agentrecs *a, vramz_diag *d, int64_t until_ms)
 			if (diag_note_agent(d, &e->rec))
 				return VRAMZ_ENOMEM;
 	return 0;
+}
+
+unsigned agentrecs_driver(struct agentrecs *a, struct agentrow_driver *out, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; a && i < a->n; i++) {
+		struct evsrc *e = &a->src[i];
+		while (e->have)
+			read_next(e);
+		const struct agentrow_driver *s;
+		unsigned ns = agentrow_driver_sums(e->r, &s);
+		for (unsigned k = 0; k < ns; k++) {
+			unsigned j = 0;
+			while (j < n && (out[j].gpu != s[k].gpu || out[j].xid != s[k].xid ||
+					 strcmp(out[j].event, s[k].event)))
+				j++;
+			if (j == n && n == max)
+				continue;
+			if (j == n) {
+				out[n++] = s[k];
+				continue;
+			}
+			out[j].count += s[k].count;
+			out[j].first_ms = s[k].first_ms < out[j].first_ms ? s[k].first_ms : out[j].first_ms;
+			out[j].last_ms = s[k].last_ms > out[j].last_ms ? s[k].last_ms : out[j].last_ms;
+		}
+	}
+	return n;
 }
 
 void agentrecs_close(struct agentrecs *a)

@@ -379,7 +379,14 @@ int logset_open(struct logset **out, char *const *paths, unsigned n,
 	s->span_first_ms = first > s->since_ms ? first : s->since_ms;
 	s->span_last_ms = last < s->until_ms ? last : s->until_ms;
 	s->cur = 0;
-	if (!(s->agents = agentrecs_open(paths, n))) {
+	/* the events file beside each file of the set: a rotated set's
+	 * events files rotate with it (gpu.1.csv, gpu.1.events.csv) */
+	char **fp = malloc((s->nfiles ? s->nfiles : 1) * sizeof *fp);
+	for (unsigned i = 0; fp && i < s->nfiles; i++)
+		fp[i] = s->files[i].path;
+	s->agents = fp ? agentrecs_open(fp, s->nfiles, s->since_ms, s->until_ms) : NULL;
+	free(fp);
+	if (!s->agents) {
 		snprintf(err, errlen, "out of memory");
 		return VRAMZ_ENOMEM;
 	}
@@ -526,6 +533,11 @@ int logset_feed(struct logset *s, vramz_diag *d, const vramz_snapshot *snap)
 	}
 	int rc = agentrecs_note(s->agents, d, snap->time_ms);
 	return rc ? rc : vramz_diag_feed(d, snap);
+}
+
+unsigned logset_driver_events(struct logset *s, struct agentrow_driver *out, unsigned max)
+{
+	return agentrecs_driver(s->agents, out, max);
 }
 
 void logset_close(struct logset *s)

@@ -73,6 +73,13 @@ unsigned long logset_tick_line(const struct logset *s);
  * tick's time.  vramz_diag_feed's return. */
 int logset_feed(struct logset *s, vramz_diag *d, const vramz_snapshot *snap);
 
+/* The driver's events (Xid, ECC) in the events files beside the set's
+ * files, within the window, summed by (GPU, event, code): every event,
+ * merged rows counting their `count` (agentrecs_driver).  Call after the
+ * last tick. */
+struct agentrow_driver;
+unsigned logset_driver_events(struct logset *s, struct agentrow_driver *out, unsigned max);
+
 void logset_close(struct logset *s);
 
 #endif

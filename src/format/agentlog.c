@@ -27,6 +27,7 @@ struct followed {
 struct agentlog {
 	const char *cmd;              /* the command, for its one line on failure */
 	int fd;                       /* the events file; -1 after a failed write */
+	char path[4096];              /* its name, followed across rotations */
 	uint64_t tick;
 	struct followed *f;
 	unsigned n, cap;
@@ -46,6 +47,7 @@ struct agentlog *agentlog_open(const char *cmd, const char *log_path)
 		return NULL;
 	}
 	a->cmd = cmd;
+	memcpy(a->path, path, sizeof a->path);
 	return a;
 }
 
@@ -88,6 +90,9 @@ static int write_row(struct agentlog *a, const vramz_snapshot *snap, log_info_fn
 	int gpu = oom_gpu(fig, snap, info, arg, &uuid);
 	a->row.len = 0;
 	if (agentrow_format(&a->row, snap->time_ms, event, gpu, uuid, p->uid, fig))
+		return -1;
+	char err[600];
+	if (evfile_follow(&a->fd, a->path, err, sizeof err))
 		return -1;
 	return evfile_append(a->fd, &a->row);
 }

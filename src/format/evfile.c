@@ -42,6 +42,21 @@ int evfile_open(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
+int evfile_follow(int *fd, const char *path, char *err, size_t errlen)
+{
+	struct stat now, open_one;
+	if (*fd >= 0 && fstat(*fd, &open_one) == 0 && stat(path, &now) == 0 &&
+	    now.st_dev == open_one.st_dev && now.st_ino == open_one.st_ino)
+		return 0;
+	int nfd = evfile_open(path, err, errlen);
+	if (nfd < 0)
+		return -1;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = nfd;
+	return 0;
+}
+
 int evfile_append(int fd, const struct logbuf *b)
 {
 	for (;;) {

@@ -475,6 +475,31 @@ int log_rotation_repair(const char *base, unsigned keep, char *note, size_t note
 	return fixed;
 }
 
+/* The events files (FILE.events.csv, evfile.h) move with their levels,
+ * after the pairs, the same steps (delete level keep when every level is
+ * there, then each level n below top up one); their writers follow the
+ * name (evfile_follow).  A kill among these moves leaves an events file a
+ * level off: its rows keep their times, and analyze reads every level's. */
+static int rotate_events(const char *base, unsigned keep, unsigned top)
+{
+	char a[PATH_MAX + 64], b[PATH_MAX + 64], ea[PATH_MAX + 80], eb[PATH_MAX + 80];
+	if (top > keep) {
+		level_name(base, keep, 0, a, sizeof a);
+		if (!log_events_path(a, ea, sizeof ea) && unlink(ea) && errno != ENOENT)
+			return -errno;
+		top = keep;
+	}
+	for (unsigned n = top; n-- > 0;) {
+		level_name(base, n, 0, a, sizeof a);
+		level_name(base, n + 1, 0, b, sizeof b);
+		if (log_events_path(a, ea, sizeof ea) || log_events_path(b, eb, sizeof eb))
+			continue;
+		if (rename(ea, eb) && errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
 static int rotate(struct log_writer *w, char *err, size_t errlen)
 {
 	int procs = w->p.fd >= 0;
@@ -501,6 +526,9 @@ static int rotate(struct log_writer *w, char *err, size_t errlen)
 		if (e < 0)
 			return fail(err, errlen, VRAMZ_EIO, w->o.path, "rotation failed", -e);
 	}
+	int e = rotate_events(w->o.path, w->o.keep, top);
+	if (e < 0)
+		return fail(err, errlen, VRAMZ_EIO, w->o.path, "rotation of the events file failed", -e);
 	w->rotations++;
 	rc = file_open(&w->g, err, errlen);
 	if (rc == 0 && procs)

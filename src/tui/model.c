@@ -501,41 +501,78 @@ static int push_order(struct model *m, unsigned idx)
 	return 0;
 }
 
+/* A pid and where its row is, sorted by pid: the tree's lookups are
+ * binary searches, so building it is O(n log n) whatever the shape (one
+ * non-GPU parent per GPU process made the old scans O(n^3): 100k
+ * processes never finished). */
+struct pid_pos {
+	uint32_t pid;
+	unsigned row;
+};
+
+static int by_pid(const void *pa, const void *pb)
+{
+	const struct pid_pos *a = pa, *b = pb;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static int find_pos(const struct pid_pos *v, unsigned n, uint32_t pid)
+{
+	unsigned lo = 0, hi = n;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].pid == pid ? (int)lo : -1;
+}
+
 /* Parents that hold no GPU memory but launched several GPU processes
- * (torchrun, a Slurm step) become group rows summing their children. */
+ * (torchrun, a Slurm step) become group rows summing their children.
+ * The children by parent: sorted by ppid, each run of siblings at once. */
 static int add_groups(struct model *m, const unsigned *idx, unsigned n)
 {
+	struct pid_pos *kids = malloc((n ? n : 1) * sizeof *kids);
+	unsigned nk = 0;
+	if (!kids)
+		return -1;
 	for (unsigned i = 0; i < n; i++) {
 		const struct model_row *r = &m->rows[idx[i]];
-		if (!r->visible || r->ppid <= 1 || model_find_pid(m, r->ppid) >= 0)
-			continue;
-		int known = 0, siblings = 0;
-		for (unsigned g = m->nrows; g < m->nrows + m->ngroups; g++)
-			known |= m->rows[g].pid == r->ppid;
-		if (known)
-			continue;
-		for (unsigned j = 0; j < n; j++)
-			siblings += m->rows[idx[j]].visible && m->rows[idx[j]].ppid == r->ppid;
-		if (siblings < 2)
+		if (r->visible && r->ppid > 1)
+			kids[nk++] = (struct pid_pos){r->ppid, idx[i]};
+	}
+	qsort(kids, nk, sizeof *kids, by_pid);
+	for (unsigned i = 0, j; i < nk; i = j) {
+		for (j = i + 1; j < nk && kids[j].pid == kids[i].pid; j++)
+			;
+		uint32_t ppid = kids[i].pid;
+		unsigned siblings = j - i;
+		if (siblings < 2 || model_find_pid(m, ppid) >= 0)
 			continue;
 		if (reserve((void **)&m->rows, &m->cap_rows, m->nrows + m->ngroups + 1,
-			    sizeof *m->rows))
+			    sizeof *m->rows)) {
+			free(kids);
 			return -1;
-		r = &m->rows[idx[i]]; /* rows may have moved */
+		}
+		/* the first child in the view's order names the group, as before */
+		unsigned first = kids[i].row;
+		for (unsigned k = i + 1; k < j; k++)
+			first = kids[k].row < first ? kids[k].row : first;
+		const struct model_row *r = &m->rows[first];
 		struct model_row *g = &m->rows[m->nrows + m->ngroups++];
 		memset(g, 0, sizeof *g);
 		g->group = 1;
 		g->visible = 1;
-		g->pid = r->ppid;
+		g->pid = ppid;
 		g->uid = r->uid;
 		memcpy(g->user, r->user, sizeof g->user); /* distinct rows */
 		memcpy(g->job, r->job, sizeof g->job);
-		fmt_snprintf(g->cmd, sizeof g->cmd, "(parent of %d GPU processes)", siblings);
+		fmt_snprintf(g->cmd, sizeof g->cmd, "(parent of %u GPU processes)", siblings);
 		g->first_gpu = r->first_gpu;
-		for (unsigned j = 0; j < n; j++) {
-			const struct model_row *c = &m->rows[idx[j]];
-			if (!c->visible || c->ppid != g->pid)
-				continue;
+		for (unsigned k = i; k < j; k++) {
+			const struct model_row *c = &m->rows[kids[k].row];
 			g->gpu_mask |= c->gpu_mask;
 			g->vram_valid |= c->vram_valid;
 			g->vram_bytes += c->vram_bytes;
@@ -544,33 +581,66 @@ static int add_groups(struct model *m, const unsigned *idx, unsigned n)
 		}
 		gpu_list(g->gpus, sizeof g->gpus, g->gpu_mask);
 	}
+	free(kids);
 	return 0;
 }
 
-static int parent_of(const struct model *m, const unsigned *idx, unsigned n, unsigned row)
-{
-	const struct model_row *r = &m->rows[row];
-	if (!r->visible || r->group || r->ppid <= 1)
-		return -1;
-	for (unsigned j = 0; j < n; j++)
-		if (idx[j] != row && m->rows[idx[j]].pid == r->ppid)
-			return (int)idx[j];
-	return -1;
-}
+/* The tree of the sorted rows idx[0..n-1]: each row's parent found by a
+ * binary search of the pids, the children of each listed in the sorted
+ * order (CSR arrays), then emitted depth first from the roots. */
+struct tree {
+	const unsigned *idx;
+	unsigned *first, *kid;         /* children of idx[i]: kid[first[i] .. first[i + 1]) */
+};
 
-static int emit_tree(struct model *m, const unsigned *idx, unsigned n, unsigned row,
-		     int depth)
+static int emit_tree(struct model *m, const struct tree *t, unsigned i, int depth)
 {
+	unsigned row = t->idx[i];
 	m->rows[row].depth = depth;
 	if (push_order(m, row))
 		return -1;
 	if (depth > 16)
 		return 0; /* a ppid loop cannot happen, but never recurse forever */
-	for (unsigned j = 0; j < n; j++)
-		if (parent_of(m, idx, n, idx[j]) == (int)row)
-			if (emit_tree(m, idx, n, idx[j], depth + 1))
-				return -1;
+	for (unsigned k = t->first[i]; k < t->first[i + 1]; k++)
+		if (emit_tree(m, t, t->kid[k], depth + 1))
+			return -1;
 	return 0;
+}
+
+static int arrange_tree(struct model *m, const unsigned *idx, unsigned n)
+{
+	struct pid_pos *pos = malloc((n ? n : 1) * sizeof *pos);
+	int *parent = malloc((n ? n : 1) * sizeof *parent);
+	unsigned *first = calloc(n + 2, sizeof *first), *kid = malloc((n ? n : 1) * sizeof *kid);
+	int rc = -1;
+	if (!pos || !parent || !first || !kid)
+		goto out;
+	for (unsigned i = 0; i < n; i++)
+		pos[i] = (struct pid_pos){m->rows[idx[i]].pid, i};
+	qsort(pos, n, sizeof *pos, by_pid);
+	for (unsigned i = 0; i < n; i++) {
+		const struct model_row *r = &m->rows[idx[i]];
+		int p = !r->visible || r->group || r->ppid <= 1 ? -1 : find_pos(pos, n, r->ppid);
+		parent[i] = p < 0 || pos[p].row == i ? -1 : (int)pos[p].row;
+		if (parent[i] >= 0)
+			first[parent[i] + 2]++;
+	}
+	for (unsigned i = 2; i < n + 2; i++)
+		first[i] += first[i - 1];
+	for (unsigned i = 0; i < n; i++) /* in sorted order: each list stays sorted */
+		if (parent[i] >= 0)
+			kid[first[parent[i] + 1]++] = i;
+	struct tree t = {idx, first, kid};
+	rc = 0;
+	for (unsigned i = 0; i < n && rc == 0; i++)
+		if (parent[i] < 0)
+			rc = emit_tree(m, &t, i, 0);
+out:
+	free(pos);
+	free(parent);
+	free(first);
+	free(kid);
+	return rc;
 }
 
 int model_arrange(struct model *m, const struct arrange *a)
@@ -599,12 +669,10 @@ int model_arrange(struct model *m, const struct arrange *a)
 	const void *ctx[2] = {m, a};
 	qsort_r(idx, n, sizeof *idx, row_cmp, ctx);
 	int rc = 0;
-	for (unsigned i = 0; i < n && rc == 0; i++) {
-		if (!a->tree)
-			rc = push_order(m, idx[i]);
-		else if (parent_of(m, idx, n, idx[i]) < 0)
-			rc = emit_tree(m, idx, n, idx[i], 0);
-	}
+	if (a->tree)
+		rc = arrange_tree(m, idx, n);
+	for (unsigned i = 0; i < n && rc == 0 && !a->tree; i++)
+		rc = push_order(m, idx[i]);
 	free(idx);
 	return rc;
 }

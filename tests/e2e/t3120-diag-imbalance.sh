@@ -19,6 +19,16 @@ for r in 0 1 2 3; do
 	eval "RANK${r}_PLAIN=$!"
 done
 trap 'kill $pids 2>/dev/null; rm -rf "$T"' EXIT
+# each rank exec'd: until then /proc shows the forked shell, without the
+# rank variables (bash sets them in the child just before exec), and a
+# loaded run's first ticks saw four unrelated programs, not one job
+for p in $pids; do
+	for _ in $(seq 100); do
+		[ "$(cat /proc/$p/comm 2>/dev/null)" = sleep ] && break
+		sleep 0.05
+	done
+	[ "$(cat /proc/$p/comm 2>/dev/null)" = sleep ] || { echo "pid $p never became sleep"; exit 1; }
+done
 export XDG_CONFIG_HOME="$T/cfg"
 scenario diag-imbalance.scn
 # warm-up 2 s and report-after 1 s leave 5 s and 4 s of slack: a loaded

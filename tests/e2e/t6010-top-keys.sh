@@ -13,16 +13,36 @@ top() { # W H ARGS...: vramz top in a fresh shell
 # the vramz process in the pane: the shell's only child
 vramz_pid() { pgrep -P "$($TM display -p "#{pane_pid}")"; }
 first_pid() { grep -oE "^ +[0-9]{7} " screen | head -1 | tr -d " "; }
+# first_pid_is PID: until the first row is PID (10 s).  A header already
+# showing the new sort says nothing of the keys after it (Home): the
+# screen was read between the two and the test failed under load
+first_pid_is() {
+	for _ in $(seq 100); do
+		tm capture-pane -p >"$T/screen" 2>/dev/null
+		[ "$(first_pid)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "the first row never was pid $1:"; cat "$T/screen"; return 1
+}
+# wait_gone PATTERN: until the screen no longer shows it (10 s)
+wait_gone() {
+	for _ in $(seq 100); do
+		tm capture-pane -p >"$T/screen" 2>/dev/null
+		grep -qE -- "$1" "$T/screen" || return 0
+		sleep 0.1
+	done
+	echo "the screen still shows /$1/:"; cat "$T/screen"; return 1
+}
 
 scenario 8gpu.scn
 expect_success 'default sort is VRAM, largest first; P sorts by pid, again reverses' '
 	top 200 60 &&
 	wait_for "4300001" &&
 	test "$(first_pid)" = 4300001 &&
-	keys P Home && wait_for "PID▲" && sleep 0.3 && wait_for "PID▲" &&
-	test "$(first_pid)" = "$(grep -oE "pid=[0-9]+" $SCENARIOS/8gpu.scn | cut -d= -f2 | sort -n | head -1)" &&
-	keys P Home && wait_for "PID▼" && sleep 0.3 && wait_for "PID▼" &&
-	test "$(first_pid)" = "$(grep -oE "pid=[0-9]+" $SCENARIOS/8gpu.scn | cut -d= -f2 | sort -n | tail -1)"
+	keys P Home && wait_for "PID▲" &&
+	first_pid_is "$(grep -oE "pid=[0-9]+" $SCENARIOS/8gpu.scn | cut -d= -f2 | sort -n | head -1)" &&
+	keys P Home && wait_for "PID▼" &&
+	first_pid_is "$(grep -oE "pid=[0-9]+" $SCENARIOS/8gpu.scn | cut -d= -f2 | sort -n | tail -1)"
 '
 
 expect_success '> moves the sort column; the header marks it' '
@@ -62,7 +82,7 @@ expect_success '? shows the help, any key closes it' '
 	wait_for "4300001" &&
 	keys "?" && wait_for "vramz top keys" &&
 	has "kill: choose a signal" screen &&
-	keys x && sleep 0.3 && wait_for "4300001" &&
+	keys x && wait_gone "vramz top keys" && wait_for "4300001" &&
 	hasnt "vramz top keys" screen
 '
 

@@ -31,7 +31,11 @@ expect_success 'the runtime directory removed: said once, made again, republishe
 	said "publishing .*/run/segment again" && reads_it "$pid" &&
 	test "$(grep -c "run was removed or replaced; making it again" "$T/daemon.err")" = 1 &&
 	{ vramz daemon -i 100ms 2>err2; test $? -eq 1; } && has "is already published by pid $pid" err2 &&
-	mv run run.old && mkdir -m 700 run &&
+	# replaced while the daemon is stopped: it re-creates a missing run
+	# every 100 ms, so between a running mv and mkdir it could win (the
+	# mkdir then failed, 1 run in 3 under ASan); stopped, it can only find
+	# the new directory
+	stop_pid "$pid" && mv run run.old && mkdir -m 700 run && kill -CONT "$pid" &&
 	said "publishing .*/run/segment again" 2 && reads_it "$pid" &&
 	test "$(grep -c "making it again" "$T/daemon.err")" = 2 &&
 	stop_daemon && rm -rf run.old

@@ -23,7 +23,7 @@ struct nvmlEventSet_st {
 	bool used;
 	double t0_s;                        /* events from this time on */
 	unsigned long long mask[FAKE_MAX_GPUS]; /* registered types */
-	bool done[FAKE_MAX_AT];             /* delivered */
+	unsigned sent[FAKE_MAX_AT];         /* times delivered */
 };
 static struct nvmlEventSet_st sets[FAKE_MAX_SETS];
 
@@ -195,6 +195,12 @@ static unsigned long long at_type(const struct fake_at *a)
 	       : a->kind == AT_SBE ? nvmlEventTypeSingleBitEccError : 0;
 }
 
+/* when set's next delivery of event i is due */
+static double due_s(const struct fake_world *w, const struct nvmlEventSet_st *set, unsigned i)
+{
+	return w->at[i].t_s + set->sent[i] * w->at[i].every_s;
+}
+
 /* Lock held: the first undelivered event of set, due or not; -1 none. */
 static int next_event(const struct fake_world *w, const struct nvmlEventSet_st *set)
 {
@@ -203,9 +209,9 @@ static int next_event(const struct fake_world *w, const struct nvmlEventSet_st *
 	for (unsigned i = 0; i < w->nat; i++) {
 		const struct fake_at *a = &w->at[i];
 
-		if (set->done[i] || !(at_type(a) & set->mask[a->gpu]) || a->t_s < set->t0_s)
+		if (set->sent[i] >= a->times || !(at_type(a) & set->mask[a->gpu]) || a->t_s < set->t0_s)
 			continue;
-		if (best < 0 || a->t_s < w->at[best].t_s)
+		if (best < 0 || due_s(w, set, i) < due_s(w, set, (unsigned)best))
 			best = (int)i;
 	}
 	return best;
@@ -224,10 +230,11 @@ FAKE_API nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *d
 		int i = next_event(c.w, set);
 		double now = fake_elapsed_s();
 
-		if (i >= 0 && c.w->at[i].t_s <= now) {
+		double due = i >= 0 ? due_s(c.w, set, (unsigned)i) : deadline;
+		if (i >= 0 && due <= now) {
 			const struct fake_at *a = &c.w->at[i];
 
-			set->done[i] = true;
+			set->sent[i]++;
 			memset(data, 0, sizeof(*data));
 			data->device = fake_gpu_handle(a->gpu);
 			data->eventType = at_type(a);
@@ -239,7 +246,7 @@ FAKE_API nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *d
 			r = NVML_ERROR_TIMEOUT;
 			break;
 		}
-		double until = i >= 0 && c.w->at[i].t_s < deadline ? c.w->at[i].t_s : deadline;
+		double until = due < deadline ? due : deadline;
 		if (!fake_pause(&c, (unsigned)((until - now) * 1e6) + 1))
 			r = NVML_ERROR_UNINITIALIZED;
 	}

@@ -163,6 +163,8 @@ struct fake_at {
 	enum fake_at_kind kind;
 	enum fake_gf f;          /* AT_SET, AT_ADD */
 	unsigned long long v;
+	unsigned times;          /* events: delivered this many times (1) */
+	double every_s;          /* events: apart by this (every=D) */
 };
 
 struct fake_world {

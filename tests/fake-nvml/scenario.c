@@ -508,7 +508,8 @@ static int kw_lost(struct parser *p, char **tok, int n)
 	return 0;
 }
 
-/* at TIME gpu=N (xid=CODE | ecc_sbe=+N | ecc_dbe=+N | FIELD=V | FIELD=+V | lost) */
+/* at TIME gpu=N (xid=CODE | ecc_sbe=+N | ecc_dbe=+N | FIELD=V | FIELD=+V | lost)
+ *   [every=D times=N] (events) */
 static int at_item(struct parser *p, struct fake_at *a, char *tok)
 {
 	char *key, *val;
@@ -551,14 +552,32 @@ static int kw_at(struct parser *p, char **tok, int n)
 		return fail(p, "at: more than %d lines", FAKE_MAX_AT);
 	a = &p->w->at[p->w->nat];
 	memset(a, 0, sizeof(*a));
-	if (n != 4 || !fake_parse_duration(tok[1], &us))
-		return fail(p, "at: expected 'at TIME gpu=N EVENT'");
+	a->times = 1;
+	if ((n != 4 && n != 6) || !fake_parse_duration(tok[1], &us))
+		return fail(p, "at: expected 'at TIME gpu=N EVENT [every=D times=N]'");
 	a->t_s = us / 1e6;
 	if (!fake_split_kv(tok[2], &key, &val) || strcmp(key, "gpu") ||
 	    !parse_gpu_index(p, val, &a->gpu))
 		return fail(p, "at: gpu=N expected, got '%s'", tok[2]);
 	if (at_item(p, a, tok[3]))
 		return -1;
+	/* a storm: the event repeated (an Xid storm in one line, not 800) */
+	for (int i = 4; i < n; i++) {
+		unsigned long long v;
+		unsigned d;
+		if (a->kind != AT_XID && a->kind != AT_SBE && a->kind != AT_DBE)
+			return fail(p, "at: every= and times= repeat events only");
+		if (!fake_split_kv(tok[i], &key, &val))
+			return fail(p, "at: expected key=value, got '%s'", tok[i]);
+		if (!strcmp(key, "every") && fake_parse_duration(val, &d) && d)
+			a->every_s = d / 1e6;
+		else if (!strcmp(key, "times") && fake_parse_uint(val, 10000000u, &v) && v)
+			a->times = (unsigned)v;
+		else
+			return fail(p, "at: bad %s=%s (every=DURATION, times=N)", key, val);
+	}
+	if (n == 6 && !a->every_s)
+		return fail(p, "at: times= needs every=");
 	p->w->nat++;
 	return 0;
 }

@@ -112,7 +112,7 @@ static void round_trip(void **s)
 	oom_death(&w);
 	put_text(&b, LOG_EVENT_COLUMNS "\n");
 	/* a driver row, as wide as the header, and a kind this reader does not know */
-	const char *xid = "2026-12-02T10:00:00.000Z,0," UUID0 ",xid,79,fell off the bus" LOG_EVENT_DRIVER_TAIL "\n";
+	const char *xid = "2026-12-02T10:00:00.000Z,0," UUID0 ",xid,79,fell off the bus" LOG_EVENT_DRIVER_TAIL "1\n";
 	assert_int_equal(cells_of(xid), cells_of(LOG_EVENT_COLUMNS));
 	const char *other = "2026-12-02T10:00:00.500Z,0,,torch_future,,,1,2,3\n";
 	put_text(&b, xid);
@@ -267,6 +267,85 @@ static void events_file(void **s)
 	assert_non_null(strstr(err, "old.events.csv has other columns"));
 }
 
+/* the driver's rows summed by (GPU, event, code), each counting its
+ * `count`; a file from before the column counts a row as one event; a
+ * torn last row and rows outside the window are not counted */
+static void driver_counts(void **s)
+{
+	(void)s;
+	char path[128], err[256];
+	struct logbuf b = {0};
+	put_text(&b, LOG_EVENT_COLUMNS "\n");
+	put_text(&b, "2026-12-02T10:00:00.000Z,0," UUID0 ",xid,13,x" LOG_EVENT_DRIVER_TAIL "1\n");
+	put_text(&b, "2026-12-02T10:00:01.000Z,0," UUID0 ",xid,13,x" LOG_EVENT_DRIVER_TAIL "799\n");
+	put_text(&b, "2026-12-02T10:00:01.500Z,1," UUID1 ",ecc_dbe,,x" LOG_EVENT_DRIVER_TAIL "2\n");
+	put_text(&b, "2026-12-02T10:00:02.000Z,0," UUID0 ",xid,13,x" LOG_EVENT_DRIVER_TAIL "200\n");
+	put_text(&b, "2026-12-02T10:00:09.000Z,0," UUID0 ",xid,13,x" LOG_EVENT_DRIVER_TAIL "5\n");
+	put_text(&b, "2026-12-02T10:00:03.000Z,0," UUID0 ",xid,13,x" LOG_EVENT_DRIVER_TAIL "7");
+	snprintf(path, sizeof path, "%s/storm.events.csv", dir);
+	write_file(path, &b);
+	logbuf_free(&b);
+	struct agentrow_reader *rd;
+	struct agent_figures f;
+	int64_t t, until;
+	uint32_t uid;
+	assert_int_equal(log_parse_time("2026-12-02T10:00:05Z", 20, &until), 0);
+	assert_int_equal(agentrow_open(&rd, path, err, sizeof err), 0);
+	agentrow_count_driver(rd, 0, until);
+	assert_int_equal(agentrow_next(rd, &t, &uid, &f), 0);
+	const struct agentrow_driver *d;
+	assert_int_equal(agentrow_driver_sums(rd, &d), 2);
+	assert_int_equal(d[0].gpu, 0);
+	assert_string_equal(d[0].event, "xid");
+	assert_int_equal(d[0].xid, 13);
+	assert_int_equal(d[0].count, 1000);
+	assert_int_equal(d[1].gpu, 1);
+	assert_string_equal(d[1].event, "ecc_dbe");
+	assert_int_equal(d[1].count, 2);
+	agentrow_close(rd);
+
+	/* the 0.2 header, no count column: one event a row */
+	b = (struct logbuf){0};
+	put_text(&b, "time,gpu,uuid,event,xid,meaning,pid,start_time_ticks,uid\n");
+	put_text(&b, "2026-12-02T10:00:00.000Z,0," UUID0 ",xid,79,x,,,\n");
+	put_text(&b, "2026-12-02T10:00:00.100Z,0," UUID0 ",xid,79,x,,,\n");
+	snprintf(path, sizeof path, "%s/old2.events.csv", dir);
+	write_file(path, &b);
+	logbuf_free(&b);
+	assert_int_equal(agentrow_open(&rd, path, err, sizeof err), 0);
+	agentrow_count_driver(rd, INT64_MIN, INT64_MAX);
+	assert_int_equal(agentrow_next(rd, &t, &uid, &f), 0);
+	assert_int_equal(agentrow_driver_sums(rd, &d), 1);
+	assert_int_equal(d[0].xid, 79);
+	assert_int_equal(d[0].count, 2);
+	agentrow_close(rd);
+}
+
+/* a writer follows the name when the log's rotation moved the file */
+static void events_follow_rotation(void **s)
+{
+	(void)s;
+	char path[128], moved[140], err[256];
+	snprintf(path, sizeof path, "%s/rot.events.csv", dir);
+	snprintf(moved, sizeof moved, "%s/rot.1.events.csv", dir);
+	int fd = evfile_open(path, err, sizeof err);
+	assert_true(fd >= 0);
+	int was = fd;
+	assert_int_equal(evfile_follow(&fd, path, err, sizeof err), 0);
+	assert_int_equal(fd, was); /* not moved: the same file */
+	assert_int_equal(rename(path, moved), 0);
+	assert_int_equal(evfile_follow(&fd, path, err, sizeof err), 0);
+	struct logbuf row = {.p = "y\n", .len = 2};
+	assert_int_equal(evfile_append(fd, &row), 0);
+	close(fd);
+	char buf[1024];
+	FILE *f = fopen(path, "r");
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	assert_string_equal(buf, LOG_EVENT_COLUMNS "\ny\n");
+}
+
 /* A process of a log on a GPU left 300 MiB free leaves the list at 20 s;
  * its record (how is given) was noted before that tick, or none. */
 static vramz_diag *log_end(const struct agent_figures *rec)
@@ -340,6 +419,8 @@ int main(void)
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(ends_without_oom),
 		cmocka_unit_test(events_file),
+		cmocka_unit_test(driver_counts),
+		cmocka_unit_test(events_follow_rotation),
 		cmocka_unit_test(engine_judges_by_the_records),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

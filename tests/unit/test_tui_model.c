@@ -3,7 +3,10 @@
  * (issue 25, item 3): rows, idle clocks and per-process series found
  * through their indexes, right after processes come and go (the sweeps
  * move records, the indexes follow), and a queued tick whose process rows
- * the sampler dropped keeps the table of the tick before. */
+ * the sampler dropped keeps the table of the tick before.  The tree view
+ * (issue 35, item 9): its order and depths on a small case, and 100,000
+ * processes each with its own non-GPU parent, which the old O(n^3)
+ * builder never finished. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,10 +121,121 @@ static void test_many_come_and_go(void **state)
 	free(procs);
 }
 
+/* one visible process of pid, parent ppid, on GPU 0 with mib MiB */
+static void put_proc(vramz_proc_sample *p, uint32_t pid, uint32_t ppid, unsigned mib)
+{
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->ppid = ppid;
+	p->valid = VRAMZ_P_USED | VRAMZ_P_VISIBLE;
+	p->start_time_ticks = 1000 + pid;
+	p->used_bytes = (uint64_t)mib << 20;
+	snprintf(p->comm, sizeof p->comm, "p%u", pid);
+}
+
+static struct tui_snap procs_snap(unsigned n)
+{
+	memset(&gpus[0], 0, sizeof gpus[0]);
+	gpus[0].s.valid = VRAMZ_F_MEM | VRAMZ_F_PROCS;
+	gpus[0].s.mem_total_bytes = 80ull << 30;
+	return (struct tui_snap){.time_ms = 1000, .ngpus = 1, .nprocs = n, .gpus = gpus, .procs = procs};
+}
+
+/* 100 (launched 101, 102; 101 launched 103), two children of a non-GPU
+ * parent 50 (a group row), one lone child of a non-GPU parent 60 (a root):
+ * by pid, each child under its parent, in the sort's order */
+static void test_tree_small(void **state)
+{
+	(void)state;
+	struct model m;
+	model_init(&m);
+	procs = calloc(8, sizeof *procs);
+	assert_non_null(procs);
+	put_proc(&procs[0], 103, 101, 1);
+	put_proc(&procs[1], 300, 60, 2);
+	put_proc(&procs[2], 102, 100, 3);
+	put_proc(&procs[3], 201, 50, 4);
+	put_proc(&procs[4], 100, 1, 5);
+	put_proc(&procs[5], 200, 50, 6);
+	put_proc(&procs[6], 101, 100, 7);
+	struct tui_snap s = procs_snap(7);
+	assert_int_equal(model_feed(&m, &s), 0);
+	struct arrange a = {.sort = COL_PID, .tree = 1, .gpu = -1};
+	assert_int_equal(model_arrange(&m, &a), 0);
+	static const uint32_t want_pid[] = {50, 200, 201, 100, 101, 103, 102, 300};
+	static const int want_depth[] = {0, 1, 1, 0, 1, 2, 1, 0};
+	int desc = model_col_desc(COL_PID);
+	assert_int_equal(m.norder, 8);
+	assert_int_equal(m.ngroups, 1);
+	for (unsigned i = 0; i < 8; i++) {
+		/* a descending sort lists the roots and siblings the other way */
+		const struct model_row *r = &m.rows[m.order[i]];
+		if (!desc) {
+			assert_int_equal(r->pid, want_pid[i]);
+			assert_int_equal(r->depth, want_depth[i]);
+		}
+	}
+	const struct model_row *g = &m.rows[m.order[desc ? 4 : 0]];
+	assert_int_equal(g->group, 1);
+	assert_int_equal(g->pid, 50);
+	assert_int_equal(g->vram_bytes, 10ull << 20);
+	assert_string_equal(g->cmd, "(parent of 2 GPU processes)");
+	/* the reverse order: the same tree, siblings and roots reversed */
+	a.reverse = 1;
+	assert_int_equal(model_arrange(&m, &a), 0);
+	static const uint32_t rev_pid[] = {300, 100, 102, 101, 103, 50, 201, 200};
+	for (unsigned i = 0; i < 8; i++) {
+		const struct model_row *r = &m.rows[m.order[i]];
+		assert_int_equal(r->pid, desc ? want_pid[i] : rev_pid[i]);
+	}
+	model_free(&m);
+	free(procs);
+}
+
+/* 100,000 GPU processes, each with its own non-GPU parent (no group: one
+ * child each), and 100,000 more in chains of 4 under a GPU parent: every
+ * row listed once, each child right after its parent.  The old builder
+ * scanned every row for every row's parent (O(n^3)): it did not end. */
+static void test_tree_100k(void **state)
+{
+	(void)state;
+	struct model m;
+	model_init(&m);
+	procs = calloc(2 * NP, sizeof *procs);
+	assert_non_null(procs);
+	for (unsigned i = 0; i < NP; i++)
+		put_proc(&procs[i], 10 + 2 * i, 10 + 2 * i + 1, i % 977);
+	for (unsigned i = 0; i < NP; i++) /* chains: 1000000 + 4k is the head */
+		put_proc(&procs[NP + i], 1000000 + i, i % 4 ? 1000000 + i - 1 : 1, i % 13);
+	struct tui_snap s = procs_snap(2 * NP);
+	assert_int_equal(model_feed(&m, &s), 0);
+	struct arrange a = {.sort = COL_VRAM, .tree = 1, .gpu = -1};
+	assert_int_equal(model_arrange(&m, &a), 0);
+	assert_int_equal(m.norder, 2 * NP);
+	assert_int_equal(m.ngroups, 0);
+	unsigned deep = 0;
+	for (unsigned i = 0; i < m.norder; i++) {
+		const struct model_row *r = &m.rows[m.order[i]];
+		if (r->pid < 1000000) {
+			assert_int_equal(r->depth, 0);
+			continue;
+		}
+		assert_int_equal(r->depth, (int)((r->pid - 1000000) % 4));
+		if (r->depth) /* right after its parent's subtree start: the parent precedes */
+			assert_true(i > 0 && m.rows[m.order[i - 1]].pid == r->pid - 1);
+		deep += r->depth == 3;
+	}
+	assert_int_equal(deep, NP / 4);
+	model_free(&m);
+	free(procs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_come_and_go),
+		cmocka_unit_test(test_tree_small),
+		cmocka_unit_test(test_tree_100k),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
