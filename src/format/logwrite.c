@@ -517,6 +517,12 @@ static int rotate(struct log_writer *w, char *err, size_t errlen)
 			rc = safefile_open(-1, name, SAFEFILE_CHECK, 0, err, errlen);
 			if (rc && rc != VRAMZ_ENOTFOUND)
 				return rc;
+			/* the events file moves with the log (rotate_events) */
+			char ev[PATH_MAX + 80];
+			if (!sib && !log_events_path(name, ev, sizeof ev) &&
+			    (rc = safefile_open(-1, ev, SAFEFILE_CHECK, 0, err, errlen)) &&
+			    rc != VRAMZ_ENOTFOUND)
+				return rc;
 		}
 	for (unsigned step = 0;; step++) {
 		int e = log_rotation_step(w->o.path, w->o.keep, top, procs, step, w->note,
