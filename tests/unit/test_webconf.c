@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #if __has_include(<microhttpd.h>) && __has_include(<zlib.h>) && __has_include(<crypt.h>)
 #include "serve/auth.c"
 #include "serve/gzip.c"
+#include "serve/guard.c"
 #include "serve/webconf.c"
 #include "report/sha256.c"
 
@@ -305,6 +307,36 @@ static void test_authorization(void **st)
 	assert_int_equal(serve_auth_parse(big, buf, sizeof buf, &u, &p), -1);
 }
 
+/* Issue 35, item 7: one IPv6 /64 is one client for the per-address
+ * limits (its owner has 2^64 addresses), an IPv4 client of [::] is its
+ * IPv4 address (not the /64 of every IPv4 client). */
+static void test_addr_key(void **st)
+{
+	(void)st;
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6}, b = a;
+	inet_pton(AF_INET6, "2001:db8:1:2::1", &a.sin6_addr);
+	inet_pton(AF_INET6, "2001:db8:1:2:ffff:eeee:dddd:cccc", &b.sin6_addr);
+	unsigned char ka[SERVE_ADDR_KEY_LEN], kb[SERVE_ADDR_KEY_LEN];
+	serve_addr_key((struct sockaddr *)&a, ka);
+	serve_addr_key((struct sockaddr *)&b, kb);
+	assert_memory_equal(ka, kb, SERVE_ADDR_KEY_LEN);
+	inet_pton(AF_INET6, "2001:db8:1:3::1", &b.sin6_addr);
+	serve_addr_key((struct sockaddr *)&b, kb);
+	assert_memory_not_equal(ka, kb, SERVE_ADDR_KEY_LEN);
+	/* v4-mapped: 10.0.0.1 and 10.0.0.2 are two clients, and the first
+	 * the same as over IPv4 */
+	struct sockaddr_in v4 = {.sin_family = AF_INET};
+	inet_pton(AF_INET, "10.0.0.1", &v4.sin_addr);
+	inet_pton(AF_INET6, "::ffff:10.0.0.1", &a.sin6_addr);
+	inet_pton(AF_INET6, "::ffff:10.0.0.2", &b.sin6_addr);
+	unsigned char k4[SERVE_ADDR_KEY_LEN];
+	serve_addr_key((struct sockaddr *)&v4, k4);
+	serve_addr_key((struct sockaddr *)&a, ka);
+	serve_addr_key((struct sockaddr *)&b, kb);
+	assert_memory_equal(k4, ka, SERVE_ADDR_KEY_LEN);
+	assert_memory_not_equal(ka, kb, SERVE_ADDR_KEY_LEN);
+}
+
 static void test_bcrypt_shape(void **st)
 {
 	(void)st;
@@ -336,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_accept_encoding),
 		cmocka_unit_test(test_authorization),
 		cmocka_unit_test(test_bcrypt_shape),
+		cmocka_unit_test(test_addr_key),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
