@@ -26,10 +26,10 @@ expect_success 'CRLF without a final LF, or a comment ending in CR: parsed, serv
 	printf "basic_auth_users:\r\n  prom: $WEB_HASH\r" >web.yml &&
 	SERVE_WRAP="timeout 60" serve_start serve.log --web-config web.yml &&
 	test "$(scrape /metrics -o /dev/null -w "%{http_code}")" = 401 &&
-	scrape /metrics -f -u "prom:$WEB_PASS" -o m.txt && has "^vramz_up 1$" m.txt && serve_stop &&
+	wait_for scrape /metrics -f -u "prom:$WEB_PASS" -o m.txt && has "^vramz_up 1$" m.txt && serve_stop &&
 	printf "# comment\r" >web.yml &&
 	SERVE_WRAP="timeout 60" serve_start serve.log --web-config web.yml &&
-	scrape /metrics -f -o m.txt && serve_stop
+	wait_for scrape /metrics -f -o m.txt && serve_stop
 '
 
 expect_success 'a FIFO as web.yml, as cert_file or as key_file: refused at once' '
@@ -48,7 +48,7 @@ expect_success 'a web.yml larger than 1 MiB is refused; one that is a link to a 
 	for f in web.yml tls.pem tls.key; do ln -s "..data/$f" "secret/$f"; done &&
 	cp secret/..data/tls.pem tls.pem &&
 	serve_start serve.log --web-config secret/web.yml &&
-	scrape_tls /metrics -f -o m.txt && has "^vramz_up 1$" m.txt && serve_stop
+	wait_for scrape_tls /metrics -f -o m.txt && has "^vramz_up 1$" m.txt && serve_stop
 '
 
 expect_success 'a bcrypt cost beyond 14 is refused with the user it belongs to' '
