@@ -19,6 +19,7 @@
 
 #if __has_include(<microhttpd.h>) && __has_include(<zlib.h>) && __has_include(<crypt.h>)
 #include "serve/auth.c"
+#include "serve/authparse.c"
 #include "serve/gzip.c"
 #include "serve/guard.c"
 #include "serve/webconf.c"
