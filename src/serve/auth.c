@@ -21,21 +21,21 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "report/report.h"
+#include "serve/guard.h"
 
 /* Credentials remembered: right ones (one per scraper, a few at most) and
  * wrong ones (so one wrong password repeated costs one bcrypt). */
 #define CACHE_OK 16
 #define CACHE_BAD 64
-/* user:password as sent, decoded; longer ones are refused unread */
-#define CRED_MAX 512
+#define CRED_MAX SERVE_AUTH_CRED_MAX
 
-enum { ST_NONE, ST_PENDING, ST_OK, ST_DENIED };
+enum { ST_NONE, ST_PENDING, ST_OK, ST_DENIED, ST_BUSY };
 
 struct cache_entry {
 	char key[45];      /* base64 SHA-256; "" free */
@@ -43,14 +43,25 @@ struct cache_entry {
 };
 
 struct job {
-	int busy;          /* queued, or being checked */
+	int busy;          /* 1 queued, 2 being checked */
 	uint64_t seq;      /* arrival order */
+	int64_t prio_ns;   /* its address's backlog when it came: lower first */
 	struct MHD_Connection *c;
 	struct serve_auth_req *r;
-	unsigned char addr[17]; /* family + address: the per-address limit */
+	unsigned char addr[SERVE_ADDR_KEY_LEN]; /* the per-address limits */
 	char key[45];
 	char cred[CRED_MAX + 1]; /* user NUL password NUL */
 	size_t user_len;
+};
+
+/* One client address's budget of checks, as a virtual clock (GCRA): each
+ * check moves tat on by SERVE_AUTH_REFILL_MS from max(tat, now); one
+ * that would move it beyond now + the burst's worth is refused.
+ * tat - now, the backlog, orders the queue: the address that has spent
+ * least is checked first. */
+struct budget {
+	unsigned char addr[SERVE_ADDR_KEY_LEN];
+	int64_t tat_ns;    /* 0: free */
 };
 
 struct serve_auth {
@@ -61,10 +72,14 @@ struct serve_auth {
 	pthread_cond_t wake;
 	pthread_t thread;
 	int inited, started, stop;
+	int refs;          /* the owner's and the running thread's */
 	uint64_t seq, tick;
 	struct job jobs[SERVE_AUTH_QUEUE];
 	struct cache_entry ok[CACHE_OK], bad[CACHE_BAD];
+	struct budget budgets[SERVE_AUTH_ADDRS];
 };
+
+#define REFILL_NS ((int64_t)SERVE_AUTH_REFILL_MS * 1000000)
 
 /* bcrypt of "vramz" at cost 4: libcrypt must reproduce it */
 #define SELFTEST_HASH "$2b$04$oH7LC72P7E4iOSXNUTUfEuM0YNoLBvN5Kdehb/gsiqgHKqFWQDkvi"
@@ -75,63 +90,6 @@ static int ct_equal(const char *a, const char *b, size_t n)
 	for (size_t i = 0; i < n; i++)
 		d |= (unsigned char)(a[i] ^ b[i]);
 	return d == 0;
-}
-
-static int decode64(const char *in, unsigned char *out, size_t cap, size_t *outlen)
-{
-	static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	uint32_t acc = 0;
-	int bits = 0;
-	size_t n = 0, i = 0;
-	for (; in[i] && in[i] != '='; i++) {
-		const char *p = strchr(alpha, in[i]);
-		if (!p)
-			return -1;
-		acc = acc << 6 | (uint32_t)(p - alpha);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n == cap)
-				return -1;
-			out[n++] = (unsigned char)(acc >> bits);
-		}
-	}
-	size_t pad = 0;
-	while (in[i] == '=')
-		i++, pad++;
-	if (in[i] || pad > 2 || (i % 4) != 0)
-		return -1;
-	*outlen = n;
-	return 0;
-}
-
-int serve_auth_parse(const char *header, char *buf, size_t buflen, const char **user,
-		     const char **pass)
-{
-	if (!header || strncasecmp(header, "Basic ", 6))
-		return -1;
-	const char *p = header + 6;
-	while (*p == ' ')
-		p++;
-	size_t tl = strlen(p);
-	while (tl && (p[tl - 1] == ' ' || p[tl - 1] == '\t'))
-		tl--;
-	char tok[(CRED_MAX + 2) / 3 * 4 + 8];
-	if (!tl || tl >= sizeof tok || buflen < 2)
-		return -1;
-	memcpy(tok, p, tl);
-	tok[tl] = 0;
-	size_t n;
-	if (decode64(tok, (unsigned char *)buf, buflen - 1, &n))
-		return -1;
-	buf[n] = 0;
-	char *colon = memchr(buf, ':', n);
-	if (!colon || memchr(buf, 0, n))
-		return -1;
-	*colon = 0;
-	*user = buf;
-	*pass = colon + 1;
-	return 0;
 }
 
 /* The cache key of user and password (NUL-separated in cred). */
@@ -173,7 +131,8 @@ static void cache_put(struct serve_auth *a, const char *key, int ok)
 }
 
 /* bcrypt of the password against the user's hash, compared in constant
- * time; an unknown user is checked against the first hash and denied. */
+ * time; an unknown user is checked against the first hash and denied.
+ * Called without the lock: users do not change while the thread runs. */
 static int verify(const struct serve_auth *a, struct crypt_data *cd, const char *user,
 		  size_t ulen, const char *pass)
 {
@@ -191,38 +150,72 @@ static int verify(const struct serve_auth *a, struct crypt_data *cd, const char 
 	return ok && match < a->nusers;
 }
 
+static void auth_destroy(struct serve_auth *a)
+{
+	if (a->inited) {
+		pthread_mutex_destroy(&a->lock);
+		pthread_cond_destroy(&a->wake);
+	}
+	for (unsigned i = 0; i < a->nusers; i++) {
+		free(a->users[i].name);
+		free(a->users[i].hash);
+	}
+	free(a->users);
+	free(a);
+}
+
+/* Drops a reference (a->lock held, released here); the last frees a. */
+static void auth_unref(struct serve_auth *a)
+{
+	int last = --a->refs == 0;
+	pthread_mutex_unlock(&a->lock);
+	if (last)
+		auth_destroy(a);
+}
+
 static void *checker_main(void *arg)
 {
 	struct serve_auth *a = arg;
 	struct crypt_data *cd = calloc(1, sizeof *cd);
+	char cred[CRED_MAX + 1];
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		struct job *j = NULL;
-		for (unsigned i = 0; i < SERVE_AUTH_QUEUE; i++)
-			if (a->jobs[i].busy == 1 && (!j || a->jobs[i].seq < j->seq))
-				j = &a->jobs[i];
 		if (a->stop)
 			break;
+		struct job *j = NULL;
+		for (unsigned i = 0; i < SERVE_AUTH_QUEUE; i++) {
+			struct job *o = &a->jobs[i];
+			if (o->busy == 1 && (!j || o->prio_ns < j->prio_ns ||
+					     (o->prio_ns == j->prio_ns && o->seq < j->seq)))
+				j = o;
+		}
 		if (!j) {
 			pthread_cond_wait(&a->wake, &a->lock);
 			continue;
 		}
 		j->busy = 2; /* being checked: still counts for its address */
-		pthread_mutex_unlock(&a->lock);
-		int ok = cd && verify(a, cd, j->cred, j->user_len, j->cred + j->user_len + 1);
+		size_t ulen = j->user_len;
+		memcpy(cred, j->cred, sizeof cred);
 		explicit_bzero(j->cred, sizeof j->cred);
+		pthread_mutex_unlock(&a->lock);
+		/* on copies: serve_auth_stop may give up on this job (and its
+		 * connection) meanwhile, and not wait for bcrypt to end */
+		int ok = cd && verify(a, cd, cred, ulen, cred + ulen + 1);
+		explicit_bzero(cred, sizeof cred);
 		pthread_mutex_lock(&a->lock);
+		if (a->stop) /* the job was answered by serve_auth_stop */
+			break;
 		if (cd) /* out of memory is no verdict worth remembering */
 			cache_put(a, j->key, ok);
 		__atomic_store_n(&j->r->state, ok ? ST_OK : ST_DENIED, __ATOMIC_RELEASE);
 		struct MHD_Connection *c = j->c;
 		j->busy = 0;
-		pthread_mutex_unlock(&a->lock);
+		/* resumed under the lock, so serve_auth_stop cannot have
+		 * resumed it too, nor MHD have stopped meanwhile */
 		MHD_resume_connection(c);
-		pthread_mutex_lock(&a->lock);
 	}
-	pthread_mutex_unlock(&a->lock);
 	free(cd);
+	auth_unref(a);
 	return NULL;
 }
 
@@ -243,7 +236,7 @@ struct serve_auth *serve_auth_new(const struct serve_user *users, unsigned n, ch
 		return NULL;
 	}
 	struct serve_auth *a = calloc(1, sizeof *a);
-	if (!a || !(a->users = calloc(n ? n : 1, sizeof *a->users)))
+	if (!a || !(a->users = calloc(n, sizeof *a->users)))
 		goto oom;
 	for (unsigned i = 0; i < n; i++, a->nusers++) {
 		a->users[i].name = strdup(users[i].name);
@@ -262,16 +255,18 @@ struct serve_auth *serve_auth_new(const struct serve_user *users, unsigned n, ch
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->wake, NULL);
 	a->inited = 1;
+	a->refs = 2;
 	if (pthread_create(&a->thread, NULL, checker_main, a)) {
 		snprintf(err, errlen, "cannot start the password-checking thread");
-		serve_auth_free(a);
+		auth_destroy(a);
 		return NULL;
 	}
 	a->started = 1;
 	return a;
 oom:
 	snprintf(err, errlen, "out of memory");
-	serve_auth_free(a);
+	if (a)
+		auth_destroy(a);
 	return NULL;
 }
 
@@ -282,19 +277,27 @@ void serve_auth_stop(struct serve_auth *a)
 	pthread_mutex_lock(&a->lock);
 	a->stop = 1;
 	pthread_cond_signal(&a->wake);
-	pthread_mutex_unlock(&a->lock);
-	pthread_join(a->thread, NULL);
-	a->started = 0;
-	/* the thread resumed every connection it finished; the rest wait */
+	/* every connection still waiting is denied now, the one being
+	 * checked too: bcrypt cannot be interrupted, and at cost 14 on a
+	 * loaded machine it takes seconds that SIGTERM should not wait */
+	int checking = 0;
 	for (unsigned i = 0; i < SERVE_AUTH_QUEUE; i++) {
 		struct job *j = &a->jobs[i];
 		if (!j->busy)
 			continue;
+		checking |= j->busy == 2;
 		explicit_bzero(j->cred, sizeof j->cred);
 		__atomic_store_n(&j->r->state, ST_DENIED, __ATOMIC_RELEASE);
 		j->busy = 0;
 		MHD_resume_connection(j->c);
 	}
+	pthread_mutex_unlock(&a->lock);
+	/* a thread in bcrypt ends on its own and frees a if it is last */
+	if (checking)
+		pthread_detach(a->thread);
+	else
+		pthread_join(a->thread, NULL);
+	a->started = 0;
 }
 
 void serve_auth_free(struct serve_auth *a)
@@ -302,32 +305,84 @@ void serve_auth_free(struct serve_auth *a)
 	if (!a)
 		return;
 	serve_auth_stop(a);
-	if (a->inited) {
-		pthread_mutex_destroy(&a->lock);
-		pthread_cond_destroy(&a->wake);
-	}
-	for (unsigned i = 0; i < a->nusers; i++) {
-		free(a->users[i].name);
-		free(a->users[i].hash);
-	}
-	free(a->users);
-	free(a);
+	pthread_mutex_lock(&a->lock);
+	auth_unref(a);
 }
 
-/* The client's address (not its port), for the per-address limit. */
-static void client_addr(struct MHD_Connection *c, unsigned char out[17])
+/* The budget of an address (a->lock held): its own, or the place of one
+ * that has nothing left to remember (tat in the past), or else of the
+ * one with the least backlog (forgetting it favours it the least). */
+static struct budget *budget_of(struct serve_auth *a, const unsigned char *addr, int64_t now)
 {
-	memset(out, 0, 17);
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-	if (!sa)
-		return;
-	out[0] = (unsigned char)sa->sa_family;
-	if (sa->sa_family == AF_INET)
-		memcpy(out + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-	else if (sa->sa_family == AF_INET6)
-		memcpy(out + 1, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	struct budget *spare = NULL;
+	for (unsigned i = 0; i < SERVE_AUTH_ADDRS; i++) {
+		struct budget *b = &a->budgets[i];
+		if (b->tat_ns && !memcmp(b->addr, addr, SERVE_ADDR_KEY_LEN))
+			return b;
+		if (!spare || b->tat_ns < spare->tat_ns)
+			spare = b;
+	}
+	memcpy(spare->addr, addr, SERVE_ADDR_KEY_LEN);
+	spare->tat_ns = now;
+	return spare;
+}
+
+/* Queues new credentials from addr, or says why not (a->lock held). */
+static enum serve_auth_verdict enqueue(struct serve_auth *a, struct MHD_Connection *c,
+				       struct serve_auth_req *r, const unsigned char *addr,
+				       const char *key, const char *cred, size_t len, size_t ulen)
+{
+	int64_t now = clock_mono_ns();
+	struct budget *b = budget_of(a, addr, now);
+	int64_t backlog = b->tat_ns > now ? b->tat_ns - now : 0;
+	/* its burst spent: no check until the budget refills */
+	if (a->stop || backlog + REFILL_NS > (int64_t)SERVE_AUTH_BURST * REFILL_NS)
+		return SERVE_AUTH_BUSY;
+	struct job *slot = NULL, *victim = NULL;
+	unsigned from_addr = 0;
+	for (unsigned i = 0; i < SERVE_AUTH_QUEUE; i++) {
+		struct job *j = &a->jobs[i];
+		if (!j->busy) {
+			slot = slot ? slot : j;
+		} else if (!memcmp(j->addr, addr, SERVE_ADDR_KEY_LEN)) {
+			from_addr++;
+		} else if (j->busy == 1 && j->prio_ns > backlog &&
+			   (!victim || j->prio_ns > victim->prio_ns ||
+			    (j->prio_ns == victim->prio_ns && j->seq > victim->seq))) {
+			victim = j; /* queued by an address that has spent more */
+		}
+	}
+	if (from_addr >= SERVE_AUTH_PER_IP || (!slot && !victim))
+		return SERVE_AUTH_BUSY;
+	if (!slot) {
+		/* the queue is full of addresses that spent more than this one:
+		 * the newest of the most spent gives way (503, its check
+		 * given back), so a flood from other addresses cannot keep a
+		 * new scraper waiting behind it */
+		struct budget *vb = budget_of(a, victim->addr, now);
+		vb->tat_ns -= REFILL_NS;
+		explicit_bzero(victim->cred, sizeof victim->cred);
+		__atomic_store_n(&victim->r->state, ST_BUSY, __ATOMIC_RELEASE);
+		victim->busy = 0;
+		MHD_resume_connection(victim->c);
+		slot = victim;
+	}
+	b->tat_ns = (b->tat_ns > now ? b->tat_ns : now) + REFILL_NS;
+	slot->busy = 1;
+	slot->seq = ++a->seq;
+	slot->prio_ns = backlog;
+	slot->c = c;
+	slot->r = r;
+	memcpy(slot->addr, addr, SERVE_ADDR_KEY_LEN);
+	memcpy(slot->key, key, 45);
+	memcpy(slot->cred, cred, len + 1);
+	slot->user_len = ulen;
+	r->state = ST_PENDING;
+	/* suspended before the checker can see the job, so its resume
+	 * always follows this suspend */
+	MHD_suspend_connection(c);
+	pthread_cond_signal(&a->wake);
+	return SERVE_AUTH_PENDING;
 }
 
 enum serve_auth_verdict serve_auth_check(struct serve_auth *a, struct MHD_Connection *c,
@@ -336,6 +391,8 @@ enum serve_auth_verdict serve_auth_check(struct serve_auth *a, struct MHD_Connec
 	int st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 	if (st == ST_OK)
 		return SERVE_AUTH_OK;
+	if (st == ST_BUSY)
+		return SERVE_AUTH_BUSY;
 	if (st != ST_NONE) /* denied, or (never) called while pending */
 		return SERVE_AUTH_DENIED;
 	char buf[CRED_MAX + 1];
@@ -347,38 +404,21 @@ enum serve_auth_verdict serve_auth_check(struct serve_auth *a, struct MHD_Connec
 	size_t ulen = strlen(user), len = ulen + 1 + strlen(pass);
 	char key[45];
 	cred_key(a, buf, len, key);
-	unsigned char addr[17];
-	client_addr(c, addr);
+	unsigned char addr[SERVE_ADDR_KEY_LEN] = {0};
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci && ci->client_addr)
+		serve_addr_key(ci->client_addr, addr);
 
-	enum serve_auth_verdict v = SERVE_AUTH_BUSY;
+	enum serve_auth_verdict v;
 	pthread_mutex_lock(&a->lock);
+	/* known credentials never wait, nor spend a budget */
 	int cached = cache_get(a, key);
-	struct job *slot = NULL;
-	unsigned from_addr = 0;
-	for (unsigned i = 0; i < SERVE_AUTH_QUEUE; i++) {
-		if (!a->jobs[i].busy)
-			slot = slot ? slot : &a->jobs[i];
-		else if (!memcmp(a->jobs[i].addr, addr, sizeof addr))
-			from_addr++;
-	}
 	if (cached >= 0) {
 		v = cached ? SERVE_AUTH_OK : SERVE_AUTH_DENIED;
 		__atomic_store_n(&r->state, cached ? ST_OK : ST_DENIED, __ATOMIC_RELEASE);
-	} else if (slot && !a->stop && from_addr < SERVE_AUTH_PER_IP) {
-		slot->busy = 1;
-		slot->seq = ++a->seq;
-		slot->c = c;
-		slot->r = r;
-		memcpy(slot->addr, addr, sizeof addr);
-		memcpy(slot->key, key, sizeof key);
-		memcpy(slot->cred, buf, len + 1);
-		slot->user_len = ulen;
-		r->state = ST_PENDING;
-		/* suspended before the checker can see the job, so its resume
-		 * always follows this suspend */
-		MHD_suspend_connection(c);
-		pthread_cond_signal(&a->wake);
-		v = SERVE_AUTH_PENDING;
+	} else {
+		v = enqueue(a, c, r, addr, key, buf, len, ulen);
 	}
 	pthread_mutex_unlock(&a->lock);
 	explicit_bzero(buf, sizeof buf);

@@ -23,11 +23,21 @@
 
 #include <stddef.h>
 
+#include "serve/authparse.h"
 #include "serve/mhd_dl.h"
 #include "serve/webconf.h"
 
 #define SERVE_AUTH_QUEUE 8   /* new credentials waiting for bcrypt, in all */
 #define SERVE_AUTH_PER_IP 2  /* of them from one client address */
+/* Each address (an IPv6 /64: serve_addr_key) may have SERVE_AUTH_BURST
+ * new credentials checked at once, then one every SERVE_AUTH_REFILL_MS;
+ * beyond that 503.  The queue checks first the address that has spent
+ * least, and one that has spent less takes the place of one that has
+ * spent more when it is full: a new scraper waits for one check at most,
+ * however many addresses flood. */
+#define SERVE_AUTH_BURST 4
+#define SERVE_AUTH_REFILL_MS 5000
+#define SERVE_AUTH_ADDRS 256 /* addresses whose budgets are remembered */
 
 struct serve_auth;
 
@@ -60,9 +70,5 @@ void serve_auth_free(struct serve_auth *a);
 enum serve_auth_verdict serve_auth_check(struct serve_auth *a, struct MHD_Connection *c,
 					 struct serve_auth_req *r);
 
-/* Exposed for the unit tests: "Basic dXNlcjpwYXNz" into user and password
- * (NUL-terminated, in buf); 0, or -1 when it is not basic credentials. */
-int serve_auth_parse(const char *header, char *buf, size_t buflen, const char **user,
-		     const char **pass);
 
 #endif

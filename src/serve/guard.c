@@ -34,9 +34,18 @@
  * the global limit is a reserve: a newcomer that finds the other places
  * taken gets a reserve place when its address holds fewer than
  * SERVE_RESERVE_PER_IP of them, and SERVE_RESERVE_MS to send its whole
- * request (a scrape needs microseconds), then is cut.  Ten addresses of
- * slow clients hold at most twenty reserve places, however fast they
- * come back; a scraper from any other address finds one free.
+ * request (a scrape needs microseconds), then is cut.
+ *
+ * From 16 addresses on that was not enough (issue 35: 85 % of scrapes
+ * refused from 32): the reconnecting clients took every place that came
+ * free, the scraper's connection being one newcomer among thousands a
+ * second.  What tells it apart is its address's share: a newcomer whose
+ * address holds at least two fewer connections than another's takes the
+ * place of that address's oldest connection still waiting for its
+ * request (struct addr_ent counts them).  A scraper from an address of
+ * its own holds none, so it gets in while any address holds two waiting
+ * connections; once its request is in, nothing displaces it.  Addresses
+ * are counted as serve_addr_key says: IPv6 by /64.
  */
 #include "serve/guard.h"
 
@@ -52,11 +61,20 @@
 #define WATCH_MS 250
 #define NO_DEADLINE INT64_MAX
 
+/* The connections of one client address (serve_addr_key), shared by them */
+struct addr_ent {
+	struct addr_ent *next;
+	unsigned char key[SERVE_ADDR_KEY_LEN];
+	unsigned live;           /* its connections not shut down */
+	unsigned refs;           /* its connections MHD has not closed yet */
+};
+
 struct conn {
 	struct conn *prev, *next;
+	struct addr_ent *ae;     /* NULL: no address known */
 	int fd;
-	int family;
-	unsigned char addr[16];  /* the client's IPv4 or IPv6 address */
+	int has_addr;
+	unsigned char addr[SERVE_ADDR_KEY_LEN]; /* the client's (serve_addr_key) */
 	int64_t phase_ns;        /* when the current request began to arrive */
 	int64_t deadline_ns;     /* NO_DEADLINE while an answer is sent */
 	int shut;                /* shut down by us; MHD is closing it */
@@ -69,28 +87,43 @@ struct serve_guard {
 	pthread_t th;
 	int stop;
 	struct conn *head;
+	struct addr_ent *addrs;
 	unsigned max_conns, max_per_ip;
 	unsigned reserve;        /* places of max_conns kept for whole requests */
 	int64_t idle_ns;
 };
 
-static int addr_key(const struct sockaddr *sa, int *family, unsigned char key[16])
+void serve_addr_key(const struct sockaddr *sa, unsigned char key[SERVE_ADDR_KEY_LEN])
 {
-	memset(key, 0, 16);
+	memset(key, 0, SERVE_ADDR_KEY_LEN);
+	if (!sa)
+		return;
 	if (sa->sa_family == AF_INET) {
-		memcpy(key, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+		key[0] = 4;
+		memcpy(key + 1, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
 	} else if (sa->sa_family == AF_INET6) {
-		memcpy(key, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
-	} else {
-		return -1;
+		const struct in6_addr *a6 = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(a6)) { /* an IPv4 client of [::] */
+			key[0] = 4;
+			memcpy(key + 1, a6->s6_addr + 12, 4);
+		} else {
+			key[0] = 6;
+			memcpy(key + 1, a6->s6_addr, 8); /* its /64 */
+		}
 	}
-	*family = sa->sa_family;
-	return 0;
+}
+
+static int addr_key(const struct sockaddr *sa, unsigned char key[SERVE_ADDR_KEY_LEN])
+{
+	serve_addr_key(sa, key);
+	return key[0] ? 0 : -1;
 }
 
 static void shut(struct conn *c)
 {
 	shutdown(c->fd, SHUT_RDWR); /* MHD sees the end and closes it */
+	if (!c->shut && c->ae)
+		c->ae->live--;
 	c->shut = 1;
 }
 
@@ -150,6 +183,11 @@ void serve_guard_free(struct serve_guard *g)
 		g->head = c->next;
 		free(c);
 	}
+	while (g->addrs) {
+		struct addr_ent *e = g->addrs;
+		g->addrs = e->next;
+		free(e);
+	}
 	pthread_mutex_destroy(&g->lock);
 	pthread_cond_destroy(&g->cond);
 	free(g);
@@ -169,22 +207,31 @@ static int is_slow(const struct conn *c, int64_t now)
 enum MHD_Result serve_guard_accept(void *cls, const struct sockaddr *addr, socklen_t len)
 {
 	struct serve_guard *g = cls;
-	unsigned char key[16];
-	int family = -1;
+	unsigned char key[SERVE_ADDR_KEY_LEN];
 	(void)len;
-	int has_addr = !addr_key(addr, &family, key);
+	int has_addr = !addr_key(addr, key);
 	int64_t now = clock_mono_ns();
 	unsigned n_all = 0, n_addr = 0, n_res = 0, n_res_addr = 0;
-	struct conn *slow_all = NULL, *slow_addr = NULL;
+	struct conn *slow_all = NULL, *slow_addr = NULL, *res_old = NULL, *heavy = NULL;
 	pthread_mutex_lock(&g->lock);
 	for (struct conn *c = g->head; c; c = c->next) {
 		if (c->shut)
 			continue;
-		int same = has_addr && c->family == family && !memcmp(c->addr, key, 16);
+		int same = has_addr && c->has_addr && !memcmp(c->addr, key, SERVE_ADDR_KEY_LEN);
 		n_all++;
 		n_addr += same;
 		n_res += c->reserve;
 		n_res_addr += c->reserve && same;
+		/* of the address with the most connections, its oldest whose
+		 * request is not in yet */
+		if (c->ae && c->deadline_ns != NO_DEADLINE &&
+		    (!heavy || c->ae->live > heavy->ae->live ||
+		     (c->ae->live == heavy->ae->live && c->phase_ns < heavy->phase_ns)))
+			heavy = c;
+		if (c->reserve && c->deadline_ns != NO_DEADLINE &&
+		    now - c->phase_ns >= (int64_t)SERVE_RESERVE_YIELD_MS * 1000000 &&
+		    (!res_old || c->phase_ns < res_old->phase_ns))
+			res_old = c;
 		if (!is_slow(c, now))
 			continue;
 		if (!slow_all || c->phase_ns < slow_all->phase_ns)
@@ -203,6 +250,10 @@ enum MHD_Result serve_guard_accept(void *cls, const struct sockaddr *addr, sockl
 			; /* a reserve place: serve_guard_notify marks it */
 		else if (slow_all)
 			shut(slow_all);
+		else if (n_res_addr < SERVE_RESERVE_PER_IP && res_old)
+			shut(res_old); /* its reserve place, to an address without one */
+		else if (has_addr && heavy && heavy->ae->live >= n_addr + 2)
+			shut(heavy); /* a place of an address that holds more */
 		else
 			rc = MHD_NO;
 	}
@@ -225,9 +276,8 @@ void serve_guard_notify(void *cls, struct MHD_Connection *mc, void **socket_ctx,
 			return;
 		}
 		c->fd = fi->connect_fd;
-		c->family = -1;
-		if (ai && ai->client_addr)
-			addr_key(ai->client_addr, &c->family, c->addr);
+		c->has_addr = ai && !addr_key(ai->client_addr, c->addr);
+		struct addr_ent *e = NULL;
 		c->phase_ns = clock_mono_ns();
 		c->deadline_ns = c->phase_ns + (int64_t)SERVE_REQUEST_S * 1000000000;
 		pthread_mutex_lock(&g->lock);
@@ -240,12 +290,26 @@ void serve_guard_notify(void *cls, struct MHD_Connection *mc, void **socket_ctx,
 				continue;
 			n_main += !o->reserve;
 			n_res += o->reserve;
-			n_res_addr += o->reserve && o->family == c->family && !memcmp(o->addr, c->addr, 16);
+			n_res_addr += o->reserve && c->has_addr && o->has_addr &&
+				      !memcmp(o->addr, c->addr, SERVE_ADDR_KEY_LEN);
 		}
 		if (n_main >= g->max_conns - g->reserve && n_res < g->reserve &&
 		    n_res_addr < SERVE_RESERVE_PER_IP) {
 			c->reserve = 1;
 			c->deadline_ns = c->phase_ns + (int64_t)SERVE_RESERVE_MS * 1000000;
+		}
+		for (e = c->has_addr ? g->addrs : NULL; e; e = e->next)
+			if (!memcmp(e->key, c->addr, SERVE_ADDR_KEY_LEN))
+				break;
+		if (c->has_addr && !e && (e = calloc(1, sizeof *e))) {
+			memcpy(e->key, c->addr, SERVE_ADDR_KEY_LEN);
+			e->next = g->addrs;
+			g->addrs = e;
+		}
+		if (e) { /* else only the address's counts miss it */
+			e->live++;
+			e->refs++;
+			c->ae = e;
 		}
 		c->next = g->head;
 		if (g->head)
@@ -266,6 +330,16 @@ void serve_guard_notify(void *cls, struct MHD_Connection *mc, void **socket_ctx,
 		g->head = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
+	struct addr_ent *e = c->ae;
+	if (e && !c->shut)
+		e->live--;
+	if (e && !--e->refs) {
+		struct addr_ent **pp = &g->addrs;
+		while (*pp != e)
+			pp = &(*pp)->next;
+		*pp = e->next;
+		free(e);
+	}
 	pthread_mutex_unlock(&g->lock);
 	free(c);
 	*socket_ctx = NULL;

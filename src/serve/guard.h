@@ -23,11 +23,25 @@
 /* Of the global limit, a quarter is a reserve for requests that arrive
  * whole at once: a newcomer that finds the rest full takes a reserve
  * place, at most SERVE_RESERVE_PER_IP of them per address, and must send
- * its whole request within SERVE_RESERVE_MS or is cut. */
-#define SERVE_RESERVE_PER_IP 2
+ * its whole request within SERVE_RESERVE_MS or is cut.  With the reserve
+ * full, a newcomer from an address that holds none of it takes the place
+ * of the oldest reserve connection whose request has been arriving for
+ * SERVE_RESERVE_YIELD_MS: however many addresses the slow clients come
+ * from, each holds a reserve place for at most that long once others
+ * want one. */
+#define SERVE_RESERVE_PER_IP 1
 #define SERVE_RESERVE_MS 1000
+#define SERVE_RESERVE_YIELD_MS 500
 
 struct serve_guard;
+
+/* A client's address as the per-address limits count it (here and in
+ * serve/auth.c): the family, then an IPv4 address, or the /64 of an IPv6
+ * one (one site's hosts, one party: it has 2^64 addresses for the asking);
+ * an IPv4-mapped IPv6 address is its IPv4 address.  Unknown families are
+ * all zeros. */
+#define SERVE_ADDR_KEY_LEN 9
+void serve_addr_key(const struct sockaddr *sa, unsigned char key[SERVE_ADDR_KEY_LEN]);
 
 /* Starts the watchdog thread; NULL when out of memory or threads. */
 struct serve_guard *serve_guard_new(unsigned max_conns, unsigned max_per_ip, unsigned idle_s);

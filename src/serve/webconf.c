@@ -14,15 +14,14 @@
 #include "serve/webconf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* cert and key files beyond this are not PEM files anyone meant */
-#define PEM_MAX_BYTES (1024 * 1024)
-/* the configuration file itself */
-#define CONF_MAX_BYTES (1024 * 1024)
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum section { SEC_NONE, SEC_TLS, SEC_USERS };
 
@@ -131,19 +130,23 @@ static int line_end(struct parser *p, const char *s)
 }
 
 /* bcrypt in crypt(3)'s modular format: $2a$, $2b$ or $2y$, a two-digit
- * cost from 04 to 31, $, then 22 characters of salt and 31 of hash. */
-static int is_bcrypt(const char *h)
+ * cost, $, then 22 characters of salt and 31 of hash.  The cost is
+ * returned (checked against the bounds by the caller), or -1. */
+static int bcrypt_cost(const char *h)
 {
 	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || !strchr("aby", h[2]) || h[3] != '$' ||
-	    h[4] < '0' || h[4] > '3' || h[5] < '0' || h[5] > '9' || h[6] != '$')
-		return 0;
-	int cost = (h[4] - '0') * 10 + (h[5] - '0');
-	if (cost < 4 || cost > 31)
-		return 0;
+	    h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9' || h[6] != '$')
+		return -1;
 	for (int i = 7; i < 60; i++)
 		if (!strchr("./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", h[i]))
-			return 0;
-	return 1;
+			return -1;
+	return (h[4] - '0') * 10 + (h[5] - '0');
+}
+
+static int is_bcrypt(const char *h)
+{
+	int cost = bcrypt_cost(h);
+	return cost >= SERVE_BCRYPT_COST_MIN && cost <= SERVE_BCRYPT_COST_MAX;
 }
 
 static int section_key(struct parser *p, char *key, char *value)
@@ -207,9 +210,16 @@ static int user_key(struct parser *p, char *key, char *value)
 	for (unsigned i = 0; i < wc->nusers; i++)
 		if (!strcmp(wc->users[i].name, key))
 			return conf_err(p, "duplicate user");
-	if (!value || !is_bcrypt(value))
+	int cost = value ? bcrypt_cost(value) : -1;
+	if (cost < 0)
 		return conf_err(p, "the password must be a bcrypt hash ($2b$, $2a$ or $2y$, "
 			    "60 characters: htpasswd -nBC 10 NAME)");
+	/* each check of a new password costs 2^cost rounds on the one
+	 * checking thread: at 31 days of CPU, at 16 seconds (issue 35) */
+	if (!is_bcrypt(value))
+		return conf_err(p, "user '%s': bcrypt cost %d is out of range (vramz takes %d to %d: "
+			    "htpasswd -nBC 10 NAME)", key, cost, SERVE_BCRYPT_COST_MIN,
+			    SERVE_BCRYPT_COST_MAX);
 	struct serve_user *u = realloc(wc->users, (wc->nusers + 1) * sizeof *u);
 	if (!u)
 		return conf_err(p, "out of memory");
@@ -283,6 +293,76 @@ out:
 	return rc;
 }
 
+int serve_webconf_read(const char *path, size_t max_bytes, char **out, size_t *len,
+		       char *why, size_t whylen)
+{
+	*out = NULL;
+	*len = 0;
+	/* O_NONBLOCK: a FIFO opens at once instead of waiting for a writer,
+	 * and is then refused by fstat; links are followed (Kubernetes mounts
+	 * a Secret's files as links), what they end at must be a file */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st)) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "not a regular file (%s)",
+			 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+			 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+			 : S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
+		close(fd);
+		return -1;
+	}
+	if ((uintmax_t)st.st_size > max_bytes) {
+		snprintf(why, whylen, "larger than %zu KiB", max_bytes / 1024);
+		close(fd);
+		return -1;
+	}
+	char *buf = malloc(max_bytes + 1);
+	if (!buf) {
+		snprintf(why, whylen, "out of memory");
+		close(fd);
+		return -1;
+	}
+	/* read to the end, not to st_size: a file that grows while read is
+	 * still bounded, and one that shrinks is not read past its end */
+	size_t n = 0;
+	int bad = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, max_bytes + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			bad = r < 0 ? errno : 0;
+			break;
+		}
+		n += (size_t)r;
+		if (n > max_bytes)
+			break;
+	}
+	close(fd);
+	if (bad || n > max_bytes) {
+		if (bad)
+			snprintf(why, whylen, "%s", strerror(bad));
+		else
+			snprintf(why, whylen, "larger than %zu KiB", max_bytes / 1024);
+		explicit_bzero(buf, n);
+		free(buf);
+		return -1;
+	}
+	buf[n] = 0;
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
 /* A PEM file named by the configuration, relative to its directory. */
 static int read_pem(struct parser *p, const char *name, const char *file, unsigned line,
 		    const char *kind, char **out)
@@ -294,21 +374,14 @@ static int read_pem(struct parser *p, const char *name, const char *file, unsign
 		snprintf(full, sizeof full, "%.*s/%s", (int)(slash - p->path), p->path, file);
 	else
 		snprintf(full, sizeof full, "%s", file);
-	FILE *f = fopen(full, "rb");
-	if (!f)
-		return conf_err(p, "%s '%s': %s", name, full, strerror(errno));
-	char *buf = malloc(PEM_MAX_BYTES + 1);
-	size_t n = buf ? fread(buf, 1, PEM_MAX_BYTES + 1, f) : 0;
-	int bad = ferror(f);
-	fclose(f);
-	if (!buf)
-		return conf_err(p, "out of memory");
-	if (bad || n > PEM_MAX_BYTES || !n) {
+	char *buf, why[128] = "";
+	size_t n;
+	if (serve_webconf_read(full, SERVE_WEBCONF_MAX_BYTES, &buf, &n, why, sizeof why))
+		return conf_err(p, "%s '%s': %s", name, full, why);
+	if (!n || memchr(buf, 0, n)) {
 		free(buf);
-		return conf_err(p, "%s '%s': %s", name, full,
-			    bad ? "cannot be read" : n ? "larger than 1 MiB" : "empty");
+		return conf_err(p, "%s '%s': %s", name, full, n ? "not a PEM file (a NUL byte)" : "empty");
 	}
-	buf[n] = 0;
 	if (!strstr(buf, "-----BEGIN ")) {
 		free(buf);
 		return conf_err(p, "%s '%s': not a PEM file (no -----BEGIN line)", name, full);
@@ -348,26 +421,29 @@ static int finish(struct parser *p)
 }
 
 int serve_webconf_parse(struct serve_webconf *wc, const char *path, const char *text,
-			char *err, size_t errlen)
+			size_t len, char *err, size_t errlen)
 {
 	memset(wc, 0, sizeof *wc);
 	struct parser p = {.path = path, .err = err, .errlen = errlen, .child_indent = -1, .wc = wc};
+	/* a NUL would end the text for every string function below, and
+	 * with it the rest of the file (basic_auth_users: issue 35) */
+	const char *nul = memchr(text, 0, len);
+	if (nul)
+		return conf_err(&p, "a NUL byte at offset %zu: not a text file", (size_t)(nul - text));
 	int rc = 0;
-	for (const char *s = text; *s && !rc;) {
-		const char *nl = strchr(s, '\n');
-		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+	for (const char *s = text, *end = text + len; s < end && !rc;) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		/* the next line starts after the break, whatever is cut off
+		 * this one (a final "\r" without "\n" included) */
+		const char *next = nl ? nl + 1 : end;
 		if (n && s[n - 1] == '\r')
 			n--;
 		char *line = strndup(s, n);
 		p.line++;
-		if (!line)
-			rc = conf_err(&p, "out of memory");
-		else if (strlen(line) != n)
-			rc = conf_err(&p, "NUL byte in the file");
-		else
-			rc = parse_line(&p, line);
+		rc = line ? parse_line(&p, line) : conf_err(&p, "out of memory");
 		free(line);
-		s = nl ? nl + 1 : s + n;
+		s = next;
 	}
 	if (!rc)
 		rc = finish(&p);
@@ -381,23 +457,13 @@ int serve_webconf_parse(struct serve_webconf *wc, const char *path, const char *
 int serve_webconf_load(struct serve_webconf *wc, const char *path, char *err, size_t errlen)
 {
 	memset(wc, 0, sizeof *wc);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	char *text, why[128] = "";
+	size_t n;
+	if (serve_webconf_read(path, SERVE_WEBCONF_MAX_BYTES, &text, &n, why, sizeof why)) {
+		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
-	char *text = malloc(CONF_MAX_BYTES + 1);
-	size_t n = text ? fread(text, 1, CONF_MAX_BYTES + 1, f) : 0;
-	int bad = ferror(f);
-	fclose(f);
-	if (!text || bad || n > CONF_MAX_BYTES) {
-		snprintf(err, errlen, "%s: %s", path,
-			 !text ? "out of memory" : bad ? "cannot be read" : "larger than 1 MiB");
-		free(text);
-		return -1;
-	}
-	text[n] = 0;
-	int rc = serve_webconf_parse(wc, path, text, err, errlen);
+	int rc = serve_webconf_parse(wc, path, text, n, err, errlen);
 	free(text);
 	return rc;
 }

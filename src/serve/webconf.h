@@ -38,13 +38,26 @@ struct serve_webconf {
 	unsigned nusers;
 };
 
+/* The configuration and each PEM it names: larger files are refused. */
+#define SERVE_WEBCONF_MAX_BYTES (1024 * 1024)
+/* bcrypt costs taken: below 4 libxcrypt refuses; above 14 one check of a
+ * new password takes seconds of CPU (cost 16: 3.2 s measured) */
+#define SERVE_BCRYPT_COST_MIN 4
+#define SERVE_BCRYPT_COST_MAX 14
+
 /* Reads and checks path, and the certificate and key it names.  0, or -1
  * with "PATH:LINE: reason" (or "PATH: reason") in err. */
 int serve_webconf_load(struct serve_webconf *wc, const char *path, char *err, size_t errlen);
-/* The same for text already read; path names it in errors and anchors
- * relative cert_file / key_file paths. */
+/* The same for the len bytes of text already read (NUL-terminated after
+ * them); path names it in errors and anchors relative cert_file /
+ * key_file paths.  A NUL byte within them is refused. */
 int serve_webconf_parse(struct serve_webconf *wc, const char *path, const char *text,
-			char *err, size_t errlen);
+			size_t len, char *err, size_t errlen);
+/* Reads path whole into *out (NUL-terminated, *len bytes; free()), if it
+ * is a regular file (links followed) of at most max_bytes: a FIFO or a
+ * device would block or never end.  0, or -1 with why (no path) in why. */
+int serve_webconf_read(const char *path, size_t max_bytes, char **out, size_t *len,
+		       char *why, size_t whylen);
 void serve_webconf_free(struct serve_webconf *wc);
 
 #endif

@@ -7,7 +7,8 @@
 # shared-memory segment reader; its seed is a segment a `vramz daemon` of
 # build/ publishes with the fake NVML, so build first), amdgpu (the amdgpu
 # backend's sysfs and fdinfo parsers, seeded from tests/helpers/amd-fixture),
-# events (a log's events file: the PyTorch agents' rows analyze reads);
+# events (a log's events file: the PyTorch agents' rows analyze reads),
+# auth (serve's Authorization header parser: what any client sends);
 # SECONDS default 120.
 # New inputs that widen coverage land in a scratch copy of the corpus;
 # add the interesting ones to the corpus by hand (keep it small).
@@ -19,7 +20,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 target=logread
-case "${1:-}" in logread|jsonr|config|segment|amdgpu|events) target=$1; shift ;; esac
+case "${1:-}" in logread|jsonr|config|segment|amdgpu|events|auth) target=$1; shift ;; esac
 secs=${1:-120}
 [ $# -gt 0 ] && shift
 out=${FUZZ_OUT:-/tmp/vramz-fuzz}/$target
@@ -46,6 +47,9 @@ segment)
 amdgpu)
 	corpus=""
 	srcs="$root/lib/backend/amdgpu_parse.c" ;;
+auth)
+	corpus=corpus-auth
+	srcs="$root/src/serve/authparse.c" ;;
 events)
 	corpus=corpus-events
 	srcs="$(ls "$root"/lib/*.c "$root"/lib/backend/*.c \

@@ -11,13 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #if __has_include(<microhttpd.h>) && __has_include(<zlib.h>) && __has_include(<crypt.h>)
 #include "serve/auth.c"
+#include "serve/authparse.c"
 #include "serve/gzip.c"
+#include "serve/guard.c"
 #include "serve/webconf.c"
 #include "report/sha256.c"
 
@@ -63,7 +67,7 @@ static const char *parse(struct serve_webconf *wc, const char *text)
 	char path[512];
 	snprintf(path, sizeof path, "%s/web.yml", dir);
 	err[0] = 0;
-	if (serve_webconf_parse(wc, path, text, err, sizeof err) == 0)
+	if (serve_webconf_parse(wc, path, text, strlen(text), err, sizeof err) == 0)
 		return "";
 	/* without the directory, so the tests read as the messages do */
 	const char *base = strstr(err, "web.yml");
@@ -195,6 +199,61 @@ static void test_errors_name_the_line(void **st)
 	}
 }
 
+/* Issue 35, items 2-5: what made serve drop auth, spin, block or hang. */
+static void test_hostile_files(void **st)
+{
+	(void)st;
+	struct serve_webconf wc;
+	char path[512], err[512];
+	snprintf(path, sizeof path, "%s/web.yml", dir);
+	/* a NUL byte ended the text, and basic_auth_users after it with it */
+	static const char nul[] = "# c\0\nbasic_auth_users:\n  prom: " HASH "\n";
+	assert_int_equal(serve_webconf_parse(&wc, path, nul, sizeof nul - 1, err, sizeof err), -1);
+	assert_non_null(strstr(err, "web.yml: a NUL byte at offset 3: not a text file"));
+	/* a final CR without LF: the parser's pointer stood still */
+	assert_string_equal(parse(&wc, "# comment\r"), "");
+	assert_string_equal(parse(&wc, "\r"), "");
+	assert_string_equal(parse(&wc, "basic_auth_users:\r\n  prom: " HASH "\r\n  ops: " HASH "\r"), "");
+	assert_int_equal(wc.nusers, 2);
+	assert_string_equal(wc.users[1].hash, HASH);
+	serve_webconf_free(&wc);
+	/* a bcrypt cost beyond 14 is refused with the user's name */
+	assert_string_equal(parse(&wc, "basic_auth_users:\n  prom: $2b$31$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O\n"),
+			    "web.yml:2: user 'prom': bcrypt cost 31 is out of range (vramz takes 4 to 14: "
+			    "htpasswd -nBC 10 NAME)");
+	/* a FIFO (or any file that is not regular) is refused, not opened
+	 * to wait for a writer that never comes */
+	char fifo[600];
+	snprintf(fifo, sizeof fifo, "%s/fifo.pem", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_non_null(strstr(parse(&wc, "tls_server_config:\n  cert_file: fifo.pem\n  key_file: tls.key\n"),
+			       "fifo.pem': not a regular file (a FIFO)"));
+	assert_int_equal(serve_webconf_load(&wc, fifo, err, sizeof err), -1);
+	assert_non_null(strstr(err, "fifo.pem: not a regular file (a FIFO)"));
+	assert_int_equal(serve_webconf_load(&wc, dir, err, sizeof err), -1);
+	assert_non_null(strstr(err, ": not a regular file (a directory)"));
+	unlink(fifo);
+	/* a link to a file is followed (Kubernetes mounts secrets as links) */
+	char link[600], target[600];
+	snprintf(link, sizeof link, "%s/link.yml", dir);
+	snprintf(target, sizeof target, "%s/real.yml", dir);
+	put("real.yml", "basic_auth_users:\n  prom: " HASH "\n");
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(serve_webconf_load(&wc, link, err, sizeof err), 0);
+	assert_int_equal(wc.nusers, 1);
+	serve_webconf_free(&wc);
+	/* larger than 1 MiB: refused before it is read */
+	FILE *f = fopen(target, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 70000; i++)
+		fputs("# padding padding\n", f);
+	fclose(f);
+	assert_int_equal(serve_webconf_load(&wc, link, err, sizeof err), -1);
+	assert_non_null(strstr(err, "link.yml: larger than 1024 KiB"));
+	unlink(link);
+	unlink(target);
+}
+
 static void test_accept_encoding(void **st)
 {
 	(void)st;
@@ -249,6 +308,36 @@ static void test_authorization(void **st)
 	assert_int_equal(serve_auth_parse(big, buf, sizeof buf, &u, &p), -1);
 }
 
+/* Issue 35, item 7: one IPv6 /64 is one client for the per-address
+ * limits (its owner has 2^64 addresses), an IPv4 client of [::] is its
+ * IPv4 address (not the /64 of every IPv4 client). */
+static void test_addr_key(void **st)
+{
+	(void)st;
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6}, b = a;
+	inet_pton(AF_INET6, "2001:db8:1:2::1", &a.sin6_addr);
+	inet_pton(AF_INET6, "2001:db8:1:2:ffff:eeee:dddd:cccc", &b.sin6_addr);
+	unsigned char ka[SERVE_ADDR_KEY_LEN], kb[SERVE_ADDR_KEY_LEN];
+	serve_addr_key((struct sockaddr *)&a, ka);
+	serve_addr_key((struct sockaddr *)&b, kb);
+	assert_memory_equal(ka, kb, SERVE_ADDR_KEY_LEN);
+	inet_pton(AF_INET6, "2001:db8:1:3::1", &b.sin6_addr);
+	serve_addr_key((struct sockaddr *)&b, kb);
+	assert_memory_not_equal(ka, kb, SERVE_ADDR_KEY_LEN);
+	/* v4-mapped: 10.0.0.1 and 10.0.0.2 are two clients, and the first
+	 * the same as over IPv4 */
+	struct sockaddr_in v4 = {.sin_family = AF_INET};
+	inet_pton(AF_INET, "10.0.0.1", &v4.sin_addr);
+	inet_pton(AF_INET6, "::ffff:10.0.0.1", &a.sin6_addr);
+	inet_pton(AF_INET6, "::ffff:10.0.0.2", &b.sin6_addr);
+	unsigned char k4[SERVE_ADDR_KEY_LEN];
+	serve_addr_key((struct sockaddr *)&v4, k4);
+	serve_addr_key((struct sockaddr *)&a, ka);
+	serve_addr_key((struct sockaddr *)&b, kb);
+	assert_memory_equal(k4, ka, SERVE_ADDR_KEY_LEN);
+	assert_memory_not_equal(ka, kb, SERVE_ADDR_KEY_LEN);
+}
+
 static void test_bcrypt_shape(void **st)
 {
 	(void)st;
@@ -262,6 +351,10 @@ static void test_bcrypt_shape(void **st)
 	assert_false(is_bcrypt(h));
 	assert_false(is_bcrypt("$2b$03$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O"));
 	assert_false(is_bcrypt("$2b$32$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O"));
+	/* issue 35: cost 31 is weeks of CPU a check, 16 seconds */
+	assert_false(is_bcrypt("$2b$31$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O"));
+	assert_false(is_bcrypt("$2b$15$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O"));
+	assert_true(is_bcrypt("$2b$14$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.O"));
 	assert_false(is_bcrypt("$2b$04$pmJ1vLFOlZxnnT6FvqM8YuwKz3iEF3GhbMojcJO4iNA4elZWBdT.!"));
 	assert_false(is_bcrypt(HASH "x"));
 }
@@ -272,9 +365,11 @@ int main(void)
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_empty_and_partial),
 		cmocka_unit_test(test_errors_name_the_line),
+		cmocka_unit_test(test_hostile_files),
 		cmocka_unit_test(test_accept_encoding),
 		cmocka_unit_test(test_authorization),
 		cmocka_unit_test(test_bcrypt_shape),
+		cmocka_unit_test(test_addr_key),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
