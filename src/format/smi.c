@@ -159,7 +159,7 @@ static const struct smi_field smi_fields[] = {
 	S("memory.used", NULL, "MiB", SHOW_MIB, "mem_used_bytes", 0),
 	S("memory.free", NULL, "MiB", SHOW_MIB, "mem_free_bytes", 0),
 	NO("compute_mode", NULL),
-	X("compute_cap", NULL, NULL, SHOW_STR, SRC_CC),
+	{SMI_GPUS, "compute_cap", NULL, NULL, SHOW_STR, SRC_CC, NULL, 0, 0, 0, NEEDS_DETAILS},
 	S("utilization.gpu", NULL, "%", SHOW_INT, "util_gpu_pct", 0),
 	S("utilization.memory", NULL, "%", SHOW_INT, "util_mem_pct", 0),
 	NO("utilization.encoder", NULL),
@@ -379,7 +379,7 @@ int smi_parse(const char *cmd, enum smi_rows rows, const char *names, const char
 	for (const char *p = names; ; ) {
 		size_t len = strcspn(p, ",");
 		const struct smi_field *f = lookup(rows, p, len);
-		int shown = (int)(len < 64 ? len : 64);
+		int shown = (int)(len < 128 ? len : 128);
 		if (!f) {
 			/* as nvidia-smi: " memory.used" (a space) is no name either */
 			cli_err("%s: %s: '%.*s' is not a valid field to query (vramz %s %s lists them)",
