@@ -601,12 +601,13 @@ void smi_help(FILE *f, enum smi_rows rows)
 	fprintf(f, "%s names (nvidia-smi's, with --format=csv[,noheader][,nounits]):\n"
 		"answered by vramz:\n", query_opt[rows]);
 	for (int pass = 0; pass < 2; pass++) {
-		if (pass)
-			fprintf(f, "nvidia-smi's, not read by vramz (refused):\n");
+		int said = !pass;
 		for (size_t i = 0; i < NFIELDS; i++) {
 			const struct smi_field *c = &smi_fields[i];
 			if (c->rows != rows || (c->src == SRC_NONE) != pass)
 				continue;
+			if (!said++)
+				fprintf(f, "nvidia-smi's, not read by vramz (refused):\n");
 			fprintf(f, "  %s", c->name);
 			if (c->unit)
 				fprintf(f, " [%s]", c->unit);

@@ -139,4 +139,15 @@ expect_success '-l SEC and -lms MS: a row each interval, the header once (as nvi
 	sed -n "/^== -lms 300 for 1 s$/,/^rc=/p" "$S/cases.txt" | grep -c "^index$" | grep -qx 1
 '
 
+expect_success 'docs/smi.md lists the names --help-query-gpu and --help-query-compute-apps answer' '
+	D=$TESTS_SRC/../docs/smi.md &&
+	sed -n "/smi-names: gpu -->/,/smi-names: end -->/p" "$D" | sed 1,2d | head -n -2 >doc &&
+	vramz status --help-query-gpu | sed -n "/^answered by vramz:/,/^nvidia-smi/p" | sed "1d;\$d; s/^  //" >help &&
+	cmp doc help &&
+	sed -n "/smi-names: apps -->/,/smi-names: end -->/p" "$D" | sed 1,2d | head -n -2 >adoc &&
+	vramz ps --help-query-compute-apps | sed "1,2d; s/^  //" >ahelp && cmp adoc ahelp &&
+	n=$(vramz status --help-query-gpu | sed -n "/^nvidia-smi/,\$p" | tail -n +2 | wc -l) &&
+	has "^$n of nvidia-smi 580.s $((n + $(wc -l <help))) " "$D"
+'
+
 finish
