@@ -432,6 +432,22 @@ int cli_parse(const char *cmd, const char *synopsis, const char *about,
 	return cli_parse_flags(cmd, synopsis, about, opts, 0, argc, argv, nargs);
 }
 
+/* nvidia-smi's long options spelled with one dash (`-lms 500`), taken as
+ * its users type them wherever the table has the long one. */
+static const struct {
+	const char *word, *opt;
+} one_dash[] = {
+	{"-lms", "--loop-ms"},
+};
+
+static int has_long(const struct opt *opts, const char *name)
+{
+	for (const struct opt *p = opts; p->s || p->l; p++)
+		if (p->l && !strcmp(p->l, name))
+			return 1;
+	return 0;
+}
+
 int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
 		    const struct opt *opts, unsigned flags, int argc, char **argv, int *nargs)
 {
@@ -461,6 +477,9 @@ int cli_parse_flags(const char *cmd, const char *synopsis, const char *about,
 		const struct opt *o = NULL;
 		const char *val = NULL;
 		char name[64];
+		for (size_t k = 0; k < sizeof one_dash / sizeof one_dash[0]; k++)
+			if (!strcmp(a, one_dash[k].word) && has_long(opts, one_dash[k].opt + 2))
+				a = (char *)one_dash[k].opt;
 		if (a[1] == '-') {
 			const char *eq = strchr(a + 2, '=');
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);

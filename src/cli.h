@@ -5,7 +5,8 @@
  * The command table and how to add a command: src/commands.h.
  *
  * Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 "a finding at or
- * above --fail-on" (analyze) and budget failures (run).
+ * above --fail-on" (analyze) and budget failures (run), 4 a GPU's VRAM
+ * unhealthy (status --fail-on-health).
  */
 #ifndef VRAMZ_CLI_H
 #define VRAMZ_CLI_H
@@ -15,7 +16,7 @@
 
 #include "vramz/vramz.h"
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_FINDING = 3 };
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_FINDING = 3, EXIT_HEALTH = 4 };
 
 /* ---- options ---- */
 enum opt_type {
@@ -71,6 +72,13 @@ extern struct gopts g_opts;
 #define OPT_GPUS {'g', "gpus", OPT_STR, &g_opts.gpus, "LIST", \
 	"GPUs: indices, ranges (0-3), UUID prefixes, PCI bus ids"}
 #define OPT_JSON {0, "json", OPT_FLAG, &g_opts.json, NULL, "print JSON (docs/json.md)"}
+/* nvidia-smi's GPU selector (-i/--id), the same list as -g's, for status
+ * and ps (whose -i is no interval) */
+#define OPT_SMI_ID {'i', "id", OPT_STR, &g_opts.gpus, "LIST", \
+	"the same as -g, by nvidia-smi's name for it"}
+/* nvidia-smi's -lms / --loop-ms: the loop's interval in milliseconds */
+#define OPT_LOOP_MS(dst) {0, "loop-ms", OPT_UINT, dst, "MS", \
+	"--loop in milliseconds (also -lms MS, as nvidia-smi spells it)"}
 #define OPT_LIVE {0, "live", OPT_FLAG, &g_opts.live, NULL, \
 	"read the driver now, not a running vramz daemon (docs/daemon.md)"}
 #define OPT_NOCOLOR {0, "no-color", OPT_FLAG, &g_opts.no_color, NULL, "no colour (also NO_COLOR=1)"}

@@ -30,6 +30,8 @@ static int ps_show(vramz_ctx *ctx, const vramz_snapshot *snap, unsigned tick, vo
 			return -1;
 		unsigned n = proctab_select(snap, &v->po, idx);
 		if (v->so.csv) {
+			if (v->cols.smi && !tick)
+				smi_prepare(ctx, snap, &v->cols.q);
 			if (!tick && !v->so.no_header)
 				script_header(stdout, &v->cols);
 			script_proc_rows(stdout, ctx, snap, idx, n, &v->cols);
@@ -64,6 +66,7 @@ static const char *sort = "vram";
 static uint64_t min_bytes;
 static int reverse, wide;
 static int64_t loop_ms = -1;
+static unsigned loop_ms_only;
 static const char *user;
 
 const struct opt ps_opts[] = {
@@ -75,18 +78,22 @@ const struct opt ps_opts[] = {
 	{'u', "user", OPT_STR, &user, "USER", "only this user's processes (name or uid)"},
 	{'m', "min", OPT_SIZE, &min_bytes, "SIZE", "only processes holding at least SIZE (e.g. 1GiB)"},
 	{'w', "wide", OPT_FLAG, &wide, NULL, "do not shorten commands"},
+	OPT_SMI_ID,
 	{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
-	 "show again every INTERVAL until interrupted (e.g. 1s, 500ms)"},
+	 "show again every INTERVAL until interrupted (a bare number is seconds, as nvidia-smi's -l)"},
+	OPT_LOOP_MS(&loop_ms_only),
 	{0, "csv", OPT_FLAG, &v.so.csv, NULL,
 	 "script mode: a CSV row per process and GPU (as the process log's columns)"},
 	{0, "fields", OPT_STR, &v.so.fields, "LIST",
 	 "--csv columns, comma-separated (--fields help lists them)"},
-	{0, "query-compute-apps", OPT_STR, &v.so.fields, "LIST",
-	 "--fields by nvidia-smi's name (pid, process_name, used_memory, ...)"},
+	{0, "query-compute-apps", OPT_STR, &v.so.query, "LIST",
+	 "nvidia-smi's --query-compute-apps: its names, its text, byte for byte (docs/smi.md)"},
+	{0, "help-query-compute-apps", OPT_FLAG, &v.so.help_query, NULL,
+	 "the --query-compute-apps names vramz answers"},
 	{0, "no-header", OPT_FLAG, &v.so.no_header, NULL, "--csv without the header line"},
 	{0, "units", OPT_FLAG, &v.so.units, NULL, "--csv values for people: MiB, % (and headers that say so)"},
 	{0, "format", OPT_STR, &v.so.format, "FORMAT",
-	 "nvidia-smi's csv[,noheader][,nounits]: --csv --units, noheader --no-header, nounits no --units",
+	 "nvidia-smi's csv[,noheader][,nounits] (with --csv: --units, noheader --no-header)",
 	 "csv csv,noheader csv,nounits csv,noheader,nounits"},
 	{0, "replay", OPT_STR, &g_opts.replay, "FILE", "read the first tick of a recorded log"},
 	OPT_LIVE,
@@ -94,7 +101,8 @@ const struct opt ps_opts[] = {
 	OPT_END,
 };
 const char ps_synopsis[] =
-	"[-g LIST] [-s KEY] [-u USER] [-m SIZE] [--json | --csv [--fields LIST]] [-l INTERVAL]";
+	"[-g LIST] [-s KEY] [-u USER] [-m SIZE] [--json | --csv [--fields LIST] | "
+	"--query-compute-apps LIST [--format=csv[,noheader][,nounits]]] [-l INTERVAL | -lms MS]";
 const char ps_about[] =
 	"Processes holding VRAM, one row per process and GPU.\n"
 	"A pid this machine cannot see (another PID namespace) is marked, not guessed.";
@@ -105,6 +113,8 @@ int cmd_ps(const struct cmd_args *args)
 	int ex = script_setup("ps", SCRIPT_PROCS, &v.so, &v.cols);
 	if (ex >= 0)
 		return ex;
+	if (loop_ms_only)
+		loop_ms = loop_ms_only;
 	if (loop_ms != -1 && loop_ms < 10) {
 		cli_err("ps: --loop takes 10ms or more");
 		return EXIT_USAGE;
@@ -117,7 +127,7 @@ int cmd_ps(const struct cmd_args *args)
 	}
 	vramz_ctx *ctx;
 	const vramz_snapshot *snap;
-	unsigned flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL;
+	unsigned flags = VRAMZ_SAMPLE_PROCS | VRAMZ_SAMPLE_PROC_UTIL | v.cols.q.sample_flags;
 	if (v.loop)
 		return script_loop("ps", flags, loop_ms, ps_show, &v);
 	ex = source_open_sample(&ctx, flags, &snap);

@@ -7,13 +7,12 @@
  * -l samples through the one ticker (src/ticker.c), as log and watch do.
  * The column names are the CSV log's (lib/log's identity columns, then the
  * field table lib/fields.c; for ps the process log's, lib/procfields.c), so
- * a script written against `status --csv` reads a log's columns too, and
- * nvidia-smi's names for them are taken as well (`memory.used`, `pid`,
- * `used_memory`: the aliases table).  Unknown is an empty cell, as in the
- * log.  --units writes values for people instead: MiB, W, %, C, MHz, with
- * the unit in the cell ("81920 MiB") and in the header ("mem_used [MiB]"),
- * as nvidia-smi's csv without nounits; a column asked for by its
- * nvidia-smi name is always in nvidia-smi's units, as its header says.
+ * a script written against `status --csv` reads a log's columns too.
+ * Unknown is an empty cell, as in the log.  --units writes values for
+ * people instead: MiB, W, %, C, MHz, with the unit in the cell ("81920
+ * MiB") and in the header ("mem_used [MiB]").  nvidia-smi's names and its
+ * exact text (--query-gpu, --query-compute-apps) are smi.c's: script mode
+ * hands those columns to it, and loops them the same.
  */
 #include "format/script.h"
 
@@ -47,48 +46,6 @@ static const char *const default_fields[] = {
 	[SCRIPT_GPUS] = "gpu,name,mem_used_bytes,mem_total_bytes,mem_reserved_bytes,util_gpu_pct,temp_c,power_mw",
 	[SCRIPT_PROCS] = "gpu,pid,user,used_bytes,sm_pct,command",
 };
-
-/* nvidia-smi's names (--query-gpu, --query-compute-apps) for the columns
- * that have an equivalent.  A column asked for by one of them is in
- * nvidia-smi's units (MiB, W) and says so in its header, as nvidia-smi's
- * does: "memory.used [MiB]". */
-static const struct alias {
-	enum script_rows rows;
-	const char *name, *field;
-} aliases[] = {
-	{SCRIPT_GPUS, "timestamp", "time"},
-	{SCRIPT_GPUS, "index", "gpu"},
-	{SCRIPT_GPUS, "gpu_uuid", "uuid"},
-	{SCRIPT_GPUS, "gpu_name", "name"},
-	{SCRIPT_GPUS, "pci.bus_id", "pci_bus_id"},
-	{SCRIPT_GPUS, "gpu_bus_id", "pci_bus_id"},
-	{SCRIPT_GPUS, "memory.total", "mem_total_bytes"},
-	{SCRIPT_GPUS, "memory.reserved", "mem_reserved_bytes"},
-	{SCRIPT_GPUS, "memory.used", "mem_used_bytes"},
-	{SCRIPT_GPUS, "memory.free", "mem_free_bytes"},
-	{SCRIPT_GPUS, "utilization.gpu", "util_gpu_pct"},
-	{SCRIPT_GPUS, "utilization.memory", "util_mem_pct"},
-	{SCRIPT_GPUS, "temperature.gpu", "temp_c"},
-	{SCRIPT_GPUS, "temperature.memory", "temp_mem_c"},
-	{SCRIPT_GPUS, "power.draw", "power_mw"},
-	{SCRIPT_GPUS, "power.limit", "power_limit_mw"},
-	{SCRIPT_GPUS, "enforced.power.limit", "power_limit_mw"},
-	{SCRIPT_GPUS, "clocks.sm", "clock_sm_mhz"},
-	{SCRIPT_GPUS, "clocks.current.sm", "clock_sm_mhz"},
-	{SCRIPT_GPUS, "clocks.mem", "clock_mem_mhz"},
-	{SCRIPT_GPUS, "clocks.current.memory", "clock_mem_mhz"},
-	{SCRIPT_GPUS, "clocks_event_reasons.active", "throttle_reasons"},
-	{SCRIPT_GPUS, "clocks_throttle_reasons.active", "throttle_reasons"},
-	{SCRIPT_GPUS, "pcie.link.gen.current", "pcie_gen"},
-	{SCRIPT_GPUS, "pcie.link.width.current", "pcie_width"},
-	{SCRIPT_GPUS, "fan.speed", "fan_pct"},
-	{SCRIPT_PROCS, "timestamp", "time"},
-	{SCRIPT_PROCS, "gpu_uuid", "uuid"},
-	{SCRIPT_PROCS, "process_name", "comm"},
-	{SCRIPT_PROCS, "used_memory", "used_bytes"},
-	{SCRIPT_PROCS, "used_gpu_memory", "used_bytes"},
-};
-#define NALIASES (sizeof aliases / sizeof aliases[0])
 
 /* Units, by the suffix of a field's name: what --units (and an nvidia-smi
  * name) shows instead of the logged value, and the label the header and
@@ -147,28 +104,14 @@ static int native_lookup(enum script_rows rows, const char *name, size_t len)
 	return NOCOL;
 }
 
-/* A column by vramz's name or nvidia-smi's (then *alias says which). */
-static int col_lookup(enum script_rows rows, const char *name, size_t len, const char **alias)
-{
-	*alias = NULL;
-	for (size_t i = 0; i < NALIASES; i++)
-		if (aliases[i].rows == rows && strlen(aliases[i].name) == len &&
-		    !strncmp(aliases[i].name, name, len)) {
-			*alias = aliases[i].name;
-			return native_lookup(rows, aliases[i].field, strlen(aliases[i].field));
-		}
-	return native_lookup(rows, name, len);
-}
-
-/* The name of either kind nearest to a typo, or NULL. */
+/* The name nearest to a typo, or NULL. */
 static const char *col_nearest(enum script_rows rows, const char *name, size_t len)
 {
 	const char *best = NULL;
 	unsigned bd = 3;
 	size_t n = rows == SCRIPT_PROCS ? proc_field_count : ID_COUNT + gpu_field_count;
-	for (size_t i = 0; i < n + NALIASES; i++) {
-		const char *cand = i >= n ? (aliases[i - n].rows == rows ? aliases[i - n].name : NULL)
-			: rows == SCRIPT_PROCS ? proc_fields[i].name
+	for (size_t i = 0; i < n; i++) {
+		const char *cand = rows == SCRIPT_PROCS ? proc_fields[i].name
 			: i < ID_COUNT ? id_names[i] : gpu_fields[i - ID_COUNT].name;
 		unsigned d = cand ? cli_distance(name, len, cand, 2) : 3;
 		if (d < bd && cli_close_enough(d, len))
@@ -177,31 +120,24 @@ static const char *col_nearest(enum script_rows rows, const char *name, size_t l
 	return best;
 }
 
-static void help_line(FILE *f, enum script_rows rows, const char *name, const char *help)
+static void help_line(FILE *f, const char *name, const char *help)
 {
-	fprintf(f, "  %-22s %s", name, help);
-	const char *sep = " (nvidia-smi: ";
-	for (size_t i = 0; i < NALIASES; i++)
-		if (aliases[i].rows == rows && !strcmp(aliases[i].field, name)) {
-			fprintf(f, "%s%s", sep, aliases[i].name);
-			sep = ", ";
-		}
-	fputs(*sep == ',' ? ")\n" : "\n", f);
+	fprintf(f, "  %-22s %s\n", name, help);
 }
 
 void script_fields_help(FILE *f, enum script_rows rows)
 {
-	fprintf(f, "fields (the CSV %slog's columns; default %s; nvidia-smi's names in its units):\n",
+	fprintf(f, "fields (the CSV %slog's columns; default %s; nvidia-smi's names: --query-*):\n",
 		rows == SCRIPT_PROCS ? "process " : "", default_fields[rows]);
 	if (rows == SCRIPT_PROCS) {
 		for (size_t i = 0; i < proc_field_count; i++)
-			help_line(f, rows, proc_fields[i].name, proc_fields[i].help);
+			help_line(f, proc_fields[i].name, proc_fields[i].help);
 		return;
 	}
 	for (int i = 0; i < ID_COUNT; i++)
-		help_line(f, rows, id_names[i], id_help[i]);
+		help_line(f, id_names[i], id_help[i]);
 	for (size_t i = 0; i < gpu_field_count; i++)
-		help_line(f, rows, gpu_fields[i].name, gpu_fields[i].help);
+		help_line(f, gpu_fields[i].name, gpu_fields[i].help);
 }
 
 int script_parse_fields(const char *cmd, enum script_rows rows, const char *list,
@@ -212,8 +148,7 @@ int script_parse_fields(const char *cmd, enum script_rows rows, const char *list
 	c->n = 0;
 	while (*p) {
 		size_t len = strcspn(p, ",");
-		const char *alias;
-		int col = col_lookup(rows, p, len, &alias);
+		int col = native_lookup(rows, p, len);
 		if (col == NOCOL) {
 			const char *near = col_nearest(rows, p, len);
 			if (near)
@@ -228,7 +163,7 @@ int script_parse_fields(const char *cmd, enum script_rows rows, const char *list
 			cli_err("%s: more than %d fields", cmd, SCRIPT_MAX_COLS);
 			return EXIT_USAGE;
 		}
-		c->col[c->n++] = (struct script_col){col, alias};
+		c->col[c->n++] = (struct script_col){col};
 		p += len;
 		if (*p == ',' && *++p == 0) {
 			cli_err("%s: empty field name in --fields", cmd);
@@ -274,6 +209,26 @@ int script_setup(const char *cmd, enum script_rows rows, struct script_opts *o,
 		script_fields_help(stdout, rows);
 		return EXIT_OK;
 	}
+	enum smi_rows srows = rows == SCRIPT_PROCS ? SMI_APPS : SMI_GPUS;
+	if (o->help_query) {
+		smi_help(stdout, srows);
+		return EXIT_OK;
+	}
+	if (o->query) {
+		/* nvidia-smi's interface whole: its names, its --format (csv
+		 * when left out, as nvidia-smi prints), its text */
+		if (o->csv || o->fields || o->no_header || o->units || g_opts.json) {
+			cli_err("%s: %s takes nvidia-smi's --format, not --csv, --fields, --no-header, --units or --json",
+				cmd, rows == SCRIPT_PROCS ? "--query-compute-apps" : "--query-gpu");
+			return EXIT_USAGE;
+		}
+		if (smi_parse(cmd, srows, o->query, o->format, &c->q))
+			return EXIT_USAGE;
+		c->rows = rows;
+		c->smi = o->csv = 1;
+		o->no_header = c->q.no_header;
+		return -1;
+	}
 	if (o->format && script_format(cmd, o->format, &o->no_header, &o->units))
 		return EXIT_USAGE;
 	o->csv |= o->format != NULL;
@@ -295,9 +250,7 @@ static void col_header(FILE *f, const struct script_cols *c, const struct script
 {
 	const char *name = field_name(c->rows, col->field);
 	const struct unit *u = unit_of(name);
-	if (col->alias)
-		fprintf(f, u ? "%s [%s]" : "%s", col->alias, u ? u->label : "");
-	else if (c->units && u) /* the logged unit is the name's suffix: it goes */
+	if (c->units && u) /* the logged unit is the name's suffix: it goes */
 		fprintf(f, "%.*s [%s]", (int)(strlen(name) - strlen(u->suffix)), name, u->label);
 	else
 		fputs(name, f);
@@ -305,6 +258,10 @@ static void col_header(FILE *f, const struct script_cols *c, const struct script
 
 void script_header(FILE *f, const struct script_cols *c)
 {
+	if (c->smi) {
+		smi_header(f, &c->q);
+		return;
+	}
 	for (unsigned i = 0; i < c->n; i++) {
 		if (i)
 			fputc(',', f);
@@ -336,7 +293,8 @@ static void cell_number(FILE *f, const struct script_cols *c, const struct scrip
 			int64_t v, int is_unsigned)
 {
 	const struct unit *u = unit_of(field_name(c->rows, col->field));
-	if (!u || (!c->units && !col->alias)) {
+	(void)col;
+	if (!u || !c->units) {
 		if (is_unsigned)
 			fprintf(f, "%llu", (unsigned long long)(uint64_t)v);
 		else
@@ -355,6 +313,10 @@ static void cell_number(FILE *f, const struct script_cols *c, const struct scrip
 
 void script_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, const struct script_cols *c)
 {
+	if (c->smi) {
+		smi_gpu_rows(f, ctx, snap, &c->q);
+		return;
+	}
 	char t[40];
 	fmt_iso_ms(t, sizeof t, snap->time_ms);
 	for (unsigned g = 0; g < snap->gpu_count; g++) {
@@ -401,6 +363,10 @@ static void proc_types(FILE *f, unsigned type)
 void script_proc_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, const unsigned *idx,
 		      unsigned n, const struct script_cols *c)
 {
+	if (c->smi) {
+		smi_app_rows(f, ctx, snap, idx, n, &c->q);
+		return;
+	}
 	char t[40];
 	fmt_iso_ms(t, sizeof t, snap->time_ms);
 	for (unsigned k = 0; k < n; k++) {

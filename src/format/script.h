@@ -10,6 +10,8 @@
 
 #include "vramz/vramz.h"
 
+#include "format/smi.h"
+
 #define SCRIPT_MAX_COLS 64
 
 /* Which rows a CSV has, and so which columns it takes: one row per GPU
@@ -19,7 +21,6 @@ enum script_rows { SCRIPT_GPUS, SCRIPT_PROCS };
 
 struct script_col {
 	int field;          /* >= 0: its row in the table; < 0: a GPU identity column */
-	const char *alias;  /* the nvidia-smi name it was asked by, or NULL */
 };
 
 struct script_cols {
@@ -28,29 +29,35 @@ struct script_cols {
 	unsigned n;
 	int units;          /* --units: values for people with their unit, and
 			     * headers that say it ("mem_used [MiB]") */
+	int smi;            /* --query-gpu / --query-compute-apps: nvidia-smi's
+			     * names and text instead (smi.h) */
+	struct smi_query q;
 };
 
 /* The script-mode options status and ps share (their tables point here). */
 struct script_opts {
 	int csv, no_header, units;
-	const char *fields;  /* --fields (--query-gpu, --query-compute-apps) */
+	const char *fields;  /* --fields: vramz's column names */
+	const char *query;   /* --query-gpu, --query-compute-apps: nvidia-smi's */
+	int help_query;      /* --help-query-gpu, --help-query-compute-apps */
 	const char *format;  /* nvidia-smi's --format=csv[,noheader][,nounits] */
 };
 /* Checks o for cmd (`--fields help` is the columns' help) and, in script
- * mode (--csv, or --format), parses the columns into c.  -1: go on, o->csv
+ * mode (--csv, or --format, or nvidia-smi's --query-*), parses the
+ * columns into c.  -1: go on, o->csv
  * saying whether in script mode; else the exit code: EXIT_OK after the
  * help, EXIT_USAGE after one line. */
 int script_setup(const char *cmd, enum script_rows rows, struct script_opts *o,
 		 struct script_cols *c);
-/* Parses a comma-separated list of column names, vramz's or nvidia-smi's
- * (NULL: the default set) for cmd's rows.  Prints one line (the nearest
+/* Parses a comma-separated list of vramz's column names (NULL: the
+ * default set) for cmd's rows.  Prints one line (the nearest
  * name, when a typo is near one) and returns EXIT_USAGE on an unknown
  * name. */
 int script_parse_fields(const char *cmd, enum script_rows rows, const char *list,
 			struct script_cols *c);
-/* `--fields help`: every name with a line about it (and its nvidia-smi
- * names). */
+/* `--fields help`: every name with a line about it. */
 void script_fields_help(FILE *f, enum script_rows rows);
+/* The header (nvidia-smi's with --query-*), unless --no-header. */
 void script_header(FILE *f, const struct script_cols *c);
 /* One row per GPU of snap (SCRIPT_GPUS). */
 void script_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, const struct script_cols *c);

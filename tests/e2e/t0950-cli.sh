@@ -49,8 +49,8 @@ expect_success 'did you mean: commands, options, fields; a top-level typo said a
 	fails_with 2 "vramz: '"'"'statsu'"'"' is not a command; did you mean '"'"'status'"'"'?" -g0 statsu &&
 	fails_with 2 "vramz: '"'"'ps'"'"' is a command: it goes first (vramz ps [OPTIONS])" --json ps &&
 	fails_with 2 "unknown option '"'"'--statsu'"'"'; did you mean the command '"'"'status'"'"'?" --statsu &&
-	fails_with 2 "unknown field '"'"'memory.usd'"'"'; did you mean '"'"'memory.used'"'"'?" status --csv --fields memory.usd &&
-	fails_with 2 "unknown field '"'"'used_memroy'"'"'; did you mean '"'"'used_memory'"'"'?" ps --csv --fields used_memroy
+	fails_with 2 "unknown field '"'"'mem_usd_bytes'"'"'; did you mean '"'"'mem_used_bytes'"'"'?" status --csv --fields mem_usd_bytes &&
+	fails_with 2 "unknown field '"'"'used_btyes'"'"'; did you mean '"'"'used_bytes'"'"'?" ps --csv --fields used_btyes
 '
 
 expect_success 'a bare number is a percentage wherever one is taken (pick --max-util 50 = 50%)' '

@@ -38,6 +38,22 @@ expect_success 'status --json: each GPU state, unsupported null, no Xid without 
 	done
 '
 
+expect_success 'status: a HEALTH column, blank when healthy; --fail-on-health exits 4 naming each GPU' '
+	vramz status --no-procs >t.txt &&
+	has "^GPU NAME .*POWER / LIMIT  HEALTH$" t.txt &&
+	has "^  0 H100 80GB HBM3 .* 120 / 700 W$" t.txt &&
+	has "^  1 H100 80GB HBM3 .* 400 / 700 W  remap pending, ECC 12$" t.txt &&
+	has "^  2 H100 80GB HBM3 .* 600 / 700 W$" t.txt &&
+	has "^  3 H100 80GB HBM3 .* 500 / 700 W  REMAP FAILED$" t.txt &&
+	vramz status --no-procs >plain 2>plain.err && test ! -s plain.err &&
+	vramz status --no-procs --fail-on-health >f.txt 2>f.err; test $? = 4 &&
+	cmp <(tail -n +2 f.txt) <(tail -n +2 plain) &&
+	test "$(cat f.err)" = "$(printf "vramz: GPU 1: VRAM unhealthy: remap pending, ECC 12\nvramz: GPU 3: VRAM unhealthy: REMAP FAILED")" &&
+	vramz status -g 0,2 --fail-on-health >/dev/null 2>g.err && test ! -s g.err &&
+	vramz status -g 3 --fail-on-health >/dev/null 2>&1; test $? = 4 &&
+	vramz status --fail-on-health -l 1 >/dev/null 2>l.err; test $? = 2 && has "not a --loop" l.err
+'
+
 expect_success 'info: a health object in JSON, the rows in text' '
 	vramz info --json >i.json &&
 	test "$(json i.json "d[\"gpus\"][1][\"health\"][\"remap_pending\"]")" = 1 &&

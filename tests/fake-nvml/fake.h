@@ -59,6 +59,7 @@ enum fake_fn fake_fn_lookup(const char *name);
 #define FAKE_GPU_FIELDS(X)                                                     \
 	X(mem_total, MEM_TOTAL) X(mem_reserved, MEM_RESERVED)                  \
 	X(mem_used, MEM_USED) X(mem_orphan, MEM_ORPHAN)                        \
+	X(mem_free, MEM_FREE)                                                  \
 	X(bar1_total, BAR1_TOTAL) X(bar1_used, BAR1_USED)                      \
 	X(arch, ARCH) X(util, UTIL) X(mem_util, MEM_UTIL)                      \
 	X(temp, TEMP) X(temp_mem, TEMP_MEM)                                    \

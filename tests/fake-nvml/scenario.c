@@ -118,7 +118,7 @@ static const char *const gf_keys[GF_COUNT] = {
 static bool is_size_field(enum fake_gf f)
 {
 	return f == GF_MEM_TOTAL || f == GF_MEM_RESERVED || f == GF_MEM_USED ||
-	       f == GF_MEM_ORPHAN || f == GF_BAR1_TOTAL || f == GF_BAR1_USED;
+	       f == GF_MEM_ORPHAN || f == GF_MEM_FREE || f == GF_BAR1_TOTAL || f == GF_BAR1_USED;
 }
 
 /* "00000000:19:00.0" or "0000:19:00.0". */

@@ -497,6 +497,10 @@ void fake_gpu_memory(const struct fake_world *w, unsigned index,
 		used = grown(gp->v[GF_MEM_USED], gp->mem_rate);
 	fill_memory(m, gp->v[GF_MEM_TOTAL], gp->v[GF_MEM_RESERVED], used,
 		    gp->has[GF_MEM_RAW] && gp->v[GF_MEM_RAW]);
+	/* a driver whose free is not total - reserved - used to the byte: the
+	 * H100 of docs (81559 = 480 + 14513 + 66567 MiB, each rounded down) */
+	if (gp->has[GF_MEM_FREE])
+		m->free = gp->v[GF_MEM_FREE];
 }
 
 void fake_mig_memory(const struct fake_world *w, const struct fake_mig *mig,
