@@ -325,8 +325,9 @@ int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_c
  *    PyTorch agent's allocated bytes, which have no caching steps) asks
  *    less than NVML's (leak_onset_*).  Near out of memory, past the fast
  *    warm-up, the rise needs only leak_fast_share of the time it leaves.
- *    Onsets tried: the stretch's start, right after each large jump (the
- *    end of a load) and evenly spaced points, earliest first.
+ *    Onsets tried: the stretch's start, where each run of jumps begins
+ *    and ends (a load, a step) and ONSET_EVEN evenly spaced points (a
+ *    rise out of noise has no jump to mark its start), earliest first.
  *  - staircase: what NVML sees of a caching allocator whose pieces stay
  *    alive: a new segment whenever the kept pieces have used up the free
  *    one (512 MiB every 26 s on the H100).  At least leak_stair_min_steps
@@ -339,7 +340,8 @@ int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_c
 #define ONSET_MAX_POINTS 256
 #define ONSET_MIN_POINTS 10
 #define ONSET_MIN_TAU 0.8
-#define ONSET_MAX_CAND 64
+#define ONSET_EVEN 64      /* evenly spaced onsets: every 4 windows of 256 */
+#define ONSET_MAX_CAND 96
 #define ONSET_MAX_JUDGED 6
 #define STAIR_MAX_STEPS 64
 #define STAIR_MAX_SPREAD 3.0
@@ -384,6 +386,19 @@ static const char *smooth_judge(const struct ring *r, const vramz_diag_config *c
 {
 	const double *t = s->t + k, *y = s->y + k;
 	unsigned m = n - k;
+	/* begun at k, cheaply first (most onsets tried fail here): it starts
+	 * at its lowest and its head rises, or the onset is later */
+	double lo = y[0], hi = y[0];
+	for (unsigned i = 1; i < m; i++) {
+		hi = y[i] > hi ? y[i] : hi;
+		lo = y[i] < lo ? y[i] : lo;
+	}
+	if (y[0] > lo + 0.25 * (hi - lo))
+		return why_later;
+	double crude = (med3(y, m, m - 3) - y[0]) / (t[m - 1] - t[0]);
+	unsigned q = m / 4 < 5 ? 5 : m / 4;
+	if (crude <= 0 || slope_of(t, y, q, s->tmp) < 0.3 * crude)
+		return why_later;
 	double tau, p, var;
 	stats_mann_kendall(y, m, &tau, &p, &var);
 	out->tr = (struct trend){.tau = tau, .p_value = p};
@@ -399,10 +414,6 @@ static const char *smooth_judge(const struct ring *r, const vramz_diag_config *c
 		return "rate below the minimum";
 	if (tr.slope * span_s < (double)cfg->leak_min_rise_bytes)
 		return "rise below the minimum";
-	/* begun at k: its head rises as well, or the onset is later */
-	unsigned q = m / 4 < 5 ? 5 : m / 4;
-	if (slope_of(t, y, q, s->tmp) < 0.3 * tr.slope)
-		return why_later;
 	/* still rising: its latest third keeps half the pace */
 	q = m / 3 < 5 ? 5 : m / 3;
 	if (slope_of(t + m - q, y + m - q, q, s->tmp) < 0.5 * tr.slope)
@@ -411,15 +422,7 @@ static const char *smooth_judge(const struct ring *r, const vramz_diag_config *c
 		return "a few steps, as a caching allocator grows";
 	if (stepwise(y, m, s->tmp))
 		return "in steps: the staircase rule's";
-	/* from its lowest point, to its highest now, which no level before
-	 * reached (a cycle) */
-	double lo = y[0], hi = y[0];
-	for (unsigned i = 1; i < m; i++) {
-		hi = y[i] > hi ? y[i] : hi;
-		lo = y[i] < lo ? y[i] : lo;
-	}
-	if (y[0] > lo + 0.25 * (hi - lo))
-		return why_later;
+	/* at its highest now, which no level before reached (a cycle) */
 	if (med3(y, m, m - 3) < hi - 0.25 * (hi - lo))
 		return "fell back from its peak";
 	for (unsigned i = 0; i < k; i++)
@@ -451,8 +454,8 @@ static unsigned onset_candidates(struct diag_scratch *s, unsigned n, unsigned *k
 {
 	unsigned nc = 0;
 	double thr = jump_threshold(s->y, n, s->tmp, STAIR_MIN_JUMP);
-	for (unsigned c = 0; c < 16; c++)
-		k[nc++] = (unsigned)((uint64_t)n * c / 16);
+	for (unsigned c = 0; c < ONSET_EVEN; c++)
+		k[nc++] = (unsigned)((uint64_t)n * c / ONSET_EVEN);
 	int was = 0; /* the increment after i was a jump */
 	for (unsigned i = n - 1; i-- > 0 && nc < ONSET_MAX_CAND;) {
 		int jump = s->y[i + 1] - s->y[i] > thr;
@@ -506,9 +509,9 @@ static void smooth_onset(const struct ring *r, const vramz_diag_config *cfg,
 		double dm = (double)(n - k[c]);
 		if (sk[c] / (dm * (dm - 1) / 2) < ONSET_MIN_TAU)
 			continue;
-		judged++;
 		struct leak_result o = *out;
 		const char *why = smooth_judge(r, cfg, s, n, k[c], t0_ms, need, &o);
+		judged += why != why_later; /* those fail before the statistics */
 		if (!why) {
 			*out = o;
 			out->why_not = NULL;

@@ -239,7 +239,7 @@ expect_success 'each finding is marked where it began, on its GPU, and on its pr
 	WAIT_FOR_TENTHS=150 wait_for "\[end\]" && sleep 0.3 && $TM capture-pane -p >screen &&
 	has "CRIT pid 4200102 on GPU 0 grows" screen &&
 	keys Home Enter && wait_for "^PROCESS 4200102" && $TM capture-pane -p >page &&
-	has "CRIT began 01:01:[0-9]{2}  pid 4200102 on GPU 0 grows" page &&
+	has "CRIT began 01:0[01]:[0-9]{2}  pid 4200102 on GPU 0 grows" page &&
 	python3 - <<-PY
 	import datetime, json, re
 	last = datetime.datetime(2026, 11, 30, 1, 2, 29)
