@@ -86,7 +86,7 @@ struct smi_field {
 /* nvidia-smi's, not read by vramz */
 #define NO(nm, al) {SMI_GPUS, nm, al, NULL, SHOW_STR, SRC_NONE, NULL, 0, 0, 0, 0}
 /* a --query-compute-apps row */
-#define A(nm, al, unit, show, src, m) {SMI_APPS, nm, al, unit, show, src, NULL, m, 0, 0, 0}
+#define A(nm, al, unit, show, src, m, needs) {SMI_APPS, nm, al, unit, show, src, NULL, m, 0, 0, needs}
 
 static const struct smi_field smi_fields[] = {
 	/* --query-gpu, in --help-query-gpu's order */
@@ -305,14 +305,14 @@ static const struct smi_field smi_fields[] = {
 	NO("platform.gpu_fabric_guid", NULL),
 	NO("hostname", NULL),
 	/* --query-compute-apps, in --help-query-compute-apps's order */
-	A("timestamp", NULL, NULL, SHOW_STR, SRC_TIME, 0),
-	A("gpu_name", NULL, NULL, SHOW_STR, SRC_INFO_STR, INFO_S(name)),
-	A("gpu_bus_id", NULL, NULL, SHOW_BUSID, SRC_INFO_STR, INFO_S(pci_bus_id)),
-	A("gpu_serial", NULL, NULL, SHOW_STR, SRC_INFO_STR, INFO_S(serial)),
-	A("gpu_uuid", NULL, NULL, SHOW_STR, SRC_INFO_STR, INFO_S(uuid)),
-	A("pid", NULL, NULL, SHOW_INT, SRC_PID, 0),
-	A("process_name", "name", NULL, SHOW_STR, SRC_PNAME, 0),
-	A("used_gpu_memory", "used_memory", "MiB", SHOW_MIB, SRC_PUSED, 0),
+	A("timestamp", NULL, NULL, SHOW_STR, SRC_TIME, 0, 0),
+	A("gpu_name", NULL, NULL, SHOW_STR, SRC_INFO_STR, INFO_S(name), 0),
+	A("gpu_bus_id", NULL, NULL, SHOW_BUSID, SRC_INFO_STR, INFO_S(pci_bus_id), 0),
+	A("gpu_serial", NULL, NULL, SHOW_STR, SRC_INFO_STR, INFO_S(serial), NEEDS_DETAILS),
+	A("gpu_uuid", NULL, NULL, SHOW_STR, SRC_INFO_STR, INFO_S(uuid), 0),
+	A("pid", NULL, NULL, SHOW_INT, SRC_PID, 0, 0),
+	A("process_name", "name", NULL, SHOW_STR, SRC_PNAME, 0, 0),
+	A("used_gpu_memory", "used_memory", "MiB", SHOW_MIB, SRC_PUSED, 0, 0),
 };
 #define NFIELDS (sizeof smi_fields / sizeof smi_fields[0])
 
@@ -404,9 +404,6 @@ int smi_parse(const char *cmd, enum smi_rows rows, const char *names, const char
 	}
 	if (rows == SMI_APPS)
 		q->sample_flags |= VRAMZ_SAMPLE_PROCS;
-	for (unsigned i = 0; i < q->n; i++) /* the apps' gpu_serial */
-		q->details |= rows == SMI_APPS && q->col[i]->off == INFO_S(serial) &&
-			      q->col[i]->src == SRC_INFO_STR;
 	return 0;
 }
 
