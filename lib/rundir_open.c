@@ -35,9 +35,7 @@
 
 #define MAX_LINKS 40
 
-static int say(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int say(char *err, size_t errlen, int rc, const char *fmt, ...)
+int rundir_say(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
 	if (err && errlen) {
 		va_list ap;
@@ -48,7 +46,7 @@ static int say(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static int errno_rc(int e)
+int rundir_errno_rc(int e)
 {
 	return e == ENOENT ? VRAMZ_ENOTFOUND : e == EACCES || e == EPERM ? VRAMZ_EPERM : VRAMZ_EIO;
 }
@@ -62,15 +60,15 @@ int rundir_check(const char *path, const struct stat *st, uint32_t also_uid, int
 		 char *err, size_t errlen)
 {
 	if (!S_ISDIR(st->st_mode))
-		return say(err, errlen, VRAMZ_EINVAL, "%s: not a directory", path);
+		return rundir_say(err, errlen, VRAMZ_EINVAL, "%s: not a directory", path);
 	if (!trusted_uid((uint32_t)st->st_uid, also_uid))
-		return say(err, errlen, VRAMZ_EPERM,
+		return rundir_say(err, errlen, VRAMZ_EPERM,
 			   "%s: not trusted: owned by uid %u, neither root nor you", path,
 			   (unsigned)st->st_uid);
 	int sh = 0;
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
 		if (!(st->st_mode & S_ISVTX))
-			return say(err, errlen, VRAMZ_EPERM,
+			return rundir_say(err, errlen, VRAMZ_EPERM,
 				   "%s: not trusted: writable by %s and not sticky", path,
 				   st->st_mode & S_IWOTH ? "everyone" : "its group");
 		sh = 1; /* others add names, never replace ours */
@@ -109,10 +107,10 @@ int rundir_walk(const char *path, int *pfd, char *last, size_t lastlen, char *er
 {
 	char rest[2 * PATH_MAX], comp[NAME_MAX + 2];
 	if (snprintf(rest, sizeof rest, "%s", path) >= (int)sizeof rest)
-		return say(err, errlen, VRAMZ_ERANGE, "%.80s...: path too long", path);
+		return rundir_say(err, errlen, VRAMZ_ERANGE, "%.80s...: path too long", path);
 	int cur = open(rest[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cur < 0)
-		return say(err, errlen, VRAMZ_EIO, "%s: %s", path, strerror(errno));
+		return rundir_say(err, errlen, VRAMZ_EIO, "%s: %s", path, strerror(errno));
 	const char *p = rest;
 	unsigned links = 0;
 	snprintf(last, lastlen, ".");
@@ -134,12 +132,12 @@ int rundir_walk(const char *path, int *pfd, char *last, size_t lastlen, char *er
 		if ((e != ENOTDIR && e != ELOOP) || fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) ||
 		    !S_ISLNK(st.st_mode)) {
 			close(cur);
-			return say(err, errlen, e == ENOTDIR ? VRAMZ_EINVAL : errno_rc(e),
+			return rundir_say(err, errlen, e == ENOTDIR ? VRAMZ_EINVAL : rundir_errno_rc(e),
 				   "%s: %s: %s", path, comp, strerror(e));
 		}
 		if (!trusted_uid((uint32_t)st.st_uid, RUNDIR_NO_UID)) {
 			close(cur);
-			return say(err, errlen, VRAMZ_EPERM,
+			return rundir_say(err, errlen, VRAMZ_EPERM,
 				   "%s: not trusted: its parent %s is a symbolic link owned by uid %u, not followed",
 				   path, comp, (unsigned)st.st_uid);
 		}
@@ -147,7 +145,7 @@ int rundir_walk(const char *path, int *pfd, char *last, size_t lastlen, char *er
 		ssize_t n = readlinkat(cur, comp, target, sizeof target - 1);
 		if (n <= 0 || ++links > MAX_LINKS) {
 			close(cur);
-			return say(err, errlen, VRAMZ_EIO, "%s: %s: %s", path, comp,
+			return rundir_say(err, errlen, VRAMZ_EIO, "%s: %s: %s", path, comp,
 				   n <= 0 ? strerror(errno) : strerror(ELOOP));
 		}
 		target[n] = 0;
@@ -155,14 +153,14 @@ int rundir_walk(const char *path, int *pfd, char *last, size_t lastlen, char *er
 		char tail[2 * PATH_MAX];
 		if (snprintf(tail, sizeof tail, "%s/%s", target, p) >= (int)sizeof tail) {
 			close(cur);
-			return say(err, errlen, VRAMZ_ERANGE, "%s: path too long", path);
+			return rundir_say(err, errlen, VRAMZ_ERANGE, "%s: path too long", path);
 		}
 		memcpy(rest, tail, sizeof rest);
 		p = rest;
 		if (target[0] == '/') {
 			close(cur);
 			if ((cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-				return say(err, errlen, VRAMZ_EIO, "/: %s", strerror(errno));
+				return rundir_say(err, errlen, VRAMZ_EIO, "/: %s", strerror(errno));
 		}
 	}
 	*pfd = cur;
@@ -175,7 +173,7 @@ int rundir_open(const char *path, unsigned create_mode, uint32_t also_uid, struc
 	out->fd = -1;
 	out->shared = 0;
 	if (!path || !*path)
-		return say(err, errlen, VRAMZ_EINVAL, "empty runtime directory name");
+		return rundir_say(err, errlen, VRAMZ_EINVAL, "empty runtime directory name");
 	char last[NAME_MAX + 2];
 	int pfd, rc = rundir_walk(path, &pfd, last, sizeof last, err, errlen);
 	if (rc)
@@ -183,7 +181,7 @@ int rundir_open(const char *path, unsigned create_mode, uint32_t also_uid, struc
 	int fd = openat(pfd, last, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && create_mode) {
 		if (mkdirat(pfd, last, create_mode) && errno != EEXIST) {
-			rc = say(err, errlen, errno_rc(errno), "cannot create %s: %s", path, strerror(errno));
+			rc = rundir_say(err, errlen, rundir_errno_rc(errno), "cannot create %s: %s", path, strerror(errno));
 			close(pfd);
 			return rc;
 		}
@@ -194,17 +192,17 @@ int rundir_open(const char *path, unsigned create_mode, uint32_t also_uid, struc
 	if (fd < 0) {
 		if ((e == ENOTDIR || e == ELOOP) && !fstatat(pfd, last, &st, AT_SYMLINK_NOFOLLOW) &&
 		    S_ISLNK(st.st_mode))
-			rc = say(err, errlen, VRAMZ_EPERM,
+			rc = rundir_say(err, errlen, VRAMZ_EPERM,
 				 "%s: not trusted: a symbolic link, not followed", path);
 		else
-			rc = say(err, errlen, e == ENOTDIR ? VRAMZ_EINVAL : errno_rc(e), "%s: %s", path,
+			rc = rundir_say(err, errlen, e == ENOTDIR ? VRAMZ_EINVAL : rundir_errno_rc(e), "%s: %s", path,
 				 e == ENOTDIR ? "not a directory" : strerror(e));
 		close(pfd);
 		return rc;
 	}
 	close(pfd);
 	if (fstat(fd, &st)) {
-		rc = say(err, errlen, VRAMZ_EIO, "%s: %s", path, strerror(errno));
+		rc = rundir_say(err, errlen, VRAMZ_EIO, "%s: %s", path, strerror(errno));
 		close(fd);
 		return rc;
 	}
@@ -251,7 +249,7 @@ int rundir_unlink_own(int dirfd, const char *name)
 {
 	if (!rundir_own_file(dirfd, name, NULL))
 		return VRAMZ_EPERM;
-	return unlinkat(dirfd, name, 0) ? errno_rc(errno) : 0;
+	return unlinkat(dirfd, name, 0) ? rundir_errno_rc(errno) : 0;
 }
 
 const char *rundir_kind(mode_t m)

@@ -34,23 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int say(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int say(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
-static int errno_rc(int e)
-{
-	return e == ENOENT ? VRAMZ_ENOTFOUND : e == EACCES || e == EPERM ? VRAMZ_EPERM : VRAMZ_EIO;
-}
 
 /* open_existing's "no such name (any more)": no code or descriptor */
 #define GONE INT_MIN
@@ -101,13 +84,13 @@ static int judge_dir(int pfd, struct place *pl, char *err, size_t errlen)
 {
 	struct stat ds;
 	if (fstat(pfd, &ds))
-		return say(err, errlen, VRAMZ_EIO, "%s: %s", pl->dir, strerror(errno));
+		return rundir_say(err, errlen, VRAMZ_EIO, "%s: %s", pl->dir, strerror(errno));
 	if (!S_ISDIR(ds.st_mode))
-		return say(err, errlen, VRAMZ_EINVAL, "%s: not a directory", pl->dir);
+		return rundir_say(err, errlen, VRAMZ_EINVAL, "%s: not a directory", pl->dir);
 	/* the agent's judgement, with the directory's owner trusted: that
 	 * user could write there anyway, and is held to our own files below */
 	if (rundir_check(pl->dir, &ds, (uint32_t)ds.st_uid, &pl->shared, NULL, 0))
-		return say(err, errlen, VRAMZ_EPERM,
+		return rundir_say(err, errlen, VRAMZ_EPERM,
 			   "refusing to write %s: in %s, which %s can write and is not sticky",
 			   pl->path, pl->dir,
 			   ds.st_mode & S_IWOTH ? "other users" : "its group's members");
@@ -124,10 +107,10 @@ static int open_existing(int pfd, const char *name, const struct place *pl, unsi
 	char why[PATH_MAX + 128];
 	if (fstatat(pfd, name, &before, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? GONE
-				       : say(err, errlen, errno_rc(errno), "%s: %s", pl->path,
+				       : rundir_say(err, errlen, rundir_errno_rc(errno), "%s: %s", pl->path,
 					     strerror(errno));
 	if (judge(pl, &before, how, why, sizeof why))
-		return say(err, errlen, VRAMZ_EPERM, "refusing to write %s: %s", pl->path, why);
+		return rundir_say(err, errlen, VRAMZ_EPERM, "refusing to write %s: %s", pl->path, why);
 	if (how & SAFEFILE_CHECK)
 		return 0;
 	int fd = openat(pfd, name, flags);
@@ -136,21 +119,21 @@ static int open_existing(int pfd, const char *name, const struct place *pl, unsi
 		if (e == ENOENT)
 			return GONE;
 		if (e == ELOOP) /* swapped for a link since the lstat */
-			return say(err, errlen, VRAMZ_EPERM,
+			return rundir_say(err, errlen, VRAMZ_EPERM,
 				   "refusing to write %s: a symbolic link, not followed", pl->path);
-		return say(err, errlen, errno_rc(e), "%s: %s", pl->path, strerror(e));
+		return rundir_say(err, errlen, rundir_errno_rc(e), "%s: %s", pl->path, strerror(e));
 	}
 	if (fstat(fd, &st)) {
 		int e = errno;
 		close(fd);
-		return say(err, errlen, VRAMZ_EIO, "%s: %s", pl->path, strerror(e));
+		return rundir_say(err, errlen, VRAMZ_EIO, "%s: %s", pl->path, strerror(e));
 	}
 	const char *bad = judge(pl, &st, how, why, sizeof why);
 	if (!bad && (st.st_dev != before.st_dev || st.st_ino != before.st_ino))
 		bad = "replaced while it was opened";
 	if (bad) {
 		close(fd);
-		return say(err, errlen, VRAMZ_EPERM, "refusing to write %s: %s", pl->path, bad);
+		return rundir_say(err, errlen, VRAMZ_EPERM, "refusing to write %s: %s", pl->path, bad);
 	}
 	return fd;
 }
@@ -182,23 +165,23 @@ static int open_in(int pfd, const char *name, struct place *pl, unsigned how, un
 		}
 		int e = errno;
 		if (e != EEXIST)
-			return say(err, errlen, errno_rc(e), "%s: %s", pl->path, strerror(e));
+			return rundir_say(err, errlen, rundir_errno_rc(e), "%s: %s", pl->path, strerror(e));
 		if (!(how & SAFEFILE_TEMP))
 			continue; /* made meanwhile: judged as an existing name */
 		struct stat st;
 		if (!rundir_own_file(pfd, name, &st)) {
 			if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW))
 				continue; /* gone meanwhile */
-			return say(err, errlen, VRAMZ_EPERM,
+			return rundir_say(err, errlen, VRAMZ_EPERM,
 				   "refusing to write %s: %s owned by uid %u is at this temporary name",
 				   pl->path, rundir_kind(st.st_mode), (unsigned)st.st_uid);
 		}
 		/* ours, left by a write that died: in a private directory nobody
 		 * else could have made it, in a sticky one nobody else can swap it */
 		if (unlinkat(pfd, name, 0) && errno != ENOENT)
-			return say(err, errlen, errno_rc(errno), "%s: %s", pl->path, strerror(errno));
+			return rundir_say(err, errlen, rundir_errno_rc(errno), "%s: %s", pl->path, strerror(errno));
 	}
-	return say(err, errlen, VRAMZ_EIO, "%s: changed again and again while it was opened",
+	return rundir_say(err, errlen, VRAMZ_EIO, "%s: changed again and again while it was opened",
 		   pl->path);
 }
 
@@ -208,7 +191,7 @@ int safefile_open(int dirfd, const char *path, unsigned how, unsigned mode, char
 	char dir[PATH_MAX], last[NAME_MAX + 2];
 	const char *name;
 	if (!path || rundir_split(path, dir, sizeof dir, &name))
-		return say(err, errlen, VRAMZ_EINVAL, "%s: not a file name", path ? path : "(none)");
+		return rundir_say(err, errlen, VRAMZ_EINVAL, "%s: not a file name", path ? path : "(none)");
 	struct place pl = {.path = path, .dir = dir};
 	if (dirfd >= 0)
 		return open_in(dirfd, name, &pl, how, mode, err, errlen);

@@ -85,6 +85,23 @@ static double jump_threshold(const double *y, unsigned n, double *tmp, double fl
 	return thr > floor ? thr : floor;
 }
 
+/* How many increments of y[0..n) exceed thr (*jumps), and whether they
+ * carry most (70 %) of its net rise. */
+static int jumps_carry(const double *y, unsigned n, double thr, unsigned *jumps)
+{
+	double jump_sum = 0;
+	*jumps = 0;
+	for (unsigned i = 0; i + 1 < n; i++) {
+		double d = y[i + 1] - y[i];
+		if (d > thr) {
+			(*jumps)++;
+			jump_sum += d;
+		}
+	}
+	double net = med3(y, n, n - 3) - med3(y, n, 0);
+	return *jumps > 0 && net > 0 && jump_sum >= 0.7 * net;
+}
+
 /* Growth made of at most 3 jumps well above the window-to-window noise,
  * which carry most of the rise: how a caching allocator grows. */
 static int few_steps(const double *y, unsigned n, double *tmp)
@@ -94,40 +111,20 @@ static int few_steps(const double *y, unsigned n, double *tmp)
 	double med, sigma;
 	increments(y, n, tmp, &med, &sigma);
 	double thr = 6 * sigma;
-	if (thr < 1048576.0)
-		thr = 1048576.0;
-	double jump_sum = 0;
-	unsigned jumps = 0;
-	for (unsigned i = 0; i + 1 < n; i++) {
-		double d = y[i + 1] - y[i];
-		if (d > thr) {
-			jumps++;
-			jump_sum += d;
-		}
-	}
-	double net = med3(y, n, n - 3) - med3(y, n, 0);
-	return jumps > 0 && jumps <= 3 && net > 0 && jump_sum >= 0.7 * net;
+	unsigned jumps;
+	return jumps_carry(y, n, thr < 1048576.0 ? 1048576.0 : thr, &jumps) && jumps <= 3;
 }
 
-/* Growth carried by jumps (most of the rise) in a minority of the
- * windows, however many: a staircase, which the staircase rule judges by
- * its cadence, not a smooth rise. */
+/* Growth carried by jumps in a minority of the windows, however many: a
+ * staircase, which the staircase rule judges by its cadence, not a smooth
+ * rise. */
 static int stepwise(const double *y, unsigned n, double *tmp)
 {
 	if (n < 4)
 		return 0;
-	double thr = jump_threshold(y, n, tmp, STAIR_MIN_JUMP);
-	double jump_sum = 0;
-	unsigned jumps = 0;
-	for (unsigned i = 0; i + 1 < n; i++) {
-		double d = y[i + 1] - y[i];
-		if (d > thr) {
-			jumps++;
-			jump_sum += d;
-		}
-	}
-	double net = med3(y, n, n - 3) - med3(y, n, 0);
-	return jumps > 0 && jumps * 4 <= n - 1 && net > 0 && jump_sum >= 0.7 * net;
+	unsigned jumps;
+	return jumps_carry(y, n, jump_threshold(y, n, tmp, STAIR_MIN_JUMP), &jumps) &&
+	       jumps * 4 <= n - 1;
 }
 
 static const char why_young[] = "the rise began after its start: too young yet";

@@ -60,6 +60,12 @@ int rundir_unlink_own(int dirfd, const char *name);
  * (VRAMZ_ENOTFOUND), never made.  The link rule (safefile.h) walks with it. */
 int rundir_walk(const char *path, int *pfd, char *last, size_t lastlen, char *err,
 		size_t errlen);
+/* The reason into err (when given) and rc back: the one way rundir_open.c
+ * and the link rule (safefile.c) say why they refuse. */
+int rundir_say(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* VRAMZ_ENOTFOUND for ENOENT, VRAMZ_EPERM for EACCES / EPERM, else VRAMZ_EIO */
+int rundir_errno_rc(int e);
 /* "a FIFO", "a symbolic link", ... for a reason given to a person. */
 const char *rundir_kind(mode_t m);
 
