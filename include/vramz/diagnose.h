@@ -150,6 +150,9 @@ typedef struct vramz_finding {
 		uint64_t bytes;
 		double share;
 	} holders[VRAMZ_OOM_HOLDERS];
+	/* appended (issue 36): a leak's or rise's onset, the data time its
+	 * rise began (wall clock, as first_seen_ms); 0 unknown */
+	int64_t onset_ms;
 } vramz_finding;
 
 typedef struct vramz_diag_config {

@@ -60,6 +60,7 @@ static int emit_leak(vramz_diag *d, struct emitter *em, const struct leak_hit *h
 	f->tau = h->r.tr.tau;
 	f->p_value = h->r.tr.p_value;
 	f->duration_ms = h->r.end_ms - h->r.start_ms;
+	f->onset_ms = h->r.start_ms;
 	f->bytes = h->bytes;
 	if (h->alloc)
 		f->figures |= VRAMZ_FG_ALLOCATOR;

@@ -749,6 +749,8 @@ static int merge_findings(vramz_diag *d, int64_t now)
 		vramz_finding f = d->cur[j].f;
 		f.first_seen_ms += d->last_wall_ms - now;
 		f.last_update_ms += d->last_wall_ms - now;
+		if (f.onset_ms)
+			f.onset_ms += d->last_wall_ms - now;
 		remember_cleared(d, &f);
 	}
 	return 0;
@@ -791,6 +793,8 @@ static int evaluate(vramz_diag *d)
 			out[d->nout] = d->cur[i].f;
 			out[d->nout].first_seen_ms += shift;
 			out[d->nout].last_update_ms += shift;
+			if (out[d->nout].onset_ms)
+				out[d->nout].onset_ms += shift;
 			d->nout++;
 		}
 	qsort(out, d->nout, sizeof *out, cmp_finding);

@@ -340,6 +340,7 @@ int leak_analyze(const struct ring *r, int64_t life_start_ms, const vramz_diag_c
 #define ONSET_EVEN 64      /* evenly spaced onsets: every 4 windows of 256 */
 #define ONSET_MAX_CAND 96
 #define ONSET_MAX_JUDGED 6
+#define ONSET_HEAD 20
 #define STAIR_MAX_STEPS 64
 #define STAIR_MAX_SPREAD 3.0
 #define STAIR_RECENT 1.5
@@ -393,7 +394,9 @@ static const char *smooth_judge(const struct ring *r, const vramz_diag_config *c
 	if (y[0] > lo + 0.25 * (hi - lo))
 		return why_later;
 	double crude = (med3(y, m, m - 3) - y[0]) / (t[m - 1] - t[0]);
-	unsigned q = m / 4 < 5 ? 5 : m / 4;
+	/* a head of at most ONSET_HEAD windows: in a long stretch a quarter
+	 * would take in a still part before the rise and date it too early */
+	unsigned q = m / 4 < 5 ? 5 : m / 4 > ONSET_HEAD ? ONSET_HEAD : m / 4;
 	if (crude <= 0 || slope_of(t, y, q, s->tmp) < 0.3 * crude)
 		return why_later;
 	double tau, p, var;

@@ -93,6 +93,7 @@ int detect_rise(vramz_diag *d, struct emitter *em)
 		f->figures = VRAMZ_FG_RATE | VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
 		f->rate_bytes_per_s = f->rate_ci_low_bytes_per_s = f->rate_ci_high_bytes_per_s = r.rate;
 		f->duration_ms = p->mem.w[p->mem.n - 1].t_last_ms - r.start_ms;
+		f->onset_ms = r.start_ms;
 		f->bytes = p->last_bytes;
 		if (tto >= 0) {
 			f->figures |= VRAMZ_FG_TTO | VRAMZ_FG_REF;

@@ -323,9 +323,7 @@ void diagconf_json(struct jsonw *w, const char *key, const vramz_finding *f)
 		jw_null(w, "holders");
 	}
 	/* a leak's or rise's onset, and the series a leak was judged on (issue 36) */
-	int trend = f->kind == VRAMZ_FK_LEAK || f->kind == VRAMZ_FK_RISE;
-	jw_str(w, "onset", trend && (fg & VRAMZ_FG_DURATION)
-			       ? fmt_iso_ms(t, sizeof t, f->last_update_ms - f->duration_ms) : NULL);
+	jw_str(w, "onset", f->onset_ms ? fmt_iso_ms(t, sizeof t, f->onset_ms) : NULL);
 	jw_str(w, "series", f->kind != VRAMZ_FK_LEAK ? NULL
 			    : (fg & VRAMZ_FG_ALLOCATOR) ? "allocator" : "nvml");
 	jw_str(w, "first_seen", fmt_iso_ms(t, sizeof t, f->first_seen_ms));
