@@ -25,10 +25,10 @@ _Static_assert(KUBE_NS_MAX + 1 == VRAMZ_KUBE_NAME_LEN &&
 	       KUBE_CONTAINER_MAX + 1 == VRAMZ_KUBE_NAME_LEN, "names fill their members");
 
 /* Bounds on what one scan keeps: far above a node's pods (the kubelet's
- * default max is 110) and containers, so memory stays bounded (~3.5 MiB)
+ * default max is 110) and containers, so memory stays bounded (~5 MiB)
  * whatever a directory holds. */
 #define KUBE_MAX_PODS 4096u
-#define KUBE_MAX_CONTAINERS 16384u
+#define KUBE_MAX_CONTAINERS 8192u
 /* An unknown id looks at the directories at most this often. */
 #define KUBE_LOOK_NS 1000000000LL
 
@@ -41,6 +41,10 @@ struct kube_pod {
 struct kube_ctr {
 	char id[65];
 	char name[KUBE_CONTAINER_MAX + 1];
+	/* the pod its link names: the container is named only for a process
+	 * of that pod, so ids that disagree with the cgroup name nothing */
+	char ns[KUBE_NS_MAX + 1];
+	char pod[KUBE_POD_MAX + 1];
 };
 
 /* What a directory looked like when it was read: a change of either
@@ -252,7 +256,6 @@ static void kube_read_containers(struct kube_names *k, const char *path)
 {
 	DIR *d = opendir(path);
 	struct dirent *de;
-	char pod[KUBE_POD_MAX + 1], ns[KUBE_NS_MAX + 1];
 
 	k->nctrs = 0;
 	if (!d)
@@ -262,7 +265,7 @@ static void kube_read_containers(struct kube_names *k, const char *path)
 					       KUBE_MAX_CONTAINERS, sizeof *c);
 		if (!c)
 			break;
-		if (!kube_parse_container_log(de->d_name, pod, ns, c->name, c->id))
+		if (!kube_parse_container_log(de->d_name, c->pod, c->ns, c->name, c->id))
 			k->nctrs++;
 	}
 	closedir(d);
@@ -328,6 +331,8 @@ void kube_names_fill(struct kube_names *k, int64_t now_ns, vramz_proc_sample *p)
 	for (int pass = 0; pass < 2; pass++) {
 		pod = kube_find_pod(k, p->pod_uid);
 		ctr = p->container[0] ? kube_find_ctr(k, p->container) : NULL;
+		if (ctr && !(pod && !strcmp(ctr->pod, pod->name) && !strcmp(ctr->ns, pod->ns)))
+			ctr = NULL; /* its link names another pod, or the pod is unnamed */
 		if (pass || (pod && (ctr || !p->container[0])))
 			break;
 		kube_refresh(k, now_ns);

@@ -10,7 +10,8 @@
  * digits, '-' and '.'), so '_' never occurs inside one and splitting on it
  * is exact; an entry that does not split into exactly those parts, or whose
  * parts are empty or longer than Kubernetes allows, is refused, never
- * half-read.  The names are sanitized (lib/internal/text.h) like any text
+ * half-read.  A container is named only for a process of the pod its
+ * link names: the names never contradict the cgroup.  The names are sanitized (lib/internal/text.h) like any text
  * from outside.  No credentials, no network: a DaemonSet mounts the two
  * directories read-only (packaging/kubernetes/).
  *
