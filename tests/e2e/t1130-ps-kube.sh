@@ -99,4 +99,23 @@ expect_success 'hostile names come out sanitized, never as terminal controls' '
 	vramz ps --json >j && ! grep -q "$(printf "\033")" j
 '
 
+expect_success 'the DaemonSet mounts the kubelet'"'"'s log directories read-only where vramz reads them' '
+	python3 - "$TESTS_SRC/../packaging/k8s-daemonset.yaml" <<-"PY"
+	import sys, yaml
+	docs = list(yaml.safe_load_all(open(sys.argv[1])))
+	spec = [d for d in docs if d["kind"] == "DaemonSet"][0]["spec"]["template"]["spec"]
+	assert spec["hostPID"] is True
+	c = spec["containers"][0]
+	env = {e["name"]: e.get("value") for e in c.get("env", [])}
+	root = env.get("VRAMZ_KUBE_LOG_ROOT") or "/var/log"
+	mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
+	vols = {v["name"]: v for v in spec["volumes"]}
+	for d in ("pods", "containers"):
+	    m = mounts[root + "/" + d]
+	    assert m.get("readOnly") is True, m
+	    assert vols[m["name"]]["hostPath"]["path"] == "/var/log/" + d, vols[m["name"]]
+	print("mounted under", root)
+	PY
+'
+
 finish
