@@ -16,6 +16,7 @@
 #include "proc.h"
 #include "clock.h"
 #include "hashtab.h"
+#include "kube.h"
 #include "text.h"
 
 #include <errno.h>
@@ -67,6 +68,7 @@ struct proc_cache {
 	struct proc_user users[PROC_USERS];
 	unsigned nusers, next_user;
 	int64_t recheck_ns;   /* proc_cache_set_recheck */
+	struct kube_names *kube; /* pod and container names (kube.h) */
 };
 
 /* ---- reading files ------------------------------------------------------ */
@@ -495,6 +497,12 @@ struct proc_cache *proc_cache_new(const char *root)
 	 * reported not visible, which is the truth from here. */
 	pc->rootfd = open(root ? root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	pc->host_pids = proc_root_host_pids(pc->rootfd);
+	/* reads nothing until a process of a pod asks */
+	pc->kube = kube_names_new(NULL);
+	if (!pc->kube) {
+		proc_cache_free(pc);
+		return NULL;
+	}
 	return pc;
 }
 
@@ -509,6 +517,7 @@ void proc_cache_free(struct proc_cache *pc)
 		return;
 	if (pc->rootfd >= 0)
 		close(pc->rootfd);
+	kube_names_free(pc->kube);
 	htab_free(&pc->tab);
 	free(pc);
 }
@@ -587,6 +596,7 @@ int proc_attribute(struct proc_cache *pc, vramz_proc_sample *p)
 	p->start_time_ticks = 0;
 	p->user[0] = p->comm[0] = p->cmdline[0] = '\0';
 	p->container[0] = p->pod_uid[0] = p->slurm_job[0] = '\0';
+	p->pod[0] = p->pod_namespace[0] = p->container_name[0] = '\0';
 	int64_t now = pc->recheck_ns ? clock_mono_ns() : 0;
 	if (pc->recheck_ns && p->pid) {
 		e = proc_slot(pc, p->pid);
@@ -637,6 +647,10 @@ fill:
 	memcpy(p->container, a->container, sizeof p->container);
 	memcpy(p->pod_uid, a->pod_uid, sizeof p->pod_uid);
 	memcpy(p->slurm_job, a->slurm_job, sizeof p->slurm_job);
+	/* looked up each call, not cached per pid: a pod whose log directory
+	 * appears after its process is named once it does */
+	if (p->pod_uid[0])
+		kube_names_fill(pc->kube, now ? now : clock_mono_ns(), p);
 	p->valid |= VRAMZ_P_VISIBLE;
 	return 0;
 }

@@ -33,7 +33,7 @@ const struct proc_field proc_fields[] = {
 	{"user", PC_STR, PO(user), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1, "user name"},
 	{"uid", PC_U32, PO(uid), VRAMZ_P_VISIBLE, NULL, NULL, 0, 0, "user id"},
 	{"container", PC_STR, PO(container), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1,
-	 "container id (Docker, containerd, CRI-O, Podman)"},
+	 "container id (Docker, containerd, CRI-O, Podman)", .label = "container_id"},
 	{"pod_uid", PC_STR, PO(pod_uid), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1, "Kubernetes pod UID"},
 	{"slurm_job", PC_STR, PO(slurm_job), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1, "Slurm job id"},
 	{"used_bytes", PC_U64, PO(used_bytes), VRAMZ_P_USED, NULL, "process_memory_used_bytes", 1, 0,
@@ -60,6 +60,14 @@ const struct proc_field proc_fields[] = {
 	 "process_outside_allocator_bytes", 1, 0,
 	 "Memory the process holds on the GPU outside its PyTorch allocator (CUDA context, "
 	 "workspaces, communication buffers): NVML's figure minus torch reserved.", 0, 0, 0},
+	/* appended in 0.2: Kubernetes names (lib/kube.c); the labels are
+	 * dcgm-exporter's, so its users' queries carry over */
+	{"pod", PC_STR, PO(pod), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1,
+	 "Kubernetes pod name (from the kubelet's log directories)"},
+	{"namespace", PC_STR, PO(pod_namespace), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1,
+	 "Kubernetes namespace of the pod"},
+	{"container_name", PC_STR, PO(container_name), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1,
+	 "Kubernetes container name, as in the pod's spec", .label = "container"},
 };
 const size_t proc_field_count = sizeof proc_fields / sizeof proc_fields[0];
 

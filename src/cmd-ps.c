@@ -77,7 +77,7 @@ const struct opt ps_opts[] = {
 	{'r', "reverse", OPT_FLAG, &reverse, NULL, "reverse the order"},
 	{'u', "user", OPT_STR, &user, "USER", "only this user's processes (name or uid)"},
 	{'m', "min", OPT_SIZE, &min_bytes, "SIZE", "only processes holding at least SIZE (e.g. 1GiB)"},
-	{'w', "wide", OPT_FLAG, &wide, NULL, "do not shorten commands"},
+	{'w', "wide", OPT_FLAG, &wide, NULL, "do not shorten commands or pod names"},
 	OPT_SMI_ID,
 	{'l', "loop", OPT_DURATION, &loop_ms, "INTERVAL",
 	 "show again every INTERVAL until interrupted (a bare number is seconds, as nvidia-smi's -l)"},

@@ -90,12 +90,14 @@ unsigned proctab_select(const vramz_snapshot *snap, const struct proctab_opts *o
 	return n;
 }
 
-/* The job column (fmt_job): Slurm job, pod or container, whichever is known. */
-static const char *job_of(const vramz_proc_sample *p, char *buf, size_t len)
+/* The job column (fmt_job): Slurm job, pod or container, whichever is
+ * known; a named pod with its container where the column has room (all of
+ * it with --wide). */
+static const char *job_of(const vramz_proc_sample *p, char *buf, size_t len, int wide)
 {
 	if (!(p->valid & VRAMZ_P_VISIBLE))
 		return "?";
-	return *fmt_job(buf, len, p) ? buf : "-";
+	return *fmt_job_width(buf, len, p, wide ? 0 : 22) ? buf : "-";
 }
 
 /* The PyTorch agent's columns (shown only when some row has an agent):
@@ -134,7 +136,7 @@ unsigned proctab_print(FILE *f, const vramz_snapshot *snap, const struct proctab
 	fprintf(f, "  %s%s\n", "COMMAND", c->reset);
 	for (unsigned k = 0; k < n; k++) {
 		const vramz_proc_sample *p = &snap->procs[idx[k]];
-		char used[24], sm[8], job[40], user[16], cmd[VRAMZ_CMD_LEN + 8];
+		char used[24], sm[8], job[VRAMZ_POD_LEN + 2 * VRAMZ_KUBE_NAME_LEN + 8], user[16], cmd[VRAMZ_CMD_LEN + 8];
 		int vis = p->valid & VRAMZ_P_VISIBLE;
 		fmt_bytes_if(used, sizeof used, p->valid & VRAMZ_P_USED, p->used_bytes);
 		fmt_uint_if(sm, sizeof sm, p->valid & VRAMZ_P_SM, p->sm_pct, "");
@@ -144,7 +146,7 @@ unsigned proctab_print(FILE *f, const vramz_snapshot *snap, const struct proctab
 		else
 			snprintf(cmd, sizeof cmd, "(not visible here: other PID namespace or exited)");
 		fprintf(f, "%3u %8u %-10s %-22s %10s %4s", p->gpu_index, p->pid, user,
-			job_of(p, job, sizeof job), used, sm);
+			job_of(p, job, sizeof job, o->wide), used, sm);
 		if (torch)
 			torch_cells(f, p);
 		fprintf(f, "  %s%s%s\n", vis ? "" : c->dim, cmd, vis ? "" : c->reset);

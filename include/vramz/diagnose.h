@@ -108,7 +108,8 @@ typedef struct vramz_finding {
 	uint32_t pid;                 /* 0 none */
 	uint64_t start_time_ticks;    /* with pid: tells a reused pid apart; 0 unknown */
 	char job[VRAMZ_JOB_LEN];      /* what grouped the job: "slurm:123",
-					 "pod:UID", "container:<12 hex>",
+					 "pod:NAMESPACE/NAME" or "pod:UID",
+					 "container:<12 hex>",
 					 "torchrun:RUNID", "master:HOST:PORT",
 					 "mpi:NS", "parent:PID (comm)"; "" none */
 	char comm[16];                /* "" unknown */

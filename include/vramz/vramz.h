@@ -284,6 +284,8 @@ enum { VRAMZ_PT_COMPUTE = 1, VRAMZ_PT_GRAPHICS = 2, VRAMZ_PT_MPS = 4 };
 #define VRAMZ_USER_LEN 33
 #define VRAMZ_CMD_LEN 256
 #define VRAMZ_CONTAINER_LEN 72
+#define VRAMZ_POD_LEN 254       /* a DNS-1123 subdomain: 253 and the NUL */
+#define VRAMZ_KUBE_NAME_LEN 64  /* a DNS-1123 label: 63 and the NUL */
 
 typedef struct vramz_proc_sample {
 	unsigned gpu_index;           /* backend index of the GPU */
@@ -321,6 +323,12 @@ typedef struct vramz_proc_sample {
 	 * VRAMZ_P_OUTSIDE: what the allocator does not hold (CUDA context,
 	 * cuBLAS / cuDNN workspaces, NCCL buffers, other libraries) */
 	uint64_t outside_allocator_bytes;
+	/* appended in 0.2: the Kubernetes names of pod_uid and container,
+	 * with VRAMZ_P_VISIBLE, from the kubelet's log directories
+	 * (docs/attribution.md); "" when nothing names them, never a guess */
+	char pod[VRAMZ_POD_LEN];                /* pod name */
+	char pod_namespace[VRAMZ_KUBE_NAME_LEN]; /* the pod's namespace */
+	char container_name[VRAMZ_KUBE_NAME_LEN]; /* the container's name in the pod */
 } vramz_proc_sample;
 
 /* A MIG GPU instance, listed under its parent GPU */

@@ -9,7 +9,9 @@
  * identity known, in this order:
  *
  *   1. what /proc's cgroup told the sampler: Slurm job, Kubernetes pod,
- *      container ("slurm:123", "pod:UID", "container:<12 hex>");
+ *      container ("slurm:123", "pod:NAMESPACE/NAME" when the kubelet's
+ *      log directories name the pod (lib/kube.c), else "pod:UID",
+ *      "container:<12 hex>");
  *   2. a distributed-training identity from the process's environment,
  *      read once per process (pid + start time: an environment never
  *      changes after exec): TORCHELASTIC_RUN_ID ("torchrun:ID"), else
@@ -241,7 +243,14 @@ void jobkey_compute(struct jobkey_cache *c, const vramz_snapshot *snap,
 		return;
 	}
 	if (s->pod_uid[0]) {
-		snprintf(out, len, "pod:%s", s->pod_uid);
+		/* the name a person acts on, when the kubelet's logs give it
+		 * and it fits; else the uid.  One pod's processes get the
+		 * same key either way: its directory names them all or none. */
+		int n = -1;
+		if (s->pod[0] && s->pod_namespace[0])
+			n = snprintf(out, len, "pod:%s/%s", s->pod_namespace, s->pod);
+		if (n < 0 || (size_t)n >= len)
+			snprintf(out, len, "pod:%s", s->pod_uid);
 		return;
 	}
 	if (s->container[0]) {

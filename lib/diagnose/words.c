@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *diag_bytes_str(char *b, size_t n, double v)
 {
@@ -38,12 +39,18 @@ const char *diag_dur_str(char *b, size_t n, double ms)
 
 const char *diag_subject_str(const vramz_finding *f, char *b, size_t n)
 {
+	/* a pod the kubelet's logs name (jobkey.c): "pod NAMESPACE/NAME" */
+	const char *pod = !strncmp(f->job, "pod:", 4) && strchr(f->job, '/') ? f->job + 4 : NULL;
 	if (f->pid) {
 		int k = snprintf(b, n, "pid %u", (unsigned)f->pid);
 		if (f->comm[0] && k > 0 && (size_t)k < n)
 			k += snprintf(b + k, n - (size_t)k, " (%s)", f->comm);
+		if (pod && k > 0 && (size_t)k < n)
+			k += snprintf(b + k, n - (size_t)k, " in pod %s", pod);
 		if (f->gpu >= 0 && k > 0 && (size_t)k < n)
 			snprintf(b + k, n - (size_t)k, " on GPU %d", f->gpu);
+	} else if (pod) {
+		snprintf(b, n, "pod %s", pod);
 	} else if (f->job[0]) {
 		snprintf(b, n, "job %s", f->job);
 	} else if (f->gpu >= 0) {

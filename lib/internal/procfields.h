@@ -35,7 +35,15 @@ struct proc_field {
 	uint32_t torch_bit;   /* VRAMZ_T_* that must also be set in torch_valid
 				 (the PyTorch agent's figures); 0 none */
 	int prom_counter;     /* 1: a Prometheus counter (name ends _total) */
+	const char *label;    /* with prom_label: the label's name, NULL the
+				 same as name (dcgm-exporter's `container` is
+				 the container's name, not its id) */
 };
+
+static inline const char *proc_field_label(const struct proc_field *f)
+{
+	return f->label ? f->label : f->name;
+}
 
 extern const struct proc_field proc_fields[];
 extern const size_t proc_field_count;

@@ -80,7 +80,10 @@ class ProcSample(ctypes.Structure):
                 ("torch_active_bytes", u64), ("torch_inactive_split_bytes", u64),
                 ("torch_peak_allocated_bytes", u64), ("torch_alloc_retries", u64),
                 ("torch_ooms", u64), ("torch_allocations", u64), ("torch_time_ms", i64),
-                ("outside_allocator_bytes", u64)]
+                ("outside_allocator_bytes", u64),
+                # 0.2: Kubernetes names (docs/attribution.md, "Kubernetes names")
+                ("pod", ctypes.c_char * 254), ("pod_namespace", ctypes.c_char * 64),
+                ("container_name", ctypes.c_char * 64)]
 
 # (JSON key under "torch", VRAMZ_T_* bit, member), from the one list
 TORCH_FIELDS = tuple((k, bit, "torch_" + k) for k, bit, _ in TORCH_FIGURES)
@@ -207,7 +210,8 @@ def _document(lib, ctx, snap, sizes, procs):
                    for i in range(snap.gpu_count)]
     if procs:
         has_torch = sizes[1] >= ProcSample.outside_allocator_bytes.offset + 8
-        doc["processes"] = [_proc(lib, ctx, _array(snap.procs, i, sizes[1], ProcSample), has_torch)
+        has_kube = sizes[1] >= ctypes.sizeof(ProcSample)  # a library with the pod names
+        doc["processes"] = [_proc(lib, ctx, _array(snap.procs, i, sizes[1], ProcSample), has_torch, has_kube)
                             for i in range(snap.proc_count)]
         from . import _agentjoin
         doc["ended"] = _agentjoin.ended(doc["processes"])
@@ -240,7 +244,7 @@ def _gpu(lib, ctx, g, migs, has_health=True):
     return d
 
 
-def _proc(lib, ctx, p, has_torch):
+def _proc(lib, ctx, p, has_torch, has_kube=False):
     gi = lib.vramz_gpu(ctx, p.gpu_index)
     vis = bool(p.valid & P_VISIBLE)
     d = {"gpu": p.gpu_index,
@@ -264,6 +268,10 @@ def _proc(lib, ctx, p, has_torch):
               "container": (_s(p.container) or None) if vis else None,
               "pod_uid": (_s(p.pod_uid) or None) if vis else None,
               "slurm_job": (_s(p.slurm_job) or None) if vis else None})
+    if has_kube:
+        d.update({"pod": (_s(p.pod) or None) if vis else None,
+                  "namespace": (_s(p.pod_namespace) or None) if vis else None,
+                  "container_name": (_s(p.container_name) or None) if vis else None})
     torch = has_torch and p.valid & P_TORCH
     d["outside_allocator_bytes"] = p.outside_allocator_bytes if has_torch and p.valid & P_OUTSIDE else None
     d["torch"] = None

@@ -443,6 +443,8 @@ def _proc_doc(seg, p, redacted):
     # layout 1.0 carries no PyTorch agent figures: _agentjoin reads them
     d["outside_allocator_bytes"] = None
     d["torch"] = None
+    # nor Kubernetes names (docs/attribution.md): the pod uid alone
+    d.update({"pod": None, "namespace": None, "container_name": None})
     return d
 
 

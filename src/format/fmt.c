@@ -366,11 +366,38 @@ const char *fmt_job(char *buf, size_t len, const vramz_proc_sample *p)
 		return buf;
 	if (p->slurm_job[0])
 		fmt_snprintf(buf, len, "slurm:%s", p->slurm_job);
+	else if (p->pod[0] && p->pod_namespace[0])
+		fmt_snprintf(buf, len, "%s/%s", p->pod_namespace, p->pod);
 	else if (p->pod_uid[0])
 		fmt_snprintf(buf, len, "pod:%.8s", p->pod_uid);
 	else if (p->container[0])
 		fmt_snprintf(buf, len, "container:%.12s", p->container);
 	return buf;
+}
+
+/* Display columns of s, as fmt_trunc counts them (UTF-8 lead bytes). */
+static size_t fmt_cols(const char *s)
+{
+	size_t cols = 0;
+	for (; *s; s++)
+		cols += ((unsigned char)*s & 0xc0) != 0x80;
+	return cols;
+}
+
+const char *fmt_job_width(char *buf, size_t len, const vramz_proc_sample *p, size_t width)
+{
+	char job[VRAMZ_POD_LEN + VRAMZ_KUBE_NAME_LEN + 2];
+
+	fmt_job(job, sizeof job, p);
+	if (!(p->valid & VRAMZ_P_VISIBLE) || !p->pod[0] || !p->pod_namespace[0])
+		return fmt_trunc(buf, len, job, width);
+	/* a named pod: its container too when that fits, else the pod cut */
+	if (p->container_name[0]) {
+		int n = fmt_snprintf(buf, len, "%s (%s)", job, p->container_name);
+		if (n > 0 && (size_t)n < len && (!width || fmt_cols(buf) <= width))
+			return buf;
+	}
+	return fmt_trunc(buf, len, job, width);
 }
 
 const char *fmt_drivers(char *buf, size_t len, vramz_ctx *ctx, const char *sep)

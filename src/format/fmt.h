@@ -53,8 +53,12 @@ struct colors {
 const struct colors *colors_for(FILE *f);
 
 /* A process's job, spelled as the diagnoses' job keys: "slurm:ID",
- * "pod:UID8" (the pod UID's first 8), "container:ID12"; "" when none is
- * known or the process is not visible. */
+ * "NAMESPACE/POD" (a pod the kubelet's logs name), else "pod:UID8" (the
+ * pod UID's first 8), "container:ID12"; "" when none is known or the
+ * process is not visible. */
 const char *fmt_job(char *buf, size_t len, const vramz_proc_sample *p);
+/* The same in at most width display columns (0: no limit), a named pod's
+ * container added as "NAMESPACE/POD (CONTAINER)" where it fits. */
+const char *fmt_job_width(char *buf, size_t len, const vramz_proc_sample *p, size_t width);
 
 #endif

@@ -401,7 +401,7 @@ static void proc_series(struct prom_buf *b, const struct prom_input *in,
 	for (size_t i = 0; i < proc_field_count; i++) {
 		const struct proc_field *f = &proc_fields[i];
 		if (f->prom_label && f->kind == PC_STR && proc_field_valid(f, p))
-			label(b, f->name, (const char *)p + f->offset);
+			label(b, proc_field_label(f), (const char *)p + f->offset);
 	}
 	prom_buf_puts(b, "} ");
 }

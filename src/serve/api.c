@@ -200,7 +200,7 @@ static const char *const page_gpu_keys[] = {
 	"util_gpu_pct", "temp_c", "power_mw", "power_limit_mw", "pcie_gen", "pcie_width", NULL};
 static const char *const page_proc_keys[] = {
 	"gpu", "pid", "user", "comm", "command", "container", "pod_uid", "slurm_job",
-	"used_bytes", "sm_pct", "torch", NULL};
+	"used_bytes", "sm_pct", "torch", "pod", "namespace", "container_name", NULL};
 static const struct json_keys page_keys = {page_gpu_keys, page_proc_keys};
 
 /* One document on one line into *doc: the whole status (keys NULL) or

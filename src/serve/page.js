@@ -178,7 +178,9 @@
   function row(p) {
     var t = p.torch || {};
     return { pid: p.pid, user: p.user, gpu: p.gpu, used_bytes: p.used_bytes, sm_pct: p.sm_pct,
-      job: p.slurm_job ? 'slurm:' + p.slurm_job : p.pod_uid ? 'pod:' + p.pod_uid : p.container,
+      job: p.slurm_job ? 'slurm:' + p.slurm_job
+        : p.pod && p.namespace ? p.namespace + '/' + p.pod + (p.container_name ? ' (' + p.container_name + ')' : '')
+        : p.pod_uid ? 'pod:' + p.pod_uid : p.container,
       command: p.command || p.comm || (p.visible === false ? '(not visible from here)' : ''),
       t_alloc: t.allocated_bytes, t_rsv: t.reserved_bytes, t_ooms: t.ooms,
       outside_allocator_bytes: p.outside_allocator_bytes, torch: !!p.torch };

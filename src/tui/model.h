@@ -19,7 +19,7 @@
 #define MODEL_PKEEP 60        /* ticks a process's history outlives it */
 #define MODEL_MAX_GPUS 64     /* rows keep their GPUs in a 64-bit mask */
 #define MODEL_NAME_LEN 48
-#define MODEL_JOB_LEN 40
+#define MODEL_JOB_LEN 128 /* "NAMESPACE/POD" of most pods whole */
 
 /* One GPU of one snapshot, as the sampler thread copied it. */
 struct tui_gpu {
@@ -82,7 +82,7 @@ struct model_row {
 	uint64_t start_ticks;             /* 0: unknown */
 	int visible;                      /* VRAMZ_P_VISIBLE */
 	char user[VRAMZ_USER_LEN];
-	char job[MODEL_JOB_LEN];          /* fmt_job(): "slurm:123", "pod:ab12cd34", "container:..." */
+	char job[MODEL_JOB_LEN];          /* fmt_job(): "slurm:123", "ns/pod", "pod:ab12cd34", "container:..." */
 	char cmd[VRAMZ_CMD_LEN];
 	uint64_t gpu_mask;                /* bit i: backend index i */
 	unsigned first_gpu;               /* lowest backend index */

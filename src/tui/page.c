@@ -110,10 +110,15 @@ static int host_line(int y, const struct app *a, const struct model_row *r)
 /* Its job, container, pod and Slurm job, from the latest sample of it. */
 static int job_line(int y, const vramz_proc_sample *p, const struct model_row *r)
 {
-	char line[512];
-	fmt_snprintf(line, sizeof line, "job %s   container %s   pod %s   slurm job %s",
+	char line[1024];
+	int named = p && p->pod[0] && p->pod_namespace[0];
+	fmt_snprintf(line, sizeof line, "job %s   container %s%s%s%s   pod %s%s%s%s%s   slurm job %s",
 		     r->job[0] ? r->job : "-", p && p->container[0] ? p->container : "-",
-		     p && p->pod_uid[0] ? p->pod_uid : "-", p && p->slurm_job[0] ? p->slurm_job : "-");
+		     p && p->container_name[0] ? " (" : "", p ? p->container_name : "",
+		     p && p->container_name[0] ? ")" : "",
+		     named ? p->pod_namespace : "", named ? "/" : "", named ? p->pod : "",
+		     named ? " " : "", p && p->pod_uid[0] ? p->pod_uid : "-",
+		     p && p->slurm_job[0] ? p->slurm_job : "-");
 	put(y, 0, COLS, ROLE_NORMAL, line, 0);
 	return 1;
 }

@@ -34,7 +34,7 @@ expect_success 'the agent published its figures' '
 expect_success 'log --procs: the torch columns in the header, after the old ones' '
 	vramz log -o g.csv --procs -i 100ms --duration 350ms &&
 	head -1 g.procs.csv > hdr &&
-	has "^time,gpu,uuid,pid,.*,comm,command,torch_allocated_bytes,torch_reserved_bytes,torch_inactive_split_bytes,torch_alloc_retries,torch_ooms,outside_allocator_bytes$" hdr
+	has "^time,gpu,uuid,pid,.*,comm,command,torch_allocated_bytes,torch_reserved_bytes,torch_inactive_split_bytes,torch_alloc_retries,torch_ooms,outside_allocator_bytes(,pod,namespace,container_name)?$" hdr
 '
 
 expect_success 'log --procs: the agent process has its figures in the cells' '

@@ -265,6 +265,29 @@ static void strong_identities_and_environment_order(void **s)
 	snprintf(p->pod_uid, sizeof p->pod_uid, "6f1b2c3d-aaaa-bbbb-cccc-0123456789ab");
 	jobkey_compute(c, NULL, p, k, sizeof k);
 	assert_string_equal(k, "pod:6f1b2c3d-aaaa-bbbb-cccc-0123456789ab");
+	/* a pod the kubelet's logs name (lib/kube.c): its name, whole or not
+	 * at all (a name cut short could be another pod's) */
+	snprintf(p->pod_namespace, sizeof p->pod_namespace, "ml-team");
+	snprintf(p->pod, sizeof p->pod, "trainer-7f9c");
+	jobkey_compute(c, NULL, p, k, sizeof k);
+	assert_string_equal(k, "pod:ml-team/trainer-7f9c");
+	memset(p->pod, 'x', 120);
+	p->pod[120] = 0;
+	jobkey_compute(c, NULL, p, k, sizeof k);
+	assert_string_equal(k, "pod:6f1b2c3d-aaaa-bbbb-cccc-0123456789ab");
+	snprintf(p->pod, sizeof p->pod, "trainer-7f9c");
+	/* and the findings' words say "pod", with the process when it is one */
+	vramz_finding f = {.kind = VRAMZ_FK_LEAK, .gpu = 3, .pid = 950};
+	char w[256];
+	snprintf(f.job, sizeof f.job, "pod:ml-team/trainer-7f9c");
+	snprintf(f.comm, sizeof f.comm, "python3");
+	assert_non_null(strstr(vramz_finding_summary(&f, w, sizeof w),
+			       "pid 950 (python3) in pod ml-team/trainer-7f9c on GPU 3"));
+	f.pid = 0;
+	f.gpu = -1;
+	f.kind = VRAMZ_FK_IMBALANCE;
+	assert_non_null(strstr(vramz_finding_summary(&f, w, sizeof w), "pod ml-team/trainer-7f9c"));
+	assert_null(strstr(w, "job pod:"));
 	snprintf(p->slurm_job, sizeof p->slurm_job, "123");
 	jobkey_compute(c, NULL, p, k, sizeof k);
 	assert_string_equal(k, "slurm:123");

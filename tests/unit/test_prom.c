@@ -259,12 +259,12 @@ static void test_processes_behind_flag_and_vanish(void **state)
 	w->in.flags = PROM_PROCS;
 	const char *b = render(w);
 	has(b, "vramz_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\","
-	       "pid=\"4242\",user=\"alice\",container=\"0123456789ab\",slurm_job=\"77\",comm=\"python\"} 536870912\n");
+	       "pid=\"4242\",user=\"alice\",container_id=\"0123456789ab\",slurm_job=\"77\",comm=\"python\"} 536870912\n");
 	has(b, "vramz_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\",pid=\"5151\"} 67108864\n");
 	has(b, "vramz_process_memory_used_bytes{gpu=\"1\",uuid=\"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd\","
 	       "pid=\"4242\",user=\"alice\",comm=\"python\"} 268435456\n");
 	has(b, "vramz_process_sm_utilization_ratio{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\","
-	       "pid=\"4242\",user=\"alice\",container=\"0123456789ab\",slurm_job=\"77\",comm=\"python\"} 0.93\n");
+	       "pid=\"4242\",user=\"alice\",container_id=\"0123456789ab\",slurm_job=\"77\",comm=\"python\"} 0.93\n");
 	has(b, "vramz_processes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\"} 2\n");
 	hasnt(b, "pid=\"5151\",user");
 	promtool_ok(b);
@@ -277,6 +277,33 @@ static void test_processes_behind_flag_and_vanish(void **state)
 	b = render(w);
 	hasnt(b, "pid=\"5151\"");
 	has(b, "vramz_processes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\"} 1\n");
+	promtool_ok(b);
+	world_free(w);
+}
+
+/* A pod's process carries dcgm-exporter's pod, namespace and container
+ * labels (the container's name; its id is container_id); a pod the
+ * kubelet's logs do not name has its pod_uid alone. */
+static void test_kube_labels(void **state)
+{
+	struct world *w = world_new(1);
+	w->gpus[0].proc_first = 0;
+	vramz_proc_sample *p = add_proc(w, 0, 4242, 512 * MIB, "root", "python");
+	snprintf(p->container, sizeof p->container, "3f4e8a9b2c1d");
+	snprintf(p->pod_uid, sizeof p->pod_uid, "8d3c2b1a-5e4f-4a3b-9c8d-7e6f5a4b3c2d");
+	snprintf(p->pod, sizeof p->pod, "trainer-7f9c");
+	snprintf(p->pod_namespace, sizeof p->pod_namespace, "ml-team");
+	snprintf(p->container_name, sizeof p->container_name, "pytorch");
+	p = add_proc(w, 0, 4343, 256 * MIB, "root", "python");
+	snprintf(p->pod_uid, sizeof p->pod_uid, "99999999-8888-7777-6666-555555555555");
+	w->in.flags = PROM_PROCS;
+	const char *b = render(w);
+	has(b, "vramz_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-00000000-aaaa-bbbb-cccc-dddddddddddd\","
+	       "pid=\"4242\",user=\"root\",container_id=\"3f4e8a9b2c1d\","
+	       "pod_uid=\"8d3c2b1a-5e4f-4a3b-9c8d-7e6f5a4b3c2d\",comm=\"python\",pod=\"trainer-7f9c\","
+	       "namespace=\"ml-team\",container=\"pytorch\"} 536870912\n");
+	has(b, "pid=\"4343\",user=\"root\",pod_uid=\"99999999-8888-7777-6666-555555555555\","
+	       "comm=\"python\"} 268435456\n");
 	promtool_ok(b);
 	world_free(w);
 }
@@ -434,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_lost_gpu),
 		cmocka_unit_test(test_no_snapshot_is_down),
 		cmocka_unit_test(test_processes_behind_flag_and_vanish),
+		cmocka_unit_test(test_kube_labels),
 		cmocka_unit_test(test_label_escaping),
 		cmocka_unit_test(test_big_fleet_body_is_valid),
 		cmocka_unit_test(test_findings),

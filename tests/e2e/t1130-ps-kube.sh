@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t1130-ps-kube.sh - Kubernetes names of GPU processes from the kubelet's
+# log directories, in every view: a fake host /proc (VRAMZ_PROCFS_ROOT)
+# puts the fake driver's pids in pods (systemd driver with containerd,
+# cgroupfs driver with CRI-O ids), a fake /var/log (VRAMZ_KUBE_LOG_ROOT)
+# names them; `ps` shows NAMESPACE/POD, `--json`, the log and the
+# exporter's pod / namespace / container labels carry the names, and a pod
+# whose logs are gone keeps its uid, never a guessed name (nor a
+# container name that a link of another pod gives).
+. "$TESTS_SRC/e2e/lib.sh"
+scenario 2gpu-h200.scn
+
+CA=3f4e8a9b2c1d0e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f
+CB=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+CC=cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc
+P1=8d3c2b1a-5e4f-4a3b-9c8d-7e6f5a4b3c2d
+P2=11111111-2222-3333-4444-555555555555
+P3=99999999-8888-7777-6666-555555555555
+
+# fake_proc PID CGROUP: the files attribution reads
+fake_proc() {
+	mkdir -p proc/$1 &&
+	echo "$1 (python3) S 1 $1 $1 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 777 1 1 1" >proc/$1/stat &&
+	printf "Name:\tpython3\nUid:\t0\t0\t0\t0\nNSpid:\t%s\t1\n" "$1" >proc/$1/status &&
+	printf "python3\0train.py\0" >proc/$1/cmdline &&
+	printf "%s\n" "$2" >proc/$1/cgroup
+}
+# kubelet NS POD UID CONTAINER ID: what the kubelet writes for a container
+kubelet() {
+	mkdir -p "log/pods/$1_$2_$3/$4" && echo "{}" >"log/pods/$1_$2_$3/$4/0.log" &&
+	ln -s "/var/log/pods/$1_$2_$3/$4/0.log" "log/containers/$2_$1_$4-$5.log"
+}
+
+expect_success 'a fake node: three pods, one without logs' '
+	mkdir -p proc/1/ns log/pods log/containers &&
+	ln -s "pid:[4026531836]" proc/1/ns/pid &&
+	fake_proc 4200101 "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${P1//-/_}.slice/cri-containerd-$CA.scope" &&
+	fake_proc 4200201 "0::/kubepods/pod$P3/$CC" &&
+	fake_proc 4200301 "11:memory:/kubepods/besteffort/pod$P2/crio-$CB.scope" &&
+	kubelet ml-team trainer-7f9c $P1 pytorch $CA &&
+	kubelet ml-team trainer-7f9c $P1 sidecar $CC &&
+	kubelet vision resnet-0 $P2 main $CB
+'
+export VRAMZ_PROCFS_ROOT=$T/proc VRAMZ_KUBE_LOG_ROOT=$T/log
+
+expect_success 'ps: NAMESPACE/POD, the container where it fits, the uid of a pod without logs' '
+	vramz ps -s pid >out &&
+	has "^  0  4200101 root +ml-team/trainer-7f9c +10\.0 GiB" out &&
+	has "^  [01]  4200301 root +vision/resnet-0 \(main\) " out &&
+	has "^  1  4200201 root +pod:99999999 " out &&
+	vramz ps -s pid --wide >w &&
+	has "^  0  4200101 root +ml-team/trainer-7f9c \(pytorch\) " w
+'
+
+expect_success 'status and --json: pod, namespace, container_name; null when unnamed' '
+	vramz status >st && has "ml-team/trainer-7f9c" st &&
+	vramz ps --json >j &&
+	python3 - j <<PY
+import json, sys
+procs = {p["pid"]: p for p in json.load(open(sys.argv[1]))["processes"]}
+a, b, c = procs[4200101], procs[4200201], procs[4200301]
+assert (a["namespace"], a["pod"], a["container_name"]) == ("ml-team", "trainer-7f9c", "pytorch"), a
+assert a["pod_uid"] == "$P1" and a["container"] == "$CA", a
+# its pod has no logs, and its container id'"'"'s link names another pod:
+# nothing is named, not even the container
+assert (b["pod"], b["namespace"], b["container_name"]) == (None, None, None), b
+assert b["pod_uid"] == "$P3", b
+assert (c["namespace"], c["pod"], c["container_name"]) == ("vision", "resnet-0", "main"), c
+PY
+'
+
+expect_success 'the exporter: dcgm-exporter'"'"'s pod, namespace and container labels, promtool-clean' '
+	vramz serve --once --procs >m.txt &&
+	has "^vramz_process_memory_used_bytes\{gpu=\"0\",uuid=\"[^\"]*\",pid=\"4200101\",user=\"root\",container_id=\"$CA\",pod_uid=\"$P1\",comm=\"python3\",pod=\"trainer-7f9c\",namespace=\"ml-team\",container=\"pytorch\"\} " m.txt &&
+	has "^vramz_process_memory_used_bytes\{gpu=\"1\",uuid=\"[^\"]*\",pid=\"4200201\",user=\"root\",container_id=\"$CC\",pod_uid=\"$P3\",comm=\"python3\"\} " m.txt &&
+	promtool check metrics <m.txt
+'
+
+expect_success 'the log: pod, namespace and container_name columns, read back by replay' '
+	vramz log -o l.csv --procs -i 50ms --duration 120ms 2>err &&
+	python3 - <<PY &&
+import csv
+rows = list(csv.DictReader(open("l.procs.csv")))
+a = [r for r in rows if r["pid"] == "4200101"][0]
+assert (a["namespace"], a["pod"], a["container_name"]) == ("ml-team", "trainer-7f9c", "pytorch"), a
+assert [r for r in rows if r["pid"] == "4200201"][0]["pod"] == ""
+PY
+	env -u VRAMZ_PROCFS_ROOT -u VRAMZ_KUBE_LOG_ROOT "$VRAMZ_BIN" ps --replay l.csv >r &&
+	has "ml-team/trainer-7f9c" r
+'
+
+expect_success 'hostile names come out sanitized, never as terminal controls' '
+	rm -rf log/pods/ml-team_trainer-7f9c_$P1 log/containers/trainer-7f9c_ml-team_* &&
+	kubelet "ev$(printf "\033")[2Jil" "po$(printf "\033")]0;x$(printf "\007")d" $P1 pytorch $CA &&
+	vramz ps -s pid >out &&
+	has "ev\?\[2Jil/po\?\]0;x\?d" out &&
+	! grep -q "$(printf "\033")" out &&
+	vramz ps --json >j && ! grep -q "$(printf "\033")" j
+'
+
+expect_success 'the DaemonSet mounts the kubelet'"'"'s log directories read-only where vramz reads them' '
+	python3 - "$TESTS_SRC/../packaging/k8s-daemonset.yaml" <<-"PY"
+	import sys, yaml
+	docs = list(yaml.safe_load_all(open(sys.argv[1])))
+	spec = [d for d in docs if d["kind"] == "DaemonSet"][0]["spec"]["template"]["spec"]
+	assert spec["hostPID"] is True
+	c = spec["containers"][0]
+	env = {e["name"]: e.get("value") for e in c.get("env", [])}
+	root = env.get("VRAMZ_KUBE_LOG_ROOT") or "/var/log"
+	mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
+	vols = {v["name"]: v for v in spec["volumes"]}
+	for d in ("pods", "containers"):
+	    m = mounts[root + "/" + d]
+	    assert m.get("readOnly") is True, m
+	    assert vols[m["name"]]["hostPath"]["path"] == "/var/log/" + d, vols[m["name"]]
+	print("mounted under", root)
+	PY
+'
+
+finish
