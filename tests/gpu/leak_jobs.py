@@ -33,7 +33,14 @@ print(json.dumps({"event": "ready", "pid": os.getpid(), "kind": kind, "rate_mib_
                   "t_leak": t0 if per_step else None}), flush=True)
 a = torch.randn(2048, 2048, device=dev)
 while time.time() - t0 < dur:
-    scratch = torch.empty(512 * MiB, dtype=torch.uint8, device=dev) if kind == "stairs" else None
+    if kind == "stairs":
+        # the scratch is freed before the step keeps its pieces, so they are
+        # carved from its cached 512 MiB block, and the next scratch needs a
+        # new segment once they have used it up: NVML's staircase
+        scratch = torch.empty(512 * MiB, dtype=torch.uint8, device=dev)
+        scratch.fill_(1)
+        del scratch
+    scratch = None
     for _ in range(per_step):
         kept.append(torch.empty(piece, dtype=torch.uint8, device=dev))
     if kind == "plateau":
