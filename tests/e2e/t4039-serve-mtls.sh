@@ -9,19 +9,6 @@
 . "$TESTS_SRC/e2e/serve-lib.sh"
 scenario 2gpu-h200.scn
 
-# a CA and a client it signed; a self-signed client nobody trusts
-make_clients() {
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-		-subj /CN=test-ca -addext basicConstraints=critical,CA:TRUE \
-		-addext keyUsage=critical,keyCertSign -keyout ca.key -out ca.pem 2>/dev/null &&
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=prometheus \
-		-keyout client.key -out client.csr 2>/dev/null &&
-	openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
-		-out client.pem 2>/dev/null &&
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-		-subj /CN=stranger -keyout stranger.key -out stranger.pem 2>/dev/null
-}
-
 # codes: /metrics with the trusted client, with none, with the stranger
 codes() {
 	echo "$(scrape_tls /metrics -o /dev/null -w "%{http_code}" --cert client.pem --key client.key)" \
