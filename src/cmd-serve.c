@@ -297,10 +297,11 @@ static int serve_forever(struct sampler *s, const struct serve_args *a)
 		return hrc == SERVE_HTTP_EUSAGE ? EXIT_USAGE : EXIT_FAIL;
 	}
 	int tls = a->web && a->web->tls, users = a->web && a->web->nusers;
-	fprintf(stderr, "vramz serve: listening on http%s://%s/metrics (%u GPU%s, every %lld ms%s%s)\n",
+	int certs = tls && a->web->client_auth != SERVE_CLIENT_NONE;
+	fprintf(stderr, "vramz serve: listening on http%s://%s/metrics (%u GPU%s, every %lld ms%s%s%s)\n",
 		tls ? "s" : "", serve_http_address(s->http), s->nsel, s->nsel == 1 ? "" : "s",
 		(long long)a->interval_ms, a->procs ? ", with processes" : "",
-		users ? ", basic auth" : "");
+		users ? ", basic auth" : "", certs ? ", client certificates" : "");
 	fflush(stderr);
 
 	pthread_t th;

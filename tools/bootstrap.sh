@@ -5,7 +5,7 @@
 # sudo available).  Nothing outside the distribution's packages.
 set -eu
 pkgs="build-essential cmake pkg-config libncurses-dev libmicrohttpd-dev libcmocka-dev
-      zlib1g-dev libcrypt-dev
+      zlib1g-dev libcrypt-dev libyaml-dev
       python3 python3-venv python3-pip tmux prometheus curl procps util-linux systemd chromium
       dpkg-dev file passwd man-db bash-completion zsh fish openssl
       debhelper dh-python lintian"

@@ -47,9 +47,10 @@
 /* Request headers beyond this (in MHD's per-connection pool) are refused. */
 #define CONN_MEMORY_BYTES (16 * 1024)
 
-/* GnuTLS priorities for the web configuration's min_version */
-#define TLS12_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
-#define TLS13_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3"
+/* http_server_config.headers, on every response (serve_conf_headers);
+ * the web configuration outlives the server */
+static const struct serve_header *conf_headers;
+static unsigned nconf_headers;
 
 struct serve_http {
 	struct MHD_Daemon *d;
@@ -67,7 +68,9 @@ struct serve_http {
 	int (*route)(void *cls, struct MHD_Connection *c, const char *url, int head);
 	void (*route_stop)(void *cls);
 	void *route_cls;
-	struct MHD_Response *landing, *not_found, *not_allowed, *no_sample, *unauthorized, *busy;
+	struct MHD_Response *landing, *not_found, *not_allowed, *no_sample, *unauthorized, *busy,
+		*no_cert;
+	enum serve_client_auth client_auth; /* with TLS; NONE without */
 	/* libmicrohttpd's last message while starting: why a start failed */
 	pthread_mutex_t log_lock;
 	int starting;
@@ -93,9 +96,19 @@ static struct MHD_Response *static_response(const char *text, const char *type)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(
 		strlen(text), (void *)(uintptr_t)text, MHD_RESPMEM_PERSISTENT);
-	if (r)
+	if (r) {
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+		serve_conf_headers(r);
+	}
 	return r;
+}
+
+void serve_conf_headers(struct MHD_Response *r)
+{
+	/* a header the response sets itself (the page's own CSP) stays */
+	for (unsigned i = 0; i < nconf_headers; i++)
+		if (!MHD_get_response_header(r, conf_headers[i].name))
+			MHD_add_response_header(r, conf_headers[i].name, conf_headers[i].value);
 }
 
 static enum MHD_Result queue_shared(struct serve_http *h, struct MHD_Connection *c,
@@ -122,6 +135,7 @@ static struct MHD_Response *metrics_response(const char *body, size_t len, int g
 	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	if (gzipped)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	serve_conf_headers(r);
 	return r;
 }
 
@@ -184,6 +198,7 @@ enum MHD_Result serve_respond(struct MHD_Connection *c, unsigned status, const c
 	}
 	if (zip)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	serve_conf_headers(r);
 	enum MHD_Result rc = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r); /* the queued answer holds its own reference */
 	return rc;
@@ -194,6 +209,29 @@ void serve_web_headers(struct MHD_Response *r)
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
 	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+}
+
+/* tls_server_config.client_auth_type, checked as Go's TLS server would
+ * in the handshake: libmicrohttpd asks for a certificate (when it has
+ * authorities to name) but leaves judging it to us. */
+static int client_cert_ok(const struct serve_http *h, struct MHD_Connection *c)
+{
+	if (h->client_auth <= SERVE_CLIENT_REQUEST)
+		return 1;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	gnutls_session_t s = ci ? (gnutls_session_t)ci->tls_session : NULL;
+	if (!s)
+		return 0;
+	unsigned n = 0;
+	const gnutls_datum_t *peers = gnutls_certificate_get_peers(s, &n);
+	if (!peers || !n)
+		return h->client_auth == SERVE_CLIENT_VERIFY_IF_GIVEN;
+	if (h->client_auth == SERVE_CLIENT_REQUIRE_ANY)
+		return 1;
+	/* against client_ca_file (the daemon's trust list): chain, dates */
+	unsigned status = 0;
+	return gnutls_certificate_verify_peers2(s, &status) == 0 && status == 0;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -221,6 +259,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	struct serve_req *rq = *req_cls;
+	if (!client_cert_ok(h, c))
+		return MHD_queue_response(c, MHD_HTTP_FORBIDDEN, h->no_cert);
 	if (h->auth) {
 		switch (serve_auth_check(h->auth, c, &rq->auth)) {
 		case SERVE_AUTH_OK:
@@ -327,20 +367,32 @@ bad:
 	return SERVE_HTTP_EUSAGE;
 }
 
-/* The options TLS adds, ending with MHD_OPTION_END; -1 when this
- * libmicrohttpd cannot serve TLS. */
-static int tls_options(const struct serve_webconf *w, struct MHD_OptionItem *o, unsigned *flags)
+/* The options TLS adds, ending with MHD_OPTION_END (prio, 64 bytes,
+ * holds the GnuTLS priorities); -1 when this libmicrohttpd cannot serve
+ * TLS. */
+static int tls_options(const struct serve_webconf *w, struct MHD_OptionItem *o, unsigned *flags,
+		       char *prio, size_t priolen)
 {
 	size_t n = 0;
 	if (w && w->tls) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
 			return -1;
 		*flags |= MHD_USE_TLS;
+		/* min_version and max_version as GnuTLS versions; the cipher
+		 * order is the client's unless prefer_server_cipher_suites */
+		snprintf(prio, priolen, "NORMAL:-VERS-ALL%s%s%s", w->max_tls12 ? "" : ":+VERS-TLS1.3",
+			 w->min_tls13 ? "" : ":+VERS-TLS1.2", w->server_order ? ":%SERVER_PRECEDENCE" : "");
 		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, w->key_pem};
 		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, w->cert_pem};
-		o[n++] = (struct MHD_OptionItem){
-			MHD_OPTION_HTTPS_PRIORITIES, 0,
-			(void *)(uintptr_t)(w->min_tls13 ? TLS13_PRIORITIES : TLS12_PRIORITIES)};
+		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, prio};
+		/* libmicrohttpd asks clients for a certificate only when it has
+		 * authorities to trust: without client_ca_file (Request- and
+		 * RequireAnyClientCert) the server's own certificate stands in,
+		 * as nothing is verified against it */
+		if (w->client_auth != SERVE_CLIENT_NONE)
+			o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0,
+							 w->client_ca_pem ? w->client_ca_pem
+									  : w->cert_pem};
 	}
 	o[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 	return 0;
@@ -356,8 +408,10 @@ static int make_responses(struct serve_http *h)
 	h->unauthorized = static_response("unauthorized\n", "text/plain; charset=utf-8");
 	h->busy = static_response("too many new logins being checked: retry in a second\n",
 				  "text/plain; charset=utf-8");
+	h->no_cert = static_response("a client certificate this server trusts is required\n",
+				     "text/plain; charset=utf-8");
 	if (!h->landing || !h->not_found || !h->not_allowed || !h->no_sample || !h->unauthorized ||
-	    !h->busy)
+	    !h->busy || !h->no_cert)
 		return -1;
 	MHD_add_response_header(h->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	MHD_add_response_header(h->unauthorized, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
@@ -384,6 +438,11 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 	}
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->log_lock, NULL);
+	if (o->web) {
+		conf_headers = o->web->headers;
+		nconf_headers = o->web->nheaders;
+		h->client_auth = o->web->tls ? o->web->client_auth : SERVE_CLIENT_NONE;
+	}
 	if (make_responses(h)) {
 		snprintf(err, errlen, "out of memory");
 		serve_http_stop(h);
@@ -410,8 +469,9 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 	h->route = o->route;
 	h->route_stop = o->route_stop;
 	h->route_cls = o->route_cls;
-	struct MHD_OptionItem tls[4];
-	if (tls_options(o->web, tls, &flags)) {
+	struct MHD_OptionItem tls[5];
+	char prio[96];
+	if (tls_options(o->web, tls, &flags, prio, sizeof prio)) {
 		snprintf(err, errlen, "--web-config: %s was built without TLS support", VRAMZ_MHD_SONAME);
 		serve_http_stop(h);
 		return -1;
@@ -492,6 +552,7 @@ int serve_http_publish(struct serve_http *h, const char *body, size_t len, int h
 	}
 	memcpy(copy, body, len);
 	MHD_add_response_header(hl, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	serve_conf_headers(hl);
 	pthread_mutex_lock(&h->lock);
 	struct MHD_Response *old_m = h->metrics, *old_gz = h->metrics_gz, *old_h = h->health;
 	char *old_body = h->body;
@@ -526,7 +587,7 @@ void serve_http_stop(struct serve_http *h)
 	serve_guard_free(h->guard); /* after the daemon: no callback is left */
 	struct MHD_Response *rs[] = {h->metrics, h->metrics_gz, h->health, h->landing,
 				     h->not_found, h->not_allowed, h->no_sample, h->unauthorized,
-				     h->busy};
+				     h->busy, h->no_cert};
 	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
 		if (rs[i])
 			MHD_destroy_response(rs[i]);

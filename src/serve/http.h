@@ -81,5 +81,8 @@ enum MHD_Result serve_respond(struct MHD_Connection *c, unsigned status, const c
 /* What every answer for a browser carries: no type sniffing, no framing
  * by another origin, no referrer. */
 void serve_web_headers(struct MHD_Response *r);
+/* Adds the web configuration's http_server_config.headers to r (those it
+ * does not set itself): every response a route makes calls it. */
+void serve_conf_headers(struct MHD_Response *r);
 
 #endif

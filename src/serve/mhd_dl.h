@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* mhd_dl.h - libmicrohttpd (and zlib and libcrypt, which serve alone
- * needs), loaded only when `vramz serve` starts.
+/* mhd_dl.h - libmicrohttpd (and zlib, libcrypt and libyaml, which serve
+ * alone needs), loaded only when `vramz serve` starts.
  *
  * Linking libmicrohttpd pulls GnuTLS and a dozen libraries behind it into
  * every run of vramz, which made `vramz -h` or a one-shot `status` pay
@@ -10,9 +10,9 @@
  * dlopen()s the soname found at configure time, and the MHD_* calls in
  * serve's files go through a table of pointers whose types are the
  * header's own (no signature is copied by hand, so none can drift).
- * zlib (gzip for scrapers that accept it) and libcrypt (bcrypt for basic
- * authentication) are small, but no other command uses them either, so
- * they are loaded the same way.
+ * zlib (gzip for scrapers that accept it), libcrypt (bcrypt for basic
+ * authentication) and libyaml (the web configuration) are small, but no
+ * other command uses them either, so they are loaded the same way.
  *
  * Include this instead of <microhttpd.h>, <zlib.h> or <crypt.h>; the
  * functions listed below then call through the table.
@@ -25,7 +25,9 @@
 #include <sys/socket.h>
 
 #include <crypt.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
+#include <yaml.h>
 #include <zlib.h>
 
 /* every libmicrohttpd function serve uses: add one here to use it */
@@ -42,23 +44,40 @@
 	X(MHD_lookup_connection_value)                                       \
 	X(MHD_suspend_connection)                                            \
 	X(MHD_resume_connection)                                             \
-	X(MHD_is_feature_supported)
+	X(MHD_is_feature_supported)                                          \
+	X(MHD_get_response_header)
 /* zlib: gzip bodies (serve/gzip.c); deflateInit2 is a macro over deflateInit2_ */
 #define VRAMZ_Z_FUNCS(X) X(deflateInit2_) X(deflateBound) X(deflate) X(deflateEnd)
 /* libxcrypt: bcrypt password hashes (serve/auth.c) */
 #define VRAMZ_CRYPT_FUNCS(X) X(crypt_rn)
+/* GnuTLS: client certificates (serve/http.c; libmicrohttpd maps it already) */
+#define VRAMZ_GNUTLS_FUNCS(X) X(gnutls_certificate_get_peers) X(gnutls_certificate_verify_peers2)
+/* libyaml: the --web-config file (serve/webconf.c), loaded by
+ * yaml_dl_load() only when there is one */
+#define VRAMZ_YAML_FUNCS(X)                                                  \
+	X(yaml_parser_initialize)                                            \
+	X(yaml_parser_delete)                                                \
+	X(yaml_parser_set_input_string)                                      \
+	X(yaml_parser_load)                                                  \
+	X(yaml_document_delete)                                              \
+	X(yaml_document_get_node)                                            \
+	X(yaml_document_get_root_node)
 
 struct vramz_mhd_api {
 #define VRAMZ_MHD_FIELD(f) __typeof__(f) *f;
 	VRAMZ_MHD_FUNCS(VRAMZ_MHD_FIELD)
 	VRAMZ_Z_FUNCS(VRAMZ_MHD_FIELD)
 	VRAMZ_CRYPT_FUNCS(VRAMZ_MHD_FIELD)
+	VRAMZ_GNUTLS_FUNCS(VRAMZ_MHD_FIELD)
+	VRAMZ_YAML_FUNCS(VRAMZ_MHD_FIELD)
 #undef VRAMZ_MHD_FIELD
 };
 extern struct vramz_mhd_api vramz_mhd;
 
-/* Loads the three libraries once; 0, or -1 with a one-line reason in err. */
+/* Loads the four libraries once (GnuTLS too); 0, or -1 with a one-line reason in err. */
 int mhd_dl_load(char *err, size_t errlen);
+/* Loads libyaml once; the same. */
+int yaml_dl_load(char *err, size_t errlen);
 
 #ifndef VRAMZ_MHD_DL_IMPL
 #define MHD_start_daemon (*vramz_mhd.MHD_start_daemon)
@@ -74,11 +93,21 @@ int mhd_dl_load(char *err, size_t errlen);
 #define MHD_suspend_connection (*vramz_mhd.MHD_suspend_connection)
 #define MHD_resume_connection (*vramz_mhd.MHD_resume_connection)
 #define MHD_is_feature_supported (*vramz_mhd.MHD_is_feature_supported)
+#define MHD_get_response_header (*vramz_mhd.MHD_get_response_header)
+#define gnutls_certificate_get_peers (*vramz_mhd.gnutls_certificate_get_peers)
+#define gnutls_certificate_verify_peers2 (*vramz_mhd.gnutls_certificate_verify_peers2)
 #define deflateInit2_ (*vramz_mhd.deflateInit2_)
 #define deflateBound (*vramz_mhd.deflateBound)
 #define deflate (*vramz_mhd.deflate)
 #define deflateEnd (*vramz_mhd.deflateEnd)
 #define crypt_rn (*vramz_mhd.crypt_rn)
+#define yaml_parser_initialize (*vramz_mhd.yaml_parser_initialize)
+#define yaml_parser_delete (*vramz_mhd.yaml_parser_delete)
+#define yaml_parser_set_input_string (*vramz_mhd.yaml_parser_set_input_string)
+#define yaml_parser_load (*vramz_mhd.yaml_parser_load)
+#define yaml_document_delete (*vramz_mhd.yaml_document_delete)
+#define yaml_document_get_node (*vramz_mhd.yaml_document_get_node)
+#define yaml_document_get_root_node (*vramz_mhd.yaml_document_get_root_node)
 #endif
 
 #endif

@@ -85,6 +85,7 @@ enum MHD_Result page_answer(struct MHD_Connection *c)
 	MHD_add_response_header(r, "Content-Security-Policy", csp);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	serve_web_headers(r);
+	serve_conf_headers(r);
 	enum MHD_Result rc = MHD_queue_response(c, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return rc;

@@ -64,6 +64,7 @@ struct sse_hub *sse_new(unsigned max_streams)
 	}
 	MHD_add_response_header(s->busy, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	MHD_add_response_header(s->busy, MHD_HTTP_HEADER_RETRY_AFTER, "5");
+	serve_conf_headers(s->busy);
 	pthread_mutex_init(&s->lock, NULL);
 	return s;
 }
@@ -236,6 +237,7 @@ enum MHD_Result sse_open(struct sse_hub *s, struct MHD_Connection *c, const char
 	pthread_mutex_unlock(&s->lock);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
 	serve_web_headers(r);
+	serve_conf_headers(r);
 	/* a proxy in front must not sit on the events */
 	MHD_add_response_header(r, "X-Accel-Buffering", "no");
 	enum MHD_Result rc = MHD_queue_response(c, MHD_HTTP_OK, r);

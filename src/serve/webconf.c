@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* webconf.c - the exporter-toolkit web configuration file (webconf.h).
  *
- * A line-by-line reader of the two-level YAML that file needs: a section
- * key at column 0, its keys indented under it, scalar values.  Anything
- * richer (lists, flow collections other than an empty {}, anchors, tags,
- * block scalars, a third level) is refused with the line it is on, so a
- * file either means exactly what vramz does or does not start the server.
- *
- * The keys of exporter-toolkit's format that vramz does not implement are
- * named in their own table and refused as "not supported by vramz", told
- * apart from typos.
+ * libyaml reads the file (the whole YAML language: block and flow style,
+ * quoting, anchors, comments, CRLF) into a document, and this walks its
+ * nodes: each key is checked against exporter-toolkit's, and every error
+ * names the line of the node it is about.  As exporter-toolkit does (its
+ * strict unmarshalling), an unknown key is an error; the keys of its
+ * format that vramz does not implement are named in their own table and
+ * refused as "not supported by vramz", since a security setting silently
+ * ignored is one the operator believes is in force.
  */
 #include "serve/webconf.h"
 
@@ -20,21 +19,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum section { SEC_NONE, SEC_TLS, SEC_USERS };
+#include "serve/mhd_dl.h"
 
 struct parser {
 	const char *path;
-	unsigned line;
+	unsigned line;          /* of the node an error is about; 0: none */
 	char *err;
 	size_t errlen;
-	enum section sec;
-	int child_indent;       /* -1: no key of the section seen yet */
-	unsigned sec_line[3];   /* where each section started; 0: absent */
-	char *cert_file, *key_file;
-	unsigned cert_line, key_line, min_line;
+	yaml_document_t *doc;
+	/* files and texts named, read after the walk */
+	const char *cert_file, *key_file, *ca_file, *cert, *key, *ca;
+	unsigned cert_line, key_line, ca_line, tls_line, min_line, client_line;
+	int min_ver, max_ver;   /* 12 or 13; 0: not given */
 	struct serve_webconf *wc;
 };
 
@@ -52,11 +52,14 @@ static int conf_err(struct parser *p, const char *fmt, ...)
 	return -1;
 }
 
+static unsigned line_of(const yaml_node_t *n)
+{
+	return (unsigned)n->start_mark.line + 1;
+}
+
 /* The keys of exporter-toolkit's format vramz does not implement. */
 static const char *const unsupported[] = {
-	"http_server_config", "client_auth_type", "client_ca_file", "client_ca",
-	"client_allowed_sans", "max_version", "cipher_suites", "prefer_server_cipher_suites",
-	"curve_preferences", "cert", "key", "rate_limit",
+	"client_allowed_sans", "cipher_suites", "curve_preferences", "rate_limit",
 };
 
 static int is_unsupported(const char *key)
@@ -64,68 +67,6 @@ static int is_unsupported(const char *key)
 	for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
 		if (!strcmp(key, unsupported[i]))
 			return 1;
-	return 0;
-}
-
-/* Reads one scalar at *s into a malloc()ed string: 'single' ('' is a
- * quote), "double" (only \\ and \" escapes) or plain (up to stop, a " #"
- * comment or the end, trailing blanks dropped).  *s is left after it. */
-static int scalar(struct parser *p, const char **s, const char *stop, char **out)
-{
-	const char *q = *s;
-	size_t cap = strlen(q) + 1, n = 0;
-	char *v = malloc(cap);
-	if (!v)
-		return conf_err(p, "out of memory");
-	if (*q == '\'' || *q == '"') {
-		char quote = *q++;
-		for (;; q++) {
-			if (!*q) {
-				free(v);
-				return conf_err(p, "unterminated %s-quoted string",
-					    quote == '"' ? "double" : "single");
-			}
-			if (*q == quote && quote == '\'' && q[1] == '\'') {
-				v[n++] = *q++;
-				continue;
-			}
-			if (*q == quote)
-				break;
-			if (*q == '\\' && quote == '"') {
-				if (q[1] != '\\' && q[1] != '"') {
-					free(v);
-					return conf_err(p, "escape '\\%c' is not supported (only \\\\ and \\\")",
-						    q[1] ? q[1] : ' ');
-				}
-				q++;
-			}
-			v[n++] = *q;
-		}
-		q++;
-	} else {
-		if (strchr("{[]}&*!|>%@`", *q)) {
-			free(v);
-			return conf_err(p, "'%c': flow collections, anchors, tags and block scalars are "
-				    "not supported here", *q);
-		}
-		while (*q && !strchr(stop, *q) && !(*q == '#' && q > *s && (q[-1] == ' ' || q[-1] == '\t')))
-			v[n++] = *q++;
-		while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-			n--;
-	}
-	v[n] = 0;
-	*s = q;
-	*out = v;
-	return 0;
-}
-
-/* What may follow a value: blanks, then a comment or the end. */
-static int line_end(struct parser *p, const char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s && *s != '#')
-		return conf_err(p, "unexpected '%s' after the value", s);
 	return 0;
 }
 
@@ -149,68 +90,218 @@ static int is_bcrypt(const char *h)
 	return cost >= SERVE_BCRYPT_COST_MIN && cost <= SERVE_BCRYPT_COST_MAX;
 }
 
-static int section_key(struct parser *p, char *key, char *value)
+/* A plain empty, ~ or null scalar: YAML's null (a section left empty). */
+static int is_null(const yaml_node_t *n)
 {
-	enum section s = !strcmp(key, "tls_server_config") ? SEC_TLS
-			 : !strcmp(key, "basic_auth_users") ? SEC_USERS : SEC_NONE;
-	if (s == SEC_NONE && is_unsupported(key))
-		return conf_err(p, "%s is not supported by vramz (it takes tls_server_config and "
-			    "basic_auth_users)", key);
-	if (s == SEC_NONE)
-		return conf_err(p, "unknown key '%s' (expected tls_server_config or basic_auth_users)", key);
-	if (p->sec_line[s])
-		return conf_err(p, "duplicate key '%s' (first on line %u)", key, p->sec_line[s]);
-	if (value && strcmp(value, "{}") && strcmp(value, "null") && strcmp(value, "~"))
-		return conf_err(p, "%s must be a mapping of keys on the lines below it", key);
-	p->sec = s;
-	p->sec_line[s] = p->line;
-	p->child_indent = -1;
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	const char *v = (const char *)n->data.scalar.value;
+	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+	       !strcmp(v, "NULL");
+}
+
+/* The text of a scalar node, or NULL after an error naming what. */
+static const char *text_of(struct parser *p, const yaml_node_t *n, const char *what)
+{
+	p->line = line_of(n);
+	if (n->type != YAML_SCALAR_NODE) {
+		conf_err(p, "%s must be a single value, not a %s", what,
+			 n->type == YAML_MAPPING_NODE ? "mapping" : "list");
+		return NULL;
+	}
+	const char *v = (const char *)n->data.scalar.value;
+	if (strlen(v) != n->data.scalar.length) { /* a "\0" escape */
+		conf_err(p, "%s holds a NUL character", what);
+		return NULL;
+	}
+	return v;
+}
+
+/* Calls each(p, key, key node, value node) for every pair of the mapping
+ * n (a null is an empty mapping); refuses a key given twice. */
+typedef int (*pair_fn)(struct parser *p, const char *key, yaml_node_t *k, yaml_node_t *v);
+static int each_pair(struct parser *p, yaml_node_t *n, const char *what, pair_fn each)
+{
+	if (is_null(n))
+		return 0;
+	p->line = line_of(n);
+	if (n->type != YAML_MAPPING_NODE)
+		return conf_err(p, "%s must be a mapping of keys", what);
+	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
+		const char *key = k && v ? text_of(p, k, "a key") : NULL;
+		if (!key)
+			return -1;
+		for (yaml_node_pair_t *o = n->data.mapping.pairs.start; o < pr; o++) {
+			yaml_node_t *ok = yaml_document_get_node(p->doc, o->key);
+			if (ok && ok->type == YAML_SCALAR_NODE &&
+			    !strcmp((const char *)ok->data.scalar.value, key))
+				return conf_err(p, "duplicate key '%s' in %s (first on line %u)", key,
+						what, line_of(ok));
+		}
+		p->line = line_of(k);
+		if (each(p, key, k, v))
+			return -1;
+	}
 	return 0;
 }
 
-static int tls_key(struct parser *p, char *key, char *value)
+static int tls_version(struct parser *p, const char *key, yaml_node_t *v, int *out)
 {
-	char **slot = !strcmp(key, "cert_file") ? &p->cert_file
-		      : !strcmp(key, "key_file") ? &p->key_file : NULL;
-	if (!slot && strcmp(key, "min_version")) {
-		if (is_unsupported(key))
-			return conf_err(p, "%s is not supported by vramz (tls_server_config takes "
-				    "cert_file, key_file, min_version)", key);
-		return conf_err(p, "unknown key '%s' in tls_server_config (expected cert_file, "
-			    "key_file, min_version)", key);
-	}
-	if (!value || !*value)
-		return conf_err(p, "%s needs a value", key);
-	unsigned *at = slot == &p->cert_file ? &p->cert_line
-		       : slot == &p->key_file ? &p->key_line : &p->min_line;
-	if (*at)
-		return conf_err(p, "duplicate key '%s' (first on line %u)", key, *at);
-	*at = p->line;
-	if (slot) {
-		*slot = strdup(value);
-		return *slot ? 0 : conf_err(p, "out of memory");
-	}
-	if (!strcmp(value, "TLS13"))
-		p->wc->min_tls13 = 1;
-	else if (!strcmp(value, "TLS10") || !strcmp(value, "TLS11"))
-		return conf_err(p, "min_version '%s': vramz serves TLS12 or TLS13 only", value);
-	else if (strcmp(value, "TLS12"))
-		return conf_err(p, "min_version '%s': expected TLS12 or TLS13", value);
+	const char *s = text_of(p, v, key);
+	if (!s)
+		return -1;
+	if (!strcmp(s, "TLS13"))
+		*out = 13;
+	else if (!strcmp(s, "TLS12"))
+		*out = 12;
+	else if (!strcmp(s, "TLS10") || !strcmp(s, "TLS11"))
+		return conf_err(p, "%s '%s': vramz serves TLS12 or TLS13 only", key, s);
+	else
+		return conf_err(p, "%s '%s': expected TLS12 or TLS13", key, s);
 	return 0;
 }
 
-static int user_key(struct parser *p, char *key, char *value)
+/* exporter-toolkit's names, in its order */
+static const char *const client_auths[] = {
+	[SERVE_CLIENT_NONE] = "NoClientCert",
+	[SERVE_CLIENT_REQUEST] = "RequestClientCert",
+	[SERVE_CLIENT_REQUIRE_ANY] = "RequireAnyClientCert",
+	[SERVE_CLIENT_VERIFY_IF_GIVEN] = "VerifyClientCertIfGiven",
+	[SERVE_CLIENT_REQUIRE_VERIFY] = "RequireAndVerifyClientCert",
+};
+
+static int tls_key(struct parser *p, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
+	static const struct {
+		const char *name;
+		size_t text, line; /* offsets in struct parser */
+	} strs[] = {
+		{"cert_file", offsetof(struct parser, cert_file), offsetof(struct parser, cert_line)},
+		{"key_file", offsetof(struct parser, key_file), offsetof(struct parser, key_line)},
+		{"client_ca_file", offsetof(struct parser, ca_file), offsetof(struct parser, ca_line)},
+		{"cert", offsetof(struct parser, cert), offsetof(struct parser, cert_line)},
+		{"key", offsetof(struct parser, key), offsetof(struct parser, key_line)},
+		{"client_ca", offsetof(struct parser, ca), offsetof(struct parser, ca_line)},
+	};
+	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+		if (strcmp(key, strs[i].name))
+			continue;
+		const char *s = text_of(p, v, key);
+		if (!s)
+			return -1;
+		unsigned *line = (unsigned *)((char *)p + strs[i].line);
+		if (*line) /* cert_file and cert, ...: one of the two */
+			return conf_err(p, "%s and %s both given (line %u): one of the two", key,
+					i < 3 ? strs[i + 3].name : strs[i - 3].name, *line);
+		if (!*s)
+			return conf_err(p, "%s needs a value", key);
+		*(const char **)((char *)p + strs[i].text) = s;
+		*line = line_of(k);
+		return 0;
+	}
+	if (!strcmp(key, "min_version")) {
+		p->min_line = line_of(k);
+		return tls_version(p, key, v, &p->min_ver);
+	}
+	if (!strcmp(key, "max_version"))
+		return tls_version(p, key, v, &p->max_ver);
+	if (!strcmp(key, "client_auth_type")) {
+		const char *s = text_of(p, v, key);
+		if (!s)
+			return -1;
+		for (size_t i = 0; i < sizeof client_auths / sizeof client_auths[0]; i++)
+			if (!strcmp(s, client_auths[i])) {
+				p->wc->client_auth = (enum serve_client_auth)i;
+				p->client_line = line_of(k);
+				return 0;
+			}
+		return conf_err(p, "client_auth_type '%s': expected NoClientCert, RequestClientCert, "
+			    "RequireAnyClientCert, VerifyClientCertIfGiven or "
+			    "RequireAndVerifyClientCert", s);
+	}
+	if (!strcmp(key, "prefer_server_cipher_suites")) {
+		const char *s = text_of(p, v, key);
+		if (!s)
+			return -1;
+		if (strcmp(s, "true") && strcmp(s, "false"))
+			return conf_err(p, "%s '%s': expected true or false", key, s);
+		p->wc->server_order = !strcmp(s, "true");
+		return 0;
+	}
+	if (is_unsupported(key))
+		return conf_err(p, "%s is not supported by vramz", key);
+	return conf_err(p, "unknown key '%s' in tls_server_config (expected cert_file, key_file, "
+		    "client_auth_type, client_ca_file, min_version, max_version, ...)", key);
+}
+
+/* the headers exporter-toolkit lets http_server_config set */
+static const char *const allowed_headers[] = {
+	"Strict-Transport-Security", "X-Content-Type-Options", "X-Frame-Options",
+	"X-XSS-Protection", "Content-Security-Policy",
+};
+
+static int header_key(struct parser *p, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	(void)k;
+	size_t i = 0;
+	while (i < sizeof allowed_headers / sizeof allowed_headers[0] &&
+	       strcasecmp(key, allowed_headers[i]))
+		i++;
+	if (i == sizeof allowed_headers / sizeof allowed_headers[0])
+		return conf_err(p, "header '%s' cannot be set (exporter-toolkit allows "
+			    "Strict-Transport-Security, X-Content-Type-Options, X-Frame-Options, "
+			    "X-XSS-Protection, Content-Security-Policy)", key);
+	const char *s = text_of(p, v, key);
+	if (!s)
+		return -1;
+	if (strpbrk(s, "\r\n"))
+		return conf_err(p, "header '%s': a line break in its value", key);
 	struct serve_webconf *wc = p->wc;
-	/* user names are not repeated in errors: the line says which */
+	struct serve_header *h = realloc(wc->headers, (wc->nheaders + 1) * sizeof *h);
+	if (!h)
+		return conf_err(p, "out of memory");
+	wc->headers = h;
+	h[wc->nheaders].name = strdup(allowed_headers[i]);
+	h[wc->nheaders].value = strdup(s);
+	if (!h[wc->nheaders].name || !h[wc->nheaders].value) {
+		free(h[wc->nheaders].name);
+		free(h[wc->nheaders].value);
+		return conf_err(p, "out of memory");
+	}
+	wc->nheaders++;
+	return 0;
+}
+
+static int http_key(struct parser *p, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	(void)k;
+	if (!strcmp(key, "headers"))
+		return each_pair(p, v, "headers", header_key);
+	if (!strcmp(key, "http2")) { /* libmicrohttpd speaks HTTP/1.1: either is served so */
+		const char *s = text_of(p, v, key);
+		if (!s)
+			return -1;
+		return strcmp(s, "true") && strcmp(s, "false")
+			       ? conf_err(p, "http2 '%s': expected true or false", s)
+			       : 0;
+	}
+	return conf_err(p, "unknown key '%s' in http_server_config (expected headers, http2)", key);
+}
+
+static int user_key(struct parser *p, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	(void)k;
+	struct serve_webconf *wc = p->wc;
 	if (!*key)
 		return conf_err(p, "empty user name");
 	if (strchr(key, ':'))
 		return conf_err(p, "a user name cannot contain ':' (basic authentication splits on it)");
-	for (unsigned i = 0; i < wc->nusers; i++)
-		if (!strcmp(wc->users[i].name, key))
-			return conf_err(p, "duplicate user");
-	int cost = value ? bcrypt_cost(value) : -1;
+	const char *value = text_of(p, v, "a password");
+	if (!value)
+		return -1;
+	int cost = bcrypt_cost(value);
 	if (cost < 0)
 		return conf_err(p, "the password must be a bcrypt hash ($2b$, $2a$ or $2y$, "
 			    "60 characters: htpasswd -nBC 10 NAME)");
@@ -235,62 +326,20 @@ static int user_key(struct parser *p, char *key, char *value)
 	return 0;
 }
 
-/* One line: "key:" or "key: value", at the indentation of its level. */
-static int parse_line(struct parser *p, const char *line)
+static int top_key(struct parser *p, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
-	const char *s = line;
-	while (*s == ' ')
-		s++;
-	if (*s == '\t')
-		return conf_err(p, "tab in indentation (YAML indents with spaces)");
-	int indent = (int)(s - line);
-	if (!*s || *s == '#')
-		return 0;
-	if (p->line == 1 && !strncmp(s, "---", 3) && line_end(p, s + 3) == 0)
-		return 0;
-	if (*s == '-' && (s[1] == ' ' || !s[1]))
-		return conf_err(p, "lists are not supported here");
-	char *key = NULL, *value = NULL;
-	if (scalar(p, &s, ":", &key))
-		return -1;
-	int rc = -1;
-	if (*s != ':' || (s[1] && s[1] != ' ' && s[1] != '\t')) {
-		conf_err(p, "expected 'key: value'");
-		goto out;
+	if (!strcmp(key, "tls_server_config")) {
+		p->tls_line = line_of(k);
+		return each_pair(p, v, key, tls_key);
 	}
-	s++;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s && *s != '#') {
-		if (*s == '{' && s[1] == '}') {
-			value = strdup("{}");
-			s += 2;
-		} else if (scalar(p, &s, "", &value)) {
-			goto out;
-		}
-		if (!value || line_end(p, s))
-			goto out;
-	}
-	if (indent == 0) {
-		rc = section_key(p, key, value);
-		goto out;
-	}
-	if (p->sec == SEC_NONE) {
-		conf_err(p, "unexpected indentation");
-		goto out;
-	}
-	if (p->child_indent < 0)
-		p->child_indent = indent;
-	if (indent != p->child_indent) {
-		conf_err(p, "indented %d spaces where the keys above have %d%s", indent,
-		     p->child_indent, indent > p->child_indent ? " (the format has no third level)" : "");
-		goto out;
-	}
-	rc = p->sec == SEC_TLS ? tls_key(p, key, value) : user_key(p, key, value);
-out:
-	free(key);
-	free(value);
-	return rc;
+	if (!strcmp(key, "http_server_config"))
+		return each_pair(p, v, key, http_key);
+	if (!strcmp(key, "basic_auth_users"))
+		return each_pair(p, v, key, user_key);
+	if (is_unsupported(key))
+		return conf_err(p, "%s is not supported by vramz", key);
+	return conf_err(p, "unknown key '%s' (expected tls_server_config, http_server_config or "
+		    "basic_auth_users)", key);
 }
 
 int serve_webconf_read(const char *path, size_t max_bytes, char **out, size_t *len,
@@ -363,58 +412,85 @@ int serve_webconf_read(const char *path, size_t max_bytes, char **out, size_t *l
 	return 0;
 }
 
-/* A PEM file named by the configuration, relative to its directory. */
-static int read_pem(struct parser *p, const char *name, const char *file, unsigned line,
-		    const char *kind, char **out)
+/* A PEM of the configuration: the file it names (relative to its
+ * directory), or the text given inline (text non-NULL). */
+static int read_pem(struct parser *p, const char *name, const char *file, const char *text,
+		    unsigned line, const char *kind, char **out)
 {
-	char full[4096];
-	const char *slash = strrchr(p->path, '/');
-	p->line = line;
-	if (file[0] != '/' && slash)
-		snprintf(full, sizeof full, "%.*s/%s", (int)(slash - p->path), p->path, file);
-	else
-		snprintf(full, sizeof full, "%s", file);
-	char *buf, why[128] = "";
+	char full[4096], *buf, why[128] = "";
 	size_t n;
-	if (serve_webconf_read(full, SERVE_WEBCONF_MAX_BYTES, &buf, &n, why, sizeof why))
-		return conf_err(p, "%s '%s': %s", name, full, why);
-	if (!n || memchr(buf, 0, n)) {
-		free(buf);
-		return conf_err(p, "%s '%s': %s", name, full, n ? "not a PEM file (a NUL byte)" : "empty");
+	p->line = line;
+	if (text) {
+		snprintf(full, sizeof full, "(inline)");
+		buf = strdup(text);
+		n = buf ? strlen(buf) : 0;
+		if (!buf)
+			return conf_err(p, "out of memory");
+	} else {
+		const char *slash = strrchr(p->path, '/');
+		if (file[0] != '/' && slash)
+			snprintf(full, sizeof full, "%.*s/%s", (int)(slash - p->path), p->path, file);
+		else
+			snprintf(full, sizeof full, "%s", file);
+		if (serve_webconf_read(full, SERVE_WEBCONF_MAX_BYTES, &buf, &n, why, sizeof why))
+			return conf_err(p, "%s '%s': %s", name, full, why);
 	}
-	if (!strstr(buf, "-----BEGIN ")) {
-		free(buf);
-		return conf_err(p, "%s '%s': not a PEM file (no -----BEGIN line)", name, full);
-	}
+	const char *bad = !n ? "empty" : memchr(buf, 0, n) ? "not a PEM file (a NUL byte)"
+			  : !strstr(buf, "-----BEGIN ") ? "not a PEM file (no -----BEGIN line)" : NULL;
 	/* "CERTIFICATE", or "PRIVATE KEY" in any of its flavours (RSA, EC) */
-	const char *b = strstr(buf, "-----BEGIN "), *e = b ? strstr(b + 11, "-----") : NULL;
-	if (!e || !memmem(b, (size_t)(e - b), kind, strlen(kind))) {
+	const char *b = bad ? NULL : strstr(buf, "-----BEGIN "), *e = b ? strstr(b + 11, "-----") : NULL;
+	if (!bad && (!e || !memmem(b, (size_t)(e - b), kind, strlen(kind))))
+		bad = !strcmp(kind, "PRIVATE KEY") ? "its first PEM block is not a private key"
+						   : "its first PEM block is not a certificate";
+	if (bad) {
 		explicit_bzero(buf, n);
 		free(buf);
-		return conf_err(p, "%s '%s': its first PEM block is not a %s", name, full,
-			    !strcmp(kind, "PRIVATE KEY") ? "private key" : "certificate");
+		return conf_err(p, "%s '%s': %s", name, full, bad);
 	}
 	*out = buf;
 	return 0;
 }
 
-/* After the last line: what the sections say together. */
+/* After the walk: what the keys say together, and the PEMs they name. */
 static int finish(struct parser *p)
 {
 	struct serve_webconf *wc = p->wc;
-	if (!p->cert_file && !p->key_file) {
-		/* exporter-toolkit serves plain HTTP then; a min_version alone
-		 * is a TLS setting that would be silently unused */
-		p->line = p->min_line;
-		return p->min_line ? conf_err(p, "min_version without cert_file and key_file") : 0;
+	int cert = p->cert_file || p->cert, key = p->key_file || p->key, ca = p->ca_file || p->ca;
+	p->line = p->tls_line;
+	if (!cert && !key) {
+		/* exporter-toolkit serves plain HTTP then; a TLS setting alone
+		 * would be silently unused */
+		if (p->min_ver || p->max_ver || ca || wc->client_auth)
+			return conf_err(p, "tls_server_config without cert_file and key_file: its "
+				    "other settings would not be used");
+		return 0;
 	}
-	p->line = p->sec_line[SEC_TLS];
-	if (!p->cert_file)
+	if (!cert)
 		return conf_err(p, "tls_server_config has key_file but no cert_file");
-	if (!p->key_file)
+	if (!key)
 		return conf_err(p, "tls_server_config has cert_file but no key_file");
-	if (read_pem(p, "cert_file", p->cert_file, p->cert_line, "CERTIFICATE", &wc->cert_pem) ||
-	    read_pem(p, "key_file", p->key_file, p->key_line, "PRIVATE KEY", &wc->key_pem))
+	if (p->min_ver && p->max_ver && p->min_ver > p->max_ver)
+		return conf_err(p, "min_version TLS%d is above max_version TLS%d", p->min_ver, p->max_ver);
+	/* as exporter-toolkit: verifying needs the authorities to verify with */
+	if ((wc->client_auth == SERVE_CLIENT_VERIFY_IF_GIVEN ||
+	     wc->client_auth == SERVE_CLIENT_REQUIRE_VERIFY) && !ca) {
+		p->line = p->client_line;
+		return conf_err(p, "client_auth_type %s needs client_ca_file",
+			    client_auths[wc->client_auth]);
+	}
+	if (ca && wc->client_auth == SERVE_CLIENT_NONE) {
+		p->line = p->ca_line;
+		return conf_err(p, "client_ca_file without a client_auth_type that asks for a "
+			    "certificate: it would not be used");
+	}
+	wc->min_tls13 = p->min_ver == 13;
+	wc->max_tls12 = p->max_ver == 12;
+	if (read_pem(p, p->cert ? "cert" : "cert_file", p->cert_file, p->cert, p->cert_line,
+		     "CERTIFICATE", &wc->cert_pem) ||
+	    read_pem(p, p->key ? "key" : "key_file", p->key_file, p->key, p->key_line,
+		     "PRIVATE KEY", &wc->key_pem) ||
+	    (ca && read_pem(p, p->ca ? "client_ca" : "client_ca_file", p->ca_file, p->ca,
+			    p->ca_line, "CERTIFICATE", &wc->client_ca_pem)))
 		return -1;
 	wc->tls = 1;
 	return 0;
@@ -424,31 +500,56 @@ int serve_webconf_parse(struct serve_webconf *wc, const char *path, const char *
 			size_t len, char *err, size_t errlen)
 {
 	memset(wc, 0, sizeof *wc);
-	struct parser p = {.path = path, .err = err, .errlen = errlen, .child_indent = -1, .wc = wc};
-	/* a NUL would end the text for every string function below, and
-	 * with it the rest of the file (basic_auth_users: issue 35) */
+	struct parser p = {.path = path, .err = err, .errlen = errlen, .wc = wc};
+	/* a NUL would end the text for the string functions below, and with
+	 * it the rest of the file (basic_auth_users: issue 35) */
 	const char *nul = memchr(text, 0, len);
 	if (nul)
 		return conf_err(&p, "a NUL byte at offset %zu: not a text file", (size_t)(nul - text));
-	int rc = 0;
-	for (const char *s = text, *end = text + len; s < end && !rc;) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
-		/* the next line starts after the break, whatever is cut off
-		 * this one (a final "\r" without "\n" included) */
-		const char *next = nl ? nl + 1 : end;
-		if (n && s[n - 1] == '\r')
-			n--;
-		char *line = strndup(s, n);
-		p.line++;
-		rc = line ? parse_line(&p, line) : conf_err(&p, "out of memory");
-		free(line);
-		s = next;
+	if (yaml_dl_load(err, errlen))
+		return -1;
+	yaml_parser_t yp;
+	yaml_document_t doc, more;
+	if (!yaml_parser_initialize(&yp))
+		return conf_err(&p, "out of memory");
+	yaml_parser_set_input_string(&yp, (const unsigned char *)text, len);
+	int rc = -1;
+	if (!yaml_parser_load(&yp, &doc)) {
+		p.line = (unsigned)yp.problem_mark.line + 1;
+		conf_err(&p, "not YAML: %s%s%s", yp.problem ? yp.problem : "cannot be parsed",
+			 yp.context ? " " : "", yp.context ? yp.context : "");
+		yaml_parser_delete(&yp);
+		return -1;
 	}
-	if (!rc)
-		rc = finish(&p);
-	free(p.cert_file);
-	free(p.key_file);
+	p.doc = &doc;
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	if (root && !is_null(root) && root->type != YAML_MAPPING_NODE) {
+		p.line = line_of(root);
+		conf_err(&p, "expected a mapping of tls_server_config, http_server_config and "
+			 "basic_auth_users");
+	} else if (root && each_pair(&p, root, "the file", top_key) == 0) {
+		rc = 0;
+	} else if (!root) {
+		rc = 0; /* an empty file: plain HTTP, as exporter-toolkit */
+	}
+	if (rc == 0) {
+		/* a second document would be read by nobody */
+		if (!yaml_parser_load(&yp, &more)) {
+			p.line = (unsigned)yp.problem_mark.line + 1;
+			rc = conf_err(&p, "not YAML: %s", yp.problem ? yp.problem : "cannot be parsed");
+		} else {
+			yaml_node_t *r2 = yaml_document_get_root_node(&more);
+			if (r2) {
+				p.line = line_of(r2);
+				rc = conf_err(&p, "a second YAML document (the file must hold one)");
+			}
+			yaml_document_delete(&more);
+		}
+	}
+	if (rc == 0)
+		rc = finish(&p); /* the strings it reads are the document's */
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&yp);
 	if (rc)
 		serve_webconf_free(wc);
 	return rc;
@@ -471,6 +572,12 @@ int serve_webconf_load(struct serve_webconf *wc, const char *path, char *err, si
 void serve_webconf_free(struct serve_webconf *wc)
 {
 	free(wc->cert_pem);
+	free(wc->client_ca_pem);
+	for (unsigned i = 0; i < wc->nheaders; i++) {
+		free(wc->headers[i].name);
+		free(wc->headers[i].value);
+	}
+	free(wc->headers);
 	if (wc->key_pem) /* a private key: not left in freed memory */
 		explicit_bzero(wc->key_pem, strlen(wc->key_pem));
 	free(wc->key_pem);

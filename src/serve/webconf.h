@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* webconf.h - `vramz serve --web-config FILE`: TLS and basic
- * authentication in the file format every Prometheus exporter shares
- * (exporter-toolkit's --web.config.file), so an operator writes one file
- * for node_exporter and vramz alike:
+/* webconf.h - `vramz serve --web-config FILE`: TLS, client certificates,
+ * basic authentication and response headers in the file format every
+ * Prometheus exporter shares (exporter-toolkit's --web.config.file), so
+ * an operator writes one file for node_exporter and vramz alike:
  *
  *     tls_server_config:
  *       cert_file: server.crt      # PEM; relative to the file's directory
- *       key_file: server.key
- *       min_version: TLS13         # TLS12 (the default) or TLS13
+ *       key_file: server.key       # (or cert: / key: with the PEM inline)
+ *       min_version: TLS13         # TLS12 (the default) or TLS13; max_version too
+ *       client_auth_type: RequireAndVerifyClientCert
+ *       client_ca_file: clients-ca.pem
+ *     http_server_config:
+ *       headers: {Strict-Transport-Security: max-age=31536000}
  *     basic_auth_users:
  *       prometheus: $2b$10$...     # bcrypt hash (htpasswd -nBC 10 NAME)
  *
- * The parser reads that YAML subset and nothing else: block mappings of
- * plain, 'single' or "double" quoted scalars, comments, spaces for
- * indentation.  Unknown keys are refused, and so are the format's keys
- * vramz does not implement (client certificates, cipher lists, HTTP
- * headers): a setting silently ignored would be a security setting the
+ * libyaml parses it (any YAML: block or flow style).  Unknown keys are
+ * refused, as exporter-toolkit refuses them, and so are the format's keys
+ * vramz does not implement (cipher and curve lists, allowed SANs, rate
+ * limits): a setting silently ignored would be a security setting the
  * operator believes is in force.  Every error is one line naming
  * FILE:LINE.
  */
@@ -29,13 +32,32 @@ struct serve_user {
 	char *hash;      /* "$2b$10$...": 60 characters */
 };
 
+struct serve_header {
+	char *name, *value;
+};
+
+/* tls_server_config.client_auth_type, as Go's tls.ClientAuthType */
+enum serve_client_auth {
+	SERVE_CLIENT_NONE,            /* NoClientCert */
+	SERVE_CLIENT_REQUEST,         /* RequestClientCert: asked, not checked */
+	SERVE_CLIENT_REQUIRE_ANY,     /* RequireAnyClientCert: one needed, not checked */
+	SERVE_CLIENT_VERIFY_IF_GIVEN, /* VerifyClientCertIfGiven */
+	SERVE_CLIENT_REQUIRE_VERIFY,  /* RequireAndVerifyClientCert */
+};
+
 struct serve_webconf {
 	int tls;         /* 1: serve HTTPS with the two PEMs below */
 	char *cert_pem;  /* the cert_file's contents, NUL-terminated */
 	char *key_pem;
 	int min_tls13;   /* min_version TLS13; else TLS 1.2 and 1.3 */
+	int max_tls12;   /* max_version TLS12 */
+	int server_order; /* prefer_server_cipher_suites: true */
+	enum serve_client_auth client_auth;
+	char *client_ca_pem; /* client_ca_file's certificates; NULL: none */
 	struct serve_user *users; /* none: no authentication */
 	unsigned nusers;
+	struct serve_header *headers; /* http_server_config.headers */
+	unsigned nheaders;
 };
 
 /* The configuration and each PEM it names: larger files are refused. */

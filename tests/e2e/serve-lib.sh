@@ -109,3 +109,18 @@ scrape_tls() {
 }
 # cost 14, the highest vramz takes (~1 s a check here): shutdown under a check
 WEB_HASH14='$2b$14$d1/T1obAwJvU9JbGG7jsQuGnD8VhxTTyWeK2b5/af8bn3UY8Vt.X6'
+
+# make_clients: in the current directory, a CA (ca.pem) and a client it
+# signed (client.pem, client.key); a self-signed client nobody trusts
+# (stranger.pem, stranger.key): client_auth_type (t4033, t4039)
+make_clients() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+		-subj /CN=test-ca -addext basicConstraints=critical,CA:TRUE \
+		-addext keyUsage=critical,keyCertSign -keyout ca.key -out ca.pem 2>/dev/null &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=prometheus \
+		-keyout client.key -out client.csr 2>/dev/null &&
+	openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+		-out client.pem 2>/dev/null &&
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+		-subj /CN=stranger -keyout stranger.key -out stranger.pem 2>/dev/null
+}

@@ -86,5 +86,53 @@ expect_success 'Prometheus scrapes over TLS with basic auth: up 1, values; a wro
 	exit $rc
 '
 
+# issue 38, item 4: Prometheus's tls_config with cert_file and key_file
+# against client_auth_type RequireAndVerifyClientCert
+mtls_prom_yml() {
+	cat <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: vramz-mtls
+    scheme: https
+    tls_config: {ca_file: $T/tls.pem, cert_file: $T/client.pem, key_file: $T/client.key}
+    static_configs: [{targets: ["127.0.0.1:$1"]}]
+  - job_name: vramz-no-cert
+    scheme: https
+    tls_config: {ca_file: $T/tls.pem}
+    static_configs: [{targets: ["127.0.0.1:$1"]}]
+EOF
+}
+
+check_mtls() {
+	local end=$((SECONDS + 60))
+	while [ $SECONDS -lt $end ]; do
+		if promql 'up{job="vramz-mtls"}' 2>/dev/null | grep -q " 1$" &&
+			promql 'up{job="vramz-no-cert"}' 2>/dev/null | grep -q " 0$"; then
+			promql 'vramz_up{job="vramz-mtls"}' | grep -q " 1$"
+			return
+		fi
+		sleep 0.1
+	done
+	echo "Prometheus never saw both targets:"; tail -20 prom.log
+	return 1
+}
+
+expect_success 'Prometheus scrapes with a client certificate (mTLS): up 1; without one: up 0' '
+	scenario 2gpu-h200.scn && ppid="" &&
+	{ [ -f tls.pem ] || make_cert .; } && make_clients &&
+	printf "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.pem\n" >web.yml &&
+	serve_start serve.log --web-config web.yml &&
+	PPORT=$(free_port) && mtls_prom_yml "$PORT" >prom.yml &&
+	promtool check config prom.yml &&
+	{ prometheus --config.file=prom.yml --storage.tsdb.path="$T/tsdb2" \
+		--web.listen-address=127.0.0.1:$PPORT >prom.log 2>&1 & ppid=$!; } &&
+	rc=0 && { check_mtls || rc=1; } &&
+	kill ${ppid:-} 2>/dev/null; wait ${ppid:-} 2>/dev/null
+	serve_stop
+	exit $rc
+'
+
 serve_cleanup
 finish

@@ -20,31 +20,32 @@ refused() {
 expect_success 'a misspelt key: its line, its name, what is expected' '
 	make_cert . &&
 	refused "# TLS for scrapes\ntls_server_config:\n  cert_file: tls.pem\n  keyfile: tls.key\n" \
-		"web.yml:4: unknown key .keyfile. in tls_server_config \(expected cert_file, key_file, min_version\)$"
+		"web.yml:4: unknown key .keyfile. in tls_server_config \(expected cert_file, key_file, client_auth_type, client_ca_file, min_version, max_version, ...\)$"
 '
 
 expect_success 'a setting of the format that vramz does not implement is not ignored' '
 	make_cert . &&
+	refused "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n" \
+		"web.yml:4: cipher_suites is not supported by vramz$" &&
+	refused "rate_limit:\n  interval: 1s\n" "web.yml:1: rate_limit is not supported by vramz$" &&
 	refused "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n  client_auth_type: RequireAndVerifyClientCert\n" \
-		"web.yml:4: client_auth_type is not supported by vramz" &&
-	refused "http_server_config:\n  http2: false\n" "web.yml:1: http_server_config is not supported by vramz"
+		"web.yml:4: client_auth_type RequireAndVerifyClientCert needs client_ca_file$"
 '
 
 expect_success 'a password that is not a bcrypt hash; a bad min_version; a tab' '
 	refused "basic_auth_users:\n  prom: s3cret\n" "web.yml:2: the password must be a bcrypt hash" &&
 	refused "tls_server_config:\n  cert_file: a.pem\n  key_file: b.key\n  min_version: TLS11\n" \
 		"web.yml:4: min_version .TLS11.: vramz serves TLS12 or TLS13 only$" &&
-	refused "basic_auth_users:\n\tprom: x\n" "web.yml:2: tab in indentation"
+	refused "basic_auth_users:\n\tprom: x\n" "web.yml:2: not YAML: found character that cannot start any token"
 '
 
-expect_success 'half a TLS setting, a missing file, a third level, a list' '
+expect_success 'half a TLS setting, a missing file, bad YAML, a list' '
 	make_cert . &&
 	refused "tls_server_config:\n  cert_file: tls.pem\n" "web.yml:1: tls_server_config has cert_file but no key_file$" &&
 	refused "tls_server_config:\n  cert_file: nope.pem\n  key_file: tls.key\n" \
 		"web.yml:2: cert_file .nope.pem.: No such file or directory$" &&
-	refused "basic_auth_users:\n  prom: $WEB_HASH\n    cost: 10\n" \
-		"web.yml:3: indented 4 spaces where the keys above have 2 \(the format has no third level\)$" &&
-	refused "basic_auth_users:\n  - prom\n" "web.yml:2: lists are not supported here$"
+	refused "basic_auth_users:\n  prom: $WEB_HASH\n    cost: 10\n" "web.yml:3: not YAML: " &&
+	refused "basic_auth_users:\n  - prom\n" "web.yml:2: basic_auth_users must be a mapping of keys$"
 '
 
 expect_success 'no such web config file: one line, exit 2' '

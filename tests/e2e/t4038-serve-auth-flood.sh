@@ -16,16 +16,29 @@ code_from() { # ADDR USER:PASS: the status of /metrics from ADDR
 		"http://127.0.0.1:$PORT/metrics"
 }
 
-# three users with one password: each is new credentials, checked once
-expect_success 'a flood of new wrong passwords from 8 addresses: new scrapers from 3 others get 200 at once' '
+# login USER ADDR: up to 5 tries a second apart, until 200; prints the codes
+login() {
+	local i c codes=""
+	for i in 1 2 3 4 5; do
+		c=$(code_from "$2" "$1:$WEB_PASS")
+		codes="$codes $c"
+		[ "$c" = 200 ] && break
+		sleep 1
+	done
+	echo "$1$codes"
+}
+
+# Three users with one password: each is new credentials, checked once.
+# A try may meet the flood's own first checks (as new as its own) and get
+# 503; before, every try did (146 of 146 in the audit), so a few tries
+# tell the two apart without depending on this machine's speed.
+expect_success 'a flood of new wrong passwords from 8 addresses: new scrapers from 3 others get in' '
 	printf "basic_auth_users:\n  a: %s\n  b: %s\n  c: %s\n" "$WEB_HASH10" "$WEB_HASH10" "$WEB_HASH10" >web.yml &&
 	serve_start serve.log --web-config web.yml &&
-	{ timeout 60 python3 "$TESTS_SRC/helpers/auth_flood.py" "$PORT" 8 2 12 >flood.txt & fpid=$!; } &&
+	{ timeout 60 python3 "$TESTS_SRC/helpers/auth_flood.py" "$PORT" 8 2 16 >flood.txt & fpid=$!; } &&
 	sleep 3 &&
-	for u in a b c; do
-		echo "$u $(code_from 127.0.0.1$(printf %02d $((RANDOM % 50 + 10))) $u:$WEB_PASS)"
-		sleep 1
-	done >scrapers.txt &&
+	login a 127.0.0.110 >scrapers.txt && login b 127.0.0.111 >>scrapers.txt &&
+	login c 127.0.0.112 >>scrapers.txt &&
 	wait $fpid && kill -0 "$SERVE_PID" && serve_stop &&
 	cat scrapers.txt flood.txt &&
 	test "$(grep -c " 200$" scrapers.txt)" = 3 &&

@@ -8,7 +8,8 @@
 # build/ publishes with the fake NVML, so build first), amdgpu (the amdgpu
 # backend's sysfs and fdinfo parsers, seeded from tests/helpers/amd-fixture),
 # events (a log's events file: the PyTorch agents' rows analyze reads),
-# auth (serve's Authorization header parser: what any client sends);
+# auth (serve's Authorization header parser: what any client sends),
+# webconf (serve's --web-config reader, on the installed libyaml);
 # SECONDS default 120.
 # New inputs that widen coverage land in a scratch copy of the corpus;
 # add the interesting ones to the corpus by hand (keep it small).
@@ -20,11 +21,12 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 target=logread
-case "${1:-}" in logread|jsonr|config|segment|amdgpu|events|auth) target=$1; shift ;; esac
+case "${1:-}" in logread|jsonr|config|segment|amdgpu|events|auth|webconf) target=$1; shift ;; esac
 secs=${1:-120}
 [ $# -gt 0 ] && shift
 out=${FUZZ_OUT:-/tmp/vramz-fuzz}/$target
 dict=""
+defs=""
 case $target in
 logread)
 	corpus=corpus; dict="-dict=$here/logread.dict"
@@ -47,6 +49,13 @@ segment)
 amdgpu)
 	corpus=""
 	srcs="$root/lib/backend/amdgpu_parse.c" ;;
+webconf)
+	corpus=corpus-webconf
+	# libyaml through serve's loader, by the sonames Debian's packages have
+	defs="-DVRAMZ_MHD_SONAME=\"libmicrohttpd.so.12\" -DVRAMZ_Z_SONAME=\"libz.so.1\"
+		-DVRAMZ_CRYPT_SONAME=\"libcrypt.so.1\" -DVRAMZ_GNUTLS_SONAME=\"libgnutls.so.30\"
+		-DVRAMZ_YAML_SONAME=\"libyaml-0.so.2\""
+	srcs="$root/src/serve/webconf.c $root/src/serve/mhd_dl.c" ;;
 auth)
 	corpus=corpus-auth
 	srcs="$root/src/serve/authparse.c" ;;
@@ -80,7 +89,7 @@ if [ "$target" = amdgpu ]; then
 	rm -rf "$fx"
 fi
 # shellcheck disable=SC2086
-clang -std=c11 -D_GNU_SOURCE -DVRAMZ_STATIC -g -O1 -fsanitize=fuzzer,address,undefined \
+clang -std=c11 -D_GNU_SOURCE -DVRAMZ_STATIC $defs -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -I"$root/include" -I"$root/lib" -I"$root/lib/internal" -I"$root/src" \
 	"$here/fuzz_$target.c" $srcs -o "$out/fuzz_$target" -ldl -lpthread -lm
 cd "$out"

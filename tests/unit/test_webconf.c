@@ -17,7 +17,8 @@
 
 #include <cmocka.h>
 
-#if __has_include(<microhttpd.h>) && __has_include(<zlib.h>) && __has_include(<crypt.h>)
+#if __has_include(<microhttpd.h>) && __has_include(<zlib.h>) && __has_include(<crypt.h>) && \
+	__has_include(<yaml.h>)
 #include "serve/auth.c"
 #include "serve/authparse.c"
 #include "serve/gzip.c"
@@ -25,7 +26,7 @@
 #include "serve/webconf.c"
 #include "report/sha256.c"
 
-struct vramz_mhd_api vramz_mhd; /* never called: these tests use no library */
+/* vramz_mhd is mhd_dl.c's: the parser loads libyaml through it */
 
 #include "tmpdir.h"
 
@@ -102,6 +103,37 @@ static void test_full_file(void **st)
 	serve_webconf_free(&wc);
 }
 
+/* exporter-toolkit's whole format, in flow style too (libyaml) */
+static void test_full_format(void **st)
+{
+	(void)st;
+	struct serve_webconf wc;
+	assert_string_equal(parse(&wc, "{tls_server_config: {cert_file: tls.pem, key: \"-----BEGIN "
+				   "PRIVATE KEY-----\\nMIIE\\n-----END PRIVATE KEY-----\\n\", "
+				   "max_version: TLS12, client_auth_type: VerifyClientCertIfGiven, "
+				   "client_ca_file: tls.pem, prefer_server_cipher_suites: true}, "
+				   "http_server_config: {http2: false, headers: "
+				   "{x-frame-options: deny, Strict-Transport-Security: max-age=60}}, "
+				   "basic_auth_users: {prom: '" HASH "'}}\n"),
+			    "");
+	assert_int_equal(wc.tls, 1);
+	assert_int_equal(wc.max_tls12, 1);
+	assert_int_equal(wc.server_order, 1);
+	assert_int_equal(wc.client_auth, SERVE_CLIENT_VERIFY_IF_GIVEN);
+	assert_non_null(strstr(wc.client_ca_pem, "BEGIN CERTIFICATE"));
+	assert_non_null(strstr(wc.key_pem, "BEGIN PRIVATE KEY"));
+	assert_int_equal(wc.nheaders, 2);
+	assert_string_equal(wc.headers[0].name, "X-Frame-Options");
+	assert_string_equal(wc.headers[0].value, "deny");
+	assert_int_equal(wc.nusers, 1);
+	serve_webconf_free(&wc);
+	/* anchors and aliases, block scalars: YAML, so taken */
+	assert_string_equal(parse(&wc, "basic_auth_users:\n  a: &h " HASH "\n  b: *h\n"), "");
+	assert_int_equal(wc.nusers, 2);
+	assert_string_equal(wc.users[1].hash, HASH);
+	serve_webconf_free(&wc);
+}
+
 static void test_empty_and_partial(void **st)
 {
 	(void)st;
@@ -127,56 +159,65 @@ static void test_errors_name_the_line(void **st)
 	static const struct {
 		const char *text, *err;
 	} cases[] = {
-		{"foo: 1\n", "web.yml:1: unknown key 'foo' (expected tls_server_config or basic_auth_users)"},
+		{"foo: 1\n", "web.yml:1: unknown key 'foo' (expected tls_server_config, "
+			     "http_server_config or basic_auth_users)"},
 		{"\n\ntls_server_config:\n  certfile: x\n",
 		 "web.yml:4: unknown key 'certfile' in tls_server_config (expected cert_file, key_file, "
-		 "min_version)"},
-		{"tls_server_config:\n  cipher_suites: x\n",
-		 "web.yml:2: cipher_suites is not supported by vramz (tls_server_config takes cert_file, "
-		 "key_file, min_version)"},
-		{"http_server_config:\n", "web.yml:1: http_server_config is not supported by vramz (it "
-					  "takes tls_server_config and basic_auth_users)"},
-		{"tls_server_config: x\n", "web.yml:1: tls_server_config must be a mapping of keys on "
-					   "the lines below it"},
+		 "client_auth_type, client_ca_file, min_version, max_version, ...)"},
+		{"tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
+		 "web.yml:2: cipher_suites is not supported by vramz"},
+		{"rate_limit:\n  interval: 1s\n", "web.yml:1: rate_limit is not supported by vramz"},
+		{"http_server_config:\n  http3: true\n",
+		 "web.yml:2: unknown key 'http3' in http_server_config (expected headers, http2)"},
+		{"http_server_config:\n  headers:\n    Server: vramz\n",
+		 "web.yml:3: header 'Server' cannot be set (exporter-toolkit allows"},
+		{"tls_server_config: x\n", "web.yml:1: tls_server_config must be a mapping of keys"},
 		{"basic_auth_users:\n  a: " HASH "\nbasic_auth_users:\n",
-		 "web.yml:3: duplicate key 'basic_auth_users' (first on line 1)"},
-		{"basic_auth_users:\n  a: " HASH "\n  a: " HASH "\n", "web.yml:3: duplicate user"},
+		 "web.yml:3: duplicate key 'basic_auth_users' in the file (first on line 1)"},
+		{"basic_auth_users:\n  a: " HASH "\n  a: " HASH "\n",
+		 "web.yml:3: duplicate key 'a' in basic_auth_users (first on line 2)"},
 		{"basic_auth_users:\n  a: $2b$04$short\n",
 		 "web.yml:2: the password must be a bcrypt hash ($2b$, $2a$ or $2y$, 60 characters: "
 		 "htpasswd -nBC 10 NAME)"},
 		{"basic_auth_users:\n  a: $1$abcdefgh$0123456789012345678901\n",
-		 "web.yml:2: the password must be a bcrypt hash ($2b$, $2a$ or $2y$, 60 characters: "
-		 "htpasswd -nBC 10 NAME)"},
+		 "web.yml:2: the password must be a bcrypt hash"},
+		{"basic_auth_users:\n  a: [x]\n", "web.yml:2: a password must be a single value, not a list"},
 		{"basic_auth_users:\n  'a:b': " HASH "\n",
 		 "web.yml:2: a user name cannot contain ':' (basic authentication splits on it)"},
 		{"basic_auth_users:\n  '': " HASH "\n", "web.yml:2: empty user name"},
-		{"basic_auth_users:\n\ta: x\n", "web.yml:2: tab in indentation (YAML indents with spaces)"},
-		{"  a: b\n", "web.yml:1: unexpected indentation"},
-		{"basic_auth_users:\n  a: " HASH "\n   b: " HASH "\n",
-		 "web.yml:3: indented 3 spaces where the keys above have 2 (the format has no third level)"},
-		{"basic_auth_users:\n    a: " HASH "\n  b: " HASH "\n",
-		 "web.yml:3: indented 2 spaces where the keys above have 4"},
-		{"basic_auth_users:\n  - a\n", "web.yml:2: lists are not supported here"},
-		{"basic_auth_users: [a]\n", "web.yml:1: '[': flow collections, anchors, tags and block "
-					    "scalars are not supported here"},
-		{"tls_server_config:\n  cert_file: &c x\n", "web.yml:2: '&': flow collections, anchors, "
-							   "tags and block scalars are not supported here"},
-		{"tls_server_config:\n  cert_file: \"x\n", "web.yml:2: unterminated double-quoted string"},
-		{"tls_server_config:\n  cert_file: \"a\\tb\"\n",
-		 "web.yml:2: escape '\\t' is not supported (only \\\\ and \\\")"},
-		{"tls_server_config:\n  cert_file: 'x' y\n", "web.yml:2: unexpected 'y' after the value"},
-		{"tls_server_config\n", "web.yml:1: expected 'key: value'"},
+		{"basic_auth_users:\n\ta: x\n", "web.yml:2: not YAML: found character that cannot start any token"},
+		{"basic_auth_users:\n  a: " HASH "\n   b: " HASH "\n", "web.yml:3: not YAML:"},
+		{"basic_auth_users:\n  - a\n", "web.yml:2: basic_auth_users must be a mapping of keys"},
+		{"- a\n", "web.yml:1: expected a mapping of tls_server_config, http_server_config and "
+			  "basic_auth_users"},
+		{"tls_server_config:\n  cert_file: \"x\n", "web.yml:3: not YAML: found unexpected end of stream"},
+		{"tls_server_config:\n  cert_file: \"a\\0b\"\n", "web.yml:2: cert_file holds a NUL character"},
+		{"tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n---\nfoo: 1\n",
+		 "web.yml:5: a second YAML document (the file must hold one)"},
 		{"tls_server_config:\n  cert_file:\n", "web.yml:2: cert_file needs a value"},
 		{"tls_server_config:\n  min_version: TLS10\n",
 		 "web.yml:2: min_version 'TLS10': vramz serves TLS12 or TLS13 only"},
 		{"tls_server_config:\n  min_version: tls13\n",
 		 "web.yml:2: min_version 'tls13': expected TLS12 or TLS13"},
 		{"tls_server_config:\n  min_version: TLS13\n",
-		 "web.yml:2: min_version without cert_file and key_file"},
+		 "web.yml:1: tls_server_config without cert_file and key_file: its other settings would "
+		 "not be used"},
+		{"tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n  min_version: TLS13\n"
+		 "  max_version: TLS12\n", "web.yml:1: min_version TLS13 is above max_version TLS12"},
 		{"tls_server_config:\n  cert_file: tls.pem\n  cert_file: tls.pem\n",
-		 "web.yml:3: duplicate key 'cert_file' (first on line 2)"},
+		 "web.yml:3: duplicate key 'cert_file' in tls_server_config (first on line 2)"},
+		{"tls_server_config:\n  cert_file: tls.pem\n  cert: x\n",
+		 "web.yml:3: cert and cert_file both given (line 2): one of the two"},
 		{"tls_server_config:\n  key_file: tls.key\n",
 		 "web.yml:1: tls_server_config has key_file but no cert_file"},
+		{"tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n  client_auth_type: Maybe\n",
+		 "web.yml:4: client_auth_type 'Maybe': expected NoClientCert, RequestClientCert, "
+		 "RequireAnyClientCert, VerifyClientCertIfGiven or RequireAndVerifyClientCert"},
+		{"tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n"
+		 "  client_auth_type: RequireAndVerifyClientCert\n",
+		 "web.yml:4: client_auth_type RequireAndVerifyClientCert needs client_ca_file"},
+		{"tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n  client_ca_file: tls.pem\n",
+		 "web.yml:4: client_ca_file without a client_auth_type that asks for a certificate"},
 		{"tls_server_config:\n  cert_file: tls.key\n  key_file: tls.key\n",
 		 "its first PEM block is not a certificate"},
 		{"tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.pem\n",
@@ -363,6 +404,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_full_format),
 		cmocka_unit_test(test_empty_and_partial),
 		cmocka_unit_test(test_errors_name_the_line),
 		cmocka_unit_test(test_hostile_files),
