@@ -83,15 +83,25 @@ def _with_tail(kind, rec):
     return _record(kind, pairs, ("file", rec["file"]) if rec.get("file") is not None else None)
 
 
-def format_figures(process, devices, oom=None, holders=(), end=None):
+# the keys of an outside record, in the order written (the rest after)
+OUTSIDE_KEYS = ("part", "bytes", "how", "cuda", "uuid", "comm", "comms", "group", "at", "lib",
+                "time_ms")
+# its parts (docs/python.md); vramz computes "other" as the rest
+OUTSIDE_PARTS = ("context", "libraries", "nccl", "other")
+
+
+def format_figures(process, devices, oom=None, holders=(), end=None, outside=()):
     """process: dict of the process record; devices: list of dicts, each
     with 'cuda', 'uuid' and the DEVICE_STATS keys; oom: the last OOM seen
     (with its site: line, func, file), or None; holders: the largest live
     allocation sites at that OOM (cuda, bytes, blocks, line, func, file);
-    end: how the process ended (the last record), or None."""
+    end: how the process ended (the last record), or None; outside: where
+    memory outside the allocator appeared (OUTSIDE_KEYS, issue 37)."""
     lines = [f"{MAGIC} {VERSION}", _record("process", process.items())]
     for d in devices:
         lines.append(_record("device", d.items()))
+    for o in outside:
+        lines.append(_record("outside", [(k, o.get(k)) for k in OUTSIDE_KEYS]))
     if oom:
         lines.append(_with_tail("oom", oom))
         for h in holders:
