@@ -608,6 +608,63 @@ static void clear_torch(vramz_proc_sample *p)
 		*(uint64_t *)((char *)p + torch_fields[i].offset) = 0;
 	p->torch_time_ms = 0;
 	p->outside_allocator_bytes = 0;
+	p->valid &= ~(uint32_t)VRAMZ_P_OUTSIDE_PARTS;
+	p->outside_context_bytes = p->outside_libraries_bytes = 0;
+	p->outside_nccl_bytes = p->outside_other_bytes = 0;
+	p->outside_nccl_comms = 0;
+}
+
+/* The GPU a record names: its own UUID, else its CUDA index's device
+ * record's; NULL unknown. */
+static const char *outside_gpu(const struct agent_figures *f, const struct agent_outside *o)
+{
+	if (o->uuid >= 0 && (unsigned)o->uuid < f->noutside_uuid)
+		return f->outside_uuid[o->uuid];
+	for (unsigned i = 0; o->cuda >= 0 && i < f->ndev; i++)
+		if (f->dev[i].cuda == o->cuda && f->dev[i].uuid[0])
+			return f->dev[i].uuid;
+	return NULL;
+}
+
+int agent_outside_parts(const struct agent_figures *f, const char *uuid, uint64_t outside,
+			uint64_t parts[AGENT_PART_COUNT], unsigned *comms)
+{
+	uint64_t sum[AGENT_PART_COUNT] = {0};
+	int seen[AGENT_MAX_OUTSIDE];
+	unsigned nseen = 0;
+	memset(parts, 0, AGENT_PART_COUNT * sizeof *parts);
+	*comms = 0;
+	if (!f->outside_on)
+		return -1;
+	for (unsigned i = 0; i < f->noutside; i++) {
+		const struct agent_outside *o = &f->outside[i];
+		const char *g = outside_gpu(f, o);
+		if (!g || !uuid || strcmp(g, uuid))
+			continue; /* another GPU's, or one that cannot be told */
+		sum[o->part] += o->bytes;
+		if (o->part != AGENT_PART_NCCL)
+			continue;
+		int dup = 0;
+		for (unsigned j = 0; o->comm >= 0 && j < nseen && !dup; j++)
+			dup = seen[j] == o->comm;
+		if (!dup) {
+			*comms += o->comms;
+			if (o->comm >= 0)
+				seen[nseen++] = o->comm;
+		}
+	}
+	/* the surest first: each cut to what is left, the rest other (an
+	 * agent's own "other" records are part of that rest) */
+	static const enum agent_part order[] = {AGENT_PART_CONTEXT, AGENT_PART_NCCL,
+						AGENT_PART_LIBRARIES};
+	uint64_t left = outside;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		uint64_t v = sum[order[i]] < left ? sum[order[i]] : left;
+		parts[order[i]] = v;
+		left -= v;
+	}
+	parts[AGENT_PART_OTHER] = left;
+	return 0;
 }
 
 static void fill_torch(vramz_proc_sample *p, const struct agent_figures *f, const char *uuid)
@@ -635,6 +692,15 @@ static void fill_torch(vramz_proc_sample *p, const struct agent_figures *f, cons
 		p->outside_allocator_bytes = p->used_bytes > p->torch_reserved_bytes
 						     ? p->used_bytes - p->torch_reserved_bytes : 0;
 		p->valid |= VRAMZ_P_OUTSIDE;
+		uint64_t parts[AGENT_PART_COUNT];
+		if (agent_outside_parts(f, uuid, p->outside_allocator_bytes, parts,
+					&p->outside_nccl_comms) == 0) {
+			p->outside_context_bytes = parts[AGENT_PART_CONTEXT];
+			p->outside_libraries_bytes = parts[AGENT_PART_LIBRARIES];
+			p->outside_nccl_bytes = parts[AGENT_PART_NCCL];
+			p->outside_other_bytes = parts[AGENT_PART_OTHER];
+			p->valid |= VRAMZ_P_OUTSIDE_PARTS;
+		}
 	}
 }
 

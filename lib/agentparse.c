@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* agentparse.c - the parsers of the PyTorch agent's files (format in
  * docs/python.md): the figures file (agent_parse: the process, device,
- * oom, holder and end records) and the leak-sites answer
+ * oom, holder, end and outside records) and the leak-sites answer
  * (agent_parse_sites).  Text in, a struct out, nothing else: whether a
  * file is believed, and where it is found, is agent.c's.  A record or key
  * this reader does not know is skipped, so a newer agent stays readable.
@@ -18,6 +18,8 @@ const char *const agent_stat_keys[AS_COUNT] = {
 	"peak_allocated_bytes", "peak_reserved_bytes", "alloc_retries", "ooms",
 	"allocations", "allocations_total",
 };
+
+const char *const agent_part_names[AGENT_PART_COUNT] = {"context", "libraries", "nccl", "other"};
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -171,6 +173,8 @@ static void parse_process(struct line *l, struct agent_figures *out, int *have_p
 			out->interval_ms = (unsigned)x;
 		else if (keyis(k, kl, "history"))
 			out->history = x != 0;
+		else if (keyis(k, kl, "outside"))
+			out->outside_on = x != 0;
 	}
 }
 
@@ -202,6 +206,58 @@ static void parse_device(struct line *l, struct agent_figures *out)
 				d->valid |= 1u << s;
 			}
 	}
+}
+
+/* The index of uuid among f's outside GPUs, added when new; -1 full. */
+static int outside_uuid(struct agent_figures *out, const char *v, size_t vl)
+{
+	char u[VRAMZ_UUID_LEN];
+	to_str(u, sizeof u, v, vl);
+	for (unsigned i = 0; i < out->noutside_uuid; i++)
+		if (!strcmp(out->outside_uuid[i], u))
+			return (int)i;
+	if (out->noutside_uuid == AGENT_MAX_DEVICES)
+		return -1;
+	memcpy(out->outside_uuid[out->noutside_uuid], u, sizeof u);
+	return (int)out->noutside_uuid++;
+}
+
+/* An outside record (issue 37); one of an unknown part, or without its
+ * bytes, is skipped: a newer agent's part is not this reader's other. */
+static void parse_outside(struct line *l, struct agent_figures *out)
+{
+	const char *k, *v;
+	size_t kl, vl;
+	uint64_t x;
+	if (out->noutside == AGENT_MAX_OUTSIDE)
+		return;
+	struct agent_outside o = {.part = AGENT_PART_COUNT, .cuda = -1, .uuid = -1, .comm = -1,
+				  .comms = 1};
+	int have_bytes = 0;
+	while (next_pair(l, &k, &kl, &v, &vl)) {
+		if (keyis(k, kl, "part")) {
+			for (int i = 0; i < AGENT_PART_COUNT; i++)
+				if (keyis(v, vl, agent_part_names[i]))
+					o.part = (enum agent_part)i;
+		} else if (keyis(k, kl, "how"))
+			o.how = keyis(v, vl, "process") ? 1 : keyis(v, vl, "device") ? 2 : 0;
+		else if (keyis(k, kl, "uuid"))
+			o.uuid = outside_uuid(out, v, vl);
+		else if (keyis(k, kl, "group"))
+			to_str(o.group, sizeof o.group, v, vl);
+		else if (to_u64(v, vl, &x))
+			continue;
+		else if (keyis(k, kl, "bytes") && x <= FIELD_MAX_BYTES)
+			o.bytes = x, have_bytes = 1;
+		else if (keyis(k, kl, "cuda") && x < 1024)
+			o.cuda = (int)x;
+		else if (keyis(k, kl, "comm") && x < INT32_MAX)
+			o.comm = (int)x;
+		else if (keyis(k, kl, "comms") && x >= 1 && x < 1u << 20)
+			o.comms = (unsigned)x;
+	}
+	if (o.part != AGENT_PART_COUNT && have_bytes)
+		out->outside[out->noutside++] = o;
 }
 
 /* the last oom record wins (an agent writes one, the latest) */
@@ -316,6 +372,8 @@ int agent_parse(const char *text, size_t len, struct agent_figures *out)
 			parse_holder(&l, out);
 		else if (rectype(&l, "end"))
 			parse_end(&l, out);
+		else if (rectype(&l, "outside"))
+			parse_outside(&l, out);
 	}
 	return have_pid && have_start ? 0 : VRAMZ_EPARSE;
 }

@@ -24,6 +24,12 @@
 	TORCH("torch_" #key, torch_##key, bit, metric, counter, help),
 #define TORCH_ROW_NOLOG(key, bit, metric, counter, help)
 
+/* a part of the memory outside the allocator: column outside_PART_bytes,
+ * series vramz_process_outside_bytes{part="PART"} */
+#define OUTSIDE_PART(part, help)                                                           \
+	{"outside_" #part "_bytes", PC_U64, PO(outside_##part##_bytes), VRAMZ_P_OUTSIDE_PARTS, "", \
+	 "process_outside_bytes", 1, 0, help, 0, 0, 0, #part}
+
 const struct proc_field proc_fields[] = {
 	{"time", PC_TIME, 0, 0, 0, "", NULL, 0, 0, "time of the sample, ISO 8601 UTC"},
 	{"gpu", PC_GPU, 0, 0, 0, NULL, NULL, 0, 0, "GPU index"},
@@ -68,6 +74,21 @@ const struct proc_field proc_fields[] = {
 	 "Kubernetes namespace of the pod"},
 	{"container_name", PC_STR, PO(container_name), VRAMZ_P_VISIBLE, NULL, NULL, 0, 1,
 	 "Kubernetes container name, as in the pod's spec", .label = "container"},
+	/* appended (issue 37): outside_allocator_bytes in parts, as the
+	 * agent saw them appear; the metric's part label, JSON's
+	 * "outside_parts" */
+	OUTSIDE_PART(context,
+		     "Memory the process holds on the GPU outside its PyTorch allocator, by the "
+		     "part its vramz agent measured: CUDA context, CUDA libraries, NCCL "
+		     "communicators, other (the rest); the parts sum to "
+		     "process_outside_allocator_bytes."),
+	OUTSIDE_PART(libraries, NULL),
+	OUTSIDE_PART(nccl, NULL),
+	OUTSIDE_PART(other, NULL),
+	{"outside_nccl_comms", PC_UINT, PO(outside_nccl_comms), VRAMZ_P_OUTSIDE_PARTS, "",
+	 "process_nccl_communicators", 1, 0,
+	 "NCCL communicators (one a process group and GPU) whose memory the process's vramz "
+	 "agent measured.", 0, 0, 0, NULL},
 };
 const size_t proc_field_count = sizeof proc_fields / sizeof proc_fields[0];
 

@@ -43,8 +43,9 @@ enum vramz_finding_kind {
 	VRAMZ_FK_ROW_REMAP,         /* a row remap waits for a reset, or failed */
 	VRAMZ_FK_XID,               /* the driver raised a critical Xid error */
 	VRAMZ_FK_RISE,              /* memory of a process rises steeply now (not yet a leak) */
+	VRAMZ_FK_COMMUNICATION_MEMORY, /* NCCL's communicators hold a large share of a GPU */
 };
-#define VRAMZ_FK_COUNT 17 /* one past the last kind */
+#define VRAMZ_FK_COUNT 18 /* one past the last kind */
 
 enum vramz_severity {
 	VRAMZ_SEV_INFO = 1,
@@ -75,6 +76,9 @@ enum {
 	VRAMZ_FG_STEPS = 1u << 13,   /* leak: growth in steps at a steady cadence:
 					count steps, value their median interval (s),
 					ref_value their median height (bytes) */
+	VRAMZ_FG_PARTS = 1u << 14,   /* outside_*_bytes, nccl_comms: where the
+					memory outside PyTorch's allocator is
+					(outside_allocator, communication_memory) */
 };
 
 /* Bits of vramz_finding.evidence for an oom finding: what made the end of
@@ -154,6 +158,14 @@ typedef struct vramz_finding {
 	/* appended (issue 36): a leak's or rise's onset, the data time its
 	 * rise began (wall clock, as first_seen_ms); 0 unknown */
 	int64_t onset_ms;
+	/* appended (issue 37), with VRAMZ_FG_PARTS: the parts of the
+	 * process's memory outside PyTorch's allocator, as its agent
+	 * measured them (vramz_proc_sample's outside_*_bytes) */
+	uint64_t outside_context_bytes;
+	uint64_t outside_libraries_bytes;
+	uint64_t outside_nccl_bytes;
+	uint64_t outside_other_bytes;
+	unsigned nccl_comms;          /* NCCL communicators among them */
 } vramz_finding;
 
 typedef struct vramz_diag_config {
@@ -224,6 +236,11 @@ typedef struct vramz_diag_config {
 	uint64_t leak_onset_alloc_min_rise_bytes; /* and 256 MiB */
 	unsigned leak_stair_min_steps; /* a staircase is a leak from this many steps (4) */
 	int64_t leak_stair_min_span_ms; /* lasting at least (60 s) */
+	/* appended (issue 37): communication_memory */
+	double comm_share;            /* NCCL's part of a process's memory on a GPU
+					 from this share of the GPU (0.15) */
+	unsigned comm_min_groups;     /* or this many communicators, each costing
+					 memory (4; 0 off) */
 } vramz_diag_config;
 
 typedef struct vramz_diag vramz_diag;

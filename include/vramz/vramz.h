@@ -262,6 +262,9 @@ enum {
 	VRAMZ_P_TORCH = 1u << 5,      /* a PyTorch agent publishes for this
 					 process (torch_* fields, docs/python.md) */
 	VRAMZ_P_OUTSIDE = 1u << 6,    /* outside_allocator_bytes */
+	VRAMZ_P_OUTSIDE_PARTS = 1u << 7, /* outside_*_bytes, outside_nccl_comms:
+					    its agent measures where the memory
+					    outside the allocator appeared */
 };
 
 /* Bits of vramz_proc_sample.torch_valid: the agent's figures it reported */
@@ -329,6 +332,15 @@ typedef struct vramz_proc_sample {
 	char pod[VRAMZ_POD_LEN];                /* pod name */
 	char pod_namespace[VRAMZ_KUBE_NAME_LEN]; /* the pod's namespace */
 	char container_name[VRAMZ_KUBE_NAME_LEN]; /* the container's name in the pod */
+	/* appended in 0.2 (issue 37), with VRAMZ_P_OUTSIDE_PARTS:
+	 * outside_allocator_bytes in parts, as the agent saw them appear
+	 * (docs/python.md); the four sum to it, other being what no
+	 * measurement told */
+	uint64_t outside_context_bytes;   /* the CUDA context */
+	uint64_t outside_libraries_bytes; /* CUDA libraries at their first use */
+	uint64_t outside_nccl_bytes;      /* NCCL's communicators */
+	uint64_t outside_other_bytes;
+	unsigned outside_nccl_comms;      /* communicators measured (one a group) */
 } vramz_proc_sample;
 
 /* A MIG GPU instance, listed under its parent GPU */

@@ -102,6 +102,18 @@ void diag_agent_free(vramz_diag *d);
  * grows (live, agent recording allocation history), into f's site */
 void torch_leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f);
 
+/* the parts of the memory outside the allocator into f (VRAMZ_FG_PARTS),
+ * when the agent measures them */
+struct torch_state;
+void torch_parts(vramz_finding *f, const struct torch_state *ts);
+
+/* ---- comm.c: NCCL's communicators (issue 37) ---- */
+int detect_communication_memory(vramz_diag *d, struct emitter *em);
+void summary_communication_memory(const vramz_finding *f, const char *subject, char *buf,
+				  size_t len);
+void advice_communication_memory(const vramz_finding *f, const char *subject, char *buf,
+				 size_t len);
+
 /* ---- rise.c: memory rising steeply now (not yet a leak) ---- */
 int detect_rise(vramz_diag *d, struct emitter *em);
 void summary_rise(const vramz_finding *f, const char *subject, char *buf, size_t len);

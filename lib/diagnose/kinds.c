@@ -155,6 +155,13 @@ static const struct kind_conf conf_fragmentation[] = {
 	CONF("frag-time", KC_DURATION, frag_ms, 10 * MIN_MS, "low activity near peak for (10min)"),
 };
 
+static const struct kind_conf conf_communication_memory[] = {
+	CONF("comm-share", KC_PERCENT, comm_share, 0.15,
+	     "NCCL's communicators in a process hold this share of its GPU (15%)"),
+	CONF(NULL, KC_COUNT, comm_min_groups, 4,
+	     "or this many communicators, each costing memory (4; 0 off)"),
+};
+
 static const struct kind_conf conf_oom[] = {
 	CONF(NULL, KC_SIZE, oom_free_bytes, GIB, "\"little free\": under this (1GiB)"),
 	CONF(NULL, KC_PERCENT, oom_free_share, 0.02, "or under this share of total (2%)"),
@@ -313,6 +320,18 @@ const struct finding_kind finding_kinds[] = {
 		.summary = summary_rise, .advice = advice_rise,
 		.span = KIND_LASTS,
 		CONFS(conf_rise),
+	},
+	[VRAMZ_FK_COMMUNICATION_MEMORY] = {
+		.kind = VRAMZ_FK_COMMUNICATION_MEMORY, .name = "communication_memory",
+		.hold_ms = 30000,
+		.detect = detect_communication_memory,
+		.summary = summary_communication_memory, .advice = advice_communication_memory,
+		.span = KIND_LASTS,
+		.series = {{"communication_memory_bytes",
+			    "Memory NCCL's communicators hold in a PyTorch process on the GPU "
+			    "(while the communication_memory finding is current).",
+			    KIND_FIG_BYTES}},
+		CONFS(conf_communication_memory),
 	},
 };
 

@@ -70,6 +70,11 @@ struct torch_state {
 	uint64_t oom_read_ooms;
 	int64_t oom_read_ms;
 	vramz_finding oom_rec;
+	/* where the memory outside the allocator is (issue 37): the row's
+	 * outside_*_bytes, with parts_ok */
+	int parts_ok;
+	uint64_t part_context, part_libraries, part_nccl, part_other;
+	unsigned nccl_comms;
 };
 
 struct proc_state {

@@ -56,6 +56,12 @@ void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t)
 	ts->allocated = (s->torch_valid & VRAMZ_T_ALLOCATED) ? s->torch_allocated_bytes : 0;
 	ts->outside_ok = (s->valid & VRAMZ_P_OUTSIDE) != 0;
 	ts->outside = s->outside_allocator_bytes;
+	ts->parts_ok = ts->outside_ok && (s->valid & VRAMZ_P_OUTSIDE_PARTS);
+	ts->part_context = ts->parts_ok ? s->outside_context_bytes : 0;
+	ts->part_libraries = ts->parts_ok ? s->outside_libraries_bytes : 0;
+	ts->part_nccl = ts->parts_ok ? s->outside_nccl_bytes : 0;
+	ts->part_other = ts->parts_ok ? s->outside_other_bytes : 0;
+	ts->nccl_comms = ts->parts_ok ? s->outside_nccl_comms : 0;
 	if (s->torch_valid & VRAMZ_T_RETRIES) {
 		if (!ts->seen || s->torch_alloc_retries < ts->retries_base)
 			ts->retries_base = s->torch_alloc_retries; /* first sight, or a restart */
@@ -118,7 +124,20 @@ static int emit_outside(struct emitter *em, const struct proc_state *p)
 	f->bytes = ts->outside;
 	f->ref_bytes = p->last_bytes;
 	f->share = (double)ts->outside / (double)p->last_bytes;
+	torch_parts(f, ts);
 	return 0;
+}
+
+void torch_parts(vramz_finding *f, const struct torch_state *ts)
+{
+	if (!ts->parts_ok)
+		return;
+	f->figures |= VRAMZ_FG_PARTS;
+	f->outside_context_bytes = ts->part_context;
+	f->outside_libraries_bytes = ts->part_libraries;
+	f->outside_nccl_bytes = ts->part_nccl;
+	f->outside_other_bytes = ts->part_other;
+	f->nccl_comms = ts->nccl_comms;
 }
 
 /* The oom fields of f from the agent's record of its last out-of-memory
@@ -305,18 +324,48 @@ int agent_words_fragmentation(const vramz_finding *f, const char *subject, int a
 
 void summary_outside_allocator(const vramz_finding *f, const char *subject, char *buf, size_t len)
 {
-	char a[32], b[32];
-	snprintf(buf, len, "%s holds %s outside PyTorch's allocator, %.0f%% of its %s", subject,
-		 gib(a, sizeof a, (double)f->bytes), f->share * 100,
-		 gib(b, sizeof b, (double)f->ref_bytes));
+	char a[32], b[32], parts[256];
+	int n = snprintf(buf, len, "%s holds %s outside PyTorch's allocator, %.0f%% of its %s", subject,
+			 gib(a, sizeof a, (double)f->bytes), f->share * 100,
+			 gib(b, sizeof b, (double)f->ref_bytes));
+	if (n >= 0 && (size_t)n < len && outside_parts_words(f, parts, sizeof parts))
+		snprintf(buf + n, len - (size_t)n, ": %s", parts);
 }
 
 void advice_outside_allocator(const vramz_finding *f, const char *subject, char *buf, size_t len)
 {
-	snprintf(buf, len, "This memory is the CUDA context, cuBLAS/cuDNN workspaces and "
-			   "NCCL buffers: fewer communicators or smaller NCCL buffers "
-			   "(NCCL_BUFFSIZE), CUBLAS_WORKSPACE_CONFIG, or fewer processes "
-			   "per GPU return it.");
+	(void)subject;
+	switch (outside_largest(f)) {
+	case OUTSIDE_NCCL:
+		snprintf(buf, len, "Most of it is NCCL's communicators, one per process group and "
+				   "GPU: create fewer groups, or create them lazily (no device_id at "
+				   "init_process_group: a group's communicator is then made at its "
+				   "first collective, never for an unused group), destroy groups "
+				   "when done, try NCCL_NVLS_ENABLE=0 and a smaller NCCL_BUFFSIZE.");
+		break;
+	case OUTSIDE_CONTEXT:
+		snprintf(buf, len, "Most of it is the CUDA context, paid once per process and GPU: "
+				   "run fewer processes per GPU, and keep each process off GPUs it "
+				   "does not use (CUDA_VISIBLE_DEVICES).");
+		break;
+	case OUTSIDE_LIBRARIES:
+		snprintf(buf, len, "Most of it is CUDA libraries' kernels and handles (cuDNN, "
+				   "cuFFT, ...): keep CUDA_MODULE_LOADING=LAZY (the default), and "
+				   "CUBLAS_WORKSPACE_CONFIG bounds cuBLAS's workspaces.");
+		break;
+	case OUTSIDE_OTHER:
+		snprintf(buf, len, "Most of it is none of the parts the agent measured (context, "
+				   "libraries, NCCL): another library's own pool (CuPy, XLA, "
+				   "TensorRT), or NCCL buffers made outside the wrapped calls; "
+				   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True helps only where "
+				   "PyTorch's own allocator is the cause.");
+		break;
+	default:
+		snprintf(buf, len, "This memory is the CUDA context, cuBLAS/cuDNN workspaces and "
+				   "NCCL buffers: fewer communicators or smaller NCCL buffers "
+				   "(NCCL_BUFFSIZE), CUBLAS_WORKSPACE_CONFIG, or fewer processes "
+				   "per GPU return it.");
+	}
 }
 
 /* " at model.py:88 in forward() asking 20.0 GiB with 9.8 GiB free (its

@@ -60,3 +60,59 @@ const char *diag_subject_str(const vramz_finding *f, char *b, size_t n)
 	}
 	return b;
 }
+
+/* the parts in the order of enum outside_part_word */
+static void parts_of(const vramz_finding *f, uint64_t v[5])
+{
+	v[OUTSIDE_NONE] = 0;
+	v[OUTSIDE_CONTEXT] = f->outside_context_bytes;
+	v[OUTSIDE_LIBRARIES] = f->outside_libraries_bytes;
+	v[OUTSIDE_NCCL] = f->outside_nccl_bytes;
+	v[OUTSIDE_OTHER] = f->outside_other_bytes;
+}
+
+enum outside_part_word outside_largest(const vramz_finding *f)
+{
+	uint64_t v[5];
+	enum outside_part_word best = OUTSIDE_NONE;
+	if (!(f->figures & VRAMZ_FG_PARTS))
+		return OUTSIDE_NONE;
+	parts_of(f, v);
+	for (int i = OUTSIDE_CONTEXT; i <= OUTSIDE_OTHER; i++)
+		if (v[i] > v[best])
+			best = (enum outside_part_word)i;
+	return best;
+}
+
+int outside_parts_words(const vramz_finding *f, char *b, size_t n)
+{
+	uint64_t v[5];
+	int done[5] = {1, 0, 0, 0, 0};
+	size_t at = 0;
+	b[0] = 0;
+	if (!(f->figures & VRAMZ_FG_PARTS))
+		return 0;
+	parts_of(f, v);
+	for (int k = 0; k < 4; k++) {
+		int best = 0;
+		for (int i = OUTSIDE_CONTEXT; i <= OUTSIDE_OTHER; i++)
+			if (!done[i] && (!best || v[i] > v[best]))
+				best = i;
+		done[best] = 1;
+		if (!v[best] || at >= n)
+			continue;
+		char x[32];
+		diag_bytes_str(x, sizeof x, (double)v[best]);
+		int w;
+		if (best == OUTSIDE_NCCL)
+			w = snprintf(b + at, n - at, "%s%s in %u NCCL communicator%s", at ? ", " : "", x,
+				     f->nccl_comms, f->nccl_comms == 1 ? "" : "s");
+		else
+			w = snprintf(b + at, n - at, "%s%s %s", at ? ", " : "", x,
+				     best == OUTSIDE_CONTEXT ? "CUDA context"
+				     : best == OUTSIDE_LIBRARIES ? "CUDA libraries" : "other");
+		if (w > 0)
+			at += (size_t)w;
+	}
+	return 1;
+}

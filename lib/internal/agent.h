@@ -73,6 +73,28 @@ struct agent_end {
 	struct agent_frame at;        /* the innermost line of its code */
 };
 
+/* Where memory outside the allocator appeared (issue 37): the parts, in
+ * the order JSON's "outside_parts" and the exporter's `part` label list
+ * them (agent_part_names). */
+enum agent_part {
+	AGENT_PART_CONTEXT, AGENT_PART_LIBRARIES, AGENT_PART_NCCL, AGENT_PART_OTHER,
+	AGENT_PART_COUNT
+};
+extern const char *const agent_part_names[AGENT_PART_COUNT];
+#define AGENT_MAX_OUTSIDE 64
+
+/* An `outside` record: bytes that appeared on one GPU at one moment. */
+struct agent_outside {
+	enum agent_part part;
+	uint64_t bytes;
+	int how;                      /* 1 the process's own figure, 2 the device's; 0 unknown */
+	int cuda;                     /* -1 unknown */
+	int uuid;                     /* index in agent_figures.outside_uuid; -1 none */
+	int comm;                     /* the agent's serial of the group; -1 unknown */
+	unsigned comms;               /* communicators it stands for (1; more when merged) */
+	char group[48];               /* "nccl:0-7"; "" unknown */
+};
+
 struct agent_figures {
 	uint32_t pid;
 	uint64_t start_time_ticks;
@@ -96,7 +118,22 @@ struct agent_figures {
 	struct agent_holder holder[AGENT_MAX_HOLDERS];
 	struct agent_end end;
 	int dir;                      /* which of the scan's directories */
+	/* issue 37: the process record's outside=1 (the agent measures the
+	 * parts), and its outside records with the GPUs they name */
+	int outside_on;
+	unsigned noutside, noutside_uuid;
+	struct agent_outside outside[AGENT_MAX_OUTSIDE];
+	char outside_uuid[AGENT_MAX_DEVICES][VRAMZ_UUID_LEN];
 };
+
+/* The parts of outside bytes (NVML's figure minus reserved) of f's process
+ * on the GPU of uuid: each known part summed from its records (the
+ * context first, then NCCL, then libraries, each cut to what is left, so
+ * the parts never exceed the whole), other the rest; *comms the NCCL
+ * communicators among them.  0, or -1 when the agent does not measure
+ * parts (an agent before issue 37). */
+int agent_outside_parts(const struct agent_figures *f, const char *uuid, uint64_t outside,
+			uint64_t parts[AGENT_PART_COUNT], unsigned *comms);
 
 struct agent_site {
 	char uuid[VRAMZ_UUID_LEN];

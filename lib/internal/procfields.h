@@ -35,6 +35,10 @@ struct proc_field {
 	uint32_t torch_bit;   /* VRAMZ_T_* that must also be set in torch_valid
 				 (the PyTorch agent's figures); 0 none */
 	int prom_counter;     /* 1: a Prometheus counter (name ends _total) */
+	const char *part;     /* rows sharing one metric, each a value of its
+				 `part` label (adjacent in the table, the
+				 first's help), and the keys of the JSON
+				 object "outside_parts"; NULL otherwise */
 	const char *label;    /* with prom_label: the label's name, NULL the
 				 same as name (dcgm-exporter's `container` is
 				 the container's name, not its id) */

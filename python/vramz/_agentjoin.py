@@ -2,7 +2,7 @@
 """The PyTorch agents' figures joined to process rows read from a daemon's
 segment (which carries none): lib/agent.c's agent_join in Python, so
 vramz.snapshot() from a daemon shows the same "torch" object and
-"outside_allocator_bytes" as `vramz status --json`.
+"outside_allocator_bytes" (and its "outside_parts") as `vramz status --json`.
 
 A file is believed only as the C reader believes it (docs/python.md, "The
 agent's files"): named torch-PID-START in a runtime directory, a regular
@@ -130,6 +130,8 @@ def join(processes):
         p["torch"] = t
         if p.get("used_bytes") is not None and t["reserved_bytes"] is not None:
             p["outside_allocator_bytes"] = max(0, p["used_bytes"] - t["reserved_bytes"])
+            p["outside_parts"] = agentfile.outside_parts(f, p.get("gpu_uuid"),
+                                                         p["outside_allocator_bytes"])
 
 
 ENDED_MAX = 32  # lib/agent.c's agent_ended_list, as src/format/jsondoc.c asks

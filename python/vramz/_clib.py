@@ -14,7 +14,7 @@ import ctypes.util
 import os
 import time
 
-from ._fields import GPU_FIELDS, TORCH_FIGURES
+from ._fields import GPU_FIELDS, OUTSIDE_PARTS, TORCH_FIGURES
 
 c_uint, c_int, u32, u64, i64 = ctypes.c_uint, ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int64
 
@@ -83,7 +83,11 @@ class ProcSample(ctypes.Structure):
                 ("outside_allocator_bytes", u64),
                 # 0.2: Kubernetes names (docs/attribution.md, "Kubernetes names")
                 ("pod", ctypes.c_char * 254), ("pod_namespace", ctypes.c_char * 64),
-                ("container_name", ctypes.c_char * 64)]
+                ("container_name", ctypes.c_char * 64),
+                # 0.2 (issue 37): its parts
+                ("outside_context_bytes", u64), ("outside_libraries_bytes", u64),
+                ("outside_nccl_bytes", u64), ("outside_other_bytes", u64),
+                ("outside_nccl_comms", c_uint)]
 
 # (JSON key under "torch", VRAMZ_T_* bit, member), from the one list
 TORCH_FIELDS = tuple((k, bit, "torch_" + k) for k, bit, _ in TORCH_FIGURES)
@@ -109,6 +113,7 @@ class Snapshot02(ctypes.Structure):
 
 F_MEM, F_PROCS = 1 << 0, 1 << 13
 P_USED, P_SM, P_MEMUTIL, P_VISIBLE, P_MIG, P_TORCH, P_OUTSIDE = 1, 2, 4, 8, 16, 32, 64
+P_OUTSIDE_PARTS = 128
 SAMPLE_DEFAULT = 1 | 2 | 8  # processes, their utilization, MIG
 SAMPLE_HEALTH = 1 << 9      # VRAM health, as `vramz status` reads it
 
@@ -210,7 +215,9 @@ def _document(lib, ctx, snap, sizes, procs):
                    for i in range(snap.gpu_count)]
     if procs:
         has_torch = sizes[1] >= ProcSample.outside_allocator_bytes.offset + 8
-        has_kube = sizes[1] >= ctypes.sizeof(ProcSample)  # a library with the pod names
+        has_kube = sizes[1] >= ProcSample.container_name.offset + 64  # a library with the pod names
+        if has_torch and sizes[1] >= ProcSample.outside_nccl_comms.offset + 4:
+            has_torch = 2  # and the outside parts
         doc["processes"] = [_proc(lib, ctx, _array(snap.procs, i, sizes[1], ProcSample), has_torch, has_kube)
                             for i in range(snap.proc_count)]
         from . import _agentjoin
@@ -274,6 +281,10 @@ def _proc(lib, ctx, p, has_torch, has_kube=False):
                   "container_name": (_s(p.container_name) or None) if vis else None})
     torch = has_torch and p.valid & P_TORCH
     d["outside_allocator_bytes"] = p.outside_allocator_bytes if has_torch and p.valid & P_OUTSIDE else None
+    d["outside_parts"] = None
+    if has_torch > 1 and p.valid & P_OUTSIDE_PARTS:
+        d["outside_parts"] = {k: getattr(p, f"outside_{k}_bytes") for k in OUTSIDE_PARTS}
+        d["outside_parts"]["nccl_communicators"] = p.outside_nccl_comms
     d["torch"] = None
     if torch:
         d["torch"] = {k: getattr(p, m) if p.torch_valid & bit else None for k, bit, m in TORCH_FIELDS}

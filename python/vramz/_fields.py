@@ -65,3 +65,8 @@ TORCH_FIGURES = (
     ("ooms", 1 << 6, True),
     ("allocations", 1 << 7, False),
 )
+
+# The parts of the memory outside the allocator (issue 37), in the order of
+# lib/procfields.c's outside_PART_bytes rows (JSON's "outside_parts", the
+# exporter's part label); "other" is the rest, never measured as such.
+OUTSIDE_PARTS = ("context", "libraries", "nccl", "other")

@@ -442,6 +442,7 @@ def _proc_doc(seg, p, redacted):
               "slurm_job": (p["slurm_job"] or None) if vis else None})
     # layout 1.0 carries no PyTorch agent figures: _agentjoin reads them
     d["outside_allocator_bytes"] = None
+    d["outside_parts"] = None
     d["torch"] = None
     # nor Kubernetes names (docs/attribution.md): the pod uid alone
     d.update({"pod": None, "namespace": None, "container_name": None})

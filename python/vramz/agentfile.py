@@ -29,6 +29,7 @@ import stat
 import time
 
 from . import _rundir
+from ._fields import OUTSIDE_PARTS
 
 MAGIC = "vramz-torch"
 # how long the figures file of an ended process stays for readers (a
@@ -83,15 +84,59 @@ def _with_tail(kind, rec):
     return _record(kind, pairs, ("file", rec["file"]) if rec.get("file") is not None else None)
 
 
-def format_figures(process, devices, oom=None, holders=(), end=None):
+# the keys of an outside record, in the order written (the rest after)
+OUTSIDE_KEYS = ("part", "bytes", "how", "cuda", "uuid", "comm", "comms", "group", "at", "lib",
+                "time_ms")
+
+
+def outside_parts(parsed, uuid, outside):
+    """The parts of outside bytes (NVML's figure minus reserved) of a
+    figures file's process on the GPU of uuid, as lib/agent.c's
+    agent_outside_parts: {"context", "libraries", "nccl", "other",
+    "nccl_communicators"}, or None when its agent measures no parts."""
+    if parsed.get("process", {}).get("outside") in (None, 0):
+        return None
+    by_cuda = {d.get("cuda"): d.get("uuid") for d in parsed.get("device", [])
+               if isinstance(d.get("uuid"), str) and d.get("uuid")}
+    sums = dict.fromkeys(OUTSIDE_PARTS, 0)
+    comms, seen = 0, set()
+    for r in parsed.get("outside", []):
+        b, part = figure(r, "bytes"), r.get("part")
+        if part not in sums or b is None:
+            continue
+        gpu = r.get("uuid") if isinstance(r.get("uuid"), str) else by_cuda.get(r.get("cuda"))
+        if gpu is None or gpu != uuid:
+            continue
+        sums[part] += b
+        if part == "nccl":
+            c = r.get("comm")
+            if not isinstance(c, int) or c not in seen:
+                n = r.get("comms")
+                comms += n if isinstance(n, int) and 1 <= n < 1 << 20 else 1
+                if isinstance(c, int):
+                    seen.add(c)
+    out, left = {}, outside
+    for part in ("context", "nccl", "libraries"):  # the surest first
+        out[part] = min(sums[part], left)
+        left -= out[part]
+    out["other"] = left
+    out = {k: out[k] for k in OUTSIDE_PARTS}
+    out["nccl_communicators"] = comms
+    return out
+
+
+def format_figures(process, devices, oom=None, holders=(), end=None, outside=()):
     """process: dict of the process record; devices: list of dicts, each
     with 'cuda', 'uuid' and the DEVICE_STATS keys; oom: the last OOM seen
     (with its site: line, func, file), or None; holders: the largest live
     allocation sites at that OOM (cuda, bytes, blocks, line, func, file);
-    end: how the process ended (the last record), or None."""
+    end: how the process ended (the last record), or None; outside: where
+    memory outside the allocator appeared (OUTSIDE_KEYS, issue 37)."""
     lines = [f"{MAGIC} {VERSION}", _record("process", process.items())]
     for d in devices:
         lines.append(_record("device", d.items()))
+    for o in outside:
+        lines.append(_record("outside", [(k, o.get(k)) for k in OUTSIDE_KEYS]))
     if oom:
         lines.append(_with_tail("oom", oom))
         for h in holders:

@@ -322,6 +322,18 @@ void diagconf_json(struct jsonw *w, const char *key, const vramz_finding *f)
 	} else {
 		jw_null(w, "holders");
 	}
+	/* where the memory outside the allocator is (issue 37) */
+	if (fg & VRAMZ_FG_PARTS) {
+		jw_obj(w, "outside_parts");
+		jw_u64(w, "context", f->outside_context_bytes);
+		jw_u64(w, "libraries", f->outside_libraries_bytes);
+		jw_u64(w, "nccl", f->outside_nccl_bytes);
+		jw_u64(w, "other", f->outside_other_bytes);
+		jw_u64(w, "nccl_communicators", f->nccl_comms);
+		jw_end_obj(w);
+	} else {
+		jw_null(w, "outside_parts");
+	}
 	/* a leak's or rise's onset, and the series a leak was judged on (issue 36) */
 	jw_str(w, "onset", f->onset_ms ? fmt_iso_ms(t, sizeof t, f->onset_ms) : NULL);
 	jw_str(w, "series", f->kind != VRAMZ_FK_LEAK ? NULL

@@ -187,6 +187,17 @@ void json_proc(struct jsonw *w, vramz_ctx *ctx, const vramz_proc_sample *p)
 void json_proc_torch(struct jsonw *w, const vramz_proc_sample *p)
 {
 	jw_u64_if(w, "outside_allocator_bytes", p->valid & VRAMZ_P_OUTSIDE, p->outside_allocator_bytes);
+	/* its parts (issue 37): the rows of lib/procfields.c with a part */
+	if (!(p->valid & VRAMZ_P_OUTSIDE_PARTS)) {
+		jw_null(w, "outside_parts");
+	} else {
+		jw_obj(w, "outside_parts");
+		for (size_t i = 0; i < proc_field_count; i++)
+			if (proc_fields[i].part)
+				jw_u64(w, proc_fields[i].part, proc_field_u64(&proc_fields[i], p));
+		jw_u64(w, "nccl_communicators", p->outside_nccl_comms);
+		jw_end_obj(w);
+	}
 	if (!(p->valid & VRAMZ_P_TORCH)) {
 		jw_null(w, "torch");
 		return;

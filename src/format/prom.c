@@ -394,10 +394,12 @@ static void render_mig(struct prom_buf *b, const struct prom_input *in)
 
 /* Per-process series and their labels both come from lib/procfields.c. */
 static void proc_series(struct prom_buf *b, const struct prom_input *in,
-			const char *name, const vramz_proc_sample *p)
+			const char *name, const vramz_proc_sample *p, const char *part)
 {
 	gpu_series(b, in, name, p->gpu_index);
 	bprintf(b, ",pid=\"%u\"", p->pid);
+	if (part)
+		bprintf(b, ",part=\"%s\"", part);
 	for (size_t i = 0; i < proc_field_count; i++) {
 		const struct proc_field *f = &proc_fields[i];
 		if (f->prom_label && f->kind == PC_STR && proc_field_valid(f, p))
@@ -413,12 +415,15 @@ static void render_procs(struct prom_buf *b, const struct prom_input *in)
 		const struct proc_field *f = &proc_fields[k];
 		if (!f->prom)
 			continue;
-		help_type(b, f->prom, f->help, f->prom_counter ? "counter" : "gauge");
+		/* rows of one metric (its part label) are adjacent: one HELP */
+		if (!f->part || k == 0 || !proc_fields[k - 1].prom ||
+		    strcmp(proc_fields[k - 1].prom, f->prom))
+			help_type(b, f->prom, f->help, f->prom_counter ? "counter" : "gauge");
 		for (unsigned i = 0; i < s->proc_count; i++) {
 			const vramz_proc_sample *p = &s->procs[i];
 			if (!proc_field_valid(f, p))
 				continue;
-			proc_series(b, in, f->prom, p);
+			proc_series(b, in, f->prom, p, f->part);
 			put_scaled(b, (int64_t)proc_field_u64(f, p), f->prom_scale);
 			prom_buf_put(b, "\n", 1);
 		}

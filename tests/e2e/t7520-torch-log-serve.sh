@@ -34,7 +34,7 @@ expect_success 'the agent published its figures' '
 expect_success 'log --procs: the torch columns in the header, after the old ones' '
 	vramz log -o g.csv --procs -i 100ms --duration 350ms &&
 	head -1 g.procs.csv > hdr &&
-	has "^time,gpu,uuid,pid,.*,comm,command,torch_allocated_bytes,torch_reserved_bytes,torch_inactive_split_bytes,torch_alloc_retries,torch_ooms,outside_allocator_bytes(,pod,namespace,container_name)?$" hdr
+	has "^time,gpu,uuid,pid,.*,comm,command,torch_allocated_bytes,torch_reserved_bytes,torch_inactive_split_bytes,torch_alloc_retries,torch_ooms,outside_allocator_bytes,pod,namespace,container_name,outside_context_bytes,outside_libraries_bytes,outside_nccl_bytes,outside_other_bytes,outside_nccl_comms$" hdr
 '
 
 expect_success 'log --procs: the agent process has its figures in the cells' '

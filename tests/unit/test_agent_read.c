@@ -59,6 +59,62 @@ static void parses_what_the_agent_writes(void **state)
 	assert_int_equal(f.oom_requested_bytes, 20 * GiB);
 }
 
+/* issue 37: the outside records - the context, libraries and NCCL's
+ * communicators per group, on two GPUs - turned into parts that sum to
+ * NVML's figure minus reserved; an unknown part is skipped, an older
+ * agent (no outside=1) has no parts at all */
+static void parses_the_outside_parts(void **state)
+{
+	(void)state;
+	static const char T[] =
+		"vramz-torch 1\n"
+		"process pid=4242 start_time_ticks=1893455 time_ms=5 outside=1\n"
+		"device cuda=0 uuid=GPU-a reserved_bytes=100\n"
+		"outside part=context bytes=639631360 how=process cuda=0 uuid=GPU-a at=tick time_ms=1\n"
+		"outside part=libraries bytes=77594624 how=process cuda=0 lib=libcudnn_cnn\n"
+		"outside part=nccl bytes=591396864 how=process cuda=0 uuid=GPU-a comm=0 group=nccl:0-7 "
+		"at=init_process_group\n"
+		"outside part=nccl bytes=5 how=process cuda=0 uuid=GPU-a comm=0 group=nccl:0-7 at=all_reduce\n"
+		"outside part=nccl bytes=591396864 how=device cuda=0 uuid=GPU-a comm=1 comms=3 group=nccl:0,2\n"
+		"outside part=future bytes=7 cuda=0 uuid=GPU-a\n"
+		"outside part=nccl cuda=0 uuid=GPU-a\n"
+		"outside part=context bytes=639631360 how=process cuda=1 uuid=GPU-b\n"
+		"outside part=other bytes=33554432 how=process cuda=0 uuid=GPU-a\n";
+	struct agent_figures f;
+	assert_int_equal(agent_parse(T, strlen(T), &f), 0);
+	assert_true(f.outside_on);
+	assert_int_equal(f.noutside, 7); /* the unknown part and the one without bytes skipped */
+	assert_int_equal(f.outside[0].part, AGENT_PART_CONTEXT);
+	assert_int_equal(f.outside[0].how, 1);
+	assert_int_equal(f.outside[4].how, 2);
+	assert_int_equal(f.outside[4].comms, 3);
+	assert_string_equal(f.outside[2].group, "nccl:0-7");
+	uint64_t parts[AGENT_PART_COUNT];
+	unsigned comms;
+	uint64_t sum = 639631360ull + 77594624 + 591396864 * 2 + 5;
+	assert_int_equal(agent_outside_parts(&f, "GPU-a", sum + (100 << 20), parts, &comms), 0);
+	assert_int_equal(parts[AGENT_PART_CONTEXT], 639631360);
+	/* the libraries record has no uuid: its cuda index's device record says */
+	assert_int_equal(parts[AGENT_PART_LIBRARIES], 77594624);
+	assert_int_equal(parts[AGENT_PART_NCCL], 591396864ull * 2 + 5);
+	assert_int_equal(parts[AGENT_PART_OTHER], 100 << 20); /* the agent's own 32 MiB in it */
+	assert_int_equal(comms, 1 + 3); /* comm 0 twice is one communicator */
+	/* NVML's figure below the parts (a communicator freed since): the
+	 * surest first, never more than the whole */
+	assert_int_equal(agent_outside_parts(&f, "GPU-a", 700 << 20, parts, &comms), 0);
+	assert_int_equal(parts[AGENT_PART_CONTEXT], 639631360);
+	assert_int_equal(parts[AGENT_PART_NCCL], (700 << 20) - 639631360);
+	assert_int_equal(parts[AGENT_PART_LIBRARIES] + parts[AGENT_PART_OTHER], 0);
+	/* the other GPU: only its context */
+	assert_int_equal(agent_outside_parts(&f, "GPU-b", 1ull << 30, parts, &comms), 0);
+	assert_int_equal(parts[AGENT_PART_CONTEXT], 639631360);
+	assert_int_equal(parts[AGENT_PART_OTHER], (1ull << 30) - 639631360);
+	assert_int_equal(comms, 0);
+	/* an agent from before issue 37 */
+	assert_int_equal(agent_parse(FIG, strlen(FIG), &f), 0);
+	assert_int_equal(agent_outside_parts(&f, "GPU-8f3a", 1ull << 30, parts, &comms), -1);
+}
+
 /* issue 27: the oom record in full, the holders and the end record; a
  * record of a type a reader does not know is skipped */
 static void parses_the_oom_and_the_end(void **state)
@@ -473,6 +529,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_what_the_agent_writes),
 		cmocka_unit_test(parses_the_oom_and_the_end),
+		cmocka_unit_test(parses_the_outside_parts),
 		cmocka_unit_test(rejects_other_formats),
 		cmocka_unit_test(parses_sites),
 		cmocka_unit_test(sanitizes_sites),

@@ -22,7 +22,7 @@ static void one_row_per_kind(void **s)
 	static const char *const names[] = {
 		NULL, "leak", "imbalance", "stray_context", "idle_holder", "orphaned", "throttle",
 		"pcie_downgraded", "mem_temp", "fragmentation", "gpu_lost", "oom",
-		"outside_allocator", "vram_errors", "row_remap", "xid", "rise"};
+		"outside_allocator", "vram_errors", "row_remap", "xid", "rise", "communication_memory"};
 	assert_int_equal(sizeof names / sizeof names[0], VRAMZ_FK_COUNT);
 	assert_null(kind_of((enum vramz_finding_kind)0));
 	assert_null(kind_of((enum vramz_finding_kind)VRAMZ_FK_COUNT));
@@ -75,16 +75,17 @@ static void prometheus_series(void **s)
 	(void)s;
 	static const char *const want[] = {"leak_rate_bytes_per_second", "time_to_oom_seconds",
 					   "idle_holder_bytes", "orphan_memory_bytes",
-					   "oom_ended_bytes", "oom_requested_bytes"};
+					   "oom_ended_bytes", "oom_requested_bytes",
+					   "communication_memory_bytes"};
 	unsigned n = 0;
 	for (int k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++)
 		for (unsigned i = 0; i < KIND_SERIES_MAX && finding_kinds[k].series[i].metric; i++) {
-			assert_true(n < 6);
+			assert_true(n < 7);
 			assert_string_equal(finding_kinds[k].series[i].metric, want[n]);
 			assert_non_null(finding_kinds[k].series[i].help);
 			n++;
 		}
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7);
 	vramz_finding f = {.kind = VRAMZ_FK_LEAK, .figures = VRAMZ_FG_RATE | VRAMZ_FG_TTO,
 			   .rate_bytes_per_s = 5, .time_to_oom_s = -1, .bytes = 9};
 	double num = 0;
@@ -109,7 +110,7 @@ static void thresholds(void **s)
 		"leak-min-rise", "leak-p", "leak-min-tau", "leak-critical-tto", "imbalance-ratio",
 		"imbalance-min", "stray-max", "idle-min", "idle-time", "orphan-min", "orphan-time",
 		"throttle-share", "throttle-min-busy", "pcie-share", "mem-temp-margin",
-		"mem-temp-max", "frag-time", "job-warmup", "report-after"};
+		"mem-temp-max", "frag-time", "comm-share", "job-warmup", "report-after"};
 	static const enum kind_conf_ctype ctype_of[] = {
 		[KC_DURATION] = KC_I64, [KC_SIZE] = KC_U64,   [KC_COUNT] = KC_UINT,
 		[KC_CELSIUS] = KC_INT,  [KC_PERCENT] = KC_DOUBLE, [KC_PROB] = KC_DOUBLE,

@@ -423,7 +423,11 @@ static void test_findings(void **state)
 			    "# HELP vramz_oom_requested_bytes What the last out-of-memory error of a "
 			    "PyTorch process asked for, labelled with the line that ran out (while "
 			    "the oom finding is current).\n"
-			    "# TYPE vramz_oom_requested_bytes gauge\n");
+			    "# TYPE vramz_oom_requested_bytes gauge\n"
+			    "# HELP vramz_communication_memory_bytes Memory NCCL's communicators hold "
+			    "in a PyTorch process on the GPU (while the communication_memory finding "
+			    "is current).\n"
+			    "# TYPE vramz_communication_memory_bytes gauge\n");
 	world_free(w);
 }
 

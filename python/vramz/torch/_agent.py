@@ -40,6 +40,7 @@ from .. import agentfile
 from .. import _proc
 from .. import _rundir
 from . import _end
+from . import _outside
 from . import _sites
 
 MIN_SITES_INTERVAL_S = 10.0
@@ -97,6 +98,8 @@ class Agent:
         self._last_sites_t = None
         self.seq = 0
         self.tick_s = 0.0  # time spent in ticks, for the cost figures
+        # where the memory outside the allocator appeared (issue 37)
+        self.outside = _outside.Outside(self) if _outside.enabled() else None
 
     # ---- life cycle --------------------------------------------------------
     def start(self):
@@ -107,6 +110,8 @@ class Agent:
         self.dir_fd, self.shared = _rundir.open_dir(self.directory, mode, make_parents=True)
         self._sweep_stale()
         self._watch_end()
+        if self.outside is not None:
+            self.outside.install()
         self._thread = threading.Thread(target=self._run, name="vramz-torch", daemon=True)
         self._thread.start()
         atexit.register(self._at_exit)
@@ -186,6 +191,8 @@ class Agent:
                 pass
         if os.getpid() == self.pid:
             _end.uninstall(self)
+            if self.outside is not None:
+                self.outside.uninstall()
             if self._sig_fd is not None:
                 os.close(self._sig_fd)
                 self._sig_fd = None
@@ -250,6 +257,19 @@ class Agent:
     def _run(self):
         while not self._stop.is_set():
             t0 = time.perf_counter()
+            if self.outside is not None and self.outside.fast():
+                # just after CUDA's initialisation: the context is measured
+                # as soon as it appears, before libraries add to it
+                try:
+                    torch = self._torch()
+                    if torch is not None and torch.cuda.is_initialized():
+                        self.outside.tick(torch)
+                except Exception:
+                    pass
+                self.tick_s += time.perf_counter() - t0
+                self._wake.wait(_outside.FAST_S)
+                self._wake.clear()
+                continue
             try:
                 self.tick()
             except _rundir.Untrusted as e:  # a planted temporary name, a directory gone bad
@@ -283,6 +303,11 @@ class Agent:
         if self.history and not self._history_on:
             self._history_on = True
             self._enable_history(torch)
+        if self.outside is not None:
+            try:
+                self.outside.tick(torch)
+            except Exception as e:
+                self.say_once("outside", f"cannot measure the memory outside the allocator: {e}")
         process = self._publish(torch)
         try:
             os.stat(self.name + ".req", dir_fd=self.dir_fd, follow_symlinks=False)
@@ -312,9 +337,11 @@ class Agent:
                 "seq": self.seq,
                 "history": int(self._history_on),
                 "torch": getattr(torch, "__version__", None),
+                "outside": 1 if self.outside is not None else None,
             }
+            outside = self.outside.snapshot() if self.outside is not None else ()
             text = agentfile.format_figures(process, devices, self._last_oom, self._oom_holders,
-                                            self._end)
+                                            self._end, outside)
             agentfile.write_atomic(self._dir(), self.name, text, where=self.directory)
             self._published = True
             return process
@@ -370,6 +397,9 @@ class Agent:
         data: what holds the memory at an OOM) has its site too; turned on
         at the next tick it would miss them."""
         self._attach_once(torch)
+        if self.outside is not None:
+            self.outside.install()
+            self.outside.on_cuda_init()
         if self.history and not self._history_on:
             self._history_on = True
             try:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """torch.cuda of the stub: state in _stub, a Stub (see the package doc)."""
+import os
 import threading
 import traceback
 import types
@@ -8,6 +9,10 @@ from . import memory  # noqa: F401
 from .._errors import OutOfMemoryError  # noqa: F401
 
 TOTAL_BYTES = 150754820096
+# memory outside the allocator, as measured on an H100 (docs/DESIGN facts,
+# issue 37): the CUDA context, one single-rank NCCL communicator
+CONTEXT_BYTES = 610 << 20
+COMM_BYTES = 564 << 20
 
 
 class Stub:
@@ -30,6 +35,14 @@ class Stub:
         self.dev = [dict(reserved=0, inactive_split=0, peak_alloc=0, peak_reserved=0,
                          retries=0, ooms=0, allocs_total=0, device_mallocs=0)
                     for _ in range(devices)]
+        # outside the allocator, per device: the context (made at the first
+        # allocation or memory query there, as CUDA's primary context is),
+        # then libraries and NCCL's communicators (outside_add)
+        self.context = [False] * devices
+        self.outside = [0] * devices
+        self.others_bytes = [0] * devices  # other processes on the device
+        self.current = 0
+        self.nvml_calls = 0
 
     # ---- what tests call -------------------------------------------------
     def _init(self):
@@ -41,6 +54,37 @@ class Stub:
                 fn()
             self.initialized = True
 
+    def make_context(self, device):
+        self._init()
+        if not self.context[device]:
+            self.context[device] = True
+            self.outside[device] += CONTEXT_BYTES
+
+    def outside_add(self, device, nbytes):
+        """Memory outside the allocator appears on device (a library's
+        kernels, a communicator): what NVML counts and the allocator not."""
+        self.make_context(device)
+        self.outside[device] += nbytes
+
+    def process_bytes(self, device):
+        """NVML's figure for this process on device: None while it holds
+        no context there (not listed)."""
+        if not self.context[device]:
+            return None
+        return self.outside[device] + self.dev[device]["reserved"]
+
+    def nvml(self):
+        """A stand-in for the agent's NVML reader (vramz/torch/_nvml.py)
+        answering with process_bytes: tests set agent.outside.nvml to it."""
+        stub = self
+
+        class FakeNvml:
+            def process_bytes(self, uuid, pid):
+                stub.nvml_calls += 1
+                i = int(uuid[4:12]) if uuid and uuid.startswith("GPU-") else None
+                return None if i is None or pid != os.getpid() else stub.process_bytes(i)
+        return FakeNvml()
+
     def limit(self, device):
         f = self.fraction[device]
         return TOTAL_BYTES if f is None else int(f * TOTAL_BYTES)
@@ -51,7 +95,7 @@ class Stub:
         stack of the caller is recorded when history is on.  More than the
         allocator's limit (the device, or the process's fraction of it)
         raises OutOfMemoryError as PyTorch does."""
-        self._init()
+        self.make_context(device)
         need = size if reserve is None else reserve
         if self.dev[device]["reserved"] + need > self.limit(device):
             self.oom(device, size)
@@ -159,3 +203,23 @@ def memory_allocated(device=None):
 
 def memory_reserved(device=None):
     return memory_stats(device)["reserved_bytes.all.current"]
+
+
+def mem_get_info(device=None):
+    """The device's (free, total), all processes: creates the context on
+    device as cudaMemGetInfo does."""
+    i = _stub.current if device is None else int(getattr(device, "index", device))
+    _stub.make_context(i)
+    used = _stub.outside[i] + _stub.dev[i]["reserved"] + _stub.others_bytes[i]
+    return TOTAL_BYTES - used, TOTAL_BYTES
+
+
+def current_device():
+    _stub._init()
+    return _stub.current
+
+
+def set_device(device):
+    """As CUDA 12's cudaSetDevice: the primary context is made there."""
+    _stub.current = int(getattr(device, "index", device))
+    _stub.make_context(_stub.current)
