@@ -27,14 +27,23 @@ struct line {
 	const char *p, *end;
 };
 
+/* The next line, without its '\n'.  Only a line that ends in '\n' is one:
+ * the agent writes its files whole and renames them, so a complete file
+ * always ends in '\n' and text after the last '\n' is a line still being
+ * written (a torn read), whose figures may be cut short (1111 read as 1):
+ * it is ignored. */
 static int next_line(const char **cur, const char *end, struct line *l)
 {
 	if (*cur >= end)
 		return 0;
-	l->p = *cur;
 	const char *nl = memchr(*cur, '\n', (size_t)(end - *cur));
-	l->end = nl ? nl : end;
-	*cur = nl ? nl + 1 : end;
+	if (!nl) {
+		*cur = end;
+		return 0;
+	}
+	l->p = *cur;
+	l->end = nl;
+	*cur = nl + 1;
 	return 1;
 }
 

@@ -173,11 +173,16 @@ def parse(text):
     'process': {...}, 'device': [...], 'site': [...], ...}.  Values that are
     integers come back as int.  Raises ValueError on a wrong magic or major
     version.  Read exactly as lib/agent.c reads it (tests/agentfile-cases.txt
-    is both readers' table): lines end at '\\n' only, the first is the
+    is both readers' table): lines end at '\\n' only, and a last line
+    without its '\\n' is torn and ignored; the first is the
     magic, one blank and the version, nothing else; blanks are spaces; a
     token without '=' is skipped."""
     lines = text.split("\n")
-    head = lines[0]
+    # after the last '\n': nothing in a complete file (the agent writes it
+    # whole and renames it); anything there is a line still being written,
+    # its figures perhaps cut short, and is ignored
+    lines.pop()
+    head = lines[0] if lines else ""
     if head not in (f"{MAGIC} {VERSION}", f"{SITES_MAGIC} {VERSION}"):
         if head.partition(" ")[0] in (MAGIC, SITES_MAGIC):
             raise ValueError(f"unknown agent file version {head.partition(' ')[2]}")

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,6 +128,15 @@ static int file_open(struct log_file *f, char *err, size_t errlen)
 		if (fstat(f->fd, &st))
 			return fail(err, errlen, VRAMZ_EIO, f->path, "cannot stat", errno);
 		f->regular = S_ISREG(st.st_mode);
+		/* one writer a log: two would interleave their ticks, each cut
+		 * the other's "torn" tail and rotate it under it.  Taken before
+		 * the header is read or written, and again on the new file after
+		 * each rotation; held until the descriptor is closed.  A file
+		 * system without locks (ENOLCK) is written unlocked, as before */
+		if (f->regular && f->named && flock(f->fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK)
+			return fail(err, errlen, VRAMZ_EPERM, f->path,
+				    "another vramz is writing this log (it holds its lock); "
+				    "refusing to write it too", 0);
 		if (f->regular && st.st_size > 0) {
 			char *head = malloc(f->hdr.len);
 			if (!head)

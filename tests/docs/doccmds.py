@@ -12,7 +12,11 @@ document's commands run in order in a fresh directory of their own (so
 reads), through bash (pipes work; `vramz` is the build's binary first in
 PATH), with the 8-GPU fake machine, a private runtime and config
 directory, and a timeout: a command that is still running then (serve,
-watch, daemon, a log without --duration) has run.
+watch, daemon, a log without --duration) has run, once what a later
+command reads is there - a file it writes (`-o FILE`, `| tee FILE`) holds
+a whole row under its header - and a command the docs show failing has
+failed (both waited for, up to LONG_S: under load the first tick or the
+error can come after the timeout).
 
 After a `$ vramz ...` line, the lines up to the next `$ ` line or the
 block's end are what the docs say it prints; those that start with
@@ -37,6 +41,8 @@ import sys
 import tempfile
 
 TIMEOUT_S = 3
+LONG_S = 60
+OUTPUT = re.compile(r"(?:^|\s)(?:-o|--output)\s+(\S+)|\|\s*tee\s+(\S+)")
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z_0-9]+(\.\.\.)?$|^\[[-a-zA-Z]")
 ERROR_LINE = re.compile(r"^vramz( [a-z-]+)?: ")
 
@@ -117,19 +123,40 @@ def load_not_run(path):
     return rules
 
 
-def run(cmd, cwd, env):
-    """(exit status or "running", stderr) of cmd through bash; at the
-    timeout its whole process group is killed (serve, a daemon, a pipe)."""
+def has_row(path):
+    """Whether a file a command writes holds its header and a whole row."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(1 << 20).count(b"\n") >= 2
+    except OSError:
+        return False
+
+
+def run(cmd, cwd, env, fails):
+    """(exit status or "running", stderr) of cmd through bash.  A command
+    still running at the timeout has run once the files it writes hold a
+    row (a later command reads them); one the docs show failing is given
+    until LONG_S to fail; then its whole process group is killed (serve,
+    a daemon, a pipe)."""
+    outputs = [os.path.join(cwd, a or b) for a, b in OUTPUT.findall(cmd) if (a or b) != "-"]
     p = subprocess.Popen(["bash", "-c", "set -o pipefail; " + cmd], cwd=cwd, env=env,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        _, err = p.communicate(timeout=TIMEOUT_S)
-        rc = p.returncode
-    except subprocess.TimeoutExpired:
+    waited = 0.0
+    while True:
+        step = TIMEOUT_S if waited == 0 else 0.1
+        try:
+            _, err = p.communicate(timeout=step)
+            rc = p.returncode
+            break
+        except subprocess.TimeoutExpired:
+            waited += step
+        if waited < LONG_S and (fails or not all(map(has_row, outputs))):
+            continue
         rc = "running"
         os.killpg(p.pid, signal.SIGKILL)
         _, err = p.communicate()
+        break
     try:  # what it left behind in its group (a daemon's children)
         os.killpg(p.pid, signal.SIGKILL)
     except ProcessLookupError:
@@ -272,7 +299,7 @@ def main():
                     print(f"skip - {name}:{n}: {cmd}  ({rule[2]})")
                     continue
                 ran += 1
-                rc, err = run(cmd, cwd, env)
+                rc, err = run(cmd, cwd, env, bool(errors))
                 errlines = [l.rstrip() for l in err.splitlines()]
                 why = None
                 if errors:

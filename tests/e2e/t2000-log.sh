@@ -107,6 +107,23 @@ assert all(r["lost"] == "0" and r["mem_used_bytes"] for r in g0)
 PY
 '
 
+expect_success 'a second logger on a file being logged refuses with one line; the first goes on' '
+	"$VRAMZ_BIN" log -o two.csv --procs -i 50ms --duration 30s 2>err1 & pid=$! &&
+	# the lock is taken before the header is written: a header means held
+	for _ in $(seq 100); do [ -s two.csv ] && break; sleep 0.1; done &&
+	test -s two.csv &&
+	{ vramz log -o two.csv --procs -i 50ms --duration 200ms 2>err2; test $? = 1; } &&
+	test "$(wc -l <err2)" = 1 &&
+	has "^vramz: two.csv: another vramz is writing this log \(it holds its lock\); refusing to write it too$" err2 &&
+	{ vramz run -o two.csv -- true 2>err3; test $? = 1; } &&
+	has "^vramz: run: two.csv: another vramz is writing this log" err3 &&
+	kill -0 $pid && kill -TERM $pid && wait $pid &&
+	has "to two.csv, stopped by SIGTERM" err1 &&
+	whole_rows two.csv two.procs.csv &&
+	test "$(grep -c "^time," two.csv)" = 1 &&
+	vramz log -o two.csv --procs -i 50ms --duration 100ms 2>/dev/null
+'
+
 expect_success 'bad usage is exit 2 with one line' '
 	test "$(rc vramz log -i 5ms)" = 2 &&
 	test "$(rc vramz log --procs)" = 2 &&

@@ -17,12 +17,17 @@ L="$T/logs"
 mkdir -p "$L"
 
 # the leaker: a real process that ends when its GPU is full (24 GiB - 0.5
-# reserved - 2 steady - 1 at start, at 512 MiB/s: 41 s)
+# reserved - 2 steady - 1 at start, at 512 MiB/s: 41 s).  Its 42 s run on
+# the real clock, so the fake's growth must too: FAKE_NVML_EPOCH starts
+# both vramz processes' fake clocks at the sleep's start, not each at its
+# own nvmlInit (a loaded machine started them a second or more later, and
+# the job ended before its GPU was full: no oom)
 scenario diag-oom.scn
+EPOCH=$(date +%s.%N)
 sleep 42 & OOM_PID=$!
 export OOM_PID
-vramz log -o "$L/oom.csv" --procs -i 200ms --duration 47s 2>/dev/null & LOGGER=$!
-vramz watch -i 200ms -d 47s --report-after 1s --json >"$T/watch.json" 2>"$T/watch.err"
+FAKE_NVML_EPOCH=$EPOCH vramz log -o "$L/oom.csv" --procs -i 200ms --duration 47s 2>/dev/null & LOGGER=$!
+FAKE_NVML_EPOCH=$EPOCH vramz watch -i 200ms -d 47s --report-after 1s --json >"$T/watch.json" 2>"$T/watch.err"
 WATCH_RC=$?
 wait $LOGGER
 
@@ -60,7 +65,7 @@ expect_success 'analyze on the log: the oom, the leak it died of, what grew by c
 	has "leak +pid $OOM_PID \(sleep\) on GPU 0 grew" out &&
 	has "command: sleep 42" out &&
 	has "^what grew" out &&
-	has "^ *$OOM_PID +0 +1.0[0-9] GiB +[0-9.]+ GiB +[0-9.]+ GiB +\+[0-9.]+ GiB .* sleep 42$" out &&
+	has "^ *$OOM_PID +0 +[0-9.]+ GiB +[0-9.]+ GiB +[0-9.]+ GiB +\+[0-9.]+ GiB .* sleep 42$" out &&
 	has "^ *$STEADY_PID +0 +2.00 GiB +2.00 GiB +2.00 GiB +0 B .* sleep 300$" out &&
 	{ vramz analyze --json "$L/oom.csv" >out.json; test $? = 3; } &&
 	python3 - out.json <<PY
@@ -70,6 +75,10 @@ o = [f for f in r["findings"] if f["kind"] == "oom"]
 assert len(o) == 1 and o[0]["pid"] == $OOM_PID, r["findings"]
 p = {x["pid"]: x for x in r["processes"]}
 assert p[$OOM_PID]["cmdline"] == "sleep 42" and p[$OOM_PID]["growth_bytes"] > 15 * 2**30, p
+# FIRST is the logger's first sample: 1 GiB at the sleep's start, grown
+# by 512 MiB/s for however long the logger took to start (the shared clock)
+first = p[$OOM_PID]["first_bytes"]
+assert 2**30 <= first < 2**30 + 10 * 2**29 and first < p[$OOM_PID]["peak_bytes"], p
 assert p[$STEADY_PID]["growth_bytes"] == 0, p
 PY
 '

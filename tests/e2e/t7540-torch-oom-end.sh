@@ -87,6 +87,21 @@ while not os.path.exists(sys.argv[1] + ".stop"):
     time.sleep(0.2)
 PYEOF
 
+# seen_alive PID TRACE PROCS: until the watch (the fake's trace of its
+# calls, TRACE) has begun its second tick, so finished a first with PID
+# alive, and the logger has a row of PID in PROCS (30 s).  A fixed 4 s
+# could pass before either had sampled the job on a loaded machine, and a
+# job gone before its first sample is never known to have died
+seen_alive() {
+	for _ in $(seq 300); do
+		[ "$(grep -c "^nvmlDeviceGetComputeRunningProcesses_v3 " "$2" 2>/dev/null)" -ge 2 ] &&
+			grep -qE "^[^,]*,[^,]*,[^,]*,$1," "$3" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "the watch or the logger never sampled pid $1"
+	return 1
+}
+
 # the events of kind K in watch's JSON lines: "EVENT SEVERITY summary"
 events() {
 	python3 - "$1" "$2" <<'PY'
@@ -106,9 +121,9 @@ DIES=$JOB
 scn 21GiB
 "$VRAMZ_BIN" log -o "$T/dies.csv" --procs -i 500ms --duration 11s 2> "$T/dies-log.err" &
 LOGGER=$!
-"$VRAMZ_BIN" watch --json -i 1s -d 12s --report-after 1s > "$T/dies.json" 2> "$T/dies.err" &
+FAKE_NVML_TRACE="$T/dies.trace" "$VRAMZ_BIN" watch --json -i 1s -d 12s --report-after 1s > "$T/dies.json" 2> "$T/dies.err" &
 WATCH=$!
-sleep 4
+seen_alive $DIES "$T/dies.trace" "$T/dies.procs.csv"
 touch "$T/go.dies"
 wait $WATCH
 wait $LOGGER
@@ -162,7 +177,14 @@ print(json.dumps(vramz.snapshot()[\"ended\"], sort_keys=True))" > py.ended &&
 		diff c.ended py.ended
 	fi &&
 	touch -d "6 minutes ago" "$VRAMZ_RUNTIME_DIR"/torch-$DIES-* &&
-	{ timeout 3 "$VRAMZ_BIN" daemon -i 200ms 2> daemon.err; true; } &&
+	# the daemon sweeps as it starts: until the tombstone is gone (30 s),
+	# not a fixed 3 s, which a loaded machine could spend starting it
+	{ "$VRAMZ_BIN" daemon -i 200ms 2> daemon.err & daemon=$!; } &&
+	for _ in $(seq 300); do
+		ls "$VRAMZ_RUNTIME_DIR" > files && ! grep -q "^torch-$DIES-" files && break
+		sleep 0.1
+	done &&
+	{ kill $daemon 2>/dev/null; wait $daemon; true; } &&
 	ls "$VRAMZ_RUNTIME_DIR" > files && hasnt "^torch-$DIES-" files
 '
 
@@ -170,9 +192,9 @@ start_job probes
 scn 139GiB
 "$VRAMZ_BIN" log -o "$T/probes.csv" --procs -i 500ms --duration 11s 2> "$T/log.err" &
 LOGGER=$!
-"$VRAMZ_BIN" watch --json -i 1s -d 12s --report-after 1s > "$T/probes.json" 2> "$T/probes.err" &
+FAKE_NVML_TRACE="$T/probes.trace" "$VRAMZ_BIN" watch --json -i 1s -d 12s --report-after 1s > "$T/probes.json" 2> "$T/probes.err" &
 WATCH=$!
-sleep 4
+seen_alive $JOB "$T/probes.trace" "$T/probes.procs.csv"
 touch "$T/go.probes"
 wait $WATCH
 wait $LOGGER
@@ -211,8 +233,13 @@ start_job dies2
 scn 21GiB
 expect_success 'serve: vramz_oom_requested_bytes with the site, vramz_oom_ended_bytes' '
 	serve_start serve.log --procs --interval 1s &&
-	sleep 3 && touch "$T/go.dies2" &&
-	wait_for sh -c "curl -s http://127.0.0.1:$PORT/metrics | grep -q \"^vramz_oom_requested_bytes{\"" &&
+	# sampled alive before it dies (a fixed 3 s could pass first under load)
+	wait_for sh -c "curl -s http://127.0.0.1:$PORT/metrics | grep -q \"^vramz_process_memory_used_bytes{.*pid=.$JOB.\"" &&
+	touch "$T/go.dies2" &&
+	# the death itself: the requested bytes come with the OOM record,
+	# which a loaded agent can publish while its process still unwinds;
+	# the ended bytes only once the process is gone
+	wait_for sh -c "curl -s http://127.0.0.1:$PORT/metrics | grep -q \"^vramz_oom_ended_bytes{.*pid=.$JOB.\"" &&
 	scrape /metrics > m.txt &&
 	serve_stop &&
 	has "^vramz_oom_requested_bytes\{gpu=\"0\",[^}]*pid=\"$JOB\",site=\"dies2\.py:$OOM_LINE in forward\(\)\"\} 21474836480$" m.txt &&

@@ -587,6 +587,33 @@ static void test_dynamic(struct nvml *n)
 	CHECK_RC(n->nvmlShutdown(), NVML_SUCCESS);
 }
 
+/* FAKE_NVML_EPOCH 10 s ago: growth counts from then, not from nvmlInit, so
+ * processes started at different moments share one clock; a value that is
+ * not a time is ignored. */
+static void test_epoch(struct nvml *n)
+{
+	static const char scn[] =
+		"gpu 0 mem_total=100GiB mem_reserved=0 mem_used=0\n"
+		"grow gpu=0 rate=+1GiB/s\n";
+	struct timespec now;
+	char env[64];
+	unsigned long long used;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(env, sizeof(env), "%lld.%09ld", (long long)now.tv_sec - 10, now.tv_nsec);
+	setenv("FAKE_NVML_EPOCH", env, 1);
+	CHECK_RC(init_with(n, write_scn("epoch.scn", scn)), NVML_SUCCESS);
+	used = mem2(n, dev(n, 0), NVML_SUCCESS).used;
+	CHECK(used >= 10 * GiB && used < 20 * GiB);
+	CHECK_RC(n->nvmlShutdown(), NVML_SUCCESS);
+
+	setenv("FAKE_NVML_EPOCH", "soon", 1);
+	CHECK_RC(init_with(n, write_scn("epoch.scn", scn)), NVML_SUCCESS);
+	CHECK(mem2(n, dev(n, 0), NVML_SUCCESS).used < 5 * GiB);
+	CHECK_RC(n->nvmlShutdown(), NVML_SUCCESS);
+	unsetenv("FAKE_NVML_EPOCH");
+}
+
 /* ---- concurrency ---------------------------------------------------------- */
 
 struct hammer {
@@ -704,6 +731,7 @@ int main(int argc, char **argv)
 	test_errors(&n);
 	test_mig(&n);
 	test_dynamic(&n);
+	test_epoch(&n);
 	test_threads(&n);
 	test_trace(trace_path);
 	test_legacy();

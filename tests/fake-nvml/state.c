@@ -40,7 +40,7 @@ static struct {
 	struct fake_world *w;          /* set while refs > 0 */
 	char *path;                    /* scenario file, for reloads */
 	struct stat st;                /* of path when last read */
-	struct timespec t0;            /* CLOCK_MONOTONIC at first init */
+	struct timespec t0;            /* CLOCK_MONOTONIC at first init, or FAKE_NVML_EPOCH */
 	unsigned long mem_calls[FAKE_MAX_GPUS]; /* successful memory reads */
 } g;
 
@@ -132,6 +132,38 @@ static void reload_if_changed(void)
 	g.w = w;
 }
 
+/* The time base: the first init, or FAKE_NVML_EPOCH (Unix seconds, a
+ * fraction allowed: `date +%s.%N`) when a test sets it, so that several
+ * vramz processes and the real processes a scenario follows share one
+ * clock (a leaker that must be full when its `sleep` ends, whatever
+ * moment each process started).  A value that is not a number, or lies
+ * in the future, is ignored: time then starts at this init. */
+static void time_base(struct timespec *t0)
+{
+	const char *e = getenv("FAKE_NVML_EPOCH");
+	struct timespec real;
+	char *rest;
+	double epoch_s, ago_s;
+
+	clock_gettime(CLOCK_MONOTONIC, t0);
+	if (!e || !*e)
+		return;
+	errno = 0;
+	epoch_s = strtod(e, &rest);
+	clock_gettime(CLOCK_REALTIME, &real);
+	ago_s = (double)real.tv_sec + (double)real.tv_nsec / 1e9 - epoch_s;
+	if (errno || *rest || !(ago_s > 0) || ago_s > 86400.0)
+		return;
+	long long ago_ns = (long long)(ago_s * 1e9);
+	long long t0_ns = (long long)t0->tv_sec * 1000000000LL + t0->tv_nsec - ago_ns;
+	t0->tv_sec = (time_t)(t0_ns / 1000000000LL);
+	t0->tv_nsec = (long)(t0_ns % 1000000000LL);
+	if (t0->tv_nsec < 0) {
+		t0->tv_sec--;
+		t0->tv_nsec += 1000000000L;
+	}
+}
+
 static nvmlReturn_t first_init(void)
 {
 	const char *path = getenv("FAKE_NVML_SCENARIO");
@@ -163,7 +195,7 @@ static nvmlReturn_t first_init(void)
 	}
 	g.w = w;
 	g.st = st;
-	clock_gettime(CLOCK_MONOTONIC, &g.t0);
+	time_base(&g.t0);
 	memset(g.mem_calls, 0, sizeof(g.mem_calls));
 	return NVML_SUCCESS;
 }
