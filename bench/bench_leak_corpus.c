@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "vramz/diagnose.h"
 #include "vramz/log.h"
 
@@ -59,17 +60,7 @@ struct ccase {
 
 static uint64_t rng;
 
-static double gauss(void)
-{
-	double u[2];
-	for (int i = 0; i < 2; i++) {
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
-		u[i] = (double)(rng >> 11) / 9007199254740992.0;
-	}
-	return sqrt(-2 * log(u[0] < 1e-300 ? 1e-300 : u[0])) * cos(2 * M_PI * u[1]);
-}
+static double gauss(void) { return bench_gauss(&rng); }
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rng.h"
 #include "vramz/diagnose.h"
 
 #define MiB 1048576.0
@@ -24,17 +25,7 @@
 
 static uint64_t rng = 88172645463325252ull;
 
-static double gauss(void)
-{
-	double u[2];
-	for (int i = 0; i < 2; i++) {
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
-		u[i] = (double)(rng >> 11) / 9007199254740992.0;
-	}
-	return sqrt(-2 * log(u[0] < 1e-300 ? 1e-300 : u[0])) * cos(2 * M_PI * u[1]);
-}
+static double gauss(void) { return bench_gauss(&rng); }
 
 /* Seconds from the leak's start to its first report (-1: none before the
  * GPU was full); *rate the finding's rate then. */

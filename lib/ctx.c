@@ -102,7 +102,7 @@ static int open_one(vramz_ctx *ctx, const struct backend_ops *ops, const vramz_o
 	c->info.gpu_first = ctx->ngpus;
 	c->info.gpu_count = n;
 	ops->system(c->be, &ctx->sys, &c->info);
-	/* text from a driver, a segment or a log: lib/text.h */
+	/* text from a driver, a segment or a log: lib/internal/text.h */
 	field_sanitize_system(&ctx->sys, &c->info);
 	ctx->ngpus += n;
 	ctx->nbk++;

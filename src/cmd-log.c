@@ -9,7 +9,7 @@
  * throughput takes NVML 20 ms per GPU, energy 4 ms, the current link) are
  * read every --slow-interval (10 s) off the tick's path and each tick logs
  * their latest values.  Files, rotation and the crash-safety promises are
- * lib/log/logwrite.c's; docs/logging.md is the user's side.
+ * src/format/logwrite.c's; docs/logging.md is the user's side.
  */
 #include <errno.h>
 #include <signal.h>

@@ -87,7 +87,7 @@ uint32_t field_sanitize(vramz_gpu_sample *s);
 /* The same for a process row: used memory, SM and memory utilization. */
 uint32_t field_sanitize_proc(vramz_proc_sample *p);
 /* Every text member of a GPU's identity (name, UUID, bus id, serial,
- * VBIOS, ...) through lib/text.h's sanitizer, whichever backend filled it. */
+ * VBIOS, ...) through lib/internal/text.h's sanitizer, whichever backend filled it. */
 void field_sanitize_info(vramz_gpu_info *gi);
 /* The same for the system's and a backend's driver and library versions. */
 void field_sanitize_system(vramz_system_info *si, vramz_backend_info *bi);

@@ -64,7 +64,7 @@ static inline int proc_field_valid(const struct proc_field *f, const vramz_proc_
 }
 /* An integer field's value (PC_U32, PC_UINT, PC_U64). */
 uint64_t proc_field_u64(const struct proc_field *f, const vramz_proc_sample *p);
-/* Every text field of p (the table's PC_STR rows) through lib/text.h's
+/* Every text field of p (the table's PC_STR rows) through lib/internal/text.h's
  * sanitizer: what a backend, a segment or a log said cannot drive a
  * terminal.  Returns how many characters were replaced. */
 size_t proc_field_sanitize_text(vramz_proc_sample *p);

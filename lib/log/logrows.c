@@ -480,7 +480,7 @@ int lr_read_gpu_row(vramz_log_reader *r, vramz_gpu_sample *g, int64_t *t)
 		changed |= cell_copy(gi->name, sizeof gi->name, id[1]);
 	if (id[2])
 		changed |= cell_copy(gi->pci_bus_id, sizeof gi->pci_bus_id, id[2]);
-	if (changed) /* a log's text (lib/text.h), once, not every row */
+	if (changed) /* a log's text (lib/internal/text.h), once, not every row */
 		field_sanitize_info(gi);
 	if (!(gi->valid & VRAMZ_I_MEM_TOTAL) && (g->valid & VRAMZ_F_MEM)) {
 		gi->mem_total_bytes = g->mem_total_bytes;
@@ -567,7 +567,7 @@ int lr_read_proc_row(vramz_log_reader *r, vramz_proc_sample *p, int64_t *t)
 	    (rc = proc_row_careful(r, c, line, len, p, t)) < 0)
 		return rc;
 	field_sanitize_proc(p); /* a share above 100 % is unknown */
-	proc_field_sanitize_text(p); /* a log's text: lib/text.h */
+	proc_field_sanitize_text(p); /* a log's text: lib/internal/text.h */
 	return 1;
 }
 

@@ -163,7 +163,7 @@ def format_sites(process, sites, error=None):
 # lib/agent.c's to_u64 reads it (not "-5", not "²")
 _UINT = re.compile(r"[0-9]{1,20}\Z")
 U64_MAX = (1 << 64) - 1
-# a figure above this (1 PiB, lib/fields.h FIELD_MAX_BYTES) is unknown:
+# a figure above this (1 PiB, lib/internal/fields.h FIELD_MAX_BYTES) is unknown:
 # 2^64-1 is a sentinel, not 16 EiB
 FIGURE_MAX = 1 << 50
 
