@@ -11,9 +11,10 @@
  * modelName, Hostname (its name set by --dcgm-hostname-label, as
  * dcgm-exporter renamed it "hostname") and DCGM_FI_DRIVER_VERSION, the
  * one label of its default counters.  dcgm-exporter adds pod,
- * namespace and container from the kubelet; vramz knows a process's pod
- * UID and container id, not those names, so it adds none (unknown is
- * absent).  Only NVIDIA GPUs get DCGM series, as only they have them.
+ * namespace and container from the kubelet; these series are per GPU and
+ * a GPU may be shared by several pods, so they carry none (the --procs
+ * series carry them per process).  Only NVIDIA GPUs get DCGM series, as
+ * only they have them.
  */
 #include "format/prom.h"
 
