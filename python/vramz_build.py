@@ -9,8 +9,11 @@ python3-setuptools.  It also places the package's .pth file (the
 VRAMZ_TORCH=1 hook) at the root of site-packages, which setuptools can
 only do through a custom command.
 
-It builds a pure wheel (py3-none-any) of the vramz/ tree plus
-vramz-torch.pth, and an sdist of this directory's sources.
+It builds a pure wheel (py3-none-any) of the vramz/ tree (its py.typed
+marker too) plus vramz-torch.pth and the licence (dist-info/licenses/
+LICENSE, PEP 639's place), and an sdist of this directory's sources with
+the licence at its root.  The licence is the repository's LICENSE, one
+level up; an sdist carries its own copy, found here first.
 """
 import base64
 import hashlib
@@ -33,6 +36,15 @@ def _version():
     raise RuntimeError("pyproject.toml: no version")
 
 
+def _license_path():
+    """LICENSE beside this file (an unpacked sdist), else the
+    repository's, one level up."""
+    for p in (os.path.join(HERE, "LICENSE"), os.path.join(HERE, os.pardir, "LICENSE")):
+        if os.path.exists(p):
+            return p
+    raise RuntimeError("no LICENSE beside vramz_build.py or one level up")
+
+
 def _metadata():
     readme = ""
     path = os.path.join(HERE, "README.md")
@@ -45,6 +57,8 @@ def _metadata():
         f"Version: {_version()}\n"
         "Summary: VRAM monitor for many-GPU Linux machines: Python reader and PyTorch agent\n"
         "License: Apache-2.0\n"
+        "License-File: LICENSE\n"
+        "Project-URL: Homepage, https://github.com/vramz/vramz\n"
         "Classifier: License :: OSI Approved :: Apache Software License\n"
         "Requires-Python: >=3.9\n"
         "Description-Content-Type: text/markdown\n\n" + readme)
@@ -56,7 +70,7 @@ def _package_files():
     for root, dirs, files in os.walk(os.path.join(HERE, NAME)):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for f in sorted(files):
-            if f.endswith(".py"):
+            if f.endswith(".py") or f == "py.typed":
                 full = os.path.join(root, f)
                 out.append((os.path.relpath(full, HERE).replace(os.sep, "/"), full))
     out.append((PTH, os.path.join(HERE, PTH)))
@@ -100,6 +114,8 @@ def _write_wheel(directory, editable_root=None):
                     add(arcname, f.read())
         for fname, text in _dist_info_files().items():
             add(f"{di}/{fname}", text.encode())
+        with open(_license_path(), "rb") as f:
+            add(f"{di}/licenses/LICENSE", f.read())
         records.append(f"{di}/RECORD,,")
         data = ("\n".join(records) + "\n").encode()
         zi = zipfile.ZipInfo(f"{di}/RECORD", date_time=(2020, 1, 1, 0, 0, 0))
@@ -147,7 +163,8 @@ def build_sdist(sdist_directory, config_settings=None):
     name = base + ".tar.gz"
     files = [("pyproject.toml", os.path.join(HERE, "pyproject.toml")),
              ("vramz_build.py", os.path.join(HERE, "vramz_build.py")),
-             ("README.md", os.path.join(HERE, "README.md"))] + _package_files()
+             ("README.md", os.path.join(HERE, "README.md")),
+             ("LICENSE", _license_path())] + _package_files()
     with tarfile.open(os.path.join(sdist_directory, name), "w:gz", format=tarfile.PAX_FORMAT) as t:
         for arcname, full in files:
             if os.path.exists(full):

@@ -62,6 +62,7 @@ struct sampler {
 	vramz_diag *diag;        /* findings as series; NULL with --no-diagnose */
 	/* --dcgm-names: dcgm-exporter's Hostname and device labels */
 	char hostname[256];
+	const char *hostname_label; /* --dcgm-hostname-label; NULL: Hostname */
 	char (*device)[PROM_DEVICE_LEN]; /* by backend index; NULL without */
 	int was_up;
 	/* stop request from the main thread */
@@ -124,6 +125,7 @@ static int tick(struct sampler *s)
 		.flags = s->prom_flags,
 		.exporter = s->st,
 		.hostname = s->hostname[0] ? s->hostname : NULL,
+		.hostname_label = s->hostname_label,
 		.device = (const char(*)[PROM_DEVICE_LEN])s->device,
 	};
 	/* the duration shown is the previous tick's whole cost; this one's is
@@ -254,6 +256,7 @@ struct serve_args {
 	const char *listen;
 	int64_t interval_ms, slow_ms;
 	int no_diag, procs, once, dcgm;
+	const char *dcgm_host_label; /* --dcgm-hostname-label */
 	unsigned max_conn, max_per_ip, timeout_s, threads;
 	int no_web;              /* --no-web: no page, no /api */
 	unsigned max_streams;    /* --max-streams */
@@ -383,6 +386,7 @@ static int serve_run(const struct serve_args *a)
 		}
 	}
 	s.prom_flags = (a->procs ? PROM_PROCS : 0) | (a->dcgm ? PROM_DCGM : 0);
+	s.hostname_label = a->dcgm_host_label;
 	if (a->dcgm && dcgm_labels(&s) < 0) {
 		cli_err("serve: out of memory");
 		sampler_free(&s);
@@ -429,6 +433,8 @@ const struct opt serve_opts[] = {
 	 "TLS and basic auth from an exporter-toolkit web config file (docs/exporter.md)"},
 	{0, "dcgm-names", OPT_FLAG, &sa.dcgm, NULL,
 	 "also serve dcgm-exporter's series (DCGM_FI_DEV_*: MiB, W, %, MHz)"},
+	{0, "dcgm-hostname-label", OPT_STR, &sa.dcgm_host_label, "NAME",
+	 "with --dcgm-names, the host name's label (default Hostname; newer dcgm-exporters say hostname)"},
 	{0, "max-connections", OPT_UINT, &sa.max_conn, "N", "concurrent connections in all (default 128)"},
 	{0, "max-per-ip", OPT_UINT, &sa.max_per_ip, "N", "concurrent connections per client (default 32)"},
 	{0, "timeout", OPT_UINT, &sa.timeout_s, "SECONDS", "close idle connections after (default 10)"},
@@ -449,9 +455,37 @@ const char serve_about[] =
 	"Serves Prometheus metrics of every selected GPU over HTTP, and a live page for a browser\n"
 	"at / (docs/exporter.md).";
 
+/* A Prometheus label name of our own: [a-zA-Z_][a-zA-Z0-9_]*, not the
+ * reserved __ prefix, and none of the DCGM series' other labels (a label
+ * twice makes the whole body invalid). */
+static int label_name_ok(const char *s)
+{
+	static const char *const taken[] = {"gpu", "UUID", "pci_bus_id", "device", "modelName",
+					    "DCGM_FI_DRIVER_VERSION"};
+	for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
+		if (!strcmp(s, taken[i]))
+			return 0;
+	if (!*s || (s[0] == '_' && s[1] == '_') || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return 0;
+	return 1;
+}
+
 int cmd_serve(const struct cmd_args *args)
 {
 	(void)args;
+	if (sa.dcgm_host_label && !sa.dcgm) {
+		cli_err("serve: --dcgm-hostname-label needs --dcgm-names");
+		return EXIT_USAGE;
+	}
+	if (sa.dcgm_host_label && !label_name_ok(sa.dcgm_host_label)) {
+		cli_err("serve: --dcgm-hostname-label '%s' is no free Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not another DCGM label)",
+			sa.dcgm_host_label);
+		return EXIT_USAGE;
+	}
 	if (sa.slow_ms != 0 && sa.slow_ms < sa.interval_ms) {
 		cli_err("serve: --slow-interval must be 0 or at least --interval");
 		return EXIT_USAGE;

@@ -1,7 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# spdx.sh [--fix] - every source file of vramz carries the line
-# "SPDX-License-Identifier: Apache-2.0" within its first five lines.
+# spdx.sh [--fix] - every source file and every script of vramz carries
+# the line "SPDX-License-Identifier: Apache-2.0" within its first five
+# lines.  A script is any file whose first line is a #! line, whatever its
+# name (.ci/run, packaging/debian/rules, tests/helpers/*); data files
+# (scenarios, corpora, recordings, images) are covered by REUSE.toml.
 # Without --fix it lists the files that do not and exits 1 (ctest runs it
 # as lint.spdx); with --fix it adds the line, after a #! line if there is
 # one, in the file's comment syntax.  Source files are found with find, not
@@ -19,7 +22,11 @@ files=$(find include lib src tests tools bench python examples packaging \
 	-o -name '*.sh' -o -name 'CMakeLists.txt' -o -name '*.cmake' -o -name '*.in' \
 	-o -name Dockerfile -o -name '*.yml' -o -name '*.yaml' -o -name '*.service' -o -name '*.toml' -o -name '*.pth' -o -path '*/helpers/*' -o -path 'packaging/debian/*' \) -print |
 	grep -v -e '/corpus' -e '\.scn$' -e 'packaging/debian/\(copyright\|changelog\|source/format\)$' -e 'packaging/debian/.*\.\(md\|txt\)$' | sort)
-files="CMakeLists.txt $files"
+# scripts without a known suffix: the first line says #!
+scripts=$(find include lib src tests tools bench python examples packaging .ci \
+	-path '*/__pycache__' -prune -o -path '*/corpus*' -prune -o -type f \
+	-exec awk 'FNR == 1 { if (/^#!/) print FILENAME; nextfile }' {} + | sort)
+files=$(printf '%s\n' CMakeLists.txt $files $scripts | sort -u)
 for f in $files; do
 	head -n 5 "$f" | grep -q "$tag" && continue
 	if [ $fix -eq 0 ]; then

@@ -114,6 +114,7 @@ enum {
 	VRAMZ_I_BAR1 = 1u << 15,       /* bar1_total_bytes */
 	VRAMZ_I_MEM_TOTAL = 1u << 16,  /* mem_total_bytes */
 	VRAMZ_I_ARCH = 1u << 17,       /* arch */
+	VRAMZ_I_MINOR = 1u << 18,      /* minor_number (appended in 0.2) */
 	VRAMZ_I_DETAILS = 1u << 30,    /* vramz_gpu_details() has run */
 };
 
@@ -146,6 +147,9 @@ typedef struct vramz_gpu_info {
 	char vendor[16];                 /* "nvidia", "amd"; "" unknown (a log
 					    that did not record it) */
 	char backend[16];                /* the backend that reads it: "nvml" */
+	unsigned minor_number;           /* the device node's minor: 3 for
+					    /dev/nvidia3 (VRAMZ_I_MINOR, set
+					    by vramz_gpu_details) */
 } vramz_gpu_info;
 
 typedef struct vramz_system_info {

@@ -328,6 +328,12 @@ static int nvml_gpu_details(struct backend *b, unsigned idx, vramz_gpu_info *o)
 		snprintf(o->arch, sizeof o->arch, "%s", arch_name(u));
 		o->valid |= VRAMZ_I_ARCH;
 	}
+	/* the /dev/nvidiaN node: dcgm-exporter's `device` label where the
+	 * driver's /proc file cannot be read (a container without it) */
+	if (CALL(b, gp, nvmlDeviceGetMinorNumber, gp->h, &u) == NVML_SUCCESS && u < 1000000) {
+		o->minor_number = u;
+		o->valid |= VRAMZ_I_MINOR;
+	}
 	if (CALL(b, gp, nvmlDeviceGetCudaComputeCapability, gp->h, &maj, &min) == NVML_SUCCESS) {
 		o->cc_major = (unsigned)maj;
 		o->cc_minor = (unsigned)min;

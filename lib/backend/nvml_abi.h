@@ -240,6 +240,7 @@ typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t r);
 	X(OPT, nvmlDeviceGetVbiosVersion, (nvmlDevice_t d, char *buf, unsigned int len)) \
 	X(OPT, nvmlDeviceGetPciInfo_v3, (nvmlDevice_t d, nvmlPciInfo_t *p))    \
 	X(OPT, nvmlDeviceGetArchitecture, (nvmlDevice_t d, unsigned int *a))   \
+	X(OPT, nvmlDeviceGetMinorNumber, (nvmlDevice_t d, unsigned int *minor)) \
 	X(OPT, nvmlDeviceGetCudaComputeCapability, (nvmlDevice_t d, int *maj, int *min)) \
 	X(OPT, nvmlDeviceGetMemoryBusWidth, (nvmlDevice_t d, unsigned int *bits)) \
 	X(OPT, nvmlDeviceGetMaxClockInfo, (nvmlDevice_t d, nvmlClockType_t t, unsigned int *mhz)) \

@@ -12,7 +12,9 @@ these exact structs.
 import ctypes
 import ctypes.util
 import os
+import sys
 import time
+from typing import Any, Dict, Optional
 
 from ._fields import GPU_FIELDS, OUTSIDE_PARTS, TORCH_FIGURES
 
@@ -122,11 +124,20 @@ class LibError(RuntimeError):
     pass
 
 
-def load(path=None):
-    """The library: VRAMZ_LIBRARY, else libvramz.so.0 on the loader's path.
-    Raises LibError saying what was tried."""
+def load(path: Optional[str] = None) -> ctypes.CDLL:
+    """The library: VRAMZ_LIBRARY, else libvramz.so.0 on the loader's
+    path, else where `cmake --install` puts it when ldconfig has not run
+    (/usr/local/lib, /usr/local/lib64) or beside this Python (a venv's or
+    conda's prefix).  Raises LibError saying what was tried."""
     path = path or os.environ.get("VRAMZ_LIBRARY")
-    names = [path] if path else ["libvramz.so.0", ctypes.util.find_library("vramz")]
+    if path:
+        names = [path]
+    else:
+        names = ["libvramz.so.0", ctypes.util.find_library("vramz")]
+        for d in ("/usr/local/lib", "/usr/local/lib64", os.path.join(sys.prefix, "lib")):
+            full = os.path.join(d, "libvramz.so.0")
+            if os.path.exists(full):
+                names.append(full)
     why = []
     for n in names:
         if not n:
@@ -136,7 +147,7 @@ def load(path=None):
         except OSError as e:
             why.append(str(e))
     reasons = "; ".join(why) or "libvramz.so.0 not found"
-    raise LibError(f"libvramz could not be loaded ({reasons}): install vramz or set VRAMZ_LIBRARY")
+    raise LibError(f"libvramz could not be loaded ({reasons})")
 
 
 def _s(b):
@@ -151,7 +162,7 @@ def _array(base, i, size, cls):
     return cls.from_address(base + i * size)
 
 
-def snapshot(procs=True, lib=None):
+def snapshot(procs: bool = True, lib: Optional[ctypes.CDLL] = None) -> Dict[str, Any]:
     """One sample of every GPU through the library, as a dict shaped like
     `vramz status --json`."""
     lib = lib or load()

@@ -27,6 +27,7 @@ ever touched.  Every file is then reached relative to that descriptor.
 import errno
 import os
 import stat
+from typing import List, Optional
 
 SYSTEM_DIR = "/run/vramz"
 
@@ -46,13 +47,13 @@ def _dirs(euid, publish):
     return out
 
 
-def runtime_dir(euid=None):
+def runtime_dir(euid: Optional[int] = None) -> Optional[str]:
     """The directory this process publishes into (rules 1-3), or None."""
     d = _dirs(os.geteuid() if euid is None else euid, True)
     return d[0] if d else None
 
 
-def runtime_dirs(euid=None):
+def runtime_dirs(euid: Optional[int] = None) -> List[str]:
     """The directories a reader looks in, in order (rules 1-4)."""
     return _dirs(os.geteuid() if euid is None else euid, False)
 

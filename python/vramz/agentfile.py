@@ -27,6 +27,7 @@ import os
 import re
 import stat
 import time
+from typing import Any, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 from . import _rundir
 from ._fields import OUTSIDE_PARTS
@@ -56,7 +57,7 @@ DEVICE_STATS = (
 )
 
 
-def base_name(pid, start_ticks):
+def base_name(pid: int, start_ticks: int) -> str:
     return f"torch-{pid}-{start_ticks}"
 
 
@@ -89,7 +90,8 @@ OUTSIDE_KEYS = ("part", "bytes", "how", "cuda", "uuid", "comm", "comms", "group"
                 "time_ms")
 
 
-def outside_parts(parsed, uuid, outside):
+def outside_parts(parsed: Dict[str, Any], uuid: Optional[str],
+                  outside: int) -> Optional[Dict[str, int]]:
     """The parts of outside bytes (NVML's figure minus reserved) of a
     figures file's process on the GPU of uuid, as lib/agent.c's
     agent_outside_parts: {"context", "libraries", "nccl", "other",
@@ -125,7 +127,10 @@ def outside_parts(parsed, uuid, outside):
     return out
 
 
-def format_figures(process, devices, oom=None, holders=(), end=None, outside=()):
+def format_figures(process: Dict[str, Any], devices: Sequence[Dict[str, Any]],
+                   oom: Optional[Dict[str, Any]] = None, holders: Sequence[Dict[str, Any]] = (),
+                   end: Optional[Dict[str, Any]] = None,
+                   outside: Sequence[Dict[str, Any]] = ()) -> str:
     """process: dict of the process record; devices: list of dicts, each
     with 'cuda', 'uuid' and the DEVICE_STATS keys; oom: the last OOM seen
     (with its site: line, func, file), or None; holders: the largest live
@@ -146,7 +151,8 @@ def format_figures(process, devices, oom=None, holders=(), end=None, outside=())
     return "\n".join(lines) + "\n"
 
 
-def format_sites(process, sites, error=None):
+def format_sites(process: Dict[str, Any], sites: Iterable[Dict[str, Any]],
+                 error: Optional[str] = None) -> str:
     """sites: dicts with cuda, uuid, bytes, blocks, growth_bytes (or None),
     line, func and file (free text, last)."""
     lines = [f"{SITES_MAGIC} {VERSION}", _record("process", process.items())]
@@ -168,7 +174,7 @@ U64_MAX = (1 << 64) - 1
 FIGURE_MAX = 1 << 50
 
 
-def parse(text):
+def parse(text: str) -> Dict[str, Any]:
     """The records of a figures or sites file: {'magic', 'version',
     'process': {...}, 'device': [...], 'site': [...], ...}.  Values that are
     integers come back as int.  Raises ValueError on a wrong magic or major
@@ -210,7 +216,7 @@ def parse(text):
     return out
 
 
-def process_key(parsed):
+def process_key(parsed: Dict[str, Any]) -> Optional[Tuple[int, int]]:
     """(pid, start_time_ticks) of a figures file's process record, or None
     when it names none (lib/agent.c: then the file is refused)."""
     p = parsed.get("process", {})
@@ -220,13 +226,14 @@ def process_key(parsed):
     return pid, start
 
 
-def figure(rec, key):
+def figure(rec: Dict[str, Any], key: str) -> Optional[int]:
     """A device record's figure: an int up to FIGURE_MAX, else None."""
     v = rec.get(key)
     return v if isinstance(v, int) and v <= FIGURE_MAX else None
 
 
-def write_atomic(directory, name, text, mode=0o644, where=None):
+def write_atomic(directory: Union[int, str], name: str, text: str, mode: int = 0o644,
+                 where: Optional[str] = None):
     """Writes name in directory (a descriptor from _rundir.open_dir, or a
     path opened so here) through a dot-file and a rename.  Something not
     ours at the dot-file's name (a FIFO, a link, another user's file) is
@@ -282,7 +289,7 @@ def _says_agent(suffix, head):
     return head.startswith(magic.encode() + b" ")
 
 
-def has_end(data):
+def has_end(data: bytes) -> bool:
     """A figures file's bytes hold an end record: the process ended and
     said how (a tombstone)."""
     return data.startswith(MAGIC.encode() + b" ") and b"\nend " in data

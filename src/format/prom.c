@@ -233,7 +233,7 @@ static unsigned gpu_at(const struct prom_input *in, unsigned i)
 }
 
 /* The driver of GPU idx: its backend's; without backends, the system's. */
-static const char *driver_of(const struct prom_input *in, unsigned idx)
+const char *prom_driver_of(const struct prom_input *in, unsigned idx)
 {
 	for (unsigned k = 0; k < in->backend_count; k++) {
 		const vramz_backend_info *bk = &in->backends[k];
@@ -256,7 +256,7 @@ static void render_identity(struct prom_buf *b, const struct prom_input *in)
 			label(b, "pci_bus_id", gi->pci_bus_id);
 			label(b, "vendor", gi->vendor); /* a mixed machine's dashboards split by it */
 		}
-		label(b, "driver", driver_of(in, idx));
+		label(b, "driver", prom_driver_of(in, idx));
 		prom_buf_puts(b, "} 1\n");
 	}
 
@@ -439,6 +439,12 @@ static void render_exporter(struct prom_buf *b, const struct prom_input *in)
 	bprintf(b, "vramz_up %d\n", e->up ? 1 : 0);
 	help_type(b, "build_info", "vramz version; the value is always 1.", "gauge");
 	prom_buf_puts(b, "vramz_build_info{version=\"" VRAMZ_VERSION_STRING "\"} 1\n");
+	/* the recording rules of packaging/prometheus-recording.yml skip a
+	 * target that says 1 here, so no DCGM series comes twice */
+	help_type(b, "dcgm_names",
+		  "1 when this exporter serves dcgm-exporter's names itself (--dcgm-names).",
+		  "gauge");
+	bprintf(b, "vramz_dcgm_names %d\n", in->flags & PROM_DCGM ? 1 : 0);
 	help_type(b, "sample_duration_seconds",
 		  "Time the last background sample took (reading GPUs and rendering); "
 		  "scrapes only copy its result.",

@@ -74,10 +74,13 @@ struct prom_input {
 	const vramz_snapshot *snap;   /* NULL: no sample to show (not up) */
 	unsigned flags;               /* PROM_* */
 	struct prom_exporter exporter;
-	/* With PROM_DCGM: the Hostname label (NULL: none) and each GPU's
-	 * device node by backend index, info_count of them ("" unknown;
-	 * NULL: none known) */
+	/* With PROM_DCGM: the host name (NULL: no label), the name of its
+	 * label (NULL: "Hostname", dcgm-exporter's before it became
+	 * "hostname"), and each GPU's device node by backend index,
+	 * info_count of them ("" unknown: then NVML's minor number, when
+	 * the GPU's info has one; NULL: none known) */
 	const char *hostname;
+	const char *hostname_label;
 	const char (*device)[PROM_DEVICE_LEN];
 };
 
@@ -85,6 +88,10 @@ struct prom_input {
  * then the exporter's series.  0, or VRAMZ_ENOMEM (the buffer is then
  * incomplete and must not be served). */
 int prom_render(struct prom_buf *b, const struct prom_input *in);
+
+/* The driver version of GPU idx: its backend's; without backends, the
+ * system's; NULL unknown. */
+const char *prom_driver_of(const struct prom_input *in, unsigned idx);
 
 /* Appends a value v * scale as put by the field table's renderer: an exact
  * decimal when scale is a power of ten. */

@@ -7,10 +7,14 @@
  * Which field has which DCGM name, and the factor to DCGM's unit, is a
  * column of the field table (lib/fields.c); this file only writes them.
  * Labels as dcgm-exporter's: gpu, UUID, pci_bus_id, device ("nvidia0",
- * the /dev node), modelName, Hostname.  dcgm-exporter adds pod,
- * namespace and container from the kubelet; vramz knows a process's pod
- * UID and container id, not those names, so it adds none (unknown is
- * absent).  Only NVIDIA GPUs get DCGM series, as only they have them.
+ * the /dev node: the driver's /proc file, else NVML's minor number),
+ * modelName, Hostname (its name set by --dcgm-hostname-label, as
+ * dcgm-exporter renamed it "hostname") and DCGM_FI_DRIVER_VERSION, the
+ * one label of its default counters.  dcgm-exporter adds pod,
+ * namespace and container from the kubelet; these series are per GPU and
+ * a GPU may be shared by several pods, so they carry none (the --procs
+ * series carry them per process).  Only NVIDIA GPUs get DCGM series, as
+ * only they have them.
  */
 #include "format/prom.h"
 
@@ -50,11 +54,16 @@ static void series(struct prom_buf *b, const struct prom_input *in, const char *
 		label(b, "UUID", gi->uuid, 0);
 		label(b, "pci_bus_id", gi->pci_bus_id, 0);
 	}
-	if (in->device && idx < in->info_count)
-		label(b, "device", in->device[idx], 0);
+	char node[PROM_DEVICE_LEN] = "";
+	if (in->device && idx < in->info_count && in->device[idx][0])
+		snprintf(node, sizeof node, "%s", in->device[idx]);
+	else if (gi && (gi->valid & VRAMZ_I_MINOR))
+		snprintf(node, sizeof node, "nvidia%u", gi->minor_number);
+	label(b, "device", node, 0);
 	if (gi)
 		label(b, "modelName", gi->name, 0);
-	label(b, "Hostname", in->hostname, 0);
+	label(b, in->hostname_label ? in->hostname_label : "Hostname", in->hostname, 0);
+	label(b, "DCGM_FI_DRIVER_VERSION", prom_driver_of(in, idx), 0);
 	prom_buf_put(b, "} ", 2);
 }
 

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # t4003-serve-packaging.sh - the packaging files for the exporter: the alert
 # rules load and their unit tests pass (a leak must fire, a flat GPU must
-# not), the dashboard is valid JSON, and every vramz_ metric the rules and
-# the dashboard name is one the exporter really serves, so a renamed
-# metric cannot silently empty a panel or an alert.
+# not), the dashboard is valid JSON, and every vramz_ metric the alert
+# rules, the recording rules and the dashboard name is one the exporter
+# really serves, so a renamed metric cannot silently empty a panel, an
+# alert or a DCGM series.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/serve-lib.sh"
 P=$TESTS_SRC/../packaging
@@ -42,7 +43,7 @@ expect_success 'every metric the dashboard and alerts use is served' '
 	# findings series come from prom_render_findings (tests/unit/test_prom.c)
 	printf "%s\n" vramz_leak_rate_bytes_per_second vramz_time_to_oom_seconds \
 		vramz_idle_holder_bytes vramz_orphan_memory_bytes vramz_oom_ended_bytes >>served.txt &&
-	grep -oh "vramz_[a-z_]*" "$P/grafana-dashboard.json" "$P/prometheus-alerts.yml" |
+	grep -oh "vramz_[a-z_]*" "$P/grafana-dashboard.json" "$P/prometheus-alerts.yml" "$P/prometheus-recording.yml" |
 		grep -v "^vramz_gpu_memory$" | sort -u >used.txt &&
 	test -s used.txt &&
 	missing=$(grep -vxFf served.txt used.txt || true) &&

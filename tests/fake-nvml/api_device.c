@@ -455,6 +455,11 @@ FAKE_API nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d, 
 	return reasons_call(FN_nvmlDeviceGetCurrentClocksThrottleReasons, d, r);
 }
 
+FAKE_API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned int *minor)
+{
+	return uint_call(FN_nvmlDeviceGetMinorNumber, d, GF_MINOR, minor);
+}
+
 FAKE_API nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t d, unsigned int *pct)
 {
 	return uint_call(FN_nvmlDeviceGetFanSpeed, d, GF_FAN, pct);

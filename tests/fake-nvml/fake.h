@@ -86,7 +86,7 @@ enum fake_fn fake_fn_lookup(const char *name);
 	X(remap_pending, REMAP_PENDING) X(remap_failure, REMAP_FAILURE)        \
 	X(retired_sbe, RETIRED_SBE) X(retired_dbe, RETIRED_DBE)                \
 	X(retired_pending, RETIRED_PENDING) X(pcie_replay, PCIE_REPLAY)        \
-	X(events, EVENTS)
+	X(events, EVENTS) X(minor, MINOR)
 
 enum fake_gf {
 #define FAKE_GF_ENUM(key, id) GF_##id,

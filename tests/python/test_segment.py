@@ -82,9 +82,11 @@ class DaemonCase(EnvCase):
     def daemon(self, scenario, *args):
         d = Daemon(scenario, *args)
         self.addCleanup(d.cleanup)
-        # the library must not be what answers: a path that does not load
+        # neither the library nor NVML must be what answers: paths that
+        # do not load
         self.setenv(VRAMZ_RUNTIME_DIR=d.dir, VRAMZ_NO_DAEMON=None,
                     VRAMZ_LIBRARY=os.path.join(d.dir, "no-libvramz.so.0"),
+                    VRAMZ_NVML_LIBRARY=os.path.join(d.dir, "no-libnvidia-ml.so.1"),
                     FAKE_NVML_SCENARIO=d.env["FAKE_NVML_SCENARIO"])
         return d
 
@@ -213,7 +215,8 @@ class DaemonAgentTest(DaemonCase):
                     "proc gpu=0 pid=4200999 used=1GiB\n")
         # the daemon publishes in the agent's runtime directory
         self.setenv(VRAMZ_RUNTIME_DIR=run, VRAMZ_NO_DAEMON=None,
-                    VRAMZ_LIBRARY=os.path.join(run, "no-libvramz.so.0"), FAKE_NVML_SCENARIO=scn)
+                    VRAMZ_LIBRARY=os.path.join(run, "no-libvramz.so.0"),
+                    VRAMZ_NVML_LIBRARY=os.path.join(run, "no-libnvidia-ml.so.1"), FAKE_NVML_SCENARIO=scn)
         d = Daemon(scn, "-i", "1s", "--procs", runtime_dir=run)
         self.addCleanup(d.cleanup)
         mine, tool = vramz.snapshot(), d.status()

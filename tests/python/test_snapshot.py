@@ -36,12 +36,16 @@ class RuntimeDirTest(EnvCase):
 class SnapshotErrorsTest(EnvCase):
     def test_nothing_to_read_names_what_is_missing(self):
         with tempfile.TemporaryDirectory() as d:
-            self.setenv(VRAMZ_RUNTIME_DIR=d, VRAMZ_LIBRARY=os.path.join(d, "libvramz.so.0"))
+            self.setenv(VRAMZ_RUNTIME_DIR=d, VRAMZ_LIBRARY=os.path.join(d, "libvramz.so.0"),
+                        VRAMZ_NVML_LIBRARY=os.path.join(d, "libnvidia-ml.so.1"))
             with self.assertRaises(vramz.VramzError) as cm:
                 vramz.snapshot()
             msg = str(cm.exception)
             self.assertIn(f"no live vramz daemon segment in {d}", msg)
             self.assertIn("libvramz could not be loaded", msg)
+            self.assertIn("NVML could not be loaded", msg)
+            self.assertNotIn("\n", msg)
+            self.assertTrue(msg.endswith("; " + vramz.HOW_TO), msg)
             self.assertIn("set VRAMZ_LIBRARY", msg)
 
     def test_an_empty_runtime_dir_is_said(self):

@@ -147,11 +147,43 @@ static void test_absent_inputs(void **st)
 	prom_buf_reset(&w->b);
 	assert_int_equal(prom_render(&w->b, &w->in), 0);
 	hasnt(w->b.p, "DCGM");
+	/* the marker the recording rules skip a target by */
+	has(w->b.p, "\nvramz_dcgm_names 0\n");
 	w->in.flags = PROM_DCGM;
 	prom_buf_reset(&w->b);
 	assert_int_equal(prom_render(&w->b, &w->in), 0);
+	has(w->b.p, "\nvramz_dcgm_names 1\n");
 	has(w->b.p, "DCGM_FI_DEV_FB_USED{gpu=\"0\"");
 	has(w->b.p, "vramz_memory_used_bytes{gpu=\"0\"");
+	prom_buf_free(&w->b);
+	free(w);
+}
+
+/* The driver label (each GPU's backend's), the host name's label by
+ * another name, and the device node from NVML's minor number where the
+ * /proc file gave none (the file's wins). */
+static void test_driver_hostname_minor(void **st)
+{
+	(void)st;
+	struct world *w = world_new();
+	vramz_backend_info bk = {.gpu_first = 0, .gpu_count = 2};
+	snprintf(bk.driver_version, sizeof bk.driver_version, "580.159.04");
+	w->in.backends = &bk;
+	w->in.backend_count = 1;
+	w->in.hostname_label = "hostname";
+	w->info[0].valid |= VRAMZ_I_MINOR;
+	w->info[0].minor_number = 9;
+	w->info[1].valid |= VRAMZ_I_MINOR;
+	w->info[1].minor_number = 6;
+	const char *b = render(w);
+	has(b, "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-0\",pci_bus_id=\"00000000:19:00.0\","
+	       "device=\"nvidia3\",modelName=\"NVIDIA H200\",hostname=\"gpu-node-7\","
+	       "DCGM_FI_DRIVER_VERSION=\"580.159.04\"} 1000\n");
+	has(b, "DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"GPU-1\",pci_bus_id=\"00000000:1A:00.0\","
+	       "device=\"nvidia6\",modelName=\"NVIDIA H200\",hostname=\"gpu-node-7\","
+	       "DCGM_FI_DRIVER_VERSION=\"580.159.04\"} 1000\n");
+	hasnt(b, "Hostname");
+	hasnt(b, "nvidia9");
 	prom_buf_free(&w->b);
 	free(w);
 }
@@ -216,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_units_and_labels),
 		cmocka_unit_test(test_absent_inputs),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_driver_hostname_minor),
 		cmocka_unit_test(test_device_node),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@ docs/python.md.
 """
 import os
 import sys
+from typing import Optional
 
 from .._rundir import agent_dir as _agent_dir
 from ._agent import Agent, _say
@@ -29,7 +30,8 @@ __all__ = ["attach", "detach", "agent", "Agent"]
 _running = None
 
 
-def attach(interval=1.0, history=False, runtime_dir=None, quiet=False):
+def attach(interval: float = 1.0, history: bool = False, runtime_dir: Optional[str] = None,
+           quiet: bool = False) -> Optional[Agent]:
     """Starts the agent (once per process; a second call returns the
     running one).  Returns the Agent, or None when it cannot publish (the
     reason is printed once on stderr)."""
@@ -71,7 +73,7 @@ def _start(interval, history, runtime_dir, quiet):
     return a
 
 
-def detach():
+def detach() -> None:
     """Stops the agent and removes its files."""
     global _running
     if _running is not None:
@@ -79,7 +81,7 @@ def detach():
         _running = None
 
 
-def agent():
+def agent() -> Optional[Agent]:
     """The running Agent of this process, or None."""
     return _running if _running is not None and _running.pid == os.getpid() else None
 
