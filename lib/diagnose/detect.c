@@ -19,6 +19,61 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- feeding: the GPU-time sums throttle and pcie_downgraded judge,
+ * and the start of orphaned memory (their rows' feed hooks) ---- */
+
+/* busy time (utilization above 0), and of it, time throttled by each reason */
+void throttle_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
+		       int64_t dt)
+{
+	(void)d;
+	(void)t;
+	if (s->lost || !(s->valid & VRAMZ_F_UTIL) || s->util_gpu_pct == 0)
+		return;
+	g->busy_ms += dt;
+	if (s->valid & VRAMZ_F_THROTTLE) {
+		uint64_t r = s->throttle_reasons;
+		if (r & (VRAMZ_THR_SW_THERMAL | VRAMZ_THR_HW_THERMAL))
+			g->thr_thermal_ms += dt;
+		if (r & (VRAMZ_THR_SW_POWER_CAP | VRAMZ_THR_HW_POWER_BRAKE))
+			g->thr_power_ms += dt;
+		if (r & (VRAMZ_THR_HW_SLOWDOWN | VRAMZ_THR_HW_THERMAL | VRAMZ_THR_HW_POWER_BRAKE))
+			g->thr_hw_ms += dt;
+	}
+}
+
+/* busy time with a known link, and of it, time below the link's max:
+ * links drop to a lower generation at idle by design, so busy time only */
+void pcie_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
+		   int64_t dt)
+{
+	(void)d;
+	(void)t;
+	if (s->lost || !(s->valid & VRAMZ_F_UTIL) || s->util_gpu_pct == 0 ||
+	    !(s->valid & VRAMZ_F_PCIE_LINK) || !g->have_info || !(g->info.valid & VRAMZ_I_PCIE_MAX) ||
+	    !g->info.pcie_max_gen)
+		return;
+	g->link_busy_ms += dt;
+	if (s->pcie_gen < g->info.pcie_max_gen || s->pcie_width < g->info.pcie_max_width) {
+		g->link_low_ms += dt;
+		g->link_low_gen = s->pcie_gen;
+		g->link_low_width = s->pcie_width;
+	}
+}
+
+/* since when memory no process accounts for has been above orphan_min */
+void orphaned_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
+		       int64_t dt)
+{
+	(void)dt;
+	if (s->lost || !(s->valid & VRAMZ_F_UNATTRIBUTED))
+		return;
+	if (s->unattributed_bytes < d->cfg.orphan_min_bytes)
+		g->orphan_since_ms = -1;
+	else if (g->orphan_since_ms < 0)
+		g->orphan_since_ms = t;
+}
+
 /* ---- leaks ---- */
 
 /* free memory of a GPU now; -1 unknown */

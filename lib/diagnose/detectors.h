@@ -23,6 +23,7 @@
 #include "vramz/diagnose.h"
 
 struct proc_state;
+struct gpu_state;
 
 /* What a detector emits through.  The engine sets kind to the row's:
  * a detector emits its own kind only. */
@@ -43,6 +44,13 @@ static inline vramz_finding *emit(struct emitter *em, enum vramz_severity sev, d
 }
 
 /* ---- detect.c: the detectors on NVML's figures ---- */
+/* feed hooks of the throttle, pcie_downgraded and orphaned rows */
+void throttle_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
+		       int64_t dt);
+void pcie_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
+		   int64_t dt);
+void orphaned_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
+		       int64_t dt);
 int detect_leak(vramz_diag *d, struct emitter *em);
 int detect_imbalance(vramz_diag *d, struct emitter *em);
 int detect_stray_context(vramz_diag *d, struct emitter *em);
@@ -57,6 +65,11 @@ const char *check_leak(const vramz_diag_config *c, char *buf, size_t len);
 const char *check_imbalance(const vramz_diag_config *c, char *buf, size_t len);
 
 /* ---- health.c: VRAM health (ECC errors, row remapping, Xid events) ---- */
+/* the vram_errors row's feed hook (ECC, remap, the Xid figures) and the
+ * xid row's after-feed hook (who was on a GPU when a new Xid came) */
+void health_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
+		     int64_t dt);
+void health_after_feed(vramz_diag *d);
 int detect_vram_errors(vramz_diag *d, struct emitter *em);
 int detect_row_remap(vramz_diag *d, struct emitter *em);
 int detect_xid(vramz_diag *d, struct emitter *em);

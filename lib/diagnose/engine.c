@@ -15,6 +15,7 @@
  */
 #include "state.h"
 #include "detectors.h"
+#include "findings.h"
 #include "jobkey.h"
 #include "kinds.h"
 #include "abi.h"
@@ -359,54 +360,9 @@ static void procs_evict(vramz_diag *d)
 
 /* ---- feeding ---- */
 
-/* The health counters: an uncorrected (volatile, else aggregate) count and
- * a corrected one, each against its first reading, and the remap state. */
-static void feed_health(struct gpu_state *g, const vramz_gpu_sample *s)
-{
-	uint32_t ecc = s->valid & VRAMZ_F_ECC_VOL ? VRAMZ_F_ECC_VOL : s->valid & VRAMZ_F_ECC_AGG;
-	if (ecc) {
-		uint64_t unc = ecc == VRAMZ_F_ECC_VOL ? s->ecc_uncorrected_volatile
-						      : s->ecc_uncorrected_aggregate;
-		uint64_t corr = ecc == VRAMZ_F_ECC_VOL ? s->ecc_corrected_volatile
-						       : s->ecc_corrected_aggregate;
-		/* a counter that went back (a driver reload): counted from there */
-		if (!g->ecc_known || unc < g->ecc_unc_base || corr < g->ecc_corr_base) {
-			g->ecc_unc_base = unc;
-			g->ecc_corr_base = corr;
-		}
-		g->ecc_known = 1;
-		g->ecc_unc = unc;
-		g->ecc_corr = corr;
-	}
-	g->remap_known = (s->valid & VRAMZ_F_REMAP) != 0;
-	g->remap_pending = g->remap_known && s->remap_pending;
-	g->remap_failure = g->remap_known && s->remap_failure;
-}
-
-/* Who was on each GPU when a new Xid came: its processes as of this feed
- * (a GPU lost in the same tick still lists them). */
-static void capture_xid_procs(vramz_diag *d)
-{
-	for (unsigned gi = 0; gi < d->ngpus; gi++) {
-		struct gpu_state *g = &d->gpus[gi];
-		if (!g->xid_known || g->xid_count == g->xid_captured)
-			continue;
-		g->xid_captured = g->xid_count;
-		g->xid_nprocs = 0;
-		for (unsigned i = 0; i < d->nprocs && g->xid_nprocs < XID_PROCS_MAX; i++) {
-			const struct proc_state *p = &d->procs[i];
-			if (!p->used || p->ended || p->gpu != gi)
-				continue;
-			struct xid_proc *x = &g->xid_procs[g->xid_nprocs++];
-			x->pid = p->pid;
-			x->start_ticks = p->start_ticks;
-			memcpy(x->comm, p->comm, sizeof x->comm);
-			memcpy(x->user, p->user, sizeof x->user);
-			memcpy(x->job, p->job, sizeof x->job);
-		}
-	}
-}
-
+/* A GPU's sample: the engine's own bookkeeping (seen, lost, its memory
+ * series), then each kind's feed hook for the state that kind keeps
+ * (kinds.c: feed_gpu) - the engine knows no kind by name. */
 static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t)
 {
 	int64_t dt = g->seen ? t - g->last_ms : 0;
@@ -416,15 +372,10 @@ static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample 
 		g->first_ms = t;
 	g->seen = 1;
 	g->last_ms = t;
-	/* the watcher's Xid figures come with a lost GPU's sample too */
-	if (s->valid & VRAMZ_F_XID) {
-		if (!g->xid_known)
-			g->xid_base = g->xid_captured = s->xid_events;
-		g->xid_known = 1;
-		g->xid_count = s->xid_events;
-		g->xid_last = s->xid_last;
-		g->xid_time_ms = s->xid_time_ms;
-	}
+	/* a lost GPU's sample too: the hooks look at s->lost themselves */
+	for (unsigned k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++)
+		if (finding_kinds[k].feed_gpu)
+			finding_kinds[k].feed_gpu(d, g, s, t, dt);
 	if (s->lost) {
 		if (!g->lost)
 			g->lost_ms = t;
@@ -433,40 +384,11 @@ static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample 
 	}
 	g->lost = 0;
 	g->last = *s;
-	feed_health(g, s);
 	if (s->valid & VRAMZ_F_MEM)
 		ring_add(&g->mem, t, (double)s->mem_used_bytes,
 			 (s->valid & VRAMZ_F_UTIL) ? (double)s->util_gpu_pct : -1);
 	if (s->valid & VRAMZ_F_PROCS)
 		g->procs_tick = d->tick;
-	if ((s->valid & VRAMZ_F_UTIL) && s->util_gpu_pct > 0) {
-		g->busy_ms += dt;
-		if (s->valid & VRAMZ_F_THROTTLE) {
-			uint64_t r = s->throttle_reasons;
-			if (r & (VRAMZ_THR_SW_THERMAL | VRAMZ_THR_HW_THERMAL))
-				g->thr_thermal_ms += dt;
-			if (r & (VRAMZ_THR_SW_POWER_CAP | VRAMZ_THR_HW_POWER_BRAKE))
-				g->thr_power_ms += dt;
-			if (r & (VRAMZ_THR_HW_SLOWDOWN | VRAMZ_THR_HW_THERMAL | VRAMZ_THR_HW_POWER_BRAKE))
-				g->thr_hw_ms += dt;
-		}
-		/* links drop to a lower generation at idle by design: count busy time only */
-		if ((s->valid & VRAMZ_F_PCIE_LINK) && g->have_info &&
-		    (g->info.valid & VRAMZ_I_PCIE_MAX) && g->info.pcie_max_gen) {
-			g->link_busy_ms += dt;
-			if (s->pcie_gen < g->info.pcie_max_gen || s->pcie_width < g->info.pcie_max_width) {
-				g->link_low_ms += dt;
-				g->link_low_gen = s->pcie_gen;
-				g->link_low_width = s->pcie_width;
-			}
-		}
-	}
-	if ((s->valid & VRAMZ_F_UNATTRIBUTED) && s->unattributed_bytes >= d->cfg.orphan_min_bytes) {
-		if (g->orphan_since_ms < 0)
-			g->orphan_since_ms = t;
-	} else if (s->valid & VRAMZ_F_UNATTRIBUTED) {
-		g->orphan_since_ms = -1;
-	}
 }
 
 static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *snap,
@@ -550,7 +472,9 @@ int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 		if (!p || feed_proc(d, p, snap, s, t))
 			return VRAMZ_ENOMEM;
 	}
-	capture_xid_procs(d);
+	for (unsigned k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++)
+		if (finding_kinds[k].after_feed)
+			finding_kinds[k].after_feed(d);
 	/* a process missing from a list that was read has exited (or left the GPU) */
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		struct proc_state *p = &d->procs[i];
@@ -570,238 +494,12 @@ int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 	return 0;
 }
 
-/* ---- findings ---- */
-
-static uint64_t finding_id(const vramz_finding *f)
-{
-	uint64_t h = 1469598103934665603ull;
-	const uint64_t parts[] = {(uint64_t)f->kind, (uint64_t)(int64_t)f->gpu, f->pid,
-				  f->start_time_ticks};
-	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-		for (int b = 0; b < 8; b++)
-			h = (h ^ ((parts[i] >> (8 * b)) & 0xff)) * 1099511628211ull;
-	for (const char *c = f->job; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ull;
-	return h;
-}
-
-/* The emitter's add: a finding of the row's kind into d->next. */
-static vramz_finding *emit_add(struct emitter *em, enum vramz_severity sev, double headline)
-{
-	vramz_diag *d = em->sink;
-	if (d->nnext == d->cap_next) {
-		struct finding_slot *nn = grow_array(d->next, &d->cap_next, 16, sizeof *nn);
-		if (!nn)
-			return NULL;
-		d->next = nn;
-	}
-	struct finding_slot *s = &d->next[d->nnext++];
-	memset(s, 0, sizeof *s);
-	s->f.kind = em->kind;
-	s->f.severity = sev;
-	s->f.gpu = -1;
-	s->f.time_to_oom_s = -1;
-	s->rev_figure = headline;
-	return &s->f;
-}
-
-/* Every row's detector, in table order (the agent's right after its
- * row's), each with an emitter of its own kind. */
-static int detect_all(vramz_diag *d)
-{
-	for (unsigned k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++) {
-		const struct finding_kind *fk = &finding_kinds[k];
-		struct emitter em = {emit_add, fk->kind, d};
-		int rc = fk->detect(d, &em);
-		if (!rc && fk->detect_agent)
-			rc = fk->detect_agent(d, &em);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static int cmp_finding(const void *a, const void *b)
-{
-	const vramz_finding *x = a, *y = b;
-	if (x->severity != y->severity)
-		return (int)y->severity - (int)x->severity;
-	if (x->kind != y->kind)
-		return (int)x->kind - (int)y->kind;
-	if (x->gpu != y->gpu)
-		return x->gpu - y->gpu;
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-static void remember_cleared(vramz_diag *d, const vramz_finding *f)
-{
-	if (!d->past) {
-		d->past = malloc(DIAG_PAST_MAX * sizeof *d->past);
-		if (!d->past)
-			return;
-	}
-	for (unsigned i = 0; i < d->npast; i++)
-		if (d->past[i].id == f->id) {
-			memmove(&d->past[i], &d->past[i + 1], (d->npast - i - 1) * sizeof *d->past);
-			d->npast--;
-			break;
-		}
-	if (d->npast == DIAG_PAST_MAX) {
-		memmove(&d->past[0], &d->past[1], (d->npast - 1) * sizeof *d->past);
-		d->npast--;
-	}
-	d->past[d->npast++] = *f;
-}
-
-/* A headline figure moved by more than a quarter: worth a "changed". */
-static int moved(double was, double now)
-{
-	double a = was < 0 ? -was : was, b = now < 0 ? -now : now;
-	double m = a > b ? a : b;
-	return m > 0 && (now - was > 0.25 * m || was - now > 0.25 * m);
-}
-
-/* Finding s continues o: the same identity, its first sight, and a new
- * revision when its severity changes (or its process ended, or its line
- * was first named), or when a headline figure (or the line) moved and
- * the last revision is DIAG_CHANGE_MIN_MS old (a caught-OOM count that
- * rises every second is one "changed" per interval, not one per rise). */
-static void continue_slot(struct finding_slot *s, const struct finding_slot *o, int64_t now)
-{
-	s->f.first_seen_ms = o->f.first_seen_ms;
-	s->f.revision = o->f.revision;
-	s->reported = o->reported;
-	s->rev_ms = o->rev_ms;
-	int jump = o->f.severity != s->f.severity || o->f.ended != s->f.ended ||
-		   (!o->f.site[0] && s->f.site[0]); /* torch.c named the leak's line */
-	int drift = moved(o->rev_figure, s->rev_figure) || strcmp(o->f.site, s->f.site);
-	if (jump || (drift && now - o->rev_ms >= DIAG_CHANGE_MIN_MS)) {
-		s->f.revision++;
-		s->rev_ms = now;
-	} else {
-		s->rev_figure = o->rev_figure;
-	}
-}
-
-/* A finding of the last evaluation its detector no longer raised stays
- * while its condition has been absent less than its kind's hold_ms
- * (kinds.c): a condition judged over a window that dips for a moment is
- * not cleared and raised again.  Not for a process that has ended (live:
- * its findings go with it) or whose series is gone. */
-static int hold_slot(vramz_diag *d, const struct finding_slot *o, int64_t now)
-{
-	const struct finding_kind *k = kind_of(o->f.kind);
-	if (!k || !k->hold_ms || now - o->raised_ms >= k->hold_ms || !o->reported)
-		return 0; /* a pending one gone before report_after is never announced */
-	if (o->f.pid && o->f.gpu >= 0) {
-		unsigned i = htab_pkey_get(&d->index, (unsigned)o->f.gpu, o->f.pid,
-					   o->f.start_time_ticks);
-		if (!i || !proc_active(d, &d->procs[i - 1]) || d->procs[i - 1].ended)
-			return 0;
-	}
-	if (d->nnext == d->cap_next) {
-		struct finding_slot *nn = grow_array(d->next, &d->cap_next, 16, sizeof *nn);
-		if (!nn)
-			return VRAMZ_ENOMEM;
-		d->next = nn;
-	}
-	d->next[d->nnext++] = *o; /* as last raised, raised_ms unchanged */
-	return 0;
-}
-
-/* The findings of this evaluation against the last one's: identities
- * continued, held ones kept, each handed out once it held long enough. */
-static int merge_findings(vramz_diag *d, int64_t now)
-{
-	unsigned raised = d->nnext;
-	for (unsigned i = 0; i < raised; i++) {
-		struct finding_slot *s = &d->next[i];
-		s->f.id = finding_id(&s->f);
-		s->f.last_update_ms = now;
-		s->f.first_seen_ms = now;
-		s->f.revision = 1;
-		s->reported = 0;
-		s->raised_ms = now;
-		s->rev_ms = now;
-		for (unsigned j = 0; j < d->ncur; j++)
-			if (d->cur[j].f.id == s->f.id) {
-				continue_slot(s, &d->cur[j], now);
-				break;
-			}
-		/* a start-up transient raised and cleared within seconds is noise:
-		 * hand a finding out once it has held report_after_ms; what does
-		 * not come back by itself (a GPU off the bus, a process that ended
-		 * out of memory: the rows' at_once) at once */
-		if (now - s->f.first_seen_ms >= d->cfg.report_after_ms || kind_of(s->f.kind)->at_once)
-			s->reported = 1;
-	}
-	for (unsigned j = 0; j < d->ncur; j++) {
-		int still = 0;
-		for (unsigned i = 0; i < raised && !still; i++)
-			still = d->next[i].f.id == d->cur[j].f.id;
-		if (still)
-			continue;
-		unsigned before = d->nnext;
-		if (hold_slot(d, &d->cur[j], now))
-			return VRAMZ_ENOMEM;
-		if (d->nnext > before || !d->cfg.keep_ended || !d->cur[j].reported)
-			continue;
-		vramz_finding f = d->cur[j].f;
-		f.first_seen_ms += d->last_wall_ms - now;
-		f.last_update_ms += d->last_wall_ms - now;
-		if (f.onset_ms)
-			f.onset_ms += d->last_wall_ms - now;
-		remember_cleared(d, &f);
-	}
-	return 0;
-}
-
 static int evaluate(vramz_diag *d)
 {
-	d->nnext = 0;
-	int rc = detect_all(d);
-	if (rc)
-		return rc;
-	int64_t now = d->last_ms;
-	rc = merge_findings(d, now);
-	if (rc)
-		return rc;
-	/* raised again: no longer a past finding */
-	for (unsigned i = 0; i < d->nnext; i++)
-		for (unsigned j = 0; j < d->npast; j++)
-			if (d->past[j].id == d->next[i].f.id) {
-				memmove(&d->past[j], &d->past[j + 1], (d->npast - j - 1) * sizeof *d->past);
-				d->npast--;
-				break;
-			}
-	struct finding_slot *t = d->cur;
-	unsigned tcap = d->cap_cur;
-	d->cur = d->next;
-	d->ncur = d->nnext;
-	d->cap_cur = d->cap_next;
-	d->next = t;
-	d->cap_next = tcap;
-	d->nnext = 0;
-	vramz_finding *out = realloc(d->out, (d->ncur ? d->ncur : 1) * sizeof *out);
-	if (!out)
-		return VRAMZ_ENOMEM;
-	d->out = out;
-	d->nout = 0;
-	int64_t shift = d->last_wall_ms - d->last_ms; /* engine time -> the wall clock now */
-	for (unsigned i = 0; i < d->ncur; i++)
-		if (d->cur[i].reported) {
-			out[d->nout] = d->cur[i].f;
-			out[d->nout].first_seen_ms += shift;
-			out[d->nout].last_update_ms += shift;
-			if (out[d->nout].onset_ms)
-				out[d->nout].onset_ms += shift;
-			d->nout++;
-		}
-	qsort(out, d->nout, sizeof *out, cmp_finding);
-	d->last_eval_ms = now;
-	d->dirty = 0;
-	procs_evict(d);
-	return 0;
+	int rc = findings_evaluate(d); /* findings.c */
+	if (!rc)
+		procs_evict(d);
+	return rc;
 }
 
 unsigned vramz_diag_findings(vramz_diag *d, const vramz_finding **out)

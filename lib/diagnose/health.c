@@ -27,6 +27,77 @@ static int memory_xid(const struct gpu_state *g)
 	return g->xid_known && g->xid_count > g->xid_base && x && x->memory;
 }
 
+/* ---- feeding: the state VRAM health keeps (state.h, struct gpu_state) ---- */
+
+/* The health counters: an uncorrected (volatile, else aggregate) count and
+ * a corrected one, each against its first reading, and the remap state. */
+static void feed_counters(struct gpu_state *g, const vramz_gpu_sample *s)
+{
+	uint32_t ecc = s->valid & VRAMZ_F_ECC_VOL ? VRAMZ_F_ECC_VOL : s->valid & VRAMZ_F_ECC_AGG;
+	if (ecc) {
+		uint64_t unc = ecc == VRAMZ_F_ECC_VOL ? s->ecc_uncorrected_volatile
+						      : s->ecc_uncorrected_aggregate;
+		uint64_t corr = ecc == VRAMZ_F_ECC_VOL ? s->ecc_corrected_volatile
+						       : s->ecc_corrected_aggregate;
+		/* a counter that went back (a driver reload): counted from there */
+		if (!g->ecc_known || unc < g->ecc_unc_base || corr < g->ecc_corr_base) {
+			g->ecc_unc_base = unc;
+			g->ecc_corr_base = corr;
+		}
+		g->ecc_known = 1;
+		g->ecc_unc = unc;
+		g->ecc_corr = corr;
+	}
+	g->remap_known = (s->valid & VRAMZ_F_REMAP) != 0;
+	g->remap_pending = g->remap_known && s->remap_pending;
+	g->remap_failure = g->remap_known && s->remap_failure;
+}
+
+/* Who was on each GPU when a new Xid came: its processes as of this feed
+ * (a GPU lost in the same tick still lists them). */
+void health_after_feed(vramz_diag *d)
+{
+	for (unsigned gi = 0; gi < d->ngpus; gi++) {
+		struct gpu_state *g = &d->gpus[gi];
+		if (!g->xid_known || g->xid_count == g->xid_captured)
+			continue;
+		g->xid_captured = g->xid_count;
+		g->xid_nprocs = 0;
+		for (unsigned i = 0; i < d->nprocs && g->xid_nprocs < XID_PROCS_MAX; i++) {
+			const struct proc_state *p = &d->procs[i];
+			if (!p->used || p->ended || p->gpu != gi)
+				continue;
+			struct xid_proc *x = &g->xid_procs[g->xid_nprocs++];
+			x->pid = p->pid;
+			x->start_ticks = p->start_ticks;
+			memcpy(x->comm, p->comm, sizeof x->comm);
+			memcpy(x->user, p->user, sizeof x->user);
+			memcpy(x->job, p->job, sizeof x->job);
+		}
+	}
+}
+
+/* The feed hook of VRAM health (the vram_errors row): the event
+ * watcher's Xid figures, which come with a lost GPU's sample too, then
+ * the ECC counters and the remap state. */
+void health_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
+		     int64_t dt)
+{
+	(void)d;
+	(void)t;
+	(void)dt;
+	if (s->valid & VRAMZ_F_XID) {
+		if (!g->xid_known)
+			g->xid_base = g->xid_captured = s->xid_events;
+		g->xid_known = 1;
+		g->xid_count = s->xid_events;
+		g->xid_last = s->xid_last;
+		g->xid_time_ms = s->xid_time_ms;
+	}
+	if (!s->lost)
+		feed_counters(g, s);
+}
+
 int detect_vram_errors(vramz_diag *d, struct emitter *em)
 {
 	for (unsigned gi = 0; gi < d->ngpus; gi++) {

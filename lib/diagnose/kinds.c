@@ -11,6 +11,10 @@
  *                  emits through the emitter it is handed (detectors.h);
  *   detect_agent   optional: what the PyTorch agent adds of the same
  *                  kind (torch.c), run right after detect;
+ *   feed_gpu,      optional: the state the kind keeps as it is fed (its
+ *   after_feed     fields of struct gpu_state), for each GPU sample and
+ *                  once a snapshot is in - the engine calls the hooks and
+ *                  knows no kind by name;
  *   summary,       one sentence of what was seen, one of what to do;
  *   advice
  *   agent_words    optional: the words of a finding the agent raised,
@@ -220,6 +224,7 @@ const struct finding_kind finding_kinds[] = {
 		.kind = VRAMZ_FK_ORPHANED, .name = "orphaned",
 		.hold_ms = 30000,
 		.what = "orphaned memory", NEEDS1(orphan_ms),
+		.feed_gpu = orphaned_feed_gpu,
 		.detect = detect_orphaned,
 		.summary = summary_orphaned, .advice = advice_orphaned,
 		.span = KIND_LASTS,
@@ -232,6 +237,7 @@ const struct finding_kind finding_kinds[] = {
 		.kind = VRAMZ_FK_THROTTLE, .name = "throttle",
 		.hold_ms = 60000,
 		.what = "throttling", NEEDS1(throttle_min_busy_ms),
+		.feed_gpu = throttle_feed_gpu,
 		.detect = detect_throttle,
 		.summary = summary_throttle, .advice = advice_throttle,
 		.span = KIND_LASTS,
@@ -240,6 +246,7 @@ const struct finding_kind finding_kinds[] = {
 	[VRAMZ_FK_PCIE_DOWNGRADED] = {
 		.kind = VRAMZ_FK_PCIE_DOWNGRADED, .name = "pcie_downgraded",
 		.hold_ms = 60000,
+		.feed_gpu = pcie_feed_gpu,
 		.detect = detect_pcie_downgraded,
 		.summary = summary_pcie_downgraded, .advice = advice_pcie_downgraded,
 		.span = KIND_LASTS,
@@ -295,6 +302,7 @@ const struct finding_kind finding_kinds[] = {
 	 * handed out at once, as a lost GPU is */
 	[VRAMZ_FK_VRAM_ERRORS] = {
 		.kind = VRAMZ_FK_VRAM_ERRORS, .name = "vram_errors",
+		.feed_gpu = health_feed_gpu,
 		.detect = detect_vram_errors,
 		.summary = summary_vram_errors, .advice = advice_vram_errors,
 		.span = KIND_EVENT, .at_once = 1,
@@ -309,6 +317,7 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_XID] = {
 		.kind = VRAMZ_FK_XID, .name = "xid",
+		.after_feed = health_after_feed,
 		.detect = detect_xid,
 		.summary = summary_xid, .advice = advice_xid,
 		.span = KIND_EVENT, .at_once = 1,

@@ -80,6 +80,8 @@ struct kind_conf {
 	const char *help;              /* one line for -h, with the default */
 };
 
+struct gpu_state;
+
 struct finding_kind {
 	enum vramz_finding_kind kind;  /* = its index in finding_kinds[] */
 	const char *name;              /* "leak": JSON "kind", text, VRAMZ_FINDING_KIND */
@@ -88,6 +90,14 @@ struct finding_kind {
 	 * same kind (torch.c), run right after detect */
 	int (*detect)(vramz_diag *d, struct emitter *em);
 	int (*detect_agent)(vramz_diag *d, struct emitter *em);
+	/* optional feeding, for a kind that keeps state of its own as it is
+	 * fed (its fields of struct gpu_state, lib/diagnose/state.h): called
+	 * for every GPU sample, a lost GPU's too (s->lost), after the engine
+	 * has noted the time (dt: since the GPU's last sample, at most 10 s);
+	 * after_feed once the whole snapshot is in */
+	void (*feed_gpu)(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
+			 int64_t dt);
+	void (*after_feed)(vramz_diag *d);
 	/* words: one sentence of what was seen, one of what to do; subject is
 	 * "pid 4242 (python) on GPU 0" and the like.  agent_words, when set,
 	 * speaks first for a finding the agent raised (advice 0: the summary)
