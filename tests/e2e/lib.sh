@@ -23,7 +23,15 @@ expect_success() {
 	else
 		FAILED=$((FAILED + 1))
 		echo "FAIL - $title"
-		sed 's/^/    /' "$T/.out" | tail -40
+		# the head holds the check that failed (has: "expected /X/ in F:"),
+		# the tail what the step did last: a screen dump kept only its end
+		if [ "$(wc -l <"$T/.out")" -le 80 ]; then
+			sed 's/^/    /' "$T/.out"
+		else
+			sed 's/^/    /' "$T/.out" | head -40
+			echo "    ..."
+			sed 's/^/    /' "$T/.out" | tail -40
+		fi
 	fi
 }
 
