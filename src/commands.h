@@ -13,7 +13,7 @@
  * table points at (file-scope in its cmd-*.c, their defaults there).
  *
  * Adding a subcommand (as `daemon` or `report` did):
- *   1. write src/cmd-NAME.c with `int cmd_NAME(const struct cmd_args *a)`,
+ *   1. write src/cmd/cmd-NAME.c with `int cmd_NAME(const struct cmd_args *a)`,
  *      `const struct opt NAME_opts[]` (src/cli.h: -h, the man page
  *      vramz-NAME(1) and the completions come from it) and the strings
  *      NAME_synopsis and NAME_about;

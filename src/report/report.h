@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report.h - the inside of `vramz report` (src/cmd-report.c): a log set is
+/* report.h - the inside of `vramz report` (src/cmd/cmd-report.c): a log set is
  * reduced in one pass to a fixed number of pixel columns per GPU
  * (reduce.c), drawn as SVG (svg.c) and laid out with its tables as one
  * self-contained HTML page (page.c).  docs/report.md says what the page

@@ -185,7 +185,7 @@ expect_success 'packaging/vramz-daemon.service parses with no warning, and its c
 '
 
 expect_success 'bad usage: exit 2, one line' '
-	usage_err "--interval" daemon -i 1ms &&
+	usage_err "1ms" daemon -i 1ms && usage_err "for -i: want a duration from 10ms to 1h" daemon -i 1ms &&
 	usage_err "'"'"'x'"'"'" daemon x &&
 	usage_err "--slow-interval" daemon -i 2s --slow-interval 1s
 '

@@ -277,7 +277,7 @@ static int procs, no_diag;
 static const char *dir_opt;
 
 const struct opt daemon_opts[] = {
-	{'i', "interval", OPT_DURATION, &interval_ms, "D", "sample and publish every D (default 1s)"},
+	OPT_SAMPLE_INTERVAL(&interval_ms, "sample and publish every DURATION (default 1s)"),
 	{0, "procs", OPT_FLAG, &procs, NULL, "also publish the processes holding VRAM, attributed"},
 	OPT_GPUS,
 	{0, "runtime-dir", OPT_STR, &dir_opt, "DIR",
@@ -296,10 +296,6 @@ const char daemon_about[] =
 /* The intervals and the runtime directory into dir; 0, or the exit code. */
 static int daemon_place(char *dir, size_t len)
 {
-	if (interval_ms < 10 || interval_ms > 3600000) {
-		cli_err("daemon: --interval must be between 10ms and 1h");
-		return EXIT_USAGE;
-	}
 	if (slow_ms != 0 && slow_ms < interval_ms) {
 		cli_err("daemon: --slow-interval must be 0 or at least --interval");
 		return EXIT_USAGE;
