@@ -128,6 +128,7 @@ struct fake_proc {
 	bool has_sm;
 	unsigned long long used; /* bytes at nvmlInit time */
 	double rate;             /* bytes/s */
+	unsigned long long step; /* the growth in whole steps of this (0: smooth) */
 	unsigned sm, mem, enc, dec;  /* percent */
 	unsigned gi, ci;         /* FAKE_NO_INSTANCE without MIG */
 };

@@ -37,6 +37,7 @@ struct grow {
 	unsigned gpu, pid, line;
 	bool has_pid;
 	double rate;
+	unsigned long long step; /* bytes: growth in whole steps (0: smooth) */
 };
 
 static int fail(struct parser *p, const char *fmt, ...)
@@ -365,12 +366,17 @@ static int kw_grow(struct parser *p, char **tok, int n, struct grow *g)
 			if (!fake_parse_rate(val, &g->rate))
 				return fail(p, "bad rate '%s' (e.g. +64MiB/s)", val);
 			has_rate = true;
+		} else if (!strcmp(key, "step")) {
+			if (!fake_parse_size(val, &g->step) || !g->step)
+				return fail(p, "bad step '%s' (e.g. 512MiB)", val);
 		} else {
 			return fail(p, "unknown grow field '%s'", key);
 		}
 	}
 	if (!has_gpu || !has_rate)
 		return fail(p, "grow: gpu= and rate= are required");
+	if (g->step && !g->has_pid)
+		return fail(p, "grow: step= needs pid=");
 	return 0;
 }
 
@@ -760,6 +766,7 @@ static int apply_grow(struct parser *p, const struct grow *g)
 	for (unsigned i = 0; i < w->nprocs; i++)
 		if (w->procs[i].gpu == g->gpu && w->procs[i].pid == g->pid) {
 			w->procs[i].rate = g->rate;
+			w->procs[i].step = g->step;
 			found = true;
 		}
 	return found ? 0 : fail(p, "grow: no proc gpu=%u pid=%u", g->gpu, g->pid);

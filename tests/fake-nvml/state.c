@@ -482,7 +482,13 @@ static unsigned long long grown(unsigned long long base, double rate)
 
 unsigned long long fake_proc_used(const struct fake_proc *p)
 {
-	return p->used_na ? NVML_VALUE_NOT_AVAILABLE : grown(p->used, p->rate);
+	if (p->used_na)
+		return NVML_VALUE_NOT_AVAILABLE;
+	if (p->step && p->rate > 0) { /* a caching allocator's segments */
+		double grew = p->rate * fake_elapsed_s();
+		return p->used + (unsigned long long)(grew / (double)p->step) * p->step;
+	}
+	return grown(p->used, p->rate);
 }
 
 /* Sum of the known usage of live processes on gpu (and GPU instance gi,
