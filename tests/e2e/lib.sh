@@ -13,6 +13,11 @@ trap 'rm -rf "$T"' EXIT
 PASSED=0
 FAILED=0
 vramz() { "$VRAMZ_BIN" "$@"; }
+# The PyTorch agent reads its process's own NVML figure through ctypes: in
+# the sanitizer build the fake NVML it would load is instrumented, and an
+# ASan library aborts an uninstrumented python at load - so the agents
+# the tests start use the device's figure there (docs/python.md)
+[ "${VRAMZ_SANITIZE:-0}" = 1 ] && export VRAMZ_TORCH_NVML=0
 scenario() { export FAKE_NVML_SCENARIO="$SCENARIOS/$1"; }
 
 expect_success() {
