@@ -11,7 +11,7 @@ graphics process lists - and fills the same document as the library
 this pass does not read (PCIe, energy, fans, VRAM health, MIG instances,
 the PyTorch agents' figures, containers) is None, as an unknown value is
 everywhere in vramz; libvramz or a daemon give the rest.  Each value out
-of its plausible range is None too (lib/fields.h's rule: a driver's
+of its plausible range is None too (lib/internal/fields.h's rule: a driver's
 sentinel is no reading).  The structs are NVML's (lib/backend/nvml_abi.h
 declares the same subset for C).
 """

@@ -2,7 +2,7 @@
 /* cmd-serve.c - `vramz serve`: a Prometheus exporter for each GPU node.
  *
  * One background thread samples every --interval, renders the complete
- * /metrics body once (lib/format/prom.c) and publishes it to the HTTP
+ * /metrics body once (src/format/prom.c) and publishes it to the HTTP
  * side (serve/http.c); scrapes only ever hand out the latest body, so any
  * number of scrapers cost no NVML calls and a slow client cannot delay a
  * sample.  The loop, the slow readings (PCIe throughput samples for 20 ms

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* jsonr.c - a recursive-descent JSON parser for vramz's own documents.
- * The tool writes JSON with lib/format/jsonw.c; this reads it back where a
+ * The tool writes JSON with src/format/jsonw.c; this reads it back where a
  * command compares two saved reports.  Strict (RFC 8259 syntax), depth
  * limited, and \u escapes decoded to UTF-8 so names survive a round trip.
  */

@@ -61,7 +61,7 @@ void jw_escape(FILE *f, const char *str)
 				s++;
 			} else if (text_cp_unsafe(cp)) {
 				/* C1 controls (U+009B is a CSI) and bidi controls
-				 * (lib/text.h): escaped, so a document printed raw
+				 * (lib/internal/text.h): escaped, so a document printed raw
 				 * cannot drive a terminal or reorder its text */
 				fprintf(f, "\\u%04x", (unsigned)cp);
 				s += n;

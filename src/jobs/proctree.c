@@ -10,7 +10,7 @@
  * from vramz.  So the answer is cached per (pid, start time), and a pid
  * seen for the first time is decided by walking up its ppid chain until a
  * cached pid, vramz itself, or init.  A steady tick costs one stat read per
- * GPU process (to notice a reused pid); bench/bench_proctree.c measures it.
+ * GPU process (to notice a reused pid).
  *
  * A descendant whose parent exits is re-parented to the nearest child
  * subreaper; `run` makes vramz one, so the chain of such an orphan still

@@ -108,7 +108,7 @@ static const char js[] =
 	"if(nb-na<2)return;a=na;b=nb;zoom()});"
 	"s.addEventListener('dblclick',function(){a=0;b=D.cols;zoom()})})})();";
 
-/* Markup escaped; what lib/text.h calls unsafe (controls, bidi controls:
+/* Markup escaped; what lib/internal/text.h calls unsafe (controls, bidi controls:
  * a character reference would be one all the same) and bytes that are not
  * UTF-8 shown as '?'. */
 void html_esc(FILE *o, const char *str)
