@@ -32,6 +32,8 @@ struct view {
 	int show_util;                    /* util chart beside memory: -1 where
 					     the width allows, 0 never, 1 always */
 	enum layout layout;
+	int zoom_total;                   /* `z`: memory charts 0 .. the total,
+					     not over the used range */
 	enum col_mode cols[COL_COUNT];    /* the process table's columns */
 	int col_choice;                   /* the columns dialog's line */
 	/* the process page (Enter on a row; Esc back): its process */

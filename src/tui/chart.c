@@ -23,6 +23,7 @@
  */
 #include "tui/chart.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,7 +164,7 @@ int chart_begin(struct chart *c)
 {
 	nlabels = nmarks = nlegend = 0;
 	c->ph = c->h - 2;
-	if (c->h < CHART_MIN_ROWS || c->w < CHART_MIN_COLS || !(c->top > 0))
+	if (c->h < CHART_MIN_ROWS || c->w < CHART_MIN_COLS || !(c->top > c->bottom) || c->bottom < 0)
 		return 0;
 	c->glyphs = (int)term_glyphs();
 	c->ppc = c->glyphs == GLYPHS_BRAILLE ? 2 : 1;
@@ -176,19 +177,22 @@ int chart_begin(struct chart *c)
 		fmt_snprintf(t, sizeof t, "%.1f GiB", c->top);
 	add_label(-1, t);
 	int count = c->ph / 4 > 2 ? c->ph / 4 : 2;
-	double step = nice_up(c->top / count);
-	if (step > c->top * (1 - 1.0 / c->ph)) /* a short chart: a lower step, one label more */
-		step = nice_down(c->top / count);
+	double range = c->top - c->bottom;
+	double step = nice_up(range / count);
+	if (step > range * (1 - 1.0 / c->ph)) /* a short chart: a lower step, one label more */
+		step = nice_down(range / count);
+	/* zoomed, the foot's own value first: the scale is said on the axis */
+	double first = c->bottom > 0 ? c->bottom : 0;
 	int last = -2;
 	for (int k = 0; k < MAX_LABELS; k++) {
-		double v = k * step;
-		if (v > c->top * (1 - 1.0 / c->ph) + 1e-9)
+		double v = k ? (floor(first / step + 1e-9) + k) * step : first;
+		if (v - c->bottom > range * (1 - 1.0 / c->ph) + 1e-9)
 			break;
-		int r = c->ph - 1 - (int)(v / c->top * c->ph + 1e-9);
+		int r = c->ph - 1 - (int)((v - c->bottom) / range * c->ph + 1e-9);
 		r = r < 0 ? 0 : r;
 		if (r == last)
 			continue;
-		label_text(t, sizeof t, c->unit, v, step);
+		label_text(t, sizeof t, c->unit, v, k || v == 0 ? step : v);
 		add_label(r, t);
 		last = r;
 	}
@@ -247,7 +251,7 @@ static inline void touch(int r, int col)
 /* Level of v in [0, top] out of n, rounded */
 static int level_of(const struct chart *c, double v, int n)
 {
-	int l = (int)(v / c->top * n + 0.5);
+	int l = (int)((v - c->bottom) / (c->top - c->bottom) * n + 0.5);
 	return l < 0 ? 0 : l > n ? n : l;
 }
 
@@ -260,8 +264,8 @@ void chart_area(struct chart *c, const double *lo, const double *hi, int role_lo
 		if (hi[i] < 0)
 			continue;
 		int h = level_of(c, hi[i], levels);
-		int l = lo && lo[i] > 0 ? level_of(c, lo[i], levels) : 0;
-		if (h == 0 && hi[i] > 0)
+		int l = lo && lo[i] > c->bottom ? level_of(c, lo[i], levels) : 0;
+		if (h == 0 && hi[i] > c->bottom)
 			h = 1; /* something is there: show it */
 		int col = dc / c->ppc, sub = dc % c->ppc;
 		for (int r = c->ph - 1, base = 0; r >= 0 && base < h; r--, base += lpr) {
@@ -393,7 +397,10 @@ static void time_axis(const struct chart *c, int y)
 static void ceiling_row(const struct chart *c)
 {
 	int u = c->glyphs != GLYPHS_ASCII;
-	fb_fill(c->y, c->px, c->pw, c->ceiling_role, u ? L'─' : L'-');
+	if (c->open_top) /* the range's end, not a ceiling: the total is above */
+		fb_fill(c->y, c->px, c->pw, ROLE_DIM, u ? L'┈' : L'.');
+	else
+		fb_fill(c->y, c->px, c->pw, c->ceiling_role, u ? L'─' : L'-');
 	/* the legend, right-aligned over the line: a sample of each series'
 	 * glyph in its colour (none for a role < 0), its name */
 	const char *sample = c->glyphs == GLYPHS_BRAILLE ? "⣿" : c->glyphs == GLYPHS_BLOCKS ? "█" : "#";

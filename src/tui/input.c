@@ -393,6 +393,7 @@ void input_key(struct app *a, int is_key, wint_t ch)
 	case 'c': v->mode = MODE_COLUMNS; break;
 	case '\r': case '\n': input_open_page(a, selected(a)); break;
 	case 'l': v->layout = (enum layout)((v->layout + 1) % 3); break;
+	case 'z': v->zoom_total = !v->zoom_total; break;
 	case 'k': start_kill(a); break;
 	case '<': case ',':
 		set_sort(a, (enum model_col)((v->ar.sort + COL_COUNT - 1) % COL_COUNT));

@@ -197,11 +197,11 @@ static void keys_line(const struct app *a)
 	static const char *const live[][2] = {
 		{"?", "Help"}, {"/", "Filter"}, {"u", "User"}, {"g", "GPU"}, {"Esc", "Clear"},
 		{"<>", "Sort"}, {"r", "Rev"}, {"t", "Tree"}, {"k", "Kill"}, {"m", "Util"},
-		{"l", "Layout"}, {"q", "Quit"}, {"Enter", "Process"}, {"c", "Columns"}};
+		{"l", "Layout"}, {"q", "Quit"}, {"z", "Zoom"}, {"Enter", "Process"}, {"c", "Columns"}};
 	static const char *const replay[][2] = {
 		{"?", "Help"}, {"Spc", "Pause"}, {"<-->", "Seek"}, {"+-", "Speed"},
 		{"/", "Filter"}, {"u", "User"}, {"g", "GPU"}, {"<>", "Sort"}, {"t", "Tree"},
-		{"m", "Util"}, {"q", "Quit"}, {"Enter", "Process"}};
+		{"m", "Util"}, {"q", "Quit"}, {"z", "Zoom"}, {"Enter", "Process"}};
 	static const char *const page[][2] = {
 		{"Esc", "Back"}, {"k", "Kill"}, {"?", "Help"}, {"q", "Quit"}};
 	const char *const (*k)[2] = a->v.page ? page : a->replay ? replay : live;
@@ -297,11 +297,13 @@ static void help(const struct app *a)
 		"c        columns: show or hide;  t  tree: processes under parents",
 		"Enter    the process page (its details, agent, findings); Esc back",
 		"m        utilization chart beside memory;  l  layout",
+		"z        memory charts: the used range (zoomed) / 0 to the total",
 		"Space <- -> + -   replay: pause, seek 30s, speed",
 		"q F10    quit          ?  this help",
 		"",
 		"bar: # or █ used   % or ▒ reserved by the driver   . free",
-		"chart: GiB over time, the GPU's total its ceiling; ▲ a finding began",
+		"chart: GiB over the used range (foot labelled); ─ the total, ┈ below it",
+		"       ▲ a finding began",
 		"IDLE: time since the process last used the SMs; >: at least",
 		"S: state R running, S sleeping, D uninterruptible (stuck on I/O?)",
 		"(other ns): a pid this /proc cannot see; no name is guessed",
@@ -316,7 +318,9 @@ static void help(const struct app *a)
 		if (!term_utf8() && strstr(s, "█"))
 			s = "bar: # used   % reserved by the driver   . free";
 		if (!term_utf8() && strstr(s, "▲"))
-			s = "chart: GiB over time, the GPU's total its ceiling; ^ a finding began";
+			s = "       ^ a finding began";
+		if (!term_utf8() && strstr(s, "┈"))
+			s = "chart: GiB over the used range (foot labelled); - the total, . below it";
 		put(y + 1 + i, x + 2, w - 4, ROLE_NORMAL, s, 0);
 	}
 	(void)a;
