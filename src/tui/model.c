@@ -302,7 +302,7 @@ static struct model_row *row_for(struct model *m, const vramz_proc_sample *p)
 		r->start_ticks = p->start_time_ticks;
 		fmt_snprintf(r->user, sizeof r->user, "%s", p->user);
 		if (p->cmdline[0])
-			fmt_snprintf(r->cmd, sizeof r->cmd, "%s", p->cmdline);
+			model_cmd_short(p->cmdline, r->cmd, sizeof r->cmd);
 		else
 			fmt_snprintf(r->cmd, sizeof r->cmd, "[%s]", p->comm);
 	} else {
@@ -675,4 +675,67 @@ int model_arrange(struct model *m, const struct arrange *a)
 		rc = push_order(m, idx[i]);
 	free(idx);
 	return rc;
+}
+
+/* Whether a program's base name (n bytes) is a Python interpreter:
+ * python, python3, python3.11, pypy3, ... */
+static int is_python(const char *b, size_t n)
+{
+	return (n >= 6 && !strncmp(b, "python", 6)) || (n >= 4 && !strncmp(b, "pypy", 4));
+}
+
+/* Appends [s, s + n) to out at *o (cut at len). */
+static void cat_n(char *out, size_t len, size_t *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && *o + 1 < len; i++)
+		out[(*o)++] = s[i];
+	out[*o < len ? *o : len - 1] = '\0';
+}
+
+/* The base name of the path [s, s + n) */
+static const char *base_of(const char *s, size_t n)
+{
+	const char *b = s;
+	for (size_t i = 0; i + 1 < n; i++) /* not at a final /: a name is left */
+		if (s[i] == '/')
+			b = s + i + 1;
+	return b;
+}
+
+void model_cmd_short(const char *cmdline, char *out, size_t len)
+{
+	if (!len)
+		return;
+	out[0] = '\0';
+	size_t o = 0;
+	const char *s = cmdline, *sp = strchr(s, ' ');
+	size_t n = sp ? (size_t)(sp - s) : strlen(s);
+	const char *b = base_of(s, n);
+	cat_n(out, len, &o, b, n - (size_t)(b - s));
+	int py = is_python(b, n - (size_t)(b - s)), skip_arg = 0;
+	for (s += n; *s;) { /* the arguments, each after its blank */
+		sp = strchr(s + 1, ' ');
+		n = sp ? (size_t)(sp - s) : strlen(s);
+		const char *a = s + 1;
+		size_t an = n - 1;
+		if (py && skip_arg) { /* the argument of -X, -W, -Q */
+			skip_arg = 0;
+		} else if (py && an && a[0] == '-') {
+			/* -m MODULE and -c CODE end the interpreter's own options:
+			 * the module or code is what runs, shown as given */
+			if ((an == 2 && (a[1] == 'm' || a[1] == 'c')) || (an == 1))
+				py = 0;
+			else if (an == 2 && (a[1] == 'X' || a[1] == 'W' || a[1] == 'Q'))
+				skip_arg = 1;
+		} else if (py && an) { /* the script: its name, its path on the page */
+			const char *sb = base_of(a, an);
+			cat_n(out, len, &o, " ", 1);
+			cat_n(out, len, &o, sb, an - (size_t)(sb - a));
+			py = 0;
+			s += n;
+			continue;
+		}
+		cat_n(out, len, &o, s, n);
+		s += n;
+	}
 }

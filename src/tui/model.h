@@ -7,6 +7,7 @@
 #ifndef VRAMZ_TUI_MODEL_H
 #define VRAMZ_TUI_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hashtab.h"
@@ -155,6 +156,13 @@ int model_arrange(struct model *m, const struct arrange *a);
 int model_find_pid(const struct model *m, uint32_t pid);
 /* The i-th history point back from the newest (0 = newest), NULL past end. */
 const struct hist_point *model_hist(const struct model_gpu *g, unsigned back);
+/* The COMMAND column's text from a command line (its arguments joined by
+ * blanks): the program by its base name, and for a Python interpreter the
+ * script by its base name too, so the script, not the interpreter's
+ * path, is what the column shows ("/opt/py/bin/python3.11 /w/train.py
+ * --bs 64" -> "python3.11 train.py --bs 64"; "-m MODULE" kept as given).
+ * The process page shows the whole command line. */
+void model_cmd_short(const char *cmdline, char *out, size_t len);
 /* Column titles for the process table and help. */
 const char *model_col_name(enum model_col c);
 /* Whether the column sorts largest first (VRAM, SM%, IDLE, the host's). */
