@@ -135,9 +135,14 @@ static void header(const struct app *a)
 	if (!a->replay) {
 		int x = put(0, 0, COLS, ROLE_TITLE, title, 0);
 		x += putf(0, x, COLS - x, ROLE_NORMAL, "  %s", a->source[0] ? a->source : "driver -");
-		put(0, x, COLS - x, ROLE_NORMAL, counts, 0);
+		x += put(0, x, COLS - x, ROLE_NORMAL, counts, 0);
 		int w = (int)strlen(when);
 		put(0, COLS - w, w, ROLE_NORMAL, when, 0);
+		/* the host line (CPU, memory, load) before the time, where it fits */
+		const char *hl = host_summary(a->host);
+		int hw = (int)strlen(hl);
+		if (hw && COLS - w - 2 - hw >= x + 2)
+			put(0, COLS - w - 2 - hw, hw, ROLE_DIM, hl, 0);
 		return;
 	}
 	/* A replay's state on the right ("1x [end]  recorded 2026-11-30

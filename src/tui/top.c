@@ -148,6 +148,7 @@ static void take_snapshots(struct app *a)
 	findings_mark(&a->f, &a->m);
 	input_rearrange(a);
 	input_host(a);
+	host_system(a->host); /* the header's host line, once a tick */
 	char msg[240];
 	if (kill_observe(&a->kw, &a->m, msg, sizeof msg))
 		app_status(a, strstr(msg, "still") ? ROLE_WARN : ROLE_OK, "%s", msg);

@@ -4,7 +4,8 @@
 # line puts the answer - out of memory in about 23m - before the subject
 # and the statistics, which come last, so at 80x24 the answer is on the
 # screen and "(95% CI ..., tau ...)" is what the edge cuts; COMMAND names
-# the script a Python interpreter runs, not the interpreter's path.
+# the script a Python interpreter runs, not the interpreter's path; the
+# header has the host's CPU, memory and load when live.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/top-lib.sh"
 WAIT_FOR_TENTHS=200
@@ -49,5 +50,13 @@ expect_success 'COMMAND: the script and its arguments, not the interpreter path'
 	wait_for "^ +$TRAIN_PID " &&
 	has "^ +$TRAIN_PID .* python3[0-9.]* train\.py --bs 64 *$" screen &&
 	hasnt "^ +$TRAIN_PID .*/" screen
+'
+
+expect_success 'the host line: CPU, memory and load in the header, live only' '
+	export FAKE_NVML_SCENARIO=$T/py.scn &&
+	top_session 120 30 -i 200ms &&
+	wait_for "^vramz top .* cpu [0-9]+%  mem [0-9.]+/[0-9.]+G  load [0-9.]+ +[0-9]{2}:[0-9]{2}:[0-9]{2}$" &&
+	top_session 120 30 --replay "$T/fast.csv" --speed 64 &&
+	wait_for "\[end\]" && hasnt "load [0-9.]+" screen
 '
 finish
