@@ -31,6 +31,7 @@ struct view {
 	int scroll;                       /* first table row shown */
 	int show_util;                    /* util chart beside memory: -1 where
 					     the width allows, 0 never, 1 always */
+	enum side_chart side;             /* `s`: what that chart shows */
 	enum layout layout;
 	int zoom_total;                   /* `z`: memory charts 0 .. the total,
 					     not over the used range */

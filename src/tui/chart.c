@@ -135,8 +135,9 @@ int64_t chart_step_ms(const int64_t *t, unsigned n, int64_t fallback_ms)
 /* "%.Nf GiB" with the fewest decimals that show step */
 static void label_text(char *buf, size_t len, enum chart_unit u, double v, double step)
 {
-	if (u == CHART_PCT) {
-		fmt_snprintf(buf, len, "%d%%", (int)(v + 0.5));
+	if (u != CHART_GIB) { /* whole numbers and their unit */
+		static const char *const unit[] = {"", "%", "C", "W", "MHz"};
+		fmt_snprintf(buf, len, "%d%s", (int)(v + 0.5), unit[u]);
 		return;
 	}
 	int d = step >= 1 && step == (double)(int64_t)step ? 0 : step * 10 == (double)(int64_t)(step * 10) ? 1 : 2;
@@ -171,8 +172,8 @@ int chart_begin(struct chart *c)
 	/* the labels: the ceiling, then a round value every four rows or so,
 	 * none within a row of the ceiling */
 	char t[20];
-	if (c->unit == CHART_PCT)
-		fmt_snprintf(t, sizeof t, "%d%%", (int)(c->top + 0.5));
+	if (c->unit != CHART_GIB)
+		label_text(t, sizeof t, c->unit, c->top, 1);
 	else
 		fmt_snprintf(t, sizeof t, "%.1f GiB", c->top);
 	add_label(-1, t);

@@ -14,7 +14,8 @@
 
 #include <stdint.h>
 
-enum chart_unit { CHART_GIB, CHART_PCT };
+/* The y axis's unit: GiB, %, °C (drawn "C"), W, MHz */
+enum chart_unit { CHART_GIB, CHART_PCT, CHART_C, CHART_W, CHART_MHZ };
 
 struct chart {
 	/* set by the caller */

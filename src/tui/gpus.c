@@ -279,18 +279,54 @@ static void mem_chart(const struct app *a, int y, int x, int w, int h, const str
 	chart_end(&c);
 }
 
+/* The value a side chart plots at point p (-1: unknown). */
+static double side_value(enum side_chart k, const struct hist_point *p)
+{
+	if (!p)
+		return -1;
+	switch (k) {
+	case SIDE_TEMP: return p->temp_valid ? p->temp_c : -1;
+	case SIDE_POWER: return p->power_valid ? p->power_w : -1;
+	case SIDE_CLOCK: return p->clock_valid ? p->clock_mhz : -1;
+	default: return p->util_valid ? p->util_pct : -1;
+	}
+}
+
+/* The chart beside memory: utilization (0-100 %), or with `s` the
+ * temperature (to 100 C, or above the hottest), power (to the enforced
+ * limit) or the SM clock (to a round value over the fastest) */
 static void util_chart(const struct app *a, int y, int x, int w, int h, const struct model_gpu *g)
 {
-	struct chart c = {.y = y, .x = x, .w = w, .h = h, .unit = CHART_PCT, .top = 100,
+	static const struct {
+		enum chart_unit unit;
+		const char *name;
+		int role;
+	} side[SIDE_COUNT] = {
+		[SIDE_UTIL] = {CHART_PCT, "util", ROLE_PLOT_UTIL},
+		[SIDE_TEMP] = {CHART_C, "temp", ROLE_WARN},
+		[SIDE_POWER] = {CHART_W, "power", ROLE_OK},
+		[SIDE_CLOCK] = {CHART_MHZ, "SM clock", ROLE_TITLE},
+	};
+	enum side_chart k = a->v.side < SIDE_COUNT ? a->v.side : SIDE_UTIL;
+	double max = 0;
+	for (int i = 0; i < 2 * w; i++) { /* the points it may show */
+		double v = side_value(k, model_hist(g, (unsigned)i));
+		max = v > max ? v : max;
+	}
+	const vramz_gpu_sample *s = &g->cur.s;
+	double top = k == SIDE_UTIL ? 100
+		     : k == SIDE_TEMP ? (max > 90 ? chart_nice_top(max * 1.05, 100) : 100)
+		     : k == SIDE_POWER && (s->valid & VRAMZ_F_POWER_LIMIT) && s->power_limit_mw / 1000.0 >= max
+			 ? s->power_limit_mw / 1000.0
+			 : chart_nice_top(max * 1.05, 1);
+	struct chart c = {.y = y, .x = x, .w = w, .h = h, .unit = side[k].unit, .top = top,
 			  .step_ms = gpus_step_ms(g, a->replay ? 0 : a->interval_ms), .ceiling_role = ROLE_AXIS};
 	if (!chart_begin(&c) || c.npts > 1024)
 		return;
-	for (int i = 0; i < c.npts; i++) {
-		const struct hist_point *p = model_hist(g, (unsigned)i);
-		points_a[i] = p && p->util_valid ? p->util_pct : -1;
-	}
-	chart_line(&c, points_a, ROLE_PLOT_UTIL, 0);
-	chart_legend(&c, ROLE_PLOT_UTIL, "util");
+	for (int i = 0; i < c.npts; i++)
+		points_a[i] = side_value(k, model_hist(g, (unsigned)i));
+	chart_line(&c, points_a, side[k].role, 0);
+	chart_legend(&c, side[k].role, side[k].name);
 	chart_end(&c);
 }
 
@@ -370,6 +406,8 @@ static uint64_t chart_key(const struct app *a, const struct model_gpu *g, int ut
 	 * mark moves with time */
 	if (!now || (util ? g->flat_util : g->flat_mem) <= (unsigned)(2 * w) || (!util && g->finding))
 		return 0;
+	if (util && a->v.side != SIDE_UTIL)
+		return 0; /* no flat count of the other sensors: drawn each frame */
 	struct {
 		int util, x, w, h, glyphs, cols, zoom;
 		int64_t step;
@@ -381,6 +419,9 @@ static uint64_t chart_key(const struct app *a, const struct model_gpu *g, int ut
 	k.step = gpus_step_ms(g, a->replay ? 0 : a->interval_ms);
 	k.v = *now;
 	k.v.time_ms = 0;
+	/* the side chart's other sensors are keyed by nothing (drawn each frame) */
+	k.v.temp_valid = k.v.power_valid = k.v.clock_valid = 0;
+	k.v.temp_c = 0, k.v.power_w = k.v.clock_mhz = 0;
 	if (util)
 		k.v.used_bytes = k.v.reserved_bytes = k.v.total_bytes = 0, k.v.mem_valid = 0;
 	else

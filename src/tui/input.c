@@ -394,6 +394,11 @@ void input_key(struct app *a, int is_key, wint_t ch)
 	case '\r': case '\n': input_open_page(a, selected(a)); break;
 	case 'l': v->layout = (enum layout)((v->layout + 1) % 3); break;
 	case 'z': v->zoom_total = !v->zoom_total; break;
+	case 's': /* the side chart's sensor: util, temp, power, clock; shown */
+		v->side = (enum side_chart)((v->side + 1) % SIDE_COUNT);
+		if (v->show_util == 0)
+			v->show_util = 1;
+		break;
 	case 'k': start_kill(a); break;
 	case '<': case ',':
 		set_sort(a, (enum model_col)((v->ar.sort + COL_COUNT - 1) % COL_COUNT));

@@ -126,6 +126,12 @@ static void hist_push(struct model_gpu *g, const struct tui_gpu *t, int64_t time
 		h->util_valid = 1;
 		h->util_pct = (uint8_t)(s->util_gpu_pct > 100 ? 100 : s->util_gpu_pct);
 	}
+	if (s->valid & VRAMZ_F_TEMP)
+		h->temp_valid = 1, h->temp_c = (int16_t)s->temp_c;
+	if (s->valid & VRAMZ_F_POWER)
+		h->power_valid = 1, h->power_w = (uint16_t)(s->power_mw / 1000 > 65535 ? 65535 : s->power_mw / 1000);
+	if (s->valid & VRAMZ_F_CLK_SM)
+		h->clock_valid = 1, h->clock_mhz = (uint16_t)(s->clock_sm_mhz > 65535 ? 65535 : s->clock_sm_mhz);
 	/* prev is another slot than h unless the ring holds one point; the
 	 * chart draws used over reserved, so both must stay */
 	int same_mem = prev && prev != h && prev->mem_valid == h->mem_valid &&

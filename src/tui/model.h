@@ -57,7 +57,14 @@ struct hist_point {
 	uint64_t used_bytes, reserved_bytes, total_bytes;
 	uint8_t util_pct;
 	uint8_t mem_valid, util_valid;
+	/* the side chart's other sensors (`s` cycles them) */
+	uint8_t temp_valid, power_valid, clock_valid;
+	int16_t temp_c;
+	uint16_t power_w, clock_mhz;          /* SM clock */
 };
+
+/* What the chart beside memory shows (`s` cycles, `m` shows or hides) */
+enum side_chart { SIDE_UTIL, SIDE_TEMP, SIDE_POWER, SIDE_CLOCK, SIDE_COUNT };
 
 struct model_gpu {
 	struct tui_gpu cur;

@@ -303,6 +303,7 @@ static void help(const struct app *a)
 		"Enter    the process page (its details, agent, findings); Esc back",
 		"m        utilization chart beside memory;  l  layout",
 		"z        memory charts: the used range (zoomed) / 0 to the total",
+		"s        the chart beside memory: util, temperature, power, SM clock",
 		"Space <- -> + -   replay: pause, seek 30s, speed",
 		"q F10    quit          ?  this help",
 		"",

@@ -5,7 +5,8 @@
 # slope that climbs most of the chart's rows, not a strip at its foot; the
 # foot is labelled with its value and the total, above the range, is named
 # in the legend; `z` goes back to 0 .. the total, where the same data
-# climbs a row or two.
+# climbs a row or two.  `s` turns the chart beside memory into
+# temperature, power or SM clock history.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/top-lib.sh"
 WAIT_FOR_TENTHS=200
@@ -69,9 +70,20 @@ expect_success 'z: 0 .. the total, the same leak a strip at the foot; z again zo
 	[ "$up" -ge $((rows * 2 / 5)) ]
 '
 
+scenario 1gpu.scn
+expect_success 's: the chart beside memory cycles utilization, temperature, power, SM clock' '
+	top_session 200 40 &&
+	wait_for "⣿ util" && has "100% ┤" screen &&
+	keys s && wait_for "⣿ temp" && has "^.*[0-9]+C ┤─+ ⣿ temp" screen &&
+	keys s && wait_for "⣿ power" && has "700W ┤─+ ⣿ power" screen &&
+	keys s && wait_for "⣿ SM clock" && has "[0-9]+MHz ┤─+ ⣿ SM clock" screen &&
+	keys s && wait_for "⣿ util" && has "100% ┤─+ ⣿ util" screen
+'
+
 expect_success 'help names z' '
 	top_session 120 40 --replay "$T/leak.csv" --speed 64 &&
 	wait_for "\[end\]" && keys "?" &&
-	wait_for "z +memory charts: the used range"
+	wait_for "z +memory charts: the used range" &&
+	has "s +the chart beside memory: util, temperature, power, SM clock" screen
 '
 finish
