@@ -352,8 +352,16 @@ static void block_head(int y, int x0, int w, const struct model_gpu *g)
 		     gpu_short_name(g->cur.name));
 	sensors(sens, sizeof sens, s, 1);
 	pcie(link, sizeof link, &g->cur);
+	/* then the fan and the clocks, where the width allows (cut first) */
+	char fan[24] = "", clk[48] = "";
+	if (s->valid & VRAMZ_F_FAN)
+		fmt_snprintf(fan, sizeof fan, "  fan %u%%", s->fan_pct);
+	if ((s->valid & VRAMZ_F_CLK_SM) && (s->valid & VRAMZ_F_CLK_MEM))
+		fmt_snprintf(clk, sizeof clk, "  clocks %u/%u MHz", s->clock_sm_mhz, s->clock_mem_mhz);
+	else if (s->valid & VRAMZ_F_CLK_SM)
+		fmt_snprintf(clk, sizeof clk, "  SM %u MHz", s->clock_sm_mhz);
 	x = x < 22 ? 22 : x + 2;
-	putf(y, x0 + x, w - x, ROLE_NORMAL, "%s  PCIe %s", sens, link);
+	putf(y, x0 + x, w - x, ROLE_NORMAL, "%s  PCIe %s%s%s", sens, link, fan, clk);
 	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
 	int has_rsv = (s->valid & VRAMZ_F_MEM_RESERVED) != 0;
 	char nums[160];
@@ -381,8 +389,8 @@ static uint64_t head_key(const struct model_gpu *g, int x0, int w, uint64_t seed
 	} k;
 	memset(&k, 0, sizeof k);
 	k.x0 = x0, k.w = w, k.finding = g->finding, k.present = g->present, k.utf8 = term_utf8();
-	/* the fields shown; the rest (energy, clocks, the process slice) may
-	 * move without changing a cell */
+	/* the fields shown; the rest (energy, the process slice) may move
+	 * without changing a cell */
 	const vramz_gpu_sample *s = &g->cur.s;
 	k.s.index = s->index, k.s.valid = s->valid, k.s.lost = s->lost;
 	k.s.mem_total_bytes = s->mem_total_bytes, k.s.mem_reserved_bytes = s->mem_reserved_bytes;
@@ -390,6 +398,7 @@ static uint64_t head_key(const struct model_gpu *g, int x0, int w, uint64_t seed
 	k.s.util_gpu_pct = s->util_gpu_pct, k.s.temp_c = s->temp_c, k.s.temp_mem_c = s->temp_mem_c;
 	k.s.power_mw = s->power_mw / 1000, k.s.power_limit_mw = s->power_limit_mw / 1000;
 	k.s.pcie_gen = s->pcie_gen, k.s.pcie_width = s->pcie_width;
+	k.s.fan_pct = s->fan_pct, k.s.clock_sm_mhz = s->clock_sm_mhz, k.s.clock_mem_mhz = s->clock_mem_mhz;
 	memcpy(k.name, g->cur.name, sizeof k.name);
 	k.pg = g->cur.pcie_max_gen, k.pw = g->cur.pcie_max_width;
 	return fb_hash(&k, sizeof k, seed);

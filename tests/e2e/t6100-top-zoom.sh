@@ -74,6 +74,7 @@ scenario 1gpu.scn
 expect_success 's: the chart beside memory cycles utilization, temperature, power, SM clock' '
 	top_session 200 40 &&
 	wait_for "⣿ util" && has "100% ┤" screen &&
+	has "^GPU 0 H200 .* PCIe 5x16  clocks [0-9]+/3201 MHz" screen &&
 	keys s && wait_for "⣿ temp" && has "^.*[0-9]+C ┤─+ ⣿ temp" screen &&
 	keys s && wait_for "⣿ power" && has "700W ┤─+ ⣿ power" screen &&
 	keys s && wait_for "⣿ SM clock" && has "[0-9]+MHz ┤─+ ⣿ SM clock" screen &&

@@ -5,7 +5,8 @@
 # and the statistics, which come last, so at 80x24 the answer is on the
 # screen and "(95% CI ..., tau ...)" is what the edge cuts; COMMAND names
 # the script a Python interpreter runs, not the interpreter's path; the
-# header has the host's CPU, memory and load when live.
+# header has the host's CPU, memory and load when live, a GPU's block its
+# fan and clocks.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/top-lib.sh"
 WAIT_FOR_TENTHS=200
@@ -40,7 +41,7 @@ export TRAIN_PID
 trap 'kill $TRAIN_PID 2>/dev/null; rm -rf "$T"' EXIT
 cat >"$T/py.scn" <<'SCN'
 driver 580.159.04
-gpu 0 name="NVIDIA H200" uuid=GPU-8f3a61c2-5be4-4d0e-9a71-2c6f0e4b7d19 mem_total=143771MiB mem_reserved=616MiB mem_used=auto util=50 temp=41 power=318000 power_limit=700000
+gpu 0 name="NVIDIA H200" uuid=GPU-8f3a61c2-5be4-4d0e-9a71-2c6f0e4b7d19 mem_total=143771MiB mem_reserved=616MiB mem_used=auto util=50 temp=41 power=318000 power_limit=700000 fan=60 sm_clock=1980 mem_clock=3201
 proc gpu=0 pid=env:TRAIN_PID used=12GiB type=compute sm=50
 SCN
 
@@ -49,6 +50,7 @@ expect_success 'COMMAND: the script and its arguments, not the interpreter path'
 	top_session 120 30 -i 200ms &&
 	wait_for "^ +$TRAIN_PID " &&
 	has "^ +$TRAIN_PID .* python3[0-9.]* train\.py --bs 64 *$" screen &&
+	has "^GPU 0 H200 .*PCIe -  fan 60%  clocks 1980/3201 MHz" screen &&
 	hasnt "^ +$TRAIN_PID .*/" screen
 '
 
