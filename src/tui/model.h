@@ -102,6 +102,7 @@ struct model_row {
 	int depth;                        /* tree view indent */
 	int group;                        /* tree view: a parent holding no GPU */
 	int finding;                      /* worst severity naming it */
+	int tagged;                       /* Space: signalled with the others by k */
 	/* its PyTorch agent's figures over its GPUs (lib/agent.c) */
 	int torch;
 	uint64_t torch_reserved_bytes, outside_bytes;

@@ -128,9 +128,12 @@ static void header(const struct app *a)
 	if (ar->text[0] && o < sizeof filt)
 		fmt_snprintf(filt + o, sizeof filt - o, " /%s", ar->text);
 	char counts[256];
-	fmt_snprintf(counts, sizeof counts, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
+	char tags[24] = "";
+	if (a->v.ntags)
+		fmt_snprintf(tags, sizeof tags, "  [%u tagged]", a->v.ntags);
+	fmt_snprintf(counts, sizeof counts, "  %u GPU%s  %u process%s%s%s%s%s", m->ngpus,
 		 m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
-		 ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);
+		 ar->tree ? "  [tree]" : "", tags, filt[0] ? "  filter:" : "", filt);
 	static const char title[] = "vramz top", replay_of[] = "  replay of ";
 	if (!a->replay) {
 		int x = put(0, 0, COLS, ROLE_TITLE, title, 0);
@@ -241,6 +244,15 @@ static void status_line(const struct app *a)
 		putf(y, x + 2, COLS - x - 2, ROLE_DIM, "Enter applies, empty clears, Esc cancels");
 		return;
 	}
+	if (v->mode == MODE_CONFIRM && v->confirm_tags) {
+		char pids[160] = "";
+		size_t o = 0;
+		for (unsigned t = 0; t < v->ntags && o + 12 < sizeof pids; t++)
+			o += (size_t)fmt_snprintf(pids + o, sizeof pids - o, " %u", v->tag_pid[t]);
+		putf(y, 0, COLS, ROLE_CRIT, "Send SIG%s to the %u tagged processes (pids%s)? y/N",
+		     kill_signame(app_signals[v->sig_choice]), v->ntags, pids);
+		return;
+	}
 	if (v->mode == MODE_CONFIRM) {
 		int i = model_find_pid(&a->m, v->confirm_pid);
 		putf(y, 0, COLS, ROLE_CRIT, "Send SIG%s to pid %u (%s) of %s? y/N",
@@ -282,7 +294,10 @@ static void signal_menu(const struct app *a)
 	if (y < 0 || x < 0)
 		y = x = 0;
 	char t[64];
-	fmt_snprintf(t, sizeof t, "signal for pid %u", a->v.confirm_pid);
+	if (a->v.confirm_tags)
+		fmt_snprintf(t, sizeof t, "signal for %u tagged", a->v.ntags);
+	else
+		fmt_snprintf(t, sizeof t, "signal for pid %u", a->v.confirm_pid);
 	draw_box(y, x, h, w, t);
 	for (unsigned i = 0; i < app_signal_count; i++)
 		putf(y + 1 + (int)i, x + 2, w - 4, (int)i == a->v.sig_choice ? ROLE_SEL : ROLE_NORMAL,
@@ -294,6 +309,7 @@ static void help(const struct app *a)
 	static const char *const lines[] = {
 		"Up/Down PgUp/PgDn Home/End  select a process (mouse click too)",
 		"k        kill: choose a signal (Enter), confirm (y)",
+		"Space    tag / untag a process: k then signals every tagged one",
 		"/        filter by text (pid, user, job, command)",
 		"u  g     filter by user / by GPU index;  Esc or \\ clears",
 		"< >  r   sort by the previous / next column; reverse",
