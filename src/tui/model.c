@@ -52,6 +52,13 @@ const char *model_col_name(enum model_col c)
 	return (unsigned)c < COL_COUNT ? col_names[c] : "?";
 }
 
+const char *model_col_key(enum model_col c)
+{
+	static const char *const keys[COL_COUNT] = {"pid", "user", "job", "gpu", "vram", "sm",
+						    "idle", "cpu", "rss", "time", "state", "command"};
+	return (unsigned)c < COL_COUNT ? keys[c] : "?";
+}
+
 int model_col_desc(enum model_col c)
 {
 	return c == COL_VRAM || c == COL_SM || c == COL_IDLE || c == COL_CPU || c == COL_RSS ||

@@ -173,6 +173,8 @@ const struct hist_point *model_hist(const struct model_gpu *g, unsigned back);
 void model_cmd_short(const char *cmdline, char *out, size_t len);
 /* Column titles for the process table and help. */
 const char *model_col_name(enum model_col c);
+/* A column's name on the command line and in top.conf: "vram", "cpu" */
+const char *model_col_key(enum model_col c);
 /* Whether the column sorts largest first (VRAM, SM%, IDLE, the host's). */
 int model_col_desc(enum model_col c);
 /* The memory of process (pid, start_ticks) on GPU gpu, in GiB, for the

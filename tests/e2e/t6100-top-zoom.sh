@@ -6,7 +6,7 @@
 # foot is labelled with its value and the total, above the range, is named
 # in the legend; `z` goes back to 0 .. the total, where the same data
 # climbs a row or two.  `s` turns the chart beside memory into
-# temperature, power or SM clock history.
+# temperature, power or SM clock history.  The choices are kept at `q`.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/top-lib.sh"
 WAIT_FOR_TENTHS=200
@@ -79,6 +79,20 @@ expect_success 's: the chart beside memory cycles utilization, temperature, powe
 	keys s && wait_for "⣿ power" && has "700W ┤─+ ⣿ power" screen &&
 	keys s && wait_for "⣿ SM clock" && has "[0-9]+MHz ┤─+ ⣿ SM clock" screen &&
 	keys s && wait_for "⣿ util" && has "100% ┤─+ ⣿ util" screen
+'
+
+expect_success 'q keeps the choices in top.conf; the next top starts with them, -s wins' '
+	export XDG_CONFIG_HOME=$T/keep &&
+	top_session 200 40 &&
+	wait_for "⣿ util" && keys z s P t && wait_for "⣿ temp" && wait_for "─ total" &&
+	keys q && wait_for "vramz-exited rc=0" &&
+	has "^sort = pid$" keep/vramz/top.conf && has "^zoom-total = 1$" keep/vramz/top.conf &&
+	has "^side = temp$" keep/vramz/top.conf && has "^tree = 1$" keep/vramz/top.conf &&
+	top_session 200 40 &&
+	wait_for "⣿ temp" && has "─ total" screen && has "\[tree\]" screen &&
+	has "PID[▲▼]" screen &&
+	top_session 200 40 -s vram &&
+	wait_for "VRAM[▲▼]" && hasnt "PID[▲▼]" screen
 '
 
 expect_success 'help names z' '
