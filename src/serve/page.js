@@ -219,10 +219,23 @@
       var r = sensorRow(c, s), n = 0, sum = 0, lo = Infinity, hi = -Infinity;
       v.forEach(function (x) { if (x === null) return; n++; sum += x; if (x < lo) lo = x; if (x > hi) hi = x; });
       var now = g[s.k];
-      text(r.now, now === null || now === undefined || g.lost ? '-' : s.f(now));
-      text(r.min, bare(s, lo)); text(r.max, bare(s, hi)); text(r.avg, bare(s, sum / n));
-      spark(r.cv, h.t, v, lo, hi);
+      set(r, 'now', now === null || now === undefined || g.lost ? '-' : s.f(now));
+      set(r, 'min', bare(s, lo)); set(r, 'max', bare(s, hi)); set(r, 'avg', bare(s, sum / n));
+      // drawn again when what it shows changed: a new value, its range, or
+      // the window moved a pixel (8 GPUs x 12 sparklines a tick otherwise)
+      var t1 = h.t[h.t.length - 1], w = r.cv.clientWidth || 100;
+      var key = [v.length, v[v.length - 1], lo, hi, w].join('|');
+      if (key !== r.key || (t1 - r.drawnT1) / st.historyMs * w >= 1) {
+        spark(r.cv, h.t, v, lo, hi);
+        r.key = key; r.drawnT1 = t1;
+      }
     });
+  }
+  // a cell's text, written only when it changed (no layout work otherwise)
+  function set(r, k, s) {
+    if (r['_' + k] === s) return;
+    r['_' + k] = s;
+    text(r[k], s);
   }
 
   function spark(cv, t, v, lo, hi) {
@@ -538,6 +551,10 @@
     b.setAttribute('aria-pressed', dark ? 'true' : 'false');
     b.title = dark ? 'light theme' : 'dark theme';
     st.colors = null;
+    Object.keys(st.cards).forEach(function (i) {
+      var rows = st.cards[i].rows;
+      Object.keys(rows).forEach(function (k) { rows[k].key = null; });
+    });
     if (st.snap) st.snap.gpus.forEach(drawGpu);
   }
   var saved = null;
