@@ -132,8 +132,9 @@ def main():
         print("  one stream      %.4f %% of a core (%d bytes streamed)" % (streaming, got[0]))
         print("  the stream adds %.4f %% of a core (ratio %.2f)"
               % (streaming - idle, streaming / idle if idle else float("nan")))
-        with cdp.Browser() as b:
-            b.open("http://127.0.0.1:%d/" % port, 1280, 800)
+        with cdp.Browser() as browser:
+            # open() gives the page (cdp.py's tabs); the page's calls go to it
+            b = browser.open("http://127.0.0.1:%d/" % port, 1280, 800)
             b.wait("document.body.dataset.renderMs !== undefined")
             ms, end = [], time.monotonic() + min(secs, 30)
             last = None

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* svg.c - one GPU's plots in `vramz report`: memory stacked by process
- * with the total as its ceiling, then lanes for utilization, temperature
+ * over the range it moved in (format/zoom.h: the used range with a
+ * margin, the total its ceiling when the data comes near it, issue 40: a
+ * 1 GiB/min leak on a 140 GiB GPU is a slope, not a strip at the foot;
+ * the foot is labelled when it is not 0), then lanes for utilization, temperature
  * and power against its limit, on the report's shared time axis, with the
  * findings drawn where they happened.
  *
@@ -20,6 +23,7 @@
 
 #include "kinds.h"
 #include "format/fmt.h"
+#include "format/zoom.h"
 
 #define L 72.0      /* left margin: lane titles and scales */
 #define W ((double)REP_COLS)
@@ -288,6 +292,13 @@ static void findings(FILE *o, const struct rep *r, const struct rep_gpu *g, cons
 				double t_oom = (double)end + f->time_to_oom_s * 1000;
 				double xo = L + rep_x_of(r, (int64_t)t_oom);
 				double yo = ly(mem, mem->vmax);
+				double total = (double)g->total_max;
+				if (total > mem->vmax && total > top) { /* zoomed: the total is above the
+									  lane; the line leaves at its top */
+					double t_top = (double)end + (mem->vmax - top) / rate * 1000;
+					if (t_top < t_oom)
+						xo = L + rep_x_of(r, (int64_t)t_top);
+				}
 				if (xo > L + W) { /* clip at the axis's end, on the line */
 					double fr = (L + W - b) / (xo - b);
 					yo = yb + (yo - yb) * fr;
@@ -367,6 +378,22 @@ void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g)
 	char b1[32], b2[32];
 	struct lane mem = {8, MEM_H, 1, 0};
 	mem.vmax = (double)(g->total_max ? g->total_max : g->mem_peak ? g->mem_peak : 1);
+	/* the range used + reserved memory moved in over the log, zoomed */
+	const double gib = 1073741824.0;
+	double mn = 1e300, mx = -1, lo, hi;
+	for (unsigned col = 0; col < REP_COLS; col++) {
+		const struct rep_col *c = &g->cols[col];
+		if (!c->n || c->lost || !(c->valid & VRAMZ_F_MEM))
+			continue;
+		mn = (double)c->mem_min < mn ? (double)c->mem_min : mn;
+		mx = (double)c->mem_max > mx ? (double)c->mem_max : mx;
+	}
+	int at_total = 1;
+	if (g->total_max) {
+		at_total = zoom_range(mn / gib, mx / gib, (double)g->total_max / gib, 0.25, &lo, &hi);
+		mem.vmin = lo * gib;
+		mem.vmax = at_total ? (double)g->total_max : hi * gib;
+	}
 	struct lane util = {mem.y0 + MEM_H + GAP_H, LANE_H, 100, 0};
 	int tpeak = g->temp_peak > g->tmem_peak ? g->temp_peak : g->tmem_peak;
 	struct lane temp = {util.y0 + LANE_H + GAP_H, LANE_H, tpeak + 10 > 100 ? tpeak + 10 : 100, 0};
@@ -375,11 +402,19 @@ void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g)
 	double bottom = pow.y0 + LANE_H;
 	double height = bottom + 24;
 	fprintf(o, "<svg class=\"plot\" data-gpu=\"%u\" viewBox=\"0 0 %.0f %.0f\" "
-		"xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"GPU %u over time\">",
-		g->index, L + W + 8, height, g->index);
+		"xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"GPU %u over time\" "
+		"data-mem-lo=\"%.0f\" data-mem-hi=\"%.0f\">",
+		g->index, L + W + 8, height, g->index, mem.vmin, mem.vmax);
 	fprintf(o, "<clipPath id=\"c%u\"><rect x=\"%.0f\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/></clipPath>",
 		g->index, L, W, height);
 	title(o, mem.y0, "memory", fmt_bytes(b1, sizeof b1, (uint64_t)mem.vmax));
+	if (mem.vmin > 0) /* zoomed: the foot's value, and where the total is */
+		fprintf(o, "<text class=\"ls\" x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", L - 4,
+			mem.y0 + mem.h, fmt_bytes(b2, sizeof b2, (uint64_t)mem.vmin));
+	if (!at_total) /* the total is above the plot: said in the margin */
+		fprintf(o, "<text class=\"ls ta\" x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">"
+			"<tspan x=\"%.0f\">total</tspan><tspan x=\"%.0f\" dy=\"12\">%s \xe2\x86\x91</tspan>"
+			"</text>", L - 4, mem.y0 + 40, L - 4, L - 4, fmt_bytes(b2, sizeof b2, g->total_max));
 	title(o, util.y0, "util", "100 %");
 	snprintf(b2, sizeof b2, "%.0f °C", temp.vmax);
 	title(o, temp.y0, "temp", b2);
@@ -407,7 +442,8 @@ void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g)
 	fputs("<path class=\"l-min\" d=\"", o);
 	path_d(o, r, g, &mem, v_memmin, NULL, -1);
 	fputs("\"/><path class=\"l-tot\" d=\"", o);
-	path_d(o, r, g, &mem, v_total, NULL, -1);
+	if (at_total) /* the total, where it is in view */
+		path_d(o, r, g, &mem, v_total, NULL, -1);
 	int one = 1, zero = 0;
 	fputs("\"/><path class=\"a-util\" d=\"", o);
 	/* utilization: the band between each column's min and max */

@@ -197,7 +197,10 @@ static char *findings_event(const vramz_finding *f, unsigned n, size_t *len)
  * process of the full document is 3 times as long). */
 static const char *const page_gpu_keys[] = {
 	"name", "mem_total_bytes", "mem_reserved_bytes", "mem_used_bytes", "mem_free_bytes",
-	"util_gpu_pct", "temp_c", "power_mw", "power_limit_mw", "pcie_gen", "pcie_width", NULL};
+	"util_gpu_pct", "temp_c", "power_mw", "power_limit_mw", "pcie_gen", "pcie_width",
+	/* the sensor rows (issue 40): what GPU-Z's sensor tab shows */
+	"util_mem_pct", "temp_mem_c", "clock_sm_mhz", "clock_mem_mhz", "fan_pct",
+	"pcie_tx_bytes_per_s", "pcie_rx_bytes_per_s", NULL};
 static const char *const page_proc_keys[] = {
 	"gpu", "pid", "user", "comm", "command", "container", "pod_uid", "slurm_job",
 	"used_bytes", "sm_pct", "torch", "pod", "namespace", "container_name", NULL};

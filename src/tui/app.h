@@ -24,6 +24,8 @@ enum layout { LAYOUT_AUTO, LAYOUT_FULL, LAYOUT_COMPACT };
  * never. */
 enum col_mode { COLM_AUTO, COLM_ON, COLM_OFF };
 
+#define APP_MAX_TAGS 64
+
 struct view {
 	struct arrange ar;
 	uint32_t sel_pid;                 /* selection follows the process */
@@ -31,7 +33,10 @@ struct view {
 	int scroll;                       /* first table row shown */
 	int show_util;                    /* util chart beside memory: -1 where
 					     the width allows, 0 never, 1 always */
+	enum side_chart side;             /* `s`: what that chart shows */
 	enum layout layout;
+	int zoom_total;                   /* `z`: memory charts 0 .. the total,
+					     not over the used range */
 	enum col_mode cols[COL_COUNT];    /* the process table's columns */
 	int col_choice;                   /* the columns dialog's line */
 	/* the process page (Enter on a row; Esc back): its process */
@@ -45,6 +50,12 @@ struct view {
 	char input[64];
 	int sig_choice;                   /* index into the signal menu */
 	uint32_t confirm_pid;
+	/* processes tagged with Space (live): k signals them all; by pid and
+	 * start time, so a pid reused is not the one tagged */
+	uint32_t tag_pid[APP_MAX_TAGS];
+	uint64_t tag_start[APP_MAX_TAGS];
+	unsigned ntags;
+	int confirm_tags;                 /* the confirmation is for the tags */
 	char status[240];                 /* the status line's message */
 	int status_role;                  /* enum role */
 	int quit;

@@ -23,6 +23,7 @@
  */
 #include "tui/chart.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,8 +135,9 @@ int64_t chart_step_ms(const int64_t *t, unsigned n, int64_t fallback_ms)
 /* "%.Nf GiB" with the fewest decimals that show step */
 static void label_text(char *buf, size_t len, enum chart_unit u, double v, double step)
 {
-	if (u == CHART_PCT) {
-		fmt_snprintf(buf, len, "%d%%", (int)(v + 0.5));
+	if (u != CHART_GIB) { /* whole numbers and their unit */
+		static const char *const unit[] = {"", "%", "C", "W", "MHz"};
+		fmt_snprintf(buf, len, "%d%s", (int)(v + 0.5), unit[u]);
 		return;
 	}
 	int d = step >= 1 && step == (double)(int64_t)step ? 0 : step * 10 == (double)(int64_t)(step * 10) ? 1 : 2;
@@ -163,32 +165,35 @@ int chart_begin(struct chart *c)
 {
 	nlabels = nmarks = nlegend = 0;
 	c->ph = c->h - 2;
-	if (c->h < CHART_MIN_ROWS || c->w < CHART_MIN_COLS || !(c->top > 0))
+	if (c->h < CHART_MIN_ROWS || c->w < CHART_MIN_COLS || !(c->top > c->bottom) || c->bottom < 0)
 		return 0;
 	c->glyphs = (int)term_glyphs();
 	c->ppc = c->glyphs == GLYPHS_BRAILLE ? 2 : 1;
 	/* the labels: the ceiling, then a round value every four rows or so,
 	 * none within a row of the ceiling */
 	char t[20];
-	if (c->unit == CHART_PCT)
-		fmt_snprintf(t, sizeof t, "%d%%", (int)(c->top + 0.5));
+	if (c->unit != CHART_GIB)
+		label_text(t, sizeof t, c->unit, c->top, 1);
 	else
 		fmt_snprintf(t, sizeof t, "%.1f GiB", c->top);
 	add_label(-1, t);
 	int count = c->ph / 4 > 2 ? c->ph / 4 : 2;
-	double step = nice_up(c->top / count);
-	if (step > c->top * (1 - 1.0 / c->ph)) /* a short chart: a lower step, one label more */
-		step = nice_down(c->top / count);
+	double range = c->top - c->bottom;
+	double step = nice_up(range / count);
+	if (step > range * (1 - 1.0 / c->ph)) /* a short chart: a lower step, one label more */
+		step = nice_down(range / count);
+	/* zoomed, the foot's own value first: the scale is said on the axis */
+	double first = c->bottom > 0 ? c->bottom : 0;
 	int last = -2;
 	for (int k = 0; k < MAX_LABELS; k++) {
-		double v = k * step;
-		if (v > c->top * (1 - 1.0 / c->ph) + 1e-9)
+		double v = k ? (floor(first / step + 1e-9) + k) * step : first;
+		if (v - c->bottom > range * (1 - 1.0 / c->ph) + 1e-9)
 			break;
-		int r = c->ph - 1 - (int)(v / c->top * c->ph + 1e-9);
+		int r = c->ph - 1 - (int)((v - c->bottom) / range * c->ph + 1e-9);
 		r = r < 0 ? 0 : r;
 		if (r == last)
 			continue;
-		label_text(t, sizeof t, c->unit, v, step);
+		label_text(t, sizeof t, c->unit, v, k || v == 0 ? step : v);
 		add_label(r, t);
 		last = r;
 	}
@@ -247,7 +252,7 @@ static inline void touch(int r, int col)
 /* Level of v in [0, top] out of n, rounded */
 static int level_of(const struct chart *c, double v, int n)
 {
-	int l = (int)(v / c->top * n + 0.5);
+	int l = (int)((v - c->bottom) / (c->top - c->bottom) * n + 0.5);
 	return l < 0 ? 0 : l > n ? n : l;
 }
 
@@ -260,8 +265,8 @@ void chart_area(struct chart *c, const double *lo, const double *hi, int role_lo
 		if (hi[i] < 0)
 			continue;
 		int h = level_of(c, hi[i], levels);
-		int l = lo && lo[i] > 0 ? level_of(c, lo[i], levels) : 0;
-		if (h == 0 && hi[i] > 0)
+		int l = lo && lo[i] > c->bottom ? level_of(c, lo[i], levels) : 0;
+		if (h == 0 && hi[i] > c->bottom)
 			h = 1; /* something is there: show it */
 		int col = dc / c->ppc, sub = dc % c->ppc;
 		for (int r = c->ph - 1, base = 0; r >= 0 && base < h; r--, base += lpr) {
@@ -393,7 +398,10 @@ static void time_axis(const struct chart *c, int y)
 static void ceiling_row(const struct chart *c)
 {
 	int u = c->glyphs != GLYPHS_ASCII;
-	fb_fill(c->y, c->px, c->pw, c->ceiling_role, u ? L'─' : L'-');
+	if (c->open_top) /* the range's end, not a ceiling: the total is above */
+		fb_fill(c->y, c->px, c->pw, ROLE_DIM, u ? L'┈' : L'.');
+	else
+		fb_fill(c->y, c->px, c->pw, c->ceiling_role, u ? L'─' : L'-');
 	/* the legend, right-aligned over the line: a sample of each series'
 	 * glyph in its colour (none for a role < 0), its name */
 	const char *sample = c->glyphs == GLYPHS_BRAILLE ? "⣿" : c->glyphs == GLYPHS_BLOCKS ? "█" : "#";

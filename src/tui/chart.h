@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* chart.h - the dashboard's charts: a plot with a y axis labelled in GiB
  * or %, a ceiling line (a GPU's total memory, 100 % of utilization), a
- * time axis (-5m ... now), series drawn as a filled area (memory used
+ * time axis (-5m ... now); zoomed, a memory chart's y axis runs over the
+ * used range and its foot is labelled with the value there, not 0, series drawn as a filled area (memory used
  * over reserved) or as lines (one per GPU), and marks on the time axis
  * where findings began.  Drawn in braille dots (2 x 4 a cell), block
  * elements or ASCII, as the terminal allows (term_glyphs).
@@ -13,14 +14,21 @@
 
 #include <stdint.h>
 
-enum chart_unit { CHART_GIB, CHART_PCT };
+/* The y axis's unit: GiB, %, °C (drawn "C"), W, MHz */
+enum chart_unit { CHART_GIB, CHART_PCT, CHART_C, CHART_W, CHART_MHZ };
 
 struct chart {
 	/* set by the caller */
 	int y, x, w, h;            /* the whole chart: h rows (the ceiling row,
 				      the plot, the time axis row), w columns */
 	enum chart_unit unit;
-	double top;                /* the ceiling's value, in the unit (> 0) */
+	double top;                /* the ceiling's value, in the unit (> bottom) */
+	double bottom;             /* the value at the plot's foot (0: the
+				      classic chart; above 0: zoomed to the
+				      used range, format/zoom.h) */
+	int open_top;              /* the top row is the range's end, not a
+				      ceiling the data cannot pass (the
+				      total above it): drawn dashed, dim */
 	int64_t step_ms;           /* time from one point to the next; 0 unknown */
 	int ceiling_role;          /* the ceiling line's role */
 	/* set by chart_begin */

@@ -47,8 +47,48 @@ void findings_take(struct findings *f, struct tui_snap *s)
 		char sum[256], adv[256];
 		vramz_finding_summary(&f->v[i], sum, sizeof sum);
 		vramz_finding_advice(&f->v[i], adv, sizeof adv);
-		fmt_snprintf(f->text[i], sizeof f->text[i], "%s.  %s", sum, adv);
+		findings_line(sum, adv, f->text[i], sizeof f->text[i]);
 	}
+}
+
+/* Cuts [at, at + n) out of s. */
+static void cut(char *s, char *at, size_t n)
+{
+	memmove(at, at + n, strlen(at + n) + 1);
+	(void)s;
+}
+
+void findings_line(const char *summary, const char *advice, char *out, size_t len)
+{
+	char sum[256], ans[64] = "", stats[96] = "";
+	fmt_snprintf(sum, sizeof sum, "%s", summary);
+	/* the statistics: "(95% CI 1.0-1.2, tau 0.98)", the leak's */
+	char *p = strstr(sum, " (95% CI ");
+	char *q = p ? strchr(p, ')') : NULL;
+	if (q) {
+		fmt_snprintf(stats, sizeof stats, "%.*s", (int)(q + 1 - (p + 1)), p + 1);
+		cut(sum, p, (size_t)(q + 1 - p));
+	}
+	/* the answer: the leak's time to out of memory, the rise's to full */
+	static const struct {
+		const char *lead, *tail, *say;
+	} answers[] = {
+		{"; out of memory in about ", ";", "out of memory in about "},
+		{", the GPU full in about ", " at this pace", "full in about "},
+	};
+	for (unsigned k = 0; k < sizeof answers / sizeof answers[0] && !ans[0]; k++) {
+		char *a = strstr(sum, answers[k].lead);
+		if (!a)
+			continue;
+		char *v = a + strlen(answers[k].lead);
+		char *e = strstr(v, answers[k].tail);
+		size_t vn = e ? (size_t)(e - v) : strlen(v);
+		fmt_snprintf(ans, sizeof ans, "%s%.*s", answers[k].say, (int)vn, v);
+		/* the clause goes, a ';' after it stays to join what follows */
+		cut(sum, a, (size_t)(v + vn - a) + (e && answers[k].tail[0] != ';' ? strlen(answers[k].tail) : 0));
+	}
+	fmt_snprintf(out, len, "%s%s%s.  %s%s%s%s", ans, ans[0] ? ": " : "", sum, advice,
+		     stats[0] ? "  (" : "", stats, stats[0] ? ")" : "");
 }
 
 const char *findings_text(const struct findings *f, unsigned i)

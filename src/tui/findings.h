@@ -26,6 +26,13 @@ void findings_take(struct findings *f, struct tui_snap *s);
 /* Marks the GPUs and rows the findings name (worst severity each); call
  * after every model_feed, which forgets the marks. */
 void findings_mark(const struct findings *f, struct model *m);
+/* A finding's line, the answer first (issue 40): the time to out of
+ * memory or to full ahead of the subject, then the summary, then the
+ * advice, and the statistics ("95% CI ..., tau ...") last, where a narrow
+ * terminal cuts first: "out of memory in about 25m: pid 9 (python3) on
+ * GPU 0 grows 3841.9 MiB/min for 5m, now 12.0 GiB.  Look for ...  (95% CI
+ * 3841.9-3841.9, tau 1.00)". */
+void findings_line(const char *summary, const char *advice, char *out, size_t len);
 /* The panel's line of finding i. */
 const char *findings_text(const struct findings *f, unsigned i);
 void findings_free(struct findings *f);

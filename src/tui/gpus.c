@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "format/fmt.h"
+#include "format/zoom.h"
 #include "tui/chart.h"
 #include "tui/term.h"
 
@@ -104,22 +105,35 @@ static void mem_bar(int y, int x, int w, const vramz_gpu_sample *s)
 	fb_fill(y, x + nr + nu, w - nr - nu, ROLE_FREE, utf ? L'·' : L'.');
 }
 
-/* The value of one sparkline column in [0, 1], or -1 when unknown. */
-static double spark_value(const struct hist_point *h)
+static void mem_span(const struct model_gpu *g, int n, double *min, double *max);
+static void mem_range(const struct app *a, struct chart *c, double min, double max, double total);
+
+/* The value of one sparkline column in [0, 1] of [lo, hi] (GiB), or -1
+ * when unknown. */
+static double spark_value(const struct hist_point *h, double lo, double hi)
 {
 	if (!h || !h->mem_valid || !h->total_bytes)
 		return -1;
-	return (double)(h->used_bytes + h->reserved_bytes) / (double)h->total_bytes;
+	double v = ((double)(h->used_bytes + h->reserved_bytes) / GIB - lo) / (hi - lo);
+	return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
-/* used + reserved over the last w ticks, a column each, in eighths */
-static void sparkline(int y, int x, int w, const struct model_gpu *g)
+/* used + reserved over the last w ticks, a column each, in eighths, over
+ * the used range as the charts (or the total, `z`) */
+static void sparkline(const struct app *a, int y, int x, int w, const struct model_gpu *g)
 {
 	static const wchar_t blocks[] = L" ▁▂▃▄▅▆▇█";
 	static const wchar_t ascii[] = L" .._ooOO#";
 	const wchar_t *glyph = term_utf8() ? blocks : ascii;
+	const struct hist_point *now = model_hist(g, 0);
+	struct chart r = {0};
+	double min, max;
+	mem_span(g, w, &min, &max);
+	mem_range(a, &r, min, max, now && now->mem_valid ? (double)now->total_bytes / GIB : 0);
+	if (!(r.top > r.bottom))
+		return;
 	for (int c = 0; c < w; c++) {
-		double v = spark_value(model_hist(g, (unsigned)(w - 1 - c)));
+		double v = spark_value(model_hist(g, (unsigned)(w - 1 - c)), r.bottom, r.top);
 		if (v >= 0) /* unknown: the blank the frame starts with */
 			fb_putc(y, x + c, ROLE_PLOT, glyph[(int)(v * 8 + 0.5) > 8 ? 8 : (int)(v * 8 + 0.5)]);
 	}
@@ -194,15 +208,56 @@ static void mark_findings(const struct app *a, struct chart *c, int index)
 	}
 }
 
-/* The memory chart of one GPU: used over reserved, the total its ceiling. */
+/* The range of used + reserved memory over g's newest n points, in GiB:
+ * *min > *max when none is known. */
+static void mem_span(const struct model_gpu *g, int n, double *min, double *max)
+{
+	*min = 1e300, *max = -1;
+	for (int i = 0; i < n; i++) {
+		const struct hist_point *p = model_hist(g, (unsigned)i);
+		if (!p)
+			break;
+		if (!p->mem_valid)
+			continue;
+		double v = (double)(p->used_bytes + p->reserved_bytes) / GIB;
+		*min = v < *min ? v : *min;
+		*max = v > *max ? v : *max;
+	}
+}
+
+/* The chart's range: the used range (format/zoom.h) unless `z` asked for
+ * the total; the top row is then a ceiling only when it is the total. */
+static void mem_range(const struct app *a, struct chart *c, double min, double max, double total)
+{
+	c->bottom = 0, c->top = total, c->open_top = 0;
+	if (a->v.zoom_total || !(total > 0))
+		return;
+	c->open_top = !zoom_range(min, max, total, 0.25, &c->bottom, &c->top);
+}
+
+/* The memory chart of one GPU: used over reserved, over the used range
+ * (the total its ceiling when in view), or 0 .. the total with `z`. */
 static void mem_chart(const struct app *a, int y, int x, int w, int h, const struct model_gpu *g)
 {
 	const struct hist_point *now = model_hist(g, 0);
 	uint64_t total = now && now->mem_valid ? now->total_bytes : 0;
 	struct chart c = {.y = y, .x = x, .w = w, .h = h, .unit = CHART_GIB, .top = (double)total / GIB,
 			  .step_ms = gpus_step_ms(g, a->replay ? 0 : a->interval_ms), .ceiling_role = ROLE_AXIS};
-	if (!total || !chart_begin(&c) || c.npts > 1024)
+	if (!total)
 		return;
+	/* the points shown follow from the labels' width, which follows from
+	 * the range: a guess from the whole width, then the points drawn */
+	double min, max, lo = -1, hi = -1;
+	int n = w * (term_glyphs() == GLYPHS_BRAILLE ? 2 : 1);
+	for (int pass = 0; pass < 2; pass++) {
+		mem_span(g, n, &min, &max);
+		mem_range(a, &c, min, max, (double)total / GIB);
+		if (c.bottom == lo && c.top == hi)
+			break;
+		if (!chart_begin(&c) || c.npts > 1024)
+			return;
+		lo = c.bottom, hi = c.top, n = c.npts;
+	}
 	for (int i = 0; i < c.npts; i++) {
 		const struct hist_point *p = model_hist(g, (unsigned)i);
 		int ok = p && p->mem_valid;
@@ -213,22 +268,65 @@ static void mem_chart(const struct app *a, int y, int x, int w, int h, const str
 	mark_findings(a, &c, (int)g->cur.s.index);
 	chart_legend(&c, ROLE_PLOT, "used");
 	chart_legend(&c, ROLE_RSV, "reserved");
-	chart_legend(&c, -1, term_glyphs() == GLYPHS_ASCII ? "- total" : "─ total");
+	static char tot[40];
+	if (c.open_top) { /* the total is above the range: say where */
+		char b[24];
+		fmt_snprintf(tot, sizeof tot, "total %s above", short_bytes(b, sizeof b, 1, total));
+		chart_legend(&c, -1, tot);
+	} else {
+		chart_legend(&c, -1, term_glyphs() == GLYPHS_ASCII ? "- total" : "─ total");
+	}
 	chart_end(&c);
 }
 
+/* The value a side chart plots at point p (-1: unknown). */
+static double side_value(enum side_chart k, const struct hist_point *p)
+{
+	if (!p)
+		return -1;
+	switch (k) {
+	case SIDE_TEMP: return p->temp_valid ? p->temp_c : -1;
+	case SIDE_POWER: return p->power_valid ? p->power_w : -1;
+	case SIDE_CLOCK: return p->clock_valid ? p->clock_mhz : -1;
+	default: return p->util_valid ? p->util_pct : -1;
+	}
+}
+
+/* The chart beside memory: utilization (0-100 %), or with `s` the
+ * temperature (to 100 C, or above the hottest), power (to the enforced
+ * limit) or the SM clock (to a round value over the fastest) */
 static void util_chart(const struct app *a, int y, int x, int w, int h, const struct model_gpu *g)
 {
-	struct chart c = {.y = y, .x = x, .w = w, .h = h, .unit = CHART_PCT, .top = 100,
+	static const struct {
+		enum chart_unit unit;
+		const char *name;
+		int role;
+	} side[SIDE_COUNT] = {
+		[SIDE_UTIL] = {CHART_PCT, "util", ROLE_PLOT_UTIL},
+		[SIDE_TEMP] = {CHART_C, "temp", ROLE_WARN},
+		[SIDE_POWER] = {CHART_W, "power", ROLE_OK},
+		[SIDE_CLOCK] = {CHART_MHZ, "SM clock", ROLE_TITLE},
+	};
+	enum side_chart k = a->v.side < SIDE_COUNT ? a->v.side : SIDE_UTIL;
+	double max = 0;
+	for (int i = 0; i < 2 * w; i++) { /* the points it may show */
+		double v = side_value(k, model_hist(g, (unsigned)i));
+		max = v > max ? v : max;
+	}
+	const vramz_gpu_sample *s = &g->cur.s;
+	double top = k == SIDE_UTIL ? 100
+		     : k == SIDE_TEMP ? (max > 90 ? chart_nice_top(max * 1.05, 100) : 100)
+		     : k == SIDE_POWER && (s->valid & VRAMZ_F_POWER_LIMIT) && s->power_limit_mw / 1000.0 >= max
+			 ? s->power_limit_mw / 1000.0
+			 : chart_nice_top(max * 1.05, 1);
+	struct chart c = {.y = y, .x = x, .w = w, .h = h, .unit = side[k].unit, .top = top,
 			  .step_ms = gpus_step_ms(g, a->replay ? 0 : a->interval_ms), .ceiling_role = ROLE_AXIS};
 	if (!chart_begin(&c) || c.npts > 1024)
 		return;
-	for (int i = 0; i < c.npts; i++) {
-		const struct hist_point *p = model_hist(g, (unsigned)i);
-		points_a[i] = p && p->util_valid ? p->util_pct : -1;
-	}
-	chart_line(&c, points_a, ROLE_PLOT_UTIL, 0);
-	chart_legend(&c, ROLE_PLOT_UTIL, "util");
+	for (int i = 0; i < c.npts; i++)
+		points_a[i] = side_value(k, model_hist(g, (unsigned)i));
+	chart_line(&c, points_a, side[k].role, 0);
+	chart_legend(&c, side[k].role, side[k].name);
 	chart_end(&c);
 }
 
@@ -254,8 +352,16 @@ static void block_head(int y, int x0, int w, const struct model_gpu *g)
 		     gpu_short_name(g->cur.name));
 	sensors(sens, sizeof sens, s, 1);
 	pcie(link, sizeof link, &g->cur);
+	/* then the fan and the clocks, where the width allows (cut first) */
+	char fan[24] = "", clk[48] = "";
+	if (s->valid & VRAMZ_F_FAN)
+		fmt_snprintf(fan, sizeof fan, "  fan %u%%", s->fan_pct);
+	if ((s->valid & VRAMZ_F_CLK_SM) && (s->valid & VRAMZ_F_CLK_MEM))
+		fmt_snprintf(clk, sizeof clk, "  clocks %u/%u MHz", s->clock_sm_mhz, s->clock_mem_mhz);
+	else if (s->valid & VRAMZ_F_CLK_SM)
+		fmt_snprintf(clk, sizeof clk, "  SM %u MHz", s->clock_sm_mhz);
 	x = x < 22 ? 22 : x + 2;
-	putf(y, x0 + x, w - x, ROLE_NORMAL, "%s  PCIe %s", sens, link);
+	putf(y, x0 + x, w - x, ROLE_NORMAL, "%s  PCIe %s%s%s", sens, link, fan, clk);
 	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
 	int has_rsv = (s->valid & VRAMZ_F_MEM_RESERVED) != 0;
 	char nums[160];
@@ -283,8 +389,8 @@ static uint64_t head_key(const struct model_gpu *g, int x0, int w, uint64_t seed
 	} k;
 	memset(&k, 0, sizeof k);
 	k.x0 = x0, k.w = w, k.finding = g->finding, k.present = g->present, k.utf8 = term_utf8();
-	/* the fields shown; the rest (energy, clocks, the process slice) may
-	 * move without changing a cell */
+	/* the fields shown; the rest (energy, the process slice) may move
+	 * without changing a cell */
 	const vramz_gpu_sample *s = &g->cur.s;
 	k.s.index = s->index, k.s.valid = s->valid, k.s.lost = s->lost;
 	k.s.mem_total_bytes = s->mem_total_bytes, k.s.mem_reserved_bytes = s->mem_reserved_bytes;
@@ -292,6 +398,7 @@ static uint64_t head_key(const struct model_gpu *g, int x0, int w, uint64_t seed
 	k.s.util_gpu_pct = s->util_gpu_pct, k.s.temp_c = s->temp_c, k.s.temp_mem_c = s->temp_mem_c;
 	k.s.power_mw = s->power_mw / 1000, k.s.power_limit_mw = s->power_limit_mw / 1000;
 	k.s.pcie_gen = s->pcie_gen, k.s.pcie_width = s->pcie_width;
+	k.s.fan_pct = s->fan_pct, k.s.clock_sm_mhz = s->clock_sm_mhz, k.s.clock_mem_mhz = s->clock_mem_mhz;
 	memcpy(k.name, g->cur.name, sizeof k.name);
 	k.pg = g->cur.pcie_max_gen, k.pw = g->cur.pcie_max_width;
 	return fb_hash(&k, sizeof k, seed);
@@ -308,16 +415,22 @@ static uint64_t chart_key(const struct app *a, const struct model_gpu *g, int ut
 	 * mark moves with time */
 	if (!now || (util ? g->flat_util : g->flat_mem) <= (unsigned)(2 * w) || (!util && g->finding))
 		return 0;
+	if (util && a->v.side != SIDE_UTIL)
+		return 0; /* no flat count of the other sensors: drawn each frame */
 	struct {
-		int util, x, w, h, glyphs, cols;
+		int util, x, w, h, glyphs, cols, zoom;
 		int64_t step;
 		struct hist_point v;
 	} k;
 	memset(&k, 0, sizeof k);
 	k.util = util, k.x = x, k.w = w, k.h = h, k.glyphs = (int)term_glyphs(), k.cols = COLS;
+	k.zoom = a->v.zoom_total;
 	k.step = gpus_step_ms(g, a->replay ? 0 : a->interval_ms);
 	k.v = *now;
 	k.v.time_ms = 0;
+	/* the side chart's other sensors are keyed by nothing (drawn each frame) */
+	k.v.temp_valid = k.v.power_valid = k.v.clock_valid = 0;
+	k.v.temp_c = 0, k.v.power_w = k.v.clock_mhz = 0;
 	if (util)
 		k.v.used_bytes = k.v.reserved_bytes = k.v.total_bytes = 0, k.v.mem_valid = 0;
 	else
@@ -444,20 +557,20 @@ static void compact_legend(int y, const struct compact_cols *c)
 		put(y, c->spark + 1, COLS - c->spark - 1, ROLE_DIM, "MEMORY HISTORY", 0);
 }
 
-static void gpu_compact(int y, const struct compact_cols *c, const struct model_gpu *g)
+static void gpu_compact(const struct app *a, int y, const struct compact_cols *c, const struct model_gpu *g)
 {
 	const vramz_gpu_sample *s = &g->cur.s;
 	if (gpu_lost(y, 0, COLS, g, 1))
 		return;
-	char a[16], b[16], sens[96], link[64];
+	char ua[16], ub[16], sens[96], link[64];
 	int mark = finding_role(g->finding, ROLE_NORMAL);
 	putf(y, 0, 3, mark, "%2u%s", s->index, g->finding >= VRAMZ_SEV_WARNING ? "!" : " ");
 	put(y, 4, 10, ROLE_TITLE, gpu_short_name(g->cur.name), 1);
 	mem_bar(y, c->bar, c->bar_w, s);
 	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
 	putf(y, c->used, 5, used_role(s->mem_used_bytes, s->mem_total_bytes), "%5s",
-	     short_bytes(a, sizeof a, has_mem, s->mem_used_bytes));
-	putf(y, c->used + 5, 6, ROLE_DIM, "/%-5s", short_bytes(b, sizeof b, has_mem, s->mem_total_bytes));
+	     short_bytes(ua, sizeof ua, has_mem, s->mem_used_bytes));
+	putf(y, c->used + 5, 6, ROLE_DIM, "/%-5s", short_bytes(ub, sizeof ub, has_mem, s->mem_total_bytes));
 	sensors(sens, sizeof sens, s, 0);
 	put(y, c->sens, 20, ROLE_NORMAL, sens, 0);
 	if (c->link >= 0) {
@@ -465,7 +578,7 @@ static void gpu_compact(int y, const struct compact_cols *c, const struct model_
 		putf(y, c->link, 6, ROLE_DIM, " %-5s", link);
 	}
 	if (COLS - c->spark >= 8)
-		sparkline(y, c->spark + 1, COLS - c->spark - 1, g);
+		sparkline(a, y, c->spark + 1, COLS - c->spark - 1, g);
 }
 
 /* The chart of all GPUs: memory (used + reserved) of each a line in GiB,
@@ -476,13 +589,17 @@ static void all_charts(const struct app *a, int y, int h)
 	int uw = util_cols(a, COLS);
 	/* findings are marked on the memory chart of all, each where it began */
 	struct part parts[2] = {{0, uw ? COLS - uw - 2 : COLS, a->f.n ? 0 : 'a'}, {COLS - uw, uw, 'b'}};
-	double top = 0;
+	double top = 0, min = 1e300, max = -1;
 	int64_t step = 0;
 	for (unsigned i = 0; i < m->ngpus; i++) {
 		const struct model_gpu *g = &m->gpus[i];
 		const struct hist_point *now = model_hist(g, 0);
 		if (now && now->mem_valid && (double)now->total_bytes / GIB > top)
 			top = (double)now->total_bytes / GIB;
+		double lo, hi;
+		mem_span(g, parts[0].w * 2, &lo, &hi);
+		min = lo < min ? lo : min;
+		max = hi > max ? hi : max;
 		if (!step)
 			step = gpus_step_ms(g, a->replay ? 0 : a->interval_ms);
 		for (int u = 0; u < 2; u++)
@@ -496,9 +613,11 @@ static void all_charts(const struct app *a, int y, int h)
 		struct chart c = {.y = y, .x = parts[u].x, .w = parts[u].w, .h = h,
 				  .unit = u ? CHART_PCT : CHART_GIB, .top = u ? 100 : top, .step_ms = step,
 				  .ceiling_role = ROLE_AXIS};
+		if (!u) /* all GPUs' used range; the largest total its ceiling */
+			mem_range(a, &c, min, max, top);
 		if (!(draw >> u & 1) || !chart_begin(&c) || c.npts > 1024)
 			continue;
-		chart_legend(&c, -1, u ? "util by GPU" : "used+rsv by GPU");
+		chart_legend(&c, -1, u ? "util by GPU" : c.open_top ? "used+rsv by GPU, zoomed" : "used+rsv by GPU");
 		for (unsigned i = 0; i < m->ngpus; i++) {
 			const struct model_gpu *g = &m->gpus[i];
 			unsigned idx = g->cur.s.index;
@@ -542,7 +661,7 @@ void gpus_draw(const struct app *a, int y, const struct gpus_plan *p)
 			     "  +%d more GPUs: enlarge the terminal or choose with -g", n - i);
 			break;
 		}
-		gpu_compact(y + 1 + i, &cc, &m->gpus[i]);
+		gpu_compact(a, y + 1 + i, &cc, &m->gpus[i]);
 	}
 	if (p->chart_rows)
 		all_charts(a, y + p->lines, p->chart_rows);

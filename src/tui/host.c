@@ -14,6 +14,11 @@
  *
  * Sorting by a host column reads every row (top.c asks for them all),
  * since an order of rows known and rows unknown would say nothing.
+ *
+ * The host line of the header (issue 40: nvtop and nvitop show one) is
+ * three more preads a tick of files kept open: /proc/stat's first line
+ * (CPU busy since the last tick, over all CPUs), /proc/meminfo (used =
+ * MemTotal - MemAvailable) and /proc/loadavg.
  */
 #include "tui/host.h"
 
@@ -54,6 +59,10 @@ struct host {
 	unsigned n, cap, hint;
 	unsigned char *want;              /* by row: on screen */
 	unsigned want_cap;
+	/* the host line: stat, meminfo, loadavg kept open (-1: not yet, -2 none) */
+	int sysfd[3];
+	uint64_t busy_ticks, all_ticks;   /* /proc/stat's cpu line, last tick */
+	char line[96];                    /* "cpu 23%  mem 41.2/503.5G  load 3.21" */
 };
 
 struct host *host_new(int live)
@@ -62,6 +71,7 @@ struct host *host_new(int live)
 	if (!h)
 		return NULL;
 	h->live = live;
+	h->sysfd[0] = h->sysfd[1] = h->sysfd[2] = -1;
 	h->rootfd = live ? open(proc_root(), O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 	h->hz = sysconf(_SC_CLK_TCK);
 	h->page = sysconf(_SC_PAGESIZE);
@@ -81,6 +91,9 @@ void host_free(struct host *h)
 			close(h->e[i].fd);
 	if (h->rootfd >= 0)
 		close(h->rootfd);
+	for (int i = 0; i < 3; i++)
+		if (h->sysfd[i] >= 0)
+			close(h->sysfd[i]);
 	free(h->e);
 	free(h->want);
 	free(h);
@@ -253,4 +266,79 @@ int host_cmdline(const struct host *h, uint32_t pid, uint64_t start_ticks, char 
 	buf[have] = 0;
 	text_sanitize(buf);
 	return have ? 0 : -1;
+}
+
+/* The text of /proc/NAME (slot i of sysfd) into buf; 0 when it cannot be
+ * read (then never tried again). */
+static ssize_t sys_read(struct host *h, int i, const char *name, char *buf, size_t len)
+{
+	if (h->sysfd[i] == -1)
+		h->sysfd[i] = h->rootfd >= 0 ? openat(h->rootfd, name, O_RDONLY | O_CLOEXEC) : -2;
+	if (h->sysfd[i] < 0) {
+		h->sysfd[i] = -2;
+		return 0;
+	}
+	ssize_t n;
+	do
+		n = pread(h->sysfd[i], buf, len - 1, 0);
+	while (n < 0 && errno == EINTR);
+	buf[n > 0 ? n : 0] = 0;
+	return n > 0 ? n : 0;
+}
+
+/* The number after key in text (a line "Key:   123 kB"); 0 when absent. */
+static uint64_t field_u64(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	if (!p)
+		return 0;
+	p += strlen(key);
+	while (*p == ' ' || *p == ':')
+		p++;
+	uint64_t v = 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return v;
+}
+
+void host_system(struct host *h)
+{
+	if (!h || !h->live)
+		return;
+	char buf[4096], cpu[16] = "", mem[40] = "", load[24] = "";
+	if (sys_read(h, 0, "stat", buf, 512) && !strncmp(buf, "cpu ", 4)) {
+		uint64_t v[10] = {0}, all = 0;
+		const char *p = buf + 4;
+		for (int k = 0; k < 10; k++) {
+			while (*p == ' ')
+				p++;
+			for (; *p >= '0' && *p <= '9'; p++)
+				v[k] = v[k] * 10 + (uint64_t)(*p - '0');
+		}
+		for (int k = 0; k < 8; k++) /* guest time is inside user already */
+			all += v[k];
+		uint64_t busy = all - v[3] - v[4]; /* less idle and iowait */
+		if (h->all_ticks && all > h->all_ticks && busy >= h->busy_ticks)
+			fmt_snprintf(cpu, sizeof cpu, "cpu %u%%  ",
+				     (unsigned)((busy - h->busy_ticks) * 100 / (all - h->all_ticks)));
+		h->busy_ticks = busy;
+		h->all_ticks = all;
+	}
+	if (sys_read(h, 1, "meminfo", buf, sizeof buf)) {
+		uint64_t tot = field_u64(buf, "MemTotal"), av = field_u64(buf, "MemAvailable");
+		if (tot && av <= tot)
+			fmt_snprintf(mem, sizeof mem, "mem %.1f/%.1fG  ", (double)(tot - av) / 1048576.0,
+				     (double)tot / 1048576.0);
+	}
+	if (sys_read(h, 2, "loadavg", buf, 64)) {
+		char *sp = strchr(buf, ' ');
+		if (sp && sp - buf < 12)
+			fmt_snprintf(load, sizeof load, "load %.*s", (int)(sp - buf), buf);
+	}
+	fmt_snprintf(h->line, sizeof h->line, "%s%s%s", cpu, mem, load);
+}
+
+const char *host_summary(const struct host *h)
+{
+	return h ? h->line : "";
 }

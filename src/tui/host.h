@@ -28,6 +28,13 @@ void host_free(struct host *h);
 void host_refresh(struct host *h, struct model *m, unsigned lo, unsigned hi, uint32_t pid_also,
 		  int64_t interval_ms);
 
+/* The host line of the header (live only): CPU busy over all CPUs since
+ * the last call, memory used (total less available) / total, the 1-minute
+ * load: "cpu 23%  mem 41.2/503.5G  load 3.21"; read once a tick. */
+void host_system(struct host *h);
+/* The last host line; "" before the first or when nothing could be read. */
+const char *host_summary(const struct host *h);
+
 /* The whole command line of a live process (its arguments joined by
  * spaces, made safe to print) into buf; -1 when it cannot be read or the
  * pid is another process now (start_ticks differs). */

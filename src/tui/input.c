@@ -42,6 +42,17 @@ void input_rearrange(struct app *a)
 	struct view *v = &a->v;
 	struct model *m = &a->m;
 	model_arrange(m, &v->ar);
+	/* the tags follow their processes; one that left the list is dropped */
+	unsigned kept = 0;
+	for (unsigned t = 0; t < v->ntags; t++) {
+		int i = model_find_pid(m, v->tag_pid[t]);
+		if (i < 0 || (v->tag_start[t] && m->rows[i].start_ticks != v->tag_start[t]))
+			continue;
+		m->rows[i].tagged = 1;
+		v->tag_pid[kept] = v->tag_pid[t];
+		v->tag_start[kept++] = v->tag_start[t];
+	}
+	v->ntags = kept;
 	int found = -1;
 	for (unsigned i = 0; i < m->norder && v->sel >= 0; i++)
 		if (m->rows[m->order[i]].pid == v->sel_pid)
@@ -199,6 +210,59 @@ static void prompt_key(struct app *a, int is_key, wint_t ch)
 	}
 }
 
+/* Space (live): tags or untags the selected process and moves down. */
+static void toggle_tag(struct app *a)
+{
+	struct view *v = &a->v;
+	const struct model_row *r = selected(a);
+	if (!r || r->group) {
+		app_status(a, ROLE_WARN, "no process to tag here");
+		return;
+	}
+	unsigned t = 0;
+	while (t < v->ntags && v->tag_pid[t] != r->pid)
+		t++;
+	if (t < v->ntags) { /* untag */
+		v->ntags--;
+		v->tag_pid[t] = v->tag_pid[v->ntags];
+		v->tag_start[t] = v->tag_start[v->ntags];
+	} else if (v->ntags < APP_MAX_TAGS) {
+		v->tag_pid[v->ntags] = r->pid;
+		v->tag_start[v->ntags++] = r->start_ticks;
+	} else {
+		app_status(a, ROLE_WARN, "at most %d processes tagged", APP_MAX_TAGS);
+		return;
+	}
+	input_rearrange(a);
+	move_sel(a, 1);
+	app_status(a, ROLE_NORMAL, "%u tagged: k signals them all, Esc untags", v->ntags);
+}
+
+/* k with processes tagged: each is checked now (and again when
+ * signalled); the signal menu opens if one may be signalled. */
+static void start_kill_tags(struct app *a)
+{
+	struct view *v = &a->v;
+	unsigned ok = 0;
+	char why[200] = "";
+	for (unsigned t = 0; t < v->ntags; t++) {
+		int i = model_find_pid(&a->m, v->tag_pid[t]);
+		char w[200];
+		if (i >= 0 && !kill_allowed(&a->m.rows[i], w, sizeof w))
+			ok++;
+		else if (!why[0])
+			fmt_snprintf(why, sizeof why, "%s", i < 0 ? "a tagged process left" : w);
+	}
+	if (!ok) {
+		app_status(a, ROLE_CRIT, "none of the %u tagged may be signalled: %s", v->ntags, why);
+		return;
+	}
+	v->confirm_tags = 1;
+	v->confirm_pid = 0;
+	v->sig_choice = 0;
+	v->mode = MODE_SIGNAL;
+}
+
 static void start_kill(struct app *a)
 {
 	const struct model_row *r = target(a);
@@ -207,6 +271,11 @@ static void start_kill(struct app *a)
 		app_status(a, ROLE_WARN, "kill is off while replaying a log");
 		return;
 	}
+	if (a->v.ntags) {
+		start_kill_tags(a);
+		return;
+	}
+	a->v.confirm_tags = 0;
 	if (!r) {
 		app_status(a, ROLE_WARN, "no process selected");
 		return;
@@ -282,6 +351,34 @@ static void confirm_key(struct app *a, int is_key, wint_t ch)
 	v->mode = MODE_NORMAL;
 	if (is_key || (ch != 'y' && ch != 'Y')) {
 		app_status(a, ROLE_NORMAL, "kill cancelled");
+		return;
+	}
+	if (v->confirm_tags) { /* each tagged process, checked and signalled */
+		unsigned sent = 0, refused = 0;
+		char msg[240], first[240] = "";
+		for (unsigned t = 0; t < v->ntags; t++) {
+			int i = model_find_pid(&a->m, v->tag_pid[t]);
+			if (i < 0 || (v->tag_start[t] && a->m.rows[i].start_ticks != v->tag_start[t])) {
+				refused++;
+				continue;
+			}
+			if (kill_send(&a->kw, &a->m, &a->m.rows[i], app_signals[v->sig_choice], msg,
+				      sizeof msg) == 0)
+				sent++;
+			else if (refused++ == 0)
+				fmt_snprintf(first, sizeof first, "%s", msg);
+		}
+		v->ntags = 0;
+		input_rearrange(a);
+		if (refused)
+			app_status(a, ROLE_WARN, "SIG%s sent to %u tagged process%s; %u not%s%s",
+				   kill_signame(app_signals[v->sig_choice]), sent, sent == 1 ? "" : "es",
+				   refused, first[0] ? ": " : " (gone)", first);
+		else
+			app_status(a, ROLE_OK, "SIG%s sent to %u tagged process%s",
+				   kill_signame(app_signals[v->sig_choice]), sent, sent == 1 ? "" : "es");
+		if (sent)
+			sampler_poke(a->sp);
 		return;
 	}
 	int i = model_find_pid(&a->m, v->confirm_pid);
@@ -381,9 +478,10 @@ void input_key(struct app *a, int is_key, wint_t ch)
 	case '/': open_prompt(a, PROMPT_TEXT); break;
 	case 'u': open_prompt(a, PROMPT_USER); break;
 	case 'g': open_prompt(a, PROMPT_GPU); break;
-	case 27: case '\\':
+	case 27: case '\\': /* the filters and the tags */
 		v->ar.text[0] = v->ar.user[0] = 0;
 		v->ar.gpu = -1;
+		v->ntags = 0;
 		input_rearrange(a);
 		break;
 	case 't': v->ar.tree = !v->ar.tree; input_rearrange(a); break;
@@ -393,6 +491,12 @@ void input_key(struct app *a, int is_key, wint_t ch)
 	case 'c': v->mode = MODE_COLUMNS; break;
 	case '\r': case '\n': input_open_page(a, selected(a)); break;
 	case 'l': v->layout = (enum layout)((v->layout + 1) % 3); break;
+	case 'z': v->zoom_total = !v->zoom_total; break;
+	case 's': /* the side chart's sensor: util, temp, power, clock; shown */
+		v->side = (enum side_chart)((v->side + 1) % SIDE_COUNT);
+		if (v->show_util == 0)
+			v->show_util = 1;
+		break;
 	case 'k': start_kill(a); break;
 	case '<': case ',':
 		set_sort(a, (enum model_col)((v->ar.sort + COL_COUNT - 1) % COL_COUNT));
@@ -419,7 +523,7 @@ void input_key(struct app *a, int is_key, wint_t ch)
 		if (a->replay)
 			replay_key(a, ch, 0);
 		else if (ch == ' ')
-			app_status(a, ROLE_NORMAL, "space pauses a replay (vramz top --replay FILE)");
+			toggle_tag(a);
 		break;
 	case 12: fb_redraw(); break; /* ^L */
 	default: break;

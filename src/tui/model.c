@@ -52,6 +52,13 @@ const char *model_col_name(enum model_col c)
 	return (unsigned)c < COL_COUNT ? col_names[c] : "?";
 }
 
+const char *model_col_key(enum model_col c)
+{
+	static const char *const keys[COL_COUNT] = {"pid", "user", "job", "gpu", "vram", "sm",
+						    "idle", "cpu", "rss", "time", "state", "command"};
+	return (unsigned)c < COL_COUNT ? keys[c] : "?";
+}
+
 int model_col_desc(enum model_col c)
 {
 	return c == COL_VRAM || c == COL_SM || c == COL_IDLE || c == COL_CPU || c == COL_RSS ||
@@ -126,6 +133,12 @@ static void hist_push(struct model_gpu *g, const struct tui_gpu *t, int64_t time
 		h->util_valid = 1;
 		h->util_pct = (uint8_t)(s->util_gpu_pct > 100 ? 100 : s->util_gpu_pct);
 	}
+	if (s->valid & VRAMZ_F_TEMP)
+		h->temp_valid = 1, h->temp_c = (int16_t)s->temp_c;
+	if (s->valid & VRAMZ_F_POWER)
+		h->power_valid = 1, h->power_w = (uint16_t)(s->power_mw / 1000 > 65535 ? 65535 : s->power_mw / 1000);
+	if (s->valid & VRAMZ_F_CLK_SM)
+		h->clock_valid = 1, h->clock_mhz = (uint16_t)(s->clock_sm_mhz > 65535 ? 65535 : s->clock_sm_mhz);
 	/* prev is another slot than h unless the ring holds one point; the
 	 * chart draws used over reserved, so both must stay */
 	int same_mem = prev && prev != h && prev->mem_valid == h->mem_valid &&
@@ -302,7 +315,7 @@ static struct model_row *row_for(struct model *m, const vramz_proc_sample *p)
 		r->start_ticks = p->start_time_ticks;
 		fmt_snprintf(r->user, sizeof r->user, "%s", p->user);
 		if (p->cmdline[0])
-			fmt_snprintf(r->cmd, sizeof r->cmd, "%s", p->cmdline);
+			model_cmd_short(p->cmdline, r->cmd, sizeof r->cmd);
 		else
 			fmt_snprintf(r->cmd, sizeof r->cmd, "[%s]", p->comm);
 	} else {
@@ -675,4 +688,67 @@ int model_arrange(struct model *m, const struct arrange *a)
 		rc = push_order(m, idx[i]);
 	free(idx);
 	return rc;
+}
+
+/* Whether a program's base name (n bytes) is a Python interpreter:
+ * python, python3, python3.11, pypy3, ... */
+static int is_python(const char *b, size_t n)
+{
+	return (n >= 6 && !strncmp(b, "python", 6)) || (n >= 4 && !strncmp(b, "pypy", 4));
+}
+
+/* Appends [s, s + n) to out at *o (cut at len). */
+static void cat_n(char *out, size_t len, size_t *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && *o + 1 < len; i++)
+		out[(*o)++] = s[i];
+	out[*o < len ? *o : len - 1] = '\0';
+}
+
+/* The base name of the path [s, s + n) */
+static const char *base_of(const char *s, size_t n)
+{
+	const char *b = s;
+	for (size_t i = 0; i + 1 < n; i++) /* not at a final /: a name is left */
+		if (s[i] == '/')
+			b = s + i + 1;
+	return b;
+}
+
+void model_cmd_short(const char *cmdline, char *out, size_t len)
+{
+	if (!len)
+		return;
+	out[0] = '\0';
+	size_t o = 0;
+	const char *s = cmdline, *sp = strchr(s, ' ');
+	size_t n = sp ? (size_t)(sp - s) : strlen(s);
+	const char *b = base_of(s, n);
+	cat_n(out, len, &o, b, n - (size_t)(b - s));
+	int py = is_python(b, n - (size_t)(b - s)), skip_arg = 0;
+	for (s += n; *s;) { /* the arguments, each after its blank */
+		sp = strchr(s + 1, ' ');
+		n = sp ? (size_t)(sp - s) : strlen(s);
+		const char *a = s + 1;
+		size_t an = n - 1;
+		if (py && skip_arg) { /* the argument of -X, -W, -Q */
+			skip_arg = 0;
+		} else if (py && an && a[0] == '-') {
+			/* -m MODULE and -c CODE end the interpreter's own options:
+			 * the module or code is what runs, shown as given */
+			if ((an == 2 && (a[1] == 'm' || a[1] == 'c')) || (an == 1))
+				py = 0;
+			else if (an == 2 && (a[1] == 'X' || a[1] == 'W' || a[1] == 'Q'))
+				skip_arg = 1;
+		} else if (py && an) { /* the script: its name, its path on the page */
+			const char *sb = base_of(a, an);
+			cat_n(out, len, &o, " ", 1);
+			cat_n(out, len, &o, sb, an - (size_t)(sb - a));
+			py = 0;
+			s += n;
+			continue;
+		}
+		cat_n(out, len, &o, s, n);
+		s += n;
+	}
 }

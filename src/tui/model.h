@@ -7,6 +7,7 @@
 #ifndef VRAMZ_TUI_MODEL_H
 #define VRAMZ_TUI_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hashtab.h"
@@ -56,7 +57,14 @@ struct hist_point {
 	uint64_t used_bytes, reserved_bytes, total_bytes;
 	uint8_t util_pct;
 	uint8_t mem_valid, util_valid;
+	/* the side chart's other sensors (`s` cycles them) */
+	uint8_t temp_valid, power_valid, clock_valid;
+	int16_t temp_c;
+	uint16_t power_w, clock_mhz;          /* SM clock */
 };
+
+/* What the chart beside memory shows (`s` cycles, `m` shows or hides) */
+enum side_chart { SIDE_UTIL, SIDE_TEMP, SIDE_POWER, SIDE_CLOCK, SIDE_COUNT };
 
 struct model_gpu {
 	struct tui_gpu cur;
@@ -94,6 +102,7 @@ struct model_row {
 	int depth;                        /* tree view indent */
 	int group;                        /* tree view: a parent holding no GPU */
 	int finding;                      /* worst severity naming it */
+	int tagged;                       /* Space: signalled with the others by k */
 	/* its PyTorch agent's figures over its GPUs (lib/agent.c) */
 	int torch;
 	uint64_t torch_reserved_bytes, outside_bytes;
@@ -155,8 +164,17 @@ int model_arrange(struct model *m, const struct arrange *a);
 int model_find_pid(const struct model *m, uint32_t pid);
 /* The i-th history point back from the newest (0 = newest), NULL past end. */
 const struct hist_point *model_hist(const struct model_gpu *g, unsigned back);
+/* The COMMAND column's text from a command line (its arguments joined by
+ * blanks): the program by its base name, and for a Python interpreter the
+ * script by its base name too, so the script, not the interpreter's
+ * path, is what the column shows ("/opt/py/bin/python3.11 /w/train.py
+ * --bs 64" -> "python3.11 train.py --bs 64"; "-m MODULE" kept as given).
+ * The process page shows the whole command line. */
+void model_cmd_short(const char *cmdline, char *out, size_t len);
 /* Column titles for the process table and help. */
 const char *model_col_name(enum model_col c);
+/* A column's name on the command line and in top.conf: "vram", "cpu" */
+const char *model_col_key(enum model_col c);
 /* Whether the column sorts largest first (VRAM, SM%, IDLE, the host's). */
 int model_col_desc(enum model_col c);
 /* The memory of process (pid, start_ticks) on GPU gpu, in GiB, for the

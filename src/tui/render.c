@@ -128,16 +128,24 @@ static void header(const struct app *a)
 	if (ar->text[0] && o < sizeof filt)
 		fmt_snprintf(filt + o, sizeof filt - o, " /%s", ar->text);
 	char counts[256];
-	fmt_snprintf(counts, sizeof counts, "  %u GPU%s  %u process%s%s%s%s", m->ngpus,
+	char tags[24] = "";
+	if (a->v.ntags)
+		fmt_snprintf(tags, sizeof tags, "  [%u tagged]", a->v.ntags);
+	fmt_snprintf(counts, sizeof counts, "  %u GPU%s  %u process%s%s%s%s%s", m->ngpus,
 		 m->ngpus == 1 ? "" : "s", m->nrows, m->nrows == 1 ? "" : "es",
-		 ar->tree ? "  [tree]" : "", filt[0] ? "  filter:" : "", filt);
+		 ar->tree ? "  [tree]" : "", tags, filt[0] ? "  filter:" : "", filt);
 	static const char title[] = "vramz top", replay_of[] = "  replay of ";
 	if (!a->replay) {
 		int x = put(0, 0, COLS, ROLE_TITLE, title, 0);
 		x += putf(0, x, COLS - x, ROLE_NORMAL, "  %s", a->source[0] ? a->source : "driver -");
-		put(0, x, COLS - x, ROLE_NORMAL, counts, 0);
+		x += put(0, x, COLS - x, ROLE_NORMAL, counts, 0);
 		int w = (int)strlen(when);
 		put(0, COLS - w, w, ROLE_NORMAL, when, 0);
+		/* the host line (CPU, memory, load) before the time, where it fits */
+		const char *hl = host_summary(a->host);
+		int hw = (int)strlen(hl);
+		if (hw && COLS - w - 2 - hw >= x + 2)
+			put(0, COLS - w - 2 - hw, hw, ROLE_DIM, hl, 0);
 		return;
 	}
 	/* A replay's state on the right ("1x [end]  recorded 2026-11-30
@@ -197,11 +205,11 @@ static void keys_line(const struct app *a)
 	static const char *const live[][2] = {
 		{"?", "Help"}, {"/", "Filter"}, {"u", "User"}, {"g", "GPU"}, {"Esc", "Clear"},
 		{"<>", "Sort"}, {"r", "Rev"}, {"t", "Tree"}, {"k", "Kill"}, {"m", "Util"},
-		{"l", "Layout"}, {"q", "Quit"}, {"Enter", "Process"}, {"c", "Columns"}};
+		{"l", "Layout"}, {"q", "Quit"}, {"z", "Zoom"}, {"Enter", "Process"}, {"c", "Columns"}};
 	static const char *const replay[][2] = {
 		{"?", "Help"}, {"Spc", "Pause"}, {"<-->", "Seek"}, {"+-", "Speed"},
 		{"/", "Filter"}, {"u", "User"}, {"g", "GPU"}, {"<>", "Sort"}, {"t", "Tree"},
-		{"m", "Util"}, {"q", "Quit"}, {"Enter", "Process"}};
+		{"m", "Util"}, {"q", "Quit"}, {"z", "Zoom"}, {"Enter", "Process"}};
 	static const char *const page[][2] = {
 		{"Esc", "Back"}, {"k", "Kill"}, {"?", "Help"}, {"q", "Quit"}};
 	const char *const (*k)[2] = a->v.page ? page : a->replay ? replay : live;
@@ -234,6 +242,15 @@ static void status_line(const struct app *a)
 		x += put(y, x, COLS - x - 1, ROLE_NORMAL, v->input, 0);
 		put(y, x, 1, ROLE_SEL, " ", 0);
 		putf(y, x + 2, COLS - x - 2, ROLE_DIM, "Enter applies, empty clears, Esc cancels");
+		return;
+	}
+	if (v->mode == MODE_CONFIRM && v->confirm_tags) {
+		char pids[160] = "";
+		size_t o = 0;
+		for (unsigned t = 0; t < v->ntags && o + 12 < sizeof pids; t++)
+			o += (size_t)fmt_snprintf(pids + o, sizeof pids - o, " %u", v->tag_pid[t]);
+		putf(y, 0, COLS, ROLE_CRIT, "Send SIG%s to the %u tagged processes (pids%s)? y/N",
+		     kill_signame(app_signals[v->sig_choice]), v->ntags, pids);
 		return;
 	}
 	if (v->mode == MODE_CONFIRM) {
@@ -277,7 +294,10 @@ static void signal_menu(const struct app *a)
 	if (y < 0 || x < 0)
 		y = x = 0;
 	char t[64];
-	fmt_snprintf(t, sizeof t, "signal for pid %u", a->v.confirm_pid);
+	if (a->v.confirm_tags)
+		fmt_snprintf(t, sizeof t, "signal for %u tagged", a->v.ntags);
+	else
+		fmt_snprintf(t, sizeof t, "signal for pid %u", a->v.confirm_pid);
 	draw_box(y, x, h, w, t);
 	for (unsigned i = 0; i < app_signal_count; i++)
 		putf(y + 1 + (int)i, x + 2, w - 4, (int)i == a->v.sig_choice ? ROLE_SEL : ROLE_NORMAL,
@@ -289,6 +309,7 @@ static void help(const struct app *a)
 	static const char *const lines[] = {
 		"Up/Down PgUp/PgDn Home/End  select a process (mouse click too)",
 		"k        kill: choose a signal (Enter), confirm (y)",
+		"Space    tag / untag a process: k then signals every tagged one",
 		"/        filter by text (pid, user, job, command)",
 		"u  g     filter by user / by GPU index;  Esc or \\ clears",
 		"< >  r   sort by the previous / next column; reverse",
@@ -297,11 +318,14 @@ static void help(const struct app *a)
 		"c        columns: show or hide;  t  tree: processes under parents",
 		"Enter    the process page (its details, agent, findings); Esc back",
 		"m        utilization chart beside memory;  l  layout",
+		"z        memory charts: the used range (zoomed) / 0 to the total",
+		"s        the chart beside memory: util, temperature, power, SM clock",
 		"Space <- -> + -   replay: pause, seek 30s, speed",
 		"q F10    quit          ?  this help",
 		"",
 		"bar: # or █ used   % or ▒ reserved by the driver   . free",
-		"chart: GiB over time, the GPU's total its ceiling; ▲ a finding began",
+		"chart: GiB over the used range (foot labelled); ─ the total, ┈ below it",
+		"       ▲ a finding began",
 		"IDLE: time since the process last used the SMs; >: at least",
 		"S: state R running, S sleeping, D uninterruptible (stuck on I/O?)",
 		"(other ns): a pid this /proc cannot see; no name is guessed",
@@ -316,7 +340,9 @@ static void help(const struct app *a)
 		if (!term_utf8() && strstr(s, "█"))
 			s = "bar: # used   % reserved by the driver   . free";
 		if (!term_utf8() && strstr(s, "▲"))
-			s = "chart: GiB over time, the GPU's total its ceiling; ^ a finding began";
+			s = "       ^ a finding began";
+		if (!term_utf8() && strstr(s, "┈"))
+			s = "chart: GiB over the used range (foot labelled); - the total, . below it";
 		put(y + 1 + i, x + 2, w - 4, ROLE_NORMAL, s, 0);
 	}
 	(void)a;

@@ -16,6 +16,7 @@ list(APPEND VRAMZ_TOOL_SOURCES
   tui/page.c
   tui/host.c
   tui/input.c
+  tui/prefs.c
 )
 # NCURSES_WIDECHAR: the wide API (get_wch, addnwstr) whatever the feature macros
 list(APPEND VRAMZ_TOOL_DEFS VRAMZ_HAVE_TUI NCURSES_WIDECHAR=1)

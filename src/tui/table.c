@@ -193,7 +193,9 @@ static void table_row(const struct model_row *r, int y, int sel, const struct co
 	int base = sel ? ROLE_SEL : r->group ? ROLE_DIM : ROLE_NORMAL;
 	if (sel)
 		fb_fill(y, 0, COLS, ROLE_SEL, L' ');
-	if (r->finding >= VRAMZ_SEV_WARNING)
+	if (r->tagged) /* Space: k signals it with the others (over a '!') */
+		put(y, 0, 1, sel ? ROLE_SEL : ROLE_KEY, "*", 0);
+	else if (r->finding >= VRAMZ_SEV_WARNING)
 		put(y, 0, 1, sel ? ROLE_SEL : finding_role(r->finding, ROLE_NORMAL), "!", 0);
 	int x = 1;
 	for (int i = 0; i < COL_COUNT; i++) {

@@ -12,6 +12,7 @@
  * the message lands on a normal screen.
  */
 #include "tui/app.h"
+#include "tui/prefs.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -37,7 +38,8 @@ static int64_t interval_ms = 1000;
 static int64_t idle_after_ms = -1; /* the engine's (or the config file's) */
 static double speed = 1;
 static int show_util, tree, no_mouse, ascii;
-static const char *sort_name = "vram";
+static const char sort_default[] = "vram";
+static const char *sort_name = sort_default; /* another pointer: given */
 static const char *theme_name, *hide_list;
 
 const struct opt top_opts[] = {
@@ -64,10 +66,9 @@ const struct opt top_opts[] = {
 
 static int sort_col(const char *s, enum model_col *out)
 {
-	static const char *const names[COL_COUNT] = {"pid", "user", "job", "gpu", "vram", "sm",
-						     "idle", "cpu", "rss", "time", "state", "command"};
 	for (int i = 0; i < COL_COUNT; i++)
-		if (!strcasecmp(s, names[i]) || !strcasecmp(s, model_col_name((enum model_col)i))) {
+		if (!strcasecmp(s, model_col_key((enum model_col)i)) ||
+		    !strcasecmp(s, model_col_name((enum model_col)i))) {
 			*out = (enum model_col)i;
 			return 0;
 		}
@@ -148,6 +149,7 @@ static void take_snapshots(struct app *a)
 	findings_mark(&a->f, &a->m);
 	input_rearrange(a);
 	input_host(a);
+	host_system(a->host); /* the header's host line, once a tick */
 	char msg[240];
 	if (kill_observe(&a->kw, &a->m, msg, sizeof msg))
 		app_status(a, strstr(msg, "still") ? ROLE_WARN : ROLE_OK, "%s", msg);
@@ -238,11 +240,17 @@ static int app_from_options(struct app *a)
 		return EXIT_USAGE;
 	}
 	a->v.ar.gpu = -1;
-	a->v.ar.tree = tree;
-	a->v.show_util = show_util ? 1 : -1;
+	a->v.show_util = -1;
 	a->interval_ms = interval_ms;
 	a->v.sel = -1;
-	if (sort_col(sort_name, &a->v.ar.sort)) {
+	a->v.ar.sort = COL_VRAM;
+	/* the choices kept from the last run (top.conf), then the command line's */
+	prefs_load(&a->v);
+	if (tree)
+		a->v.ar.tree = 1;
+	if (show_util)
+		a->v.show_util = 1;
+	if (sort_name != sort_default && sort_col(sort_name, &a->v.ar.sort)) {
 		cli_err("--sort: unknown column '%s'", sort_name);
 		return EXIT_USAGE;
 	}
@@ -352,6 +360,11 @@ int cmd_top(const struct cmd_args *args)
 	ex = loop(a);
 	cli_err_sink(NULL, NULL);
 	term_close();
+	if (a->v.quit) { /* q or F10, not a signal: the choices are kept */
+		char perr[4300];
+		if (prefs_save(&a->v, perr, sizeof perr))
+			cli_err("top: the choices were not kept: %s", perr);
+	}
 	fb_free();
 	/* a tick in progress (100,000 processes: most of a second) is not
 	 * waited for: `q` exits at once, the detached thread with it, and

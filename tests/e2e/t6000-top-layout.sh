@@ -23,7 +23,8 @@ expect_success '1 GPU at 80x24: memory split used / reserved / free, sensors, pr
 expect_success '1 GPU at 200x60: history charts labelled, table below' '
 	top 200 60 &&
 	wait_for "4200001" &&
-	has "^140\.4 GiB ┤─" screen && has "^ +0 GiB ┤" screen &&
+	has "^ *[0-9.]+ GiB ┤┈+ .*total 140G above" screen &&
+	keys z && wait_for "^140\.4 GiB ┤─" && has "^ +0 GiB ┤" screen &&
 	has "┤─+ +⣿ util" screen && has "now" screen &&
 	has "PID +USER +JOB +GPU +VRAM" screen
 '

@@ -5,7 +5,8 @@
 # memory freed when they exit): the memory comes back and the status line
 # says how much; another user's process and vramz's own shell are refused
 # (the checks of `vramz kill`, src/jobs/safekill.c); user filter and tree view
-# see the real owners and parents.
+# see the real owners and parents; processes tagged with Space are
+# signalled together, the untagged left alone.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/top-lib.sh"
 # world: two GPUs; VICTIM (root) holds 8 GiB on GPU 0; OTHER (nobody)
@@ -100,6 +101,26 @@ expect_success 't shows the tree: two siblings under their parent, summed' '
 	has "$PARENT +root .* 1 +2\.00 GiB .*\(parent of 2 GPU processes\)" screen &&
 	has "$SIB1 +root .*└ sleep 300" screen &&
 	has "$SIB2 +root .*└ sleep 300" screen
+'
+
+expect_success 'Space tags processes, k signals them all, the others live on' '
+	world && shell 120 30 &&
+	keys "$VRAMZ_BIN top" Enter &&
+	wait_for "$SIB2 .* 1\.00 GiB" &&
+	bs="BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace" &&
+	keys / && keys $SIB1 Enter && wait_for "filter: /$SIB1" && keys Space &&
+	wait_for "\[1 tagged\]" &&
+	keys / $bs && keys $SIB2 Enter && wait_for "filter: /$SIB2" && keys Space &&
+	wait_for "\[2 tagged\]" &&
+	keys / $bs Enter && wait_for "^ +$VICTIM " &&
+	has "^\* *$SIB1 " screen && has "^\* *$SIB2 " screen && hasnt "^\* *$OTHER " screen &&
+	keys k && wait_for "signal for 2 tagged" &&
+	keys Enter && wait_for "Send SIGTERM to the 2 tagged processes \(pids( $SIB1| $SIB2){2}\)\? y/N" &&
+	keys y && wait_for "SIGTERM sent to 2 tagged processes|exited: GPU 1" &&
+	for _ in $(seq 50); do kill -0 $SIB1 2>/dev/null || kill -0 $SIB2 2>/dev/null || break; sleep 0.1; done &&
+	! kill -0 $SIB1 2>/dev/null && ! kill -0 $SIB2 2>/dev/null &&
+	kill -0 $OTHER && kill -0 $VICTIM &&
+	hasnt "tagged\]" screen
 '
 
 finish

@@ -54,7 +54,7 @@ PY
 expect_success 'replay: the start-up allocation raises nothing, the 64 MiB/s grower is named' '
 	top 200 40 --replay "$T/job.csv" --speed 64 &&
 	wait_for "\[end\]" &&
-	wait_for "(CRIT|WARN) pid 4200102 .*on GPU 0 grows 64\.0 MiB/s|(CRIT|WARN) pid 4200102 .*on GPU 0 grows 3840\.0 MiB/min" &&
+	wait_for "(CRIT|WARN) (out of memory in about [^:]+: )?pid 4200102 .*on GPU 0 grows 64\.0 MiB/s|(CRIT|WARN) (out of memory in about [^:]+: )?pid 4200102 .*on GPU 0 grows 3840\.0 MiB/min" &&
 	has "^!4200102 " screen &&
 	has "GPU 0! H200" screen &&
 	hasnt "4200201 .*grow|GPU 1 .*grow|memory growing" screen &&
@@ -73,7 +73,7 @@ expect_success 'live: the engine flags the leaker (thresholds from the config fi
 	printf "window = 200ms\nleak-warmup = 1s\nleak-min-span = 3s\n" >cfg/vramz/config &&
 	export FAKE_NVML_SCENARIO=$SCENARIOS/diag-leak.scn &&
 	top 200 30 -i 100ms &&
-	wait_for "(CRIT|WARN) pid $LEAK_PID \(sleep\) on GPU 0 grows" &&
+	wait_for "(CRIT|WARN) (out of memory in about [^:]+: )?pid $LEAK_PID \(sleep\) on GPU 0 grows" &&
 	has "^! +$LEAK_PID " screen &&
 	has "^ +$STEADY_PID " screen &&
 	hasnt "pid $STEADY_PID" screen &&

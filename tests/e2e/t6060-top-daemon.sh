@@ -101,7 +101,7 @@ expect_success 'rows kept from frame to frame follow the machine, and match a fu
 	tm capture-pane -p | sed 1d >"$T/kept" &&
 	keys C-l && sleep 0.5 && tm capture-pane -p | sed 1d >"$T/fresh" &&
 	{ diff "$T/kept" "$T/fresh" || { echo "kept rows differ from a full redraw"; exit 1; }; } &&
-	plot() { tm capture-pane -p | sed -En "/GiB ┤─/,/└/p"; } &&
+	plot() { tm capture-pane -p | sed -En "/GiB ┤[─┈]/,/└/p"; } &&
 	plot >"$T/plot.before" && test -s "$T/plot.before" &&
 	scn 60GiB && wait_for "^ +$STEADY .* 60\.0 GiB" && sleep 0.5 && plot >"$T/plot.after" &&
 	{ ! cmp -s "$T/plot.before" "$T/plot.after" || { echo "the plot did not follow:"; cat "$T/plot.after"; exit 1; }; } &&

@@ -4,7 +4,9 @@
 # what they show.  For 1, 2 and 8 GPUs at 80x24, 120x40 and 200x60 (tmux
 # captures): at most 6 blank rows at 120x40 and 200x60 (issue 29: 50 of 60
 # were blank); every chart's y labels sit on the rows their values fall
-# in, from 0 up to a ceiling that is the GPU's total (memory) or 100 %;
+# in, from its labelled foot (0, or zoomed to the used range, issue 40:
+# the value there) up to a ceiling that is the GPU's total (memory, drawn
+# ─) or 100 %, or the used range's end (┈, the total above it);
 # its newest point is as high as the scenario's used + reserved memory or
 # utilization; the time labels stand where the points that long ago are.
 # At 80x24 the screen is as useful as before the charts: every process
@@ -20,8 +22,10 @@ export XDG_CONFIG_HOME=$T/cfg # no thresholds from the machine's config
 cat >"$T/chartcheck.py" <<'PY'
 # chartcheck.py SCREEN SCENARIO [STEP_MS]: the charts of a `vramz top`
 # capture against the scenario's numbers.  For each chart (a ceiling row "LABEL
-# ┤─"): its labels sit on the rows their values fall in, the bottom one is
-# 0, and the ceiling is its GPU's total (memory) or 100 % (utilization);
+# ┤─", or "LABEL ┤┈" zoomed below the total): its labels sit on the rows
+# their values fall in, the bottom row is labelled (0, or the zoomed
+# range's foot), and the ceiling is its GPU's total (memory, ─) or 100 %
+# (utilization), or a value above the GPU's memory (┈);
 # the newest point's height is the GPU's used + reserved memory (an area)
 # or its utilization (a line) within a dot; with STEP_MS (the time between
 # ticks) each time label ("-2m") stands where the point that long ago is
@@ -54,9 +58,10 @@ def fail(msg):
     sys.exit(1)
 n = 0
 for y, line in enumerate(screen):
-    for m in re.finditer(r"([0-9.]+)( GiB|%) ┤─", line):
+    for m in re.finditer(r"([0-9.]+)( GiB|%) ┤([─┈])", line):
         ax = m.end() - 2                       # the axis column
         top, unit = float(m.group(1)), m.group(2).strip()
+        zoomed = m.group(3) == "┈"
         # down the axis to the corner
         rows = []
         r = y + 1
@@ -82,10 +87,13 @@ for y, line in enumerate(screen):
             lm = re.search(r"([0-9.]+)( GiB|%) [┤]$", screen[yy][:ax + 1])
             if lm:
                 labels.append((k, float(lm.group(1))))
-        if not labels or labels[-1] != (ph - 1, 0.0):
-            fail("chart at %d: the bottom row is not labelled 0: %s" % (y, labels))
+        if not labels or labels[-1][0] != ph - 1:
+            fail("chart at %d: the bottom row is not labelled: %s" % (y, labels))
+        foot = labels[-1][1]
+        if foot != 0 and unit != "GiB":
+            fail("chart at %d: a %s chart's foot is %g, not 0" % (y, unit, foot))
         for k, v in labels:
-            want = max(0, ph - 1 - int(v / top * ph + 1e-9))
+            want = max(0, ph - 1 - int((v - foot) / (top - foot) * ph + 1e-9))
             if want != k:
                 fail("chart at %d: label %g on row %d, its value falls in row %d" % (y, v, k, want))
         # which GPU: the nearest "GPU N" left of the chart two rows above
@@ -112,10 +120,12 @@ for y, line in enumerate(screen):
         if not dots:
             fail("chart at %d: the newest column's top cell has no right dots" % y)
         if unit == "GiB":
-            if abs(top - total) > 0.05:
+            if not zoomed and abs(top - total) > 0.05:
                 fail("GPU %d: ceiling %g GiB, its total is %.2f GiB" % (gi, top, total))
+            if zoomed and not (foot < mem < top < total):
+                fail("GPU %d: zoomed to %g-%g GiB, its memory %.2f of %.2f GiB" % (gi, foot, top, mem, total))
             level = (ph - 1 - k) * 4 + (4 - dots[0])
-            want = round(mem / total * ph * 4)
+            want = round((mem - foot) / (top - foot) * ph * 4)
         else:
             if top != 100:
                 fail("GPU %d: utilization ceiling %g%%" % (gi, top))
@@ -123,7 +133,7 @@ for y, line in enumerate(screen):
             want = round(util / 100 * (ph * 4 - 1))
         if abs(level - want) > 1:
             fail("GPU %d %s: the newest point is %d dots high, %s wants %d" % (gi, unit, level, "used+reserved" if unit == "GiB" else "util", want))
-        print("GPU %d %s chart: ceiling %g over %d rows, %d labels, newest point %d dots (want %d)" % (gi, unit, top, ph, len(labels), level, want))
+        print("GPU %d %s chart: %s over %d rows, %d labels, newest point %d dots (want %d)" % (gi, unit, "zoomed %g-%g" % (foot, top) if zoomed else "ceiling %g" % top, ph, len(labels), level, want))
         n += 1
 if n == 0:
     fail("no chart on screen")
@@ -147,7 +157,7 @@ scenario 1gpu.scn
 expect_success '1 GPU at 80x24: a chart of the card, the process row' '
 	top 80 24 &&
 	wait_for "4200001" && sleep 1.2 && $TM capture-pane -p >screen &&
-	charts 1gpu.scn 1000 | grep -q "GPU 0 GiB chart: ceiling 140.4" &&
+	charts 1gpu.scn 1000 | grep -qE "GPU 0 GiB chart: zoomed [0-9.]+-[0-9.]+ over" &&
 	has "^ 4200001 .* 4\.00 GiB" screen && test "$(blank)" -le 6
 '
 
@@ -155,7 +165,7 @@ scenario 2gpu-h200.scn
 expect_success '2 GPUs at 80x24: both charted, all three processes listed' '
 	top 80 24 &&
 	wait_for "4200301" && sleep 1.2 && $TM capture-pane -p >screen &&
-	test "$(charts 2gpu-h200.scn | grep -c "GiB chart: ceiling 140.4")" = 2 &&
+	test "$(charts 2gpu-h200.scn | grep -cE "GiB chart: zoomed [0-9.]+-[0-9.]+ over")" = 2 &&
 	test "$(grep -cE "^ +4200[123]01 " screen)" = 3
 '
 
@@ -237,9 +247,9 @@ expect_success 'each finding is marked where it began, on its GPU, and on its pr
 	{ vramz analyze --json "$T/job.csv" >an.json || test $? = 3; } &&
 	TOP_ENV=TZ=UTC top 120 40 --replay "$T/job.csv" --speed 64 &&
 	WAIT_FOR_TENTHS=150 wait_for "\[end\]" && sleep 0.3 && $TM capture-pane -p >screen &&
-	has "CRIT pid 4200102 on GPU 0 grows" screen &&
+	has "CRIT (out of memory in about [^:]+: )?pid 4200102 on GPU 0 grows" screen &&
 	keys Home Enter && wait_for "^PROCESS 4200102" && $TM capture-pane -p >page &&
-	has "CRIT began 01:0[01]:[0-9]{2}  pid 4200102 on GPU 0 grows" page &&
+	has "CRIT began 01:0[01]:[0-9]{2}  (out of memory in about [^:]+: )?pid 4200102 on GPU 0 grows" page &&
 	python3 - <<-PY
 	import datetime, json, re
 	last = datetime.datetime(2026, 11, 30, 1, 2, 29)
@@ -249,7 +259,7 @@ expect_success 'each finding is marked where it began, on its GPU, and on its pr
 	for f in json.load(open("an.json"))["findings"]:
 	    if f["kind"] == "orphaned":
 	        began.setdefault(f["gpu"], []).append(ago(f["first_seen"][11:19]))
-	leak = ago(re.search(r"CRIT began (\S+)  pid 4200102", open("page", encoding="utf-8").read()).group(1))
+	leak = ago(re.search(r"CRIT began (\S+)  (?:out of memory in about [^:]+: )?pid 4200102", open("page", encoding="utf-8").read()).group(1))
 	began[0].append(leak)
 	def check(s, y, want_backs, what):
 	    ax = s[y].index("└"); nowx = s[y].index("now", ax); pw = nowx + 3 - ax - 1

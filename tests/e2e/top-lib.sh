@@ -10,6 +10,9 @@
 # processes behind in sanitizer runs; the dashboard's memory errors are still
 # caught by ASan, its leaks by the library's own tests.
 export ASAN_OPTIONS=detect_leaks=0
+# top keeps its choices in $XDG_CONFIG_HOME/vramz/top.conf at quit: never
+# the machine's, so a person's choices do not change what a test sees
+export XDG_CONFIG_HOME=${XDG_CONFIG_HOME:-$T/cfg}
 
 tm() { tmux -L "$SOCK" "$@"; }
 TM=tm

@@ -40,6 +40,8 @@ EXTRACT_JS = r"""
     });
     const box = s.getBoundingClientRect();
     out.gpus[g] = {paths, width: box.width, height: box.height,
+                   memLo: +s.dataset.memLo, memHi: +s.dataset.memHi,
+                   totalAbove: !!s.querySelector('text.ta'),
                    breaks: {}};
     s.querySelectorAll('g.z > path').forEach(p => {
       out.gpus[g].breaks[p.getAttribute('class')] = ((p.getAttribute('d') || '').match(/M/g) || []).length;

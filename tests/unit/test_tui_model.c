@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "tui/model.h"
+#include "format/zoom.h"
 
 /* fmt.c's colour question, which this test never asks (cli.c is the tool's) */
 int cli_color(FILE *f)
@@ -230,12 +231,65 @@ static void test_tree_100k(void **state)
 	free(procs);
 }
 
+/* COMMAND names the script, not the interpreter's path (issue 40) */
+static void test_cmd_short(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+		{"/root/.pyenv/versions/3.11.7/bin/python3 train.py --bs 64", "python3 train.py --bs 64"},
+		{"/usr/bin/python3.11 -u /home/ada/proj/train.py --bs 64", "python3.11 -u train.py --bs 64"},
+		{"python -m torch.distributed.run --nproc 8 train.py", "python -m torch.distributed.run --nproc 8 train.py"},
+		{"/opt/conda/bin/python -X dev -W ignore /w/a.py x", "python -X dev -W ignore a.py x"},
+		{"python3 -c import torch", "python3 -c import torch"},
+		{"/usr/local/bin/vllm serve /models/llama", "vllm serve /models/llama"},
+		{"/usr/bin/pypy3 bench.py", "pypy3 bench.py"},
+		{"sleep 120", "sleep 120"},
+		{"/weird/", "weird/"},
+		{"", ""},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char out[256];
+		model_cmd_short(cases[i][0], out, sizeof out);
+		assert_string_equal(out, cases[i][1]);
+	}
+	char small[8];
+	model_cmd_short("/usr/bin/python3 train.py", small, sizeof small);
+	assert_string_equal(small, "python3");
+}
+
+/* The memory charts' range (format/zoom.h; page.js's zoomRange() is
+ * checked on the same cases by t4040): the used range with a margin,
+ * round ends, the total the top once near it */
+static void test_zoom(void **state)
+{
+	(void)state;
+	static const struct {
+		double min, max, total, lo, hi;
+		int at_total;
+	} z[] = {
+		{14, 24, 140.4, 10, 25, 0},      /* the 1 GiB/min leak of 10 minutes */
+		{14, 14, 140.4, 13, 15, 0},      /* flat: at least 1 % of the total wide */
+		{0.5, 0.6, 80, 0, 1, 0},         /* never below 0 */
+		{120, 135, 140.4, 115, 140.4, 1}, /* near the total: it is the top */
+		{10, 5, 80, 0, 80, 1},           /* nothing known: the total */
+	};
+	for (size_t i = 0; i < sizeof z / sizeof z[0]; i++) {
+		double lo, hi;
+		int t = zoom_range(z[i].min, z[i].max, z[i].total, 0.25, &lo, &hi);
+		assert_int_equal(t, z[i].at_total);
+		assert_float_equal(lo, z[i].lo, 1e-9);
+		assert_float_equal(hi, z[i].hi, 1e-9);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_come_and_go),
 		cmocka_unit_test(test_tree_small),
 		cmocka_unit_test(test_tree_100k),
+		cmocka_unit_test(test_cmd_short),
+		cmocka_unit_test(test_zoom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
