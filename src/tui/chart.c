@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "format/fmt.h"
+#include "format/zoom.h"
 #include "tui/fb.h"
 #include "tui/term.h"
 
@@ -66,23 +67,6 @@ static const unsigned char low_dots[2][5] = {{0, 0x40, 0x44, 0x46, 0x47}, {0, 0x
 static const wchar_t eighths[] = L" ▁▂▃▄▅▆▇█";
 static const char ascii_fill[] = " .._ooOO#";
 
-/* Rounds raw up to 1, 2, 2.5 or 5 times a power of ten. */
-static double nice_up(double raw)
-{
-	static const double m[] = {1, 2, 2.5, 5, 10};
-	double e = 1;
-	if (!(raw > 0))
-		return 1;
-	while (e * 10 <= raw)
-		e *= 10;
-	while (e > raw)
-		e /= 10;
-	for (unsigned i = 0; i < sizeof m / sizeof m[0]; i++)
-		if (m[i] * e >= raw * (1 - 1e-9))
-			return m[i] * e;
-	return 10 * e;
-}
-
 /* Rounds raw down to 1, 2, 2.5 or 5 times a power of ten. */
 static double nice_down(double raw)
 {
@@ -104,7 +88,7 @@ double chart_nice_top(double max, double min)
 {
 	if (max < min)
 		max = min;
-	double step = nice_up(max / 4);
+	double step = zoom_nice_up(max / 4);
 	double top = step;
 	while (top < max * (1 - 1e-9))
 		top += step;
@@ -179,7 +163,7 @@ int chart_begin(struct chart *c)
 	add_label(-1, t);
 	int count = c->ph / 4 > 2 ? c->ph / 4 : 2;
 	double range = c->top - c->bottom;
-	double step = nice_up(range / count);
+	double step = zoom_nice_up(range / count);
 	if (step > range * (1 - 1.0 / c->ph)) /* a short chart: a lower step, one label more */
 		step = nice_down(range / count);
 	/* zoomed, the foot's own value first: the scale is said on the axis */
