@@ -7,28 +7,7 @@
 # with a wrong password is down.
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/serve-lib.sh"
-
-if ! command -v prometheus >/dev/null; then
-	echo "prometheus not installed (apt-get install prometheus): skipped"
-	exit 0
-fi
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# promql QUERY: the instant-query result as "labels value" lines, sorted
-promql() {
-	python3 - "$PPORT" "$1" <<'PY'
-import json, sys, urllib.parse, urllib.request
-port, q = sys.argv[1], sys.argv[2]
-url = "http://127.0.0.1:%s/api/v1/query?%s" % (port, urllib.parse.urlencode({"query": q}))
-with urllib.request.urlopen(url, timeout=10) as r:
-    d = json.load(r)
-assert d["status"] == "success", d
-for s in sorted(d["data"]["result"], key=lambda s: sorted(s["metric"].items())):
-    m = s["metric"]
-    print(",".join("%s=%s" % (k, m[k]) for k in sorted(m) if k not in ("instance", "job")), s["value"][1])
-PY
-}
+. "$TESTS_SRC/e2e/prom-lib.sh"
 
 # prom_yml PORT: two jobs on the exporter, the right and a wrong password
 prom_yml() {
