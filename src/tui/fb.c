@@ -322,7 +322,7 @@ int fb_put(int y, int x, int w, int role, const char *s, int pad)
 				wc = L'?';
 				len = 1;
 			} else if ((cw = wcwidth(wc)) < 0 || text_cp_unsafe((uint32_t)wc)) {
-				/* a control, or a bidi control (lib/text.h) */
+				/* a control, or a bidi control (lib/internal/text.h) */
 				wc = L'?';
 				cw = 1;
 			} else if (cw == 0) {

@@ -149,7 +149,7 @@ struct model {
 	int64_t tick_ms[MODEL_PHIST];     /* by tick % MODEL_PHIST */
 	char errmsg[160];                 /* the latest tick's failure, "" ok */
 	/* rows by pid, activities by pid and start, series by GPU, pid and
-	 * start (lib/hashtab.h's process index): a lookup is one probe, not
+	 * start (lib/internal/hashtab.h's process index): a lookup is one probe, not
 	 * a scan, so a tick costs O(processes) (100,000 took 27 s to draw) */
 	struct htab row_idx, act_idx, series_idx;
 };

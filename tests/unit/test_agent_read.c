@@ -205,7 +205,7 @@ static void parses_sites(void **state)
 }
 
 /* Issue 25: an agent's text (a file name, a function, its why) goes through
- * the one sanitizer (lib/text.h): escapes and bidi controls become '?',
+ * the one sanitizer (lib/internal/text.h): escapes and bidi controls become '?',
  * a UTF-8 file name stays readable. */
 static void sanitizes_sites(void **state)
 {
