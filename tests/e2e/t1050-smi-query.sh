@@ -125,14 +125,17 @@ expect_success '-i/--id selects as -g does' '
 	vramz status --query-gpu=index -i 7 >o 2>e; test $? = 2 && test "$(wc -l <e)" = 1
 '
 
+# SIGTERM to vramz alone (--foreground), not to timeout's whole group: in
+# CI's ASan build a group-wide TERM once left the run waiting until ctest's
+# 300 s limit; -k 20 turns any such wait into a failure with its exit code
 expect_success '-l SEC and -lms MS: a row each interval, the header once (as nvidia-smi), until SIGTERM' '
-	timeout 2.5 "$VRAMZ_BIN" status --query-gpu=timestamp,index -l 1 >l; test $? = 124 &&
+	timeout --foreground -k 20 2.5 "$VRAMZ_BIN" status --query-gpu=timestamp,index -l 1 >l; test $? = 124 &&
 	test "$(grep -c "^timestamp, index$" l)" = 1 && test "$(grep -c ", 0$" l)" -ge 2 &&
-	timeout 1 "$VRAMZ_BIN" status --query-gpu=index -lms 300 >m; test $? = 124 &&
+	timeout --foreground -k 20 1 "$VRAMZ_BIN" status --query-gpu=index -lms 300 >m; test $? = 124 &&
 	test "$(head -1 m)" = index && test "$(grep -c "^0$" m)" -ge 3 &&
-	timeout 1 "$VRAMZ_BIN" status --query-gpu=index --loop-ms=300 --format=csv,noheader >n; test $? = 124 &&
+	timeout --foreground -k 20 1 "$VRAMZ_BIN" status --query-gpu=index --loop-ms=300 --format=csv,noheader >n; test $? = 124 &&
 	test "$(grep -c "^0$" n)" -ge 3 && test "$(grep -vc "^0$" n)" = 0 &&
-	timeout 2.5 "$VRAMZ_BIN" ps --query-compute-apps=pid -l 1 >p; test $? = 124 &&
+	timeout --foreground -k 20 2.5 "$VRAMZ_BIN" ps --query-compute-apps=pid -l 1 >p; test $? = 124 &&
 	test "$(grep -c "^pid$" p)" = 1 && test "$(grep -c "^$SMI_PID$" p)" -ge 2 &&
 	# nvidia-smi'"'"'s own: the header once with -l and with -lms
 	sed -n "/^== -l 1 for 2.5 s$/,/^rc=/p" "$S/cases.txt" | grep -c "^timestamp, index$" | grep -qx 1 &&
