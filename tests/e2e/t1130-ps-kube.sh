@@ -77,6 +77,40 @@ expect_success 'the exporter: dcgm-exporter'"'"'s pod, namespace and container l
 	promtool check metrics <m.txt
 '
 
+expect_success 'recording rules: memory per pod and GPU, per pod, its GPUs, per namespace (promtool test rules)' '
+	cp "$TESTS_SRC/../packaging/prometheus-recording.yml" . &&
+	u0=$(sed -n "s/^vramz_gpu_info{gpu=\"0\",uuid=\"\([^\"]*\)\".*/\1/p" m.txt) && test -n "$u0" &&
+	u1=$(sed -n "s/^vramz_gpu_info{gpu=\"1\",uuid=\"\([^\"]*\)\".*/\1/p" m.txt) && test -n "$u1" &&
+	at="instance=\"gpu-node-7:9963\",job=\"vramz\"" &&
+	{
+		printf "rule_files: [prometheus-recording.yml]\nevaluation_interval: 1m\ntests:\n  - interval: 1m\n    input_series:\n"
+		python3 "$TESTS_SRC/helpers/prom_series.py" m.txt
+		echo "    promql_expr_test:"
+		# the 2gpu-h200 scenario: 4200101 holds 10 GiB on GPU 0; 4200301
+		# (vision/resnet-0) 61 GiB on GPU 0 and 63 GiB on GPU 1; 4200201
+		# is in no named pod and in no series here
+		q() { printf "      - expr: %s\n        eval_time: 5m\n        exp_samples:\n" "$1"; }
+		s() { printf "          - labels: %s\n            value: %s\n" "$(printf "%s" "$1" | sed "s/.*/'"'"'&'"'"'/")" "$2"; }
+		q namespace_pod_gpu:vramz_process_memory_used_bytes:sum
+		s "namespace_pod_gpu:vramz_process_memory_used_bytes:sum{gpu=\"0\",uuid=\"$u0\",namespace=\"ml-team\",pod=\"trainer-7f9c\",$at}" 10737418240
+		s "namespace_pod_gpu:vramz_process_memory_used_bytes:sum{gpu=\"0\",uuid=\"$u0\",namespace=\"vision\",pod=\"resnet-0\",$at}" 65498251264
+		s "namespace_pod_gpu:vramz_process_memory_used_bytes:sum{gpu=\"1\",uuid=\"$u1\",namespace=\"vision\",pod=\"resnet-0\",$at}" 67645734912
+		q namespace_pod:vramz_process_memory_used_bytes:sum
+		s "namespace_pod:vramz_process_memory_used_bytes:sum{namespace=\"ml-team\",pod=\"trainer-7f9c\",$at}" 10737418240
+		s "namespace_pod:vramz_process_memory_used_bytes:sum{namespace=\"vision\",pod=\"resnet-0\",$at}" 133143986176
+		q namespace_pod:vramz_process_memory_used_bytes:count_gpus
+		s "namespace_pod:vramz_process_memory_used_bytes:count_gpus{namespace=\"ml-team\",pod=\"trainer-7f9c\",$at}" 1
+		s "namespace_pod:vramz_process_memory_used_bytes:count_gpus{namespace=\"vision\",pod=\"resnet-0\",$at}" 2
+		q namespace:vramz_process_memory_used_bytes:sum
+		s "namespace:vramz_process_memory_used_bytes:sum{namespace=\"ml-team\"}" 10737418240
+		s "namespace:vramz_process_memory_used_bytes:sum{namespace=\"vision\"}" 133143986176
+	} >pods.test.yml &&
+	promtool test rules pods.test.yml &&
+	# and the test can fail: a pod summed over the wrong GPUs is caught
+	sed "s/value: 133143986176$/value: 65498251264/" pods.test.yml >bad.test.yml &&
+	! promtool test rules bad.test.yml >out 2>&1 && has "namespace_pod:vramz_process_memory_used_bytes:sum" out
+'
+
 expect_success 'the log: pod, namespace and container_name columns, read back by replay' '
 	vramz log -o l.csv --procs -i 50ms --duration 120ms 2>err &&
 	python3 - <<PY &&

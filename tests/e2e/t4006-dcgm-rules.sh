@@ -11,19 +11,6 @@ scenario 2gpu-h200.scn
 U0=GPU-8f3a61c2-5be4-4d0e-9a71-2c6f0e4b7d19
 U1=GPU-2d94b7e0-1c35-4f8a-b6d2-7e90a15c3f48
 
-# the captured body as input series of one scrape target, flat for 10m
-to_series() {
-	python3 -c '
-import re, sys
-for line in open(sys.argv[1]):
-    m = re.match(r"^(vramz_[a-z_]+)(\{(.*)\})? (\S+)$", line.strip())
-    if not m: continue
-    labels = (m.group(3) + "," if m.group(3) else "") + "instance=\"gpu-node-7:9963\",job=\"vramz\""
-    print("      - series: %r" % ("%s{%s}" % (m.group(1), labels)))
-    print("        values: %r" % ("%s+0x10" % m.group(4)))
-' "$1"
-}
-
 # sample NAME GPU UUID VALUE: one expected DCGM sample of the test file
 sample() {
 	cat <<EOF
@@ -46,7 +33,7 @@ expect_success 'captured /metrics -> DCGM names: MiB, W, C, %, MHz with gpu, UUI
 		echo "tests:"
 		echo "  - interval: 1m"
 		echo "    input_series:"
-		to_series metrics
+		python3 "$TESTS_SRC/helpers/prom_series.py" metrics
 		echo "    promql_expr_test:"
 		for m in FB_USED:72704:87040 FB_FREE:70451:56115 FB_RESERVED:616:616 GPU_TEMP:41:47 \
 			POWER_USAGE:318:455 GPU_UTIL:37:64; do
