@@ -123,6 +123,22 @@ static int job_line(int y, const vramz_proc_sample *p, const struct model_row *r
 	return 1;
 }
 
+/* Where its memory outside the allocator appeared, as the agent saw it
+ * (issue 37; docs/python.md): the parts in a fixed order, so the eye finds
+ * the same one in the same place on every page. */
+static int outside_line(int y, const vramz_proc_sample *p)
+{
+	char c[24], l[24], k[24], o[24];
+	fmt_bytes(c, sizeof c, p->outside_context_bytes);
+	fmt_bytes(l, sizeof l, p->outside_libraries_bytes);
+	fmt_bytes(k, sizeof k, p->outside_nccl_bytes);
+	fmt_bytes(o, sizeof o, p->outside_other_bytes);
+	putf(y, 9, COLS - 9, ROLE_DIM,
+	     "outside: CUDA context %s   CUDA libraries %s   NCCL %s (%u communicator%s)   other %s", c,
+	     l, k, p->outside_nccl_comms, p->outside_nccl_comms == 1 ? "" : "s", o);
+	return 1;
+}
+
 /* Its memory and SM use on each GPU; the PyTorch agent's figures. */
 static int gpu_lines(int y, int bottom, const struct app *a, uint32_t pid)
 {
@@ -167,6 +183,8 @@ static int gpu_lines(int y, int bottom, const struct app *a, uint32_t pid)
 			     al, rs, sp, re, oo, out);
 		put(y + n, 0, COLS, (t & VRAMZ_T_OOMS) && p->torch_ooms ? ROLE_WARN : ROLE_NORMAL, line, 0);
 		n++;
+		if ((p->valid & VRAMZ_P_OUTSIDE_PARTS) && y + n < bottom)
+			n += outside_line(y + n, p);
 	}
 	return n;
 }

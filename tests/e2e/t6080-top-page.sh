@@ -151,6 +151,11 @@ expect_success 'the page of the trainer: its command, host side, GPUs, allocator
 	has "^memory   GPU 0 6\.00 GiB \(SM 30%\)   GPU 1 600 MiB \(SM 0%\)" screen &&
 	has "^PyTorch  GPU   allocated    reserved  inactive split  retries   OOMs  outside allocator" screen &&
 	has "^ +0 +4\.00 GiB +5\.00 GiB +512 MiB +3 +2 +1\.00 GiB$" screen &&
+	# where that 1 GiB appeared, as the agent saw it (issue 37): the agent
+	# started before this scenario, so its own NVML never listed it and it
+	# could tell no part: all of it is "other", never a guessed context
+	has "^ +outside: CUDA context 0 B   CUDA libraries 0 B   NCCL 0 B \(0 communicators\)   other 1\.00 GiB$" screen &&
+	has "^ +outside: CUDA context 0 B   CUDA libraries 0 B   NCCL 0 B \(0 communicators\)   other 600 MiB$" screen &&
 	has "^ +1 +0 B +0 B +0 B +0 +0 +600 MiB$" screen &&
 	has "^[0-9.]+ GiB ┤─+ its memory by GPU  ⣿ GPU 0  ⣿ GPU 1$" screen && has "^ +0 GiB ┤" screen &&
 	has "^EscBack kKill" screen &&
