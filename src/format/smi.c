@@ -43,7 +43,7 @@ enum smi_src {
 /* How it is written. */
 enum smi_show {
 	SHOW_INT,     /* 40; with a unit "14 %", "1980 MHz" */
-	SHOW_MIB,     /* bytes as whole MiB: "81559 MiB" */
+	SHOW_MIB,     /* bytes as whole MiB, rounded up: "81559 MiB" */
 	SHOW_W,       /* mW as W with 2 decimals: "174.59 W" */
 	SHOW_ENABLED, /* Enabled / Disabled */
 	SHOW_YESNO,   /* Yes / No */
@@ -537,7 +537,10 @@ static void put(FILE *f, const struct smi_field *c, const struct smi_query *q, s
 	}
 	switch (c->show) {
 	case SHOW_INT: fprintf(f, "%lld", (long long)v.n); break;
-	case SHOW_MIB: fprintf(f, "%llu", (unsigned long long)((uint64_t)v.n >> 20)); break;
+	case SHOW_MIB: /* rounded up, as nvidia-smi: an H100's 1550.5 MiB used and
+			* 79528.5 MiB free print as 1551 and 79529 (docs/validation.md) */
+		fprintf(f, "%llu", (unsigned long long)(((uint64_t)v.n + (1u << 20) - 1) >> 20));
+		break;
 	case SHOW_W: fprintf(f, "%.2f", (double)v.n / 1000.0); break;
 	case SHOW_ENABLED: fputs(v.n ? "Enabled" : "Disabled", f); break;
 	case SHOW_YESNO: fputs(v.n ? "Yes" : "No", f); break;

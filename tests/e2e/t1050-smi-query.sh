@@ -95,6 +95,17 @@ expect_success '[N/A] for what the GPU does not report, units or not' '
 	vramz status --query-gpu=fan.speed --format=csv,noheader,nounits >n && test "$(cat n)" = "[N/A]"
 '
 
+expect_success 'MiB rounded up, as nvidia-smi: a live H100'"'"'s 1550.5 MiB used, 79528.5 MiB free' '
+	# docs/validation.md (issue 38 on a real GPU): nvidia-smi printed 1551
+	# and 79529 where NVML said 1550.5 and 79528.5 MiB; the total and the
+	# reserved stay whole
+	sed "s/mem_used=14513MiB mem_free=66567MiB/mem_used=1625817088 mem_free=83391676416/" \
+		"$SCENARIOS/h100-smi.scn" >half.scn &&
+	FAKE_NVML_SCENARIO=$T/half.scn vramz status --query-gpu=memory.total,memory.reserved,memory.used,memory.free \
+		--format=csv,noheader >o &&
+	test "$(cat o)" = "81559 MiB, 480 MiB, 1551 MiB, 79529 MiB"
+'
+
 expect_success 'aliases: taken, the header prints the canonical name' '
 	vramz status --query-gpu=clocks.sm,clocks.mem,gpu_name,gpu_bus_id,gpu.power.current_limit,clocks_throttle_reasons.active,retired_pages.sbe >o &&
 	test "$(head -1 o)" = "clocks.current.sm [MHz], clocks.current.memory [MHz], name, pci.bus_id, enforced.power.limit [W], clocks_event_reasons.active, retired_pages.single_bit_ecc.count" &&
