@@ -19,6 +19,7 @@
 #include "backend/recorded.h"
 #include "ctx_internal.h"
 #include "grow.h"
+#include "kube.h"
 #include "proc.h"
 #include "rundir.h"
 #include "segment.h"
@@ -36,6 +37,7 @@ struct backend {
 	struct seg_reader *r;
 	const struct seg_snapshot *cur;
 	struct proc_cache *pcache;    /* redacted segments only */
+	struct kube_names *kube;      /* the others: pod and container names */
 	int64_t age_ms;
 	void *filled;                 /* redacted: the findings, names filled in */
 	size_t filled_cap;            /* bytes */
@@ -117,6 +119,8 @@ static int seg_open(struct backend **out, const vramz_open_opts *opts, char *err
 		b->pcache = proc_cache_new("/proc");
 		if (!b->pcache)
 			return VRAMZ_ENOMEM;
+	} else if (!(b->kube = kube_names_new(NULL))) {
+		return VRAMZ_ENOMEM;
 	}
 	return read_latest(b, err, errlen);
 }
@@ -125,6 +129,7 @@ static void seg_close(struct backend *b)
 {
 	seg_reader_close(b->r);
 	proc_cache_free(b->pcache);
+	kube_names_free(b->kube);
 	free(b->filled);
 	free(b);
 }
@@ -201,6 +206,13 @@ static int seg_procs(struct backend *b, unsigned idx, unsigned flags, struct pro
 	for (unsigned i = first; rc == 0 && b->pcache && i < out->n; i++)
 		if (!(out->v[i].valid & VRAMZ_P_VISIBLE))
 			proc_attribute(b->pcache, &out->v[i]);
+	/* the record has no room for a pod's names (docs/daemon.md): the
+	 * reader names the pod uid and container id the daemon wrote from the
+	 * kubelet's directories itself, as the daemon would have */
+	int64_t now = b->kube ? clock_mono_ns() : 0;
+	for (unsigned i = first; rc == 0 && b->kube && i < out->n; i++)
+		if ((out->v[i].valid & VRAMZ_P_VISIBLE) && out->v[i].pod_uid[0])
+			kube_names_fill(b->kube, now, &out->v[i]);
 	return rc;
 }
 

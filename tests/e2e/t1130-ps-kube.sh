@@ -9,6 +9,7 @@
 # whose logs are gone keeps its uid, never a guessed name (nor a
 # container name that a link of another pod gives).
 . "$TESTS_SRC/e2e/lib.sh"
+. "$TESTS_SRC/e2e/daemon-lib.sh" # one step reads a daemon
 scenario 2gpu-h200.scn
 
 CA=3f4e8a9b2c1d0e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f
@@ -122,6 +123,22 @@ assert [r for r in rows if r["pid"] == "4200201"][0]["pod"] == ""
 PY
 	env -u VRAMZ_PROCFS_ROOT -u VRAMZ_KUBE_LOG_ROOT "$VRAMZ_BIN" ps --replay l.csv >r &&
 	has "ml-team/trainer-7f9c" r
+'
+
+expect_success 'behind a daemon: its readers name the pods too (the segment carries the ids)' '
+	start_daemon -i 200ms --procs &&
+	nonvml ps -s pid >d &&
+	has "^\(from vramz daemon pid" d &&
+	has "^  0  4200101 root +ml-team/trainer-7f9c +10\.0 GiB" d &&
+	has "^  1  4200201 root +pod:99999999 " d &&
+	nonvml ps --json >dj &&
+	python3 - dj <<PY &&
+import json, sys
+procs = {p["pid"]: p for p in json.load(open(sys.argv[1]))["processes"]}
+assert (procs[4200101]["namespace"], procs[4200101]["pod"], procs[4200101]["container_name"]) == ("ml-team", "trainer-7f9c", "pytorch"), procs[4200101]
+assert procs[4200201]["pod"] is None and procs[4200201]["pod_uid"] == "$P3", procs[4200201]
+PY
+	stop_daemon
 '
 
 expect_success 'hostile names come out sanitized, never as terminal controls' '
