@@ -335,7 +335,7 @@ static void procs_table(FILE *o, const struct rep *r)
 		idx[i] = i;
 	prow_rep = r;
 	qsort(idx, r->nprocs, sizeof *idx, by_gpu_peak);
-	fputs("<table><thead><tr><th class=\"n\">GPU</th><th class=\"n\">pid</th><th>user</th>"
+	fputs("<table><thead><tr><th class=\"n\">GPU</th><th class=\"n\">pid</th><th>user</th><th>job</th>"
 	      "<th class=\"n\">first</th><th class=\"n\">peak</th><th class=\"n\">last</th>"
 	      "<th class=\"n\">growth</th><th class=\"n\">SM</th><th class=\"n\">seen from</th>"
 	      "<th class=\"n\">for</th><th>command</th></tr></thead><tbody>\n", o);
@@ -351,6 +351,8 @@ static void procs_table(FILE *o, const struct rep *r)
 		fprintf(o, "<tr class=\"proc\" data-gpu=\"%u\" data-pid=\"%u\"><td class=\"n\">%u</td>"
 			"<td class=\"n\">%u</td><td>", p->gpu, p->pid, p->gpu, p->pid);
 		html_esc(o, p->user[0] ? p->user : "-");
+		fputs("</td><td>", o);
+		html_esc(o, p->job[0] ? p->job : "-");
 		fprintf(o, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
 			"<td class=\"n\">%s%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
 			"<td class=\"n\">%s</td><td class=\"cmd\">",

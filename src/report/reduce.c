@@ -15,6 +15,7 @@
  * SM share and lifetime for the process table.
  */
 #include "report/report.h"
+#include "format/fmt.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -217,6 +218,8 @@ static void proc_note(struct rep_proc *p, const vramz_proc_sample *ps, int64_t t
 			snprintf(p->comm, sizeof p->comm, "%s", ps->comm);
 		if (!p->user[0] && ps->user[0])
 			snprintf(p->user, sizeof p->user, "%s", ps->user);
+		if (!p->job[0])
+			fmt_job_width(p->job, sizeof p->job, ps, 0);
 	}
 	if (ps->valid & VRAMZ_P_USED) {
 		if (!p->have_bytes)

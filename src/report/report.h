@@ -78,6 +78,8 @@ struct rep_proc {
 	char user[VRAMZ_USER_LEN];
 	char comm[16];
 	char cmd[VRAMZ_CMD_LEN];
+	/* its job as ps shows it: "NAMESPACE/POD (CONTAINER)", "slurm:ID" ... */
+	char job[VRAMZ_POD_LEN + 2 * VRAMZ_KUBE_NAME_LEN + 8];
 	int64_t first_ms, last_ms;
 	uint64_t first_bytes, peak_bytes, last_bytes;
 	int have_bytes;

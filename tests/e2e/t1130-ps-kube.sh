@@ -122,7 +122,11 @@ assert (a["namespace"], a["pod"], a["container_name"]) == ("ml-team", "trainer-7
 assert [r for r in rows if r["pid"] == "4200201"][0]["pod"] == ""
 PY
 	env -u VRAMZ_PROCFS_ROOT -u VRAMZ_KUBE_LOG_ROOT "$VRAMZ_BIN" ps --replay l.csv >r &&
-	has "ml-team/trainer-7f9c" r
+	has "ml-team/trainer-7f9c" r &&
+	# the report'"'"'s process table: the job column as ps has it
+	env -u VRAMZ_PROCFS_ROOT -u VRAMZ_KUBE_LOG_ROOT "$VRAMZ_BIN" report l.csv -o r.html 2>/dev/null &&
+	has "<td class=\"n\">4200101</td><td>root</td><td>ml-team/trainer-7f9c \(pytorch\)</td>" r.html &&
+	has "<td class=\"n\">4200201</td><td>root</td><td>pod:99999999</td>" r.html
 '
 
 expect_success 'behind a daemon: its readers name the pods too (the segment carries the ids)' '
