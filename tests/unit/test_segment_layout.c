@@ -5,7 +5,9 @@
  * table that the codec walks: a row given a wrong or moved offset breaks
  * every reader of an older vramz and every Python reader, and fails here.
  * Also: a record of layout 1.0/1.1 (192 bytes) leaves the VRAM health
- * fields unknown. */
+ * fields unknown, every member of vramz_gpu_sample has a row (a field's
+ * or the frame's), and no row's offset overlaps another or leaves the
+ * record: what a field added in one row must get right. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "fields.h"
 #include "segment.h"
 #include "segment_codec.h"
 
@@ -146,12 +149,74 @@ static void an_older_record_has_no_health(void **state)
 	assert_memory_equal(&want, &back, sizeof want);
 }
 
+/* every row of both tables, in struct order */
+static size_t all_rows(const struct field **rows, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < gpu_sample_frame_count && n < cap; i++)
+		rows[n++] = &gpu_sample_frame[i];
+	for (size_t i = 0; i < gpu_field_count && n < cap; i++)
+		rows[n++] = &gpu_fields[i];
+	for (size_t i = 1; i < n; i++) /* insertion sort by offset */
+		for (size_t j = i; j > 0 && rows[j - 1]->offset > rows[j]->offset; j--) {
+			const struct field *x = rows[j];
+			rows[j] = rows[j - 1];
+			rows[j - 1] = x;
+		}
+	return n;
+}
+
+/* a member added to the struct without a row (or a row naming a member
+ * twice) leaves a hole or an overlap in the struct's order */
+static void every_member_has_one_row(void **state)
+{
+	(void)state;
+	const struct field *rows[128];
+	size_t n = all_rows(rows, 128);
+	assert_int_equal(n, gpu_sample_frame_count + gpu_field_count);
+	size_t end = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t w = field_width(rows[i]);
+		size_t want = (end + w - 1) / w * w; /* the C ABI's alignment */
+		if (rows[i]->offset != want)
+			fail_msg("%s at byte %zu of vramz_gpu_sample: a member between it and "
+				 "the row before (byte %zu) has no row in lib/fields.c",
+				 rows[i]->member, rows[i]->offset, want);
+		assert_string_equal(rows[i]->name, rows[i]->member);
+		end = rows[i]->offset + w;
+	}
+	assert_int_equal((end + 7) / 8 * 8, sizeof(vramz_gpu_sample));
+}
+
+static void the_segment_offsets_fit_the_record(void **state)
+{
+	(void)state;
+	const struct field *rows[128];
+	size_t n = all_rows(rows, 128);
+	const struct field *owner[SEG_GPU_SAMPLE_SIZE] = {0};
+	for (size_t i = 0; i < n; i++) {
+		const struct field *f = rows[i];
+		unsigned w = field_width(f);
+		if (f->seg_off % w || f->seg_off + w > SEG_GPU_SAMPLE_SIZE)
+			fail_msg("%s: segment offset %u is not a free, aligned %u bytes of the "
+				 "%d-byte record", f->name, f->seg_off, w, SEG_GPU_SAMPLE_SIZE);
+		for (unsigned b = f->seg_off; b < f->seg_off + w; b++) {
+			if (owner[b])
+				fail_msg("%s: segment offset %u overlaps %s", f->name, f->seg_off,
+					 owner[b]->name);
+			owner[b] = f;
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_record_is_the_documented_layout),
 		cmocka_unit_test(a_record_reads_back_whole),
 		cmocka_unit_test(an_older_record_has_no_health),
+		cmocka_unit_test(every_member_has_one_row),
+		cmocka_unit_test(the_segment_offsets_fit_the_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
