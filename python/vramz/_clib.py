@@ -221,8 +221,8 @@ def _document(lib, ctx, snap, sizes, procs):
 
 
 def _gpu(lib, ctx, g, migs, gpu_size=ctypes.sizeof(GpuSample)):
-    """gpu_size: the library's record; a field appended after it (the
-    health fields past a 0.1 library's) is unknown."""
+    """gpu_size: the library's record (its snapshot's gpu_size); a field
+    appended after that library was built lies past it and is unknown."""
     gi = lib.vramz_gpu(ctx, g.index)
     gi = gi.contents if gi else None
     d = {"index": g.index,
