@@ -4,13 +4,16 @@
  *
  * Each record kind is one X-macro list of (offset, field) from which both
  * directions are generated, so the encoder and the decoder cannot disagree
- * about an offset; the lists are the layout docs/daemon.md documents.
+ * about an offset; the lists are the layout docs/daemon.md documents.  The
+ * GPU sample's list is lib/fields.c's table itself (each row's seg_off).
  * Offsets only ever get appended (a new minor version); the structs may
  * grow fields the segment does not carry, which decode leaves zero.
  */
 #include "segment_codec.h"
 
 #include <string.h>
+
+#include "fields.h"
 
 static uint64_t f64_bits(double d)
 {
@@ -70,42 +73,60 @@ void seg_dec_gpu_info(const unsigned char *p, vramz_gpu_info *x, int *present)
 	*present = seg_get32(p, GPU_INFO_PRESENT) == 1;
 }
 
-/* ---- a GPU's sample: 192 bytes ---- */
-#define GPU_SAMPLE_FIELDS(U32, I32, U64)                                              \
-	U32(0, index) U32(4, valid) U32(8, lost) U32(12, fan_pct) U64(16, mem_total_bytes) \
-	U64(24, mem_reserved_bytes) U64(32, mem_used_bytes) U64(40, mem_free_bytes)        \
-	U64(48, unattributed_bytes) U32(56, util_gpu_pct) U32(60, util_mem_pct)            \
-	I32(64, temp_c) I32(68, temp_mem_c) U32(72, power_mw) U32(76, power_limit_mw)      \
-	U32(80, clock_sm_mhz) U32(84, clock_mem_mhz) U64(88, throttle_reasons)             \
-	U32(96, pcie_gen) U32(100, pcie_width) U64(104, pcie_tx_bytes_per_s)               \
-	U64(112, pcie_rx_bytes_per_s) U64(120, energy_mj) U32(128, proc_first)             \
-	U32(132, proc_count)
-/* layout 1.2: VRAM health, in the 256-byte record (224 on: reserved) */
-#define GPU_HEALTH_FIELDS(U32, U64)                                                    \
-	U32(136, ecc_mode) U32(140, remap_correctable_rows)                            \
-	U64(144, ecc_corrected_volatile) U64(152, ecc_uncorrected_volatile)            \
-	U64(160, ecc_corrected_aggregate) U64(168, ecc_uncorrected_aggregate)          \
-	U32(176, remap_uncorrectable_rows) U32(180, remap_pending)                     \
-	U32(184, remap_failure) U32(188, retired_sbe_pages) U32(192, retired_dbe_pages) \
-	U32(196, retired_pending) U32(200, pcie_replays) U32(204, xid_events)          \
-	U32(208, xid_last) U64(216, xid_time_ms)
-#define SEG_HEALTH_BITS 0xFF0000u /* VRAMZ_F_ECC_MODE .. VRAMZ_F_XID */
+/* ---- a GPU's sample: 256 bytes (192 before 1.2) ----
+ * The offsets are lib/fields.c's: each field's row and the frame's rows
+ * (index, valid, lost, the process slice) carry theirs, so a field added
+ * there is in the record without a line here. */
+
+static void enc_member(unsigned char *p, const struct field *f, const vramz_gpu_sample *x)
+{
+	int64_t v = field_get(f, x);
+	if (f->type == FT_U64)
+		seg_put64(p, f->seg_off, (uint64_t)v);
+	else /* an int as its two's complement, as E_I32 */
+		seg_put32(p, f->seg_off, (uint32_t)v);
+}
+
+static int64_t dec_member(const unsigned char *p, const struct field *f)
+{
+	switch (f->type) {
+	case FT_U64: return (int64_t)seg_get64(p, f->seg_off);
+	case FT_UINT: return seg_get32(p, f->seg_off);
+	case FT_INT: return (int32_t)seg_get32(p, f->seg_off);
+	}
+	return 0;
+}
+
+/* Whether a record of size bytes carries the member: it fits, and a 1.0 or
+ * 1.1 record (192 bytes) carries nothing from SEG_GPU_SAMPLE_10_END on (its
+ * reserved zeros, where 1.2 put the VRAM health) */
+static int record_holds(uint64_t size, const struct field *f)
+{
+	if (f->seg_off + field_width(f) > size)
+		return 0;
+	return f->seg_off < SEG_GPU_SAMPLE_10_END || size > SEG_GPU_SAMPLE_MIN_SIZE;
+}
 
 void seg_enc_gpu_sample(unsigned char *p, const vramz_gpu_sample *x)
 {
 	memset(p, 0, SEG_GPU_SAMPLE_SIZE);
-	GPU_SAMPLE_FIELDS(E_U32, E_I32, E_U64)
-	GPU_HEALTH_FIELDS(E_U32, E_U64)
+	for (size_t i = 0; i < gpu_sample_frame_count; i++)
+		enc_member(p, &gpu_sample_frame[i], x);
+	for (size_t i = 0; i < gpu_field_count; i++)
+		enc_member(p, &gpu_fields[i], x);
 }
 
 void seg_dec_gpu_sample(const unsigned char *p, uint64_t size, vramz_gpu_sample *x)
 {
 	memset(x, 0, sizeof *x);
-	GPU_SAMPLE_FIELDS(D_U32, D_I32, D_U64)
-	if (size >= SEG_GPU_SAMPLE_SIZE) {
-		GPU_HEALTH_FIELDS(D_U32, D_U64)
-	} else {
-		x->valid &= ~SEG_HEALTH_BITS; /* an older daemon's: unknown */
+	for (size_t i = 0; i < gpu_sample_frame_count; i++) /* valid first: the fields clear bits */
+		field_put(&gpu_sample_frame[i], x, dec_member(p, &gpu_sample_frame[i]));
+	for (size_t i = 0; i < gpu_field_count; i++) {
+		const struct field *f = &gpu_fields[i];
+		if (record_holds(size, f))
+			field_put(f, x, dec_member(p, f));
+		else /* an older daemon's record: unknown */
+			x->valid &= ~f->valid_bit;
 	}
 	x->lost = x->lost ? 1 : 0;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fields.h - one table describing every per-GPU sample field: its name
- * (with its unit), validity bit, place in vramz_gpu_sample and its
- * Prometheus metric.  JSON, CSV logs, the log reader and the exporter all
- * walk this table, so a field added here appears everywhere at once and
- * the formats cannot disagree about names or units. */
+ * (with its unit), validity bit, place in vramz_gpu_sample, place in the
+ * daemon's segment and its Prometheus metric.  JSON, CSV logs, the log
+ * reader, the exporter and the segment's codec all walk this table, and
+ * the Python package's copy (python/vramz/_gpufields.py) is generated from
+ * it, so a field added here appears everywhere at once and the formats
+ * cannot disagree about names, units or offsets.  docs/architecture.md,
+ * "Adding a GPU field", is the recipe. */
 #ifndef VRAMZ_FIELDS_H
 #define VRAMZ_FIELDS_H
 
@@ -45,6 +48,11 @@ struct field {
 	uint32_t valid_bit;    /* VRAMZ_F_* */
 	enum field_type type;
 	size_t offset;         /* in vramz_gpu_sample */
+	/* in the segment's GPU sample record (docs/daemon.md, "Records"):
+	 * append-only, a new field takes the next free offset of its width
+	 * (4 or 8, aligned) and an old one never moves; tests/unit/
+	 * test_segment_layout.c holds the documented offsets */
+	unsigned seg_off;
 	const char *prom;      /* metric name without vramz_ prefix, or NULL */
 	double prom_scale;     /* multiply to get the metric's base unit */
 	const char *prom_type; /* "gauge" or "counter" */
@@ -58,6 +66,10 @@ struct field {
 	 * whole numbers rounded down, as DCGM's own.  The type is prom_type. */
 	const char *dcgm;
 	double dcgm_scale;
+	/* the row's own words, spelled by the row macros: the struct member
+	 * and the bit's name, for the generated Python copy */
+	const char *member;    /* "mem_total_bytes" */
+	const char *bit_name;  /* "VRAMZ_F_MEM" */
 };
 
 #define FIELD_DCGM_MIB (1.0 / 1048576) /* DCGM counts framebuffer memory in MiB */
@@ -65,10 +77,23 @@ struct field {
 extern const struct field gpu_fields[];
 extern const size_t gpu_field_count;
 
+/* The members of vramz_gpu_sample that are no field (index, valid, lost,
+ * the process slice): the record's frame, in rows of the same shape (name
+ * = member, no metric, no range), so the segment codec and the Python
+ * generator see the whole struct.  Every member is a field or a frame row
+ * (test_segment_layout checks it against sizeof). */
+extern const struct field gpu_sample_frame[];
+extern const size_t gpu_sample_frame_count;
+
 /* The value of f in s as an integer (all sample fields are integers). */
 int64_t field_get(const struct field *f, const vramz_gpu_sample *s);
 /* Stores v into s's field f and sets its validity bit. */
 void field_set(const struct field *f, vramz_gpu_sample *s, int64_t v);
+/* Stores v into s's field f, leaving the validity bits alone (a decoder
+ * that reads them from elsewhere). */
+void field_put(const struct field *f, vramz_gpu_sample *s, int64_t v);
+/* The field's width in bytes: 8 (FT_U64) or 4. */
+unsigned field_width(const struct field *f);
 int field_valid(const struct field *f, const vramz_gpu_sample *s);
 const struct field *field_by_name(const char *name);
 

@@ -31,6 +31,8 @@
 #define SEG_GPU_INFO_SIZE 512
 #define SEG_GPU_SAMPLE_SIZE 256      /* written since 1.2 */
 #define SEG_GPU_SAMPLE_MIN_SIZE 192  /* 1.0 and 1.1: no health fields */
+#define SEG_GPU_SAMPLE_10_END 136    /* 1.0's members end here (136-191:
+					reserved zeros, then 1.2's health) */
 #define SEG_PROC_SIZE 512
 #define SEG_MIG_SIZE 160
 #define SEG_FINDING_SIZE 512

@@ -17,6 +17,7 @@ import time
 from typing import Any, Dict, Optional
 
 from ._fields import GPU_FIELDS, OUTSIDE_PARTS, TORCH_FIGURES
+from ._gpufields import F_MEM, F_PROCS, GPU_SAMPLE_MEMBERS
 
 c_uint, c_int, u32, u64, i64 = ctypes.c_uint, ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int64
 
@@ -49,24 +50,9 @@ class SystemInfo(ctypes.Structure):
 
 
 class GpuSample(ctypes.Structure):
-    _fields_ = [("index", c_uint), ("valid", u32), ("lost", c_int),
-                ("mem_total_bytes", u64), ("mem_reserved_bytes", u64), ("mem_used_bytes", u64),
-                ("mem_free_bytes", u64), ("unattributed_bytes", u64),
-                ("util_gpu_pct", c_uint), ("util_mem_pct", c_uint), ("temp_c", c_int),
-                ("temp_mem_c", c_int), ("power_mw", c_uint), ("power_limit_mw", c_uint),
-                ("clock_sm_mhz", c_uint), ("clock_mem_mhz", c_uint), ("throttle_reasons", u64),
-                ("pcie_gen", c_uint), ("pcie_width", c_uint), ("pcie_tx_bytes_per_s", u64),
-                ("pcie_rx_bytes_per_s", u64), ("energy_mj", u64), ("fan_pct", c_uint),
-                ("proc_first", c_uint), ("proc_count", c_uint),
-                # appended in 0.2: VRAM health (docs/health.md)
-                ("ecc_mode", c_uint), ("ecc_corrected_volatile", u64),
-                ("ecc_uncorrected_volatile", u64), ("ecc_corrected_aggregate", u64),
-                ("ecc_uncorrected_aggregate", u64), ("remap_correctable_rows", c_uint),
-                ("remap_uncorrectable_rows", c_uint), ("remap_pending", c_uint),
-                ("remap_failure", c_uint), ("retired_sbe_pages", c_uint),
-                ("retired_dbe_pages", c_uint), ("retired_pending", c_uint),
-                ("pcie_replays", c_uint), ("xid_events", c_uint), ("xid_last", c_uint),
-                ("xid_time_ms", u64)]
+    """vramz_gpu_sample, member for member as lib/fields.c's table says
+    (_gpufields.py is generated from it)."""
+    _fields_ = [(m, {"I": c_uint, "i": c_int, "Q": u64}[fmt]) for m, fmt, _, _ in GPU_SAMPLE_MEMBERS]
 
 
 class ProcSample(ctypes.Structure):
@@ -113,7 +99,6 @@ class Snapshot02(ctypes.Structure):
                                     ("mig_size", ctypes.c_size_t)]
 
 
-F_MEM, F_PROCS = 1 << 0, 1 << 13
 P_USED, P_SM, P_MEMUTIL, P_VISIBLE, P_MIG, P_TORCH, P_OUTSIDE = 1, 2, 4, 8, 16, 32, 64
 P_OUTSIDE_PARTS = 128
 SAMPLE_DEFAULT = 1 | 2 | 8  # processes, their utilization, MIG
@@ -221,8 +206,7 @@ def _document(lib, ctx, snap, sizes, procs):
         },
     }
     migs = [_array(snap.migs, i, sizes[2], MigSample) for i in range(snap.mig_count)]
-    has_health = sizes[0] >= ctypes.sizeof(GpuSample)  # a library with the health fields
-    doc["gpus"] = [_gpu(lib, ctx, _array(snap.gpus, i, sizes[0], GpuSample), migs, has_health)
+    doc["gpus"] = [_gpu(lib, ctx, _array(snap.gpus, i, sizes[0], GpuSample), migs, sizes[0])
                    for i in range(snap.gpu_count)]
     if procs:
         has_torch = sizes[1] >= ProcSample.outside_allocator_bytes.offset + 8
@@ -236,7 +220,9 @@ def _document(lib, ctx, snap, sizes, procs):
     return doc
 
 
-def _gpu(lib, ctx, g, migs, has_health=True):
+def _gpu(lib, ctx, g, migs, gpu_size=ctypes.sizeof(GpuSample)):
+    """gpu_size: the library's record (its snapshot's gpu_size); a field
+    appended after that library was built lies past it and is unknown."""
     gi = lib.vramz_gpu(ctx, g.index)
     gi = gi.contents if gi else None
     d = {"index": g.index,
@@ -247,7 +233,8 @@ def _gpu(lib, ctx, g, migs, has_health=True):
         d["vendor"] = _s(gi.vendor) or None
     d["lost"] = bool(g.lost)
     for name, bit, member in GPU_FIELDS:
-        ok = not g.lost and (g.valid & bit) == bit and (has_health or bit < 1 << 16)
+        m = getattr(GpuSample, member)
+        ok = not g.lost and (g.valid & bit) == bit and m.offset + m.size <= gpu_size
         d[name] = getattr(g, member) if ok else None
     memok = not g.lost and (g.valid & F_MEM) and g.mem_total_bytes
     d["mem_used_pct"] = float("%.1f" % (100.0 * g.mem_used_bytes / g.mem_total_bytes)) if memok else None

@@ -33,6 +33,8 @@ import time
 import zlib
 
 from ._fields import GPU_FIELDS
+from ._gpufields import (F_MEM, F_PROCS, GPU_SAMPLE_MEMBERS, SEG_GPU_SAMPLE_10_END,
+                         SEG_GPU_SAMPLE_MIN_SIZE)
 from . import _agentjoin, _proc, _rundir, _text
 
 IMPLEMENTED = True
@@ -63,28 +65,22 @@ H = {"major": (8, "<H"), "minor": (10, "<H"), "header": (12, "<I"), "gpu_info": 
      "links_off": (104, "<Q"), "slot0": (112, "<Q"), "slot1": (120, "<Q"),
      "slot_size": (128, "<Q"), "generation": (136, "<Q"), "cuda": (156, "<i")}
 
-# GPU sample members (lib/segment_codec.c): name -> (offset, format)
-SAMPLE = {"index": (0, "<I"), "valid": (4, "<I"), "lost": (8, "<I"), "fan_pct": (12, "<I"),
-          "mem_total_bytes": (16, "<Q"), "mem_reserved_bytes": (24, "<Q"),
-          "mem_used_bytes": (32, "<Q"), "mem_free_bytes": (40, "<Q"),
-          "unattributed_bytes": (48, "<Q"), "util_gpu_pct": (56, "<I"),
-          "util_mem_pct": (60, "<I"), "temp_c": (64, "<i"), "temp_mem_c": (68, "<i"),
-          "power_mw": (72, "<I"), "power_limit_mw": (76, "<I"), "clock_sm_mhz": (80, "<I"),
-          "clock_mem_mhz": (84, "<I"), "throttle_reasons": (88, "<Q"), "pcie_gen": (96, "<I"),
-          "pcie_width": (100, "<I"), "pcie_tx_bytes_per_s": (104, "<Q"),
-          "pcie_rx_bytes_per_s": (112, "<Q"), "energy_mj": (120, "<Q"),
-          "proc_first": (128, "<I"), "proc_count": (132, "<I")}
-# layout 1.2 on (a record of 256 bytes or more): VRAM health
-SAMPLE_HEALTH = {"ecc_mode": (136, "<I"), "remap_correctable_rows": (140, "<I"),
-                 "ecc_corrected_volatile": (144, "<Q"), "ecc_uncorrected_volatile": (152, "<Q"),
-                 "ecc_corrected_aggregate": (160, "<Q"), "ecc_uncorrected_aggregate": (168, "<Q"),
-                 "remap_uncorrectable_rows": (176, "<I"), "remap_pending": (180, "<I"),
-                 "remap_failure": (184, "<I"), "retired_sbe_pages": (188, "<I"),
-                 "retired_dbe_pages": (192, "<I"), "retired_pending": (196, "<I"),
-                 "pcie_replays": (200, "<I"), "xid_events": (204, "<I"), "xid_last": (208, "<I"),
-                 "xid_time_ms": (216, "<Q")}
-SAMPLE_HEALTH_SIZE = 256
-HEALTH_BITS = 0xFF0000  # F_ECC_MODE .. F_XID: unknown in an older layout
+# GPU sample members: name -> (offset, format), from lib/fields.c's table
+# (_gpufields.py, generated), as lib/segment_codec.c walks it
+SAMPLE = {m: (seg, "<" + fmt) for m, fmt, _, seg in GPU_SAMPLE_MEMBERS}
+FIELD_BIT = {member: bit for _, bit, member in GPU_FIELDS}
+
+
+def _held(size):
+    """The members a GPU sample record of size bytes carries, as
+    lib/segment_codec.c's record_holds: those that fit, and from a 1.0 or
+    1.1 record (192 bytes) nothing from byte 136 on (its reserved zeros,
+    where 1.2 put the VRAM health)."""
+    return {k: (o, f) for k, (o, f) in SAMPLE.items()
+            if o + struct.calcsize(f) <= size
+            and (o < SEG_GPU_SAMPLE_10_END or size > SEG_GPU_SAMPLE_MIN_SIZE)}
+
+
 PROC = {"gpu_index": (0, "<I"), "pid": (4, "<I"), "valid": (8, "<I"), "type": (12, "<I"),
         "used_bytes": (16, "<Q"), "sm_pct": (24, "<I"), "mem_util_pct": (28, "<I"),
         "gi_id": (32, "<I"), "ci_id": (36, "<I"), "uid": (40, "<I"), "ppid": (44, "<I"),
@@ -94,7 +90,6 @@ PROC_STR = {"user": (64, 40), "comm": (104, 16), "cmdline": (120, 256), "contain
 MIG = {"parent_index": (0, "<I"), "mig_index": (4, "<I"), "gi_id": (8, "<I"), "ci_id": (12, "<I"),
        "valid": (16, "<I"), "mem_total_bytes": (24, "<Q"), "mem_used_bytes": (32, "<Q"),
        "mem_free_bytes": (40, "<Q")}
-F_MEM, F_PROCS = 1 << 0, 1 << 13
 P_USED, P_SM, P_MEMUTIL, P_VISIBLE, P_MIG = 1, 2, 4, 8, 16
 
 
@@ -314,13 +309,15 @@ class Segment:
             self._fail("snapshot counts exceed its size")
         off = PAYLOAD_HEAD
         gpus = []
+        held = _held(h["gpu_sample"])
+        absent = [k for k in SAMPLE if k not in held]  # an older daemon's: unknown
+        absent_bits = 0
+        for k in absent:
+            absent_bits |= FIELD_BIT.get(k, 0)
         for i in range(ng):
-            g = {k: _get(pl, off + o, f) for k, (o, f) in SAMPLE.items()}
-            if h["gpu_sample"] >= SAMPLE_HEALTH_SIZE:
-                g.update({k: _get(pl, off + o, f) for k, (o, f) in SAMPLE_HEALTH.items()})
-            else:
-                g.update({k: 0 for k in SAMPLE_HEALTH})
-                g["valid"] &= ~HEALTH_BITS
+            g = {k: _get(pl, off + o, f) for k, (o, f) in held.items()}
+            g.update({k: 0 for k in absent})
+            g["valid"] &= ~absent_bits
             if (g["index"] >= h["gpu_count"] or g["proc_first"] > np_
                     or g["proc_count"] > np_ - g["proc_first"]):
                 self._fail(f"GPU {i}'s record is inconsistent")

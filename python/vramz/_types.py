@@ -5,7 +5,7 @@ docs/json.md), so these TypedDicts cost nothing and change nothing; they
 let mypy or an editor know the common keys and their types.  A value a
 GPU does not report is None, never 0.  total=False: a source may lack a
 key (the NVML source has no "age_ms"), and the per-GPU sample fields of
-lib/fields.c (vramz/_fields.py's GPU_FIELDS) are all Optional[int]."""
+lib/fields.c (vramz/_gpufields.py's GPU_FIELDS) are all Optional[int]."""
 import sys
 from typing import Any, Dict, List, Optional
 
