@@ -21,15 +21,27 @@
 
 #include "format/fmt.h"
 
-/* One process's memory on one GPU, a point a tick: the ring is indexed by
- * the model's tick number, so every series lines up with tick_ms. */
+/* One process's memory on one GPU over the model's ticks (so every series
+ * lines up with tick_ms), kept as runs: from a run's tick on, the same MiB
+ * (UINT32_MAX: not listed, unknown) until the next run's.  A steady
+ * process costs one run, not a point a tick: top at 100k processes kept
+ * 2 KiB of points for each (issue 35).  The runs are a ring, the oldest
+ * dropped once the window no longer reaches them. */
+struct proc_run {
+	unsigned tick;
+	uint32_t mib;
+};
+
+#define SERIES_MAX_RUNS (MODEL_PHIST + 1)
+
 struct proc_series {
 	uint32_t pid;
 	unsigned gpu;
 	uint64_t start_ticks;
+	unsigned first_tick;              /* the model tick it was first listed */
 	unsigned last_tick;               /* the model tick it was last listed */
-	unsigned n;                       /* ticks back from last_tick it covers */
-	uint32_t mib[MODEL_PHIST];        /* by tick % MODEL_PHIST; UINT32_MAX unknown */
+	struct proc_run *run;             /* ring: cap runs, nrun from head */
+	unsigned head, nrun, cap;
 };
 
 struct activity {
@@ -70,11 +82,19 @@ void model_init(struct model *m)
 	memset(m, 0, sizeof *m);
 }
 
+static void series_drop_all(struct model *m)
+{
+	for (unsigned i = 0; i < m->nseries; i++)
+		free(m->series[i].run);
+	m->nseries = 0;
+}
+
 void model_free(struct model *m)
 {
 	htab_free(&m->row_idx);
 	htab_free(&m->act_idx);
 	htab_free(&m->series_idx);
+	series_drop_all(m);
 	free(m->gpus);
 	free(m->rows);
 	free(m->order);
@@ -227,12 +247,49 @@ static struct proc_series *series_of(struct model *m, const vramz_proc_sample *p
 	    htab_pkey_put(&m->series_idx, p->gpu_index, p->pid, start, m->nseries))
 		return NULL;
 	struct proc_series *q = &m->series[m->nseries++];
+	memset(q, 0, sizeof *q);
 	q->pid = p->pid;
 	q->gpu = p->gpu_index;
 	q->start_ticks = start;
-	q->last_tick = m->ticks;
-	q->n = 0;
+	q->first_tick = q->last_tick = m->ticks;
 	return q;
+}
+
+static struct proc_run *run_at(const struct proc_series *q, unsigned i)
+{
+	return &q->run[(q->head + i) % q->cap];
+}
+
+/* From tick on, mib: a new run unless the last one already says so. */
+static void run_push(const struct model *m, struct proc_series *q, unsigned tick, uint32_t mib)
+{
+	if (q->nrun && run_at(q, q->nrun - 1)->mib == mib)
+		return;
+	/* the window's first tick: a run is needed while the next starts later */
+	unsigned from = m->ticks >= MODEL_PHIST ? m->ticks - MODEL_PHIST + 1 : 0;
+	while (q->nrun >= 2 && run_at(q, 1)->tick <= from) {
+		q->head = (q->head + 1) % q->cap;
+		q->nrun--;
+	}
+	if (q->nrun == q->cap && q->cap < SERIES_MAX_RUNS) {
+		unsigned ncap = q->cap ? 2 * q->cap : 1;
+		if (ncap > SERIES_MAX_RUNS)
+			ncap = SERIES_MAX_RUNS;
+		struct proc_run *r = malloc(ncap * sizeof *r);
+		if (!r)
+			return; /* out of memory: the chart misses a change */
+		for (unsigned i = 0; i < q->nrun; i++)
+			r[i] = *run_at(q, i);
+		free(q->run);
+		q->run = r;
+		q->head = 0;
+		q->cap = ncap;
+	}
+	if (q->nrun == q->cap) { /* full: the oldest goes */
+		q->head = (q->head + 1) % q->cap;
+		q->nrun--;
+	}
+	*run_at(q, q->nrun++) = (struct proc_run){tick, mib};
 }
 
 static void series_feed(struct model *m, const vramz_proc_sample *p)
@@ -240,21 +297,20 @@ static void series_feed(struct model *m, const vramz_proc_sample *p)
 	struct proc_series *q = series_of(m, p);
 	if (!q)
 		return;
-	/* the ticks it was not listed are unknown */
-	unsigned from = q->last_tick + 1;
-	if (m->ticks - q->last_tick > MODEL_PHIST)
-		from = m->ticks - MODEL_PHIST + 1;
-	for (unsigned t = from; q->n && t < m->ticks; t++)
-		q->mib[t % MODEL_PHIST] = UINT32_MAX;
-	unsigned gap = q->n ? m->ticks - q->last_tick : 1;
-	uint32_t *slot = &q->mib[m->ticks % MODEL_PHIST];
-	if (q->n && q->last_tick == m->ticks) { /* listed twice (two MIG instances): the sum */
-		if ((p->valid & VRAMZ_P_USED) && *slot != UINT32_MAX)
-			*slot += (uint32_t)(p->used_bytes >> 20);
+	uint32_t mib = (p->valid & VRAMZ_P_USED) ? (uint32_t)(p->used_bytes >> 20) : UINT32_MAX;
+	if (q->nrun && q->last_tick == m->ticks) { /* listed twice (two MIG instances): the sum */
+		struct proc_run *r = run_at(q, q->nrun - 1);
+		if (mib != UINT32_MAX && r->mib != UINT32_MAX) {
+			if (r->tick == m->ticks)
+				r->mib += mib;
+			else
+				run_push(m, q, m->ticks, r->mib + mib);
+		}
 		return;
 	}
-	*slot = (p->valid & VRAMZ_P_USED) ? (uint32_t)(p->used_bytes >> 20) : UINT32_MAX;
-	q->n = q->n + gap > MODEL_PHIST ? MODEL_PHIST : q->n + gap;
+	if (q->nrun && q->last_tick + 1 < m->ticks) /* the ticks it was not listed are unknown */
+		run_push(m, q, q->last_tick + 1, UINT32_MAX);
+	run_push(m, q, m->ticks, mib);
 	q->last_tick = m->ticks;
 }
 
@@ -262,9 +318,12 @@ static void series_feed(struct model *m, const vramz_proc_sample *p)
 static void series_sweep(struct model *m)
 {
 	unsigned w = 0;
-	for (unsigned i = 0; i < m->nseries; i++)
-		if (m->ticks - m->series[i].last_tick <= MODEL_PKEEP && w++ != i)
-			m->series[w - 1] = m->series[i]; /* 2 KiB each: moved only when one left */
+	for (unsigned i = 0; i < m->nseries; i++) {
+		if (m->ticks - m->series[i].last_tick > MODEL_PKEEP)
+			free(m->series[i].run);
+		else if (w++ != i)
+			m->series[w - 1] = m->series[i];
+	}
 	if (w == m->nseries)
 		return;
 	m->nseries = w;
@@ -279,17 +338,19 @@ unsigned model_proc_hist(const struct model *m, uint32_t pid, uint64_t start_tic
 {
 	unsigned i1 = htab_pkey_get(&m->series_idx, gpu, pid, start_ticks);
 	const struct proc_series *q = i1 ? &m->series[i1 - 1] : NULL;
-	unsigned have = 0;
+	unsigned have = 0, i = q && q->nrun ? q->nrun - 1 : 0;
 	for (unsigned k = 0; k < n; k++) {
 		out[k] = -1;
-		if (!q || k >= MODEL_PHIST || k > m->ticks)
+		if (!q || !q->nrun || k >= MODEL_PHIST || k > m->ticks)
 			continue;
-		unsigned t = m->ticks - k;
-		if (t > q->last_tick || q->last_tick - t >= q->n)
+		unsigned t = m->ticks - k; /* going back: the run holding t is at or before i */
+		if (t > q->last_tick || t < q->first_tick || q->last_tick - t >= MODEL_PHIST)
 			continue;
-		uint32_t v = q->mib[t % MODEL_PHIST];
-		if (v != UINT32_MAX) {
-			out[k] = v / 1024.0;
+		while (i > 0 && run_at(q, i)->tick > t)
+			i--;
+		const struct proc_run *r = run_at(q, i);
+		if (r->tick <= t && r->mib != UINT32_MAX) {
+			out[k] = r->mib / 1024.0;
 			have = k + 1;
 		}
 	}
@@ -335,7 +396,7 @@ int model_feed(struct model *m, const struct tui_snap *s)
 			m->gpus[i].flat_mem = m->gpus[i].flat_util = 0;
 		}
 		m->nacts = 0;
-		m->nseries = 0;
+		series_drop_all(m);
 		htab_clear(&m->act_idx);
 		htab_clear(&m->series_idx);
 	}

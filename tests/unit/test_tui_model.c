@@ -122,6 +122,70 @@ static void test_many_come_and_go(void **state)
 	free(procs);
 }
 
+/* A process's memory history as runs (issue 35): steady, changing, a
+ * gap while it was not listed (unknown), two MIG instances summed, and a
+ * process that changes every tick for longer than the window (its oldest
+ * runs dropped, the window's points all there). */
+static void test_proc_hist_runs(void **state)
+{
+	(void)state;
+	struct model m;
+	model_init(&m);
+	vramz_proc_sample pr[2];
+	struct tui_gpu g1[1];
+	memset(g1, 0, sizeof g1);
+	g1[0].s.valid = VRAMZ_F_MEM | VRAMZ_F_PROCS;
+	g1[0].s.mem_total_bytes = 80ull << 30;
+	/* mib per tick 1..12: 100 x4, 200 x2, gone x2 (ticks 7, 8), 300 x2, then
+	 * two instances of 300 + 50 at ticks 11 and 12 */
+	static const unsigned mib[] = {100, 100, 100, 100, 200, 200, 0, 0, 300, 300, 300, 300};
+	for (unsigned t = 1; t <= 12; t++) {
+		unsigned n = 0;
+		if (mib[t - 1]) {
+			memset(&pr[0], 0, sizeof pr[0]);
+			pr[0].pid = 42;
+			pr[0].valid = VRAMZ_P_USED | VRAMZ_P_VISIBLE;
+			pr[0].start_time_ticks = 4242;
+			pr[0].used_bytes = (uint64_t)mib[t - 1] << 20;
+			n = 1;
+			if (t >= 11) {
+				pr[1] = pr[0];
+				pr[1].used_bytes = 50ull << 20;
+				n = 2;
+			}
+		}
+		struct tui_snap s = {.time_ms = 1000 * (int64_t)t, .ngpus = 1, .nprocs = n,
+				     .gpus = g1, .procs = pr};
+		assert_int_equal(model_feed(&m, &s), 0);
+	}
+	double h[16];
+	/* newest first: 350 350 300 300 - - 200 200 100 100 100 100, then none */
+	static const double want[] = {350, 350, 300, 300, -1, -1, 200, 200, 100, 100, 100, 100, -1, -1};
+	assert_int_equal(model_proc_hist(&m, 42, 4242, 0, h, 14), 12);
+	for (unsigned k = 0; k < 14; k++)
+		assert_true(want[k] < 0 ? h[k] < 0 : h[k] * 1024 == want[k]);
+	assert_int_equal(model_proc_hist(&m, 42, 4243, 0, h, 4), 0); /* another start: none */
+
+	/* a new value every tick for 3 windows: every point of the window kept */
+	for (unsigned t = 13; t < 13 + 3 * MODEL_PHIST; t++) {
+		memset(&pr[0], 0, sizeof pr[0]);
+		pr[0].pid = 42;
+		pr[0].valid = VRAMZ_P_USED | VRAMZ_P_VISIBLE;
+		pr[0].start_time_ticks = 4242;
+		pr[0].used_bytes = (uint64_t)t << 20;
+		struct tui_snap s = {.time_ms = 1000 * (int64_t)t, .ngpus = 1, .nprocs = 1,
+				     .gpus = g1, .procs = pr};
+		assert_int_equal(model_feed(&m, &s), 0);
+	}
+	static double w[MODEL_PHIST + 4];
+	unsigned last = 12 + 3 * MODEL_PHIST;
+	assert_int_equal(model_proc_hist(&m, 42, 4242, 0, w, MODEL_PHIST + 4), MODEL_PHIST);
+	for (unsigned k = 0; k < MODEL_PHIST; k++)
+		assert_true(w[k] * 1024 == (double)(last - k));
+	assert_true(w[MODEL_PHIST] < 0);
+	model_free(&m);
+}
+
 /* one visible process of pid, parent ppid, on GPU 0 with mib MiB */
 static void put_proc(vramz_proc_sample *p, uint32_t pid, uint32_t ppid, unsigned mib)
 {
@@ -286,6 +350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_come_and_go),
+		cmocka_unit_test(test_proc_hist_runs),
 		cmocka_unit_test(test_tree_small),
 		cmocka_unit_test(test_tree_100k),
 		cmocka_unit_test(test_cmd_short),
