@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* render.c - draws one frame of `vramz top` from the model through the
  * view: a header line; the GPUs (gpus.c) over the rows the process table
- * (table.c) and the findings leave them, or the process page (page.c);
+ * (table.c) and the findings leave them, or the process page (procpage.c);
  * a status line and the keys; the dialogs over them.
  *
  * The table gets the rows it needs (a third of the screen at least when

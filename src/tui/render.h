@@ -2,7 +2,7 @@
 /* render.h - what the parts of one frame of `vramz top` share: render.c
  * (the frame's layout, header, findings, status, keys and dialogs),
  * gpus.c (the GPUs and their charts), table.c (the process table) and
- * page.c (the process page).  Internal to src/tui/. */
+ * procpage.c (the process page).  Internal to src/tui/. */
 #ifndef VRAMZ_TUI_RENDER_H
 #define VRAMZ_TUI_RENDER_H
 
@@ -70,7 +70,7 @@ void table_draw(struct app *a, int y, int rows);
 /* Whether column c is shown at this width (the columns dialog). */
 int table_shown(const struct app *a, enum model_col c);
 
-/* ---- the process page (page.c) ------------------------------------------- */
+/* ---- the process page (procpage.c) ------------------------------------------- */
 
 void page_draw(struct app *a, int y, int bottom);
 

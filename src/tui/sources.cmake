@@ -5,7 +5,7 @@ list(APPEND VRAMZ_TOOL_SOURCES
   tui/top.c
   tui/model.c
   tui/sampler.c
-  tui/findings.c
+  tui/findpanel.c
   tui/kill.c
   tui/term.c
   tui/fb.c
@@ -13,7 +13,7 @@ list(APPEND VRAMZ_TOOL_SOURCES
   tui/gpus.c
   tui/chart.c
   tui/table.c
-  tui/page.c
+  tui/procpage.c
   tui/host.c
   tui/input.c
   tui/prefs.c

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* page.c - the `vramz report` page: one self-contained HTML file that opens
+/* reportpage.c - the `vramz report` page: one self-contained HTML file that opens
  * offline, in a mail attachment, or under a strict Content-Security-Policy.
  *
  * The page carries its own policy (default-src 'none'), and its one
