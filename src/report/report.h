@@ -143,7 +143,7 @@ int page_write(FILE *o, const struct rep *r);
 /* sha256.c: for the page's Content-Security-Policy hashes */
 void sha256_b64(const void *data, size_t len, char out[45]);
 
-/* html text escaping */
+/* htmlesc.c: html text escaping, for the page and its plots */
 void html_esc(FILE *o, const char *s);
 
 #endif
