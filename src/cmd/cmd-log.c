@@ -45,8 +45,10 @@ static const vramz_gpu_info *info_of(void *ctx, unsigned idx)
 
 /* `vramz log --replay FILE ...` is `vramz replay FILE ...`: the row's
  * .before, so replay's options are replay's to parse */
-int log_replay_alias(int argc, char **argv)
+int log_replay_alias(const struct cmd_args *a)
 {
+	int argc = a->n;
+	char **argv = a->v;
 	int i = 1;
 	while (i < argc && strcmp(argv[i], "--replay") && strncmp(argv[i], "--replay=", 9))
 		i++;
@@ -62,7 +64,7 @@ int log_replay_alias(int argc, char **argv)
 			continue;
 		av[n++] = !strncmp(argv[i], "--replay=", 9) ? argv[i] + 9 : argv[i];
 	}
-	int rc = command_main(command_find("replay"), n, av);
+	int rc = a->run(n, av);
 	free(av);
 	return rc;
 }
