@@ -10,6 +10,7 @@ list(APPEND VRAMZ_TOOL_SOURCES
   tui/term.c
   tui/fb.c
   tui/render.c
+  tui/draw.c
   tui/gpus.c
   tui/chart.c
   tui/table.c
