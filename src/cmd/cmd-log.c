@@ -33,7 +33,7 @@
 
 static volatile sig_atomic_t stop_signal;
 
-static void on_signal(int sig)
+static void log_on_signal(int sig)
 {
 	stop_signal = sig;
 }
@@ -223,7 +223,7 @@ int cmd_log(const struct cmd_args *args)
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal; /* no SA_RESTART: the sleep must end */
+	sa.sa_handler = log_on_signal; /* no SA_RESTART: the sleep must end */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
