@@ -9,7 +9,8 @@
  * falls back to the older name; a call no version of which exists leaves
  * its field unknown.
  *
- * Costs measured on H200s (DESIGN.md) decide what is read when: identity
+ * Costs measured on H200s (docs/performance.md,
+ * docs/data/nvml-callcost-*-2xh200.txt) decide what is read when: identity
  * at open, slow static facts on demand (gpu_details), cheap dynamic fields
  * every tick, the PCIe link state only with VRAMZ_SAMPLE_LINK, and the
  * PCIe throughput and the 3.4 ms energy read only with VRAMZ_SAMPLE_SLOW,
