@@ -16,9 +16,9 @@
 # names its files); tools/callgraph-selftest.sh shows it does.
 #
 # Names: a function (static or not) defined in two files of lib/, src/
-# or include/ is one name for two things, and a reader (or a tool that
-# goes by names, like ctags or a call-graph review) takes one for the
-# other.  Definitions are read from the sources in the tree's style: the
+# or include/, or two of their files of one name, is one name for two
+# things, and a reader (or a tool that goes by names, like ctags or a
+# call-graph review) takes one for the other.  Definitions are read from the sources in the tree's style: the
 # line that names the function starts at column 0, its body's '{' opens
 # alone at column 0 (static inline helpers in headers count once, where
 # they are written).
@@ -109,6 +109,14 @@ while read -r name files; do
 	echo "function $name is defined in more than one file: $files"
 	bad=1
 done <"$tmp/dups"
+
+# file names: two files of one name are one name for two things as well
+find lib src include -type f -name '*.[ch]' | awk -F/ '{n[$NF] = n[$NF] " " $0; c[$NF]++}
+	END {for (k in c) if (c[k] > 1) print k n[k]}' | sort >"$tmp/samefiles"
+while read -r name files; do
+	echo "file name $name is used more than once: $files"
+	bad=1
+done <"$tmp/samefiles"
 
 # an exception nothing needs any more
 while read -r kind x y _; do
