@@ -25,7 +25,8 @@
 #
 # Allowed exceptions are lines of tools/callgraph-allow.txt, each with
 # its reason; an exception nothing needs any more fails too, so the file
-# only shrinks.  Prints the edges and exits 1 with what is wrong.
+# only shrinks.  Prints the counts read and what is allowed; exits 1
+# with what is wrong (a pair with the symbols each uses of the other).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 allow="$top/tools/callgraph-allow.txt"
@@ -50,7 +51,7 @@ awk 'NR == FNR {def[$1] = $2; next} ($2 in def) && def[$2] != $1 {print $1, def[
 	"$tmp/defs" "$tmp/uses" | sort -u >"$tmp/edges"
 echo "$n files, $(wc -l <"$tmp/edges") dependencies (user -> definer)"
 
-# the allowed exceptions: "pair A B", "cycle" or "name NAME", then the reason
+# the allowed exceptions: "pair A B" or "name NAME", then the reason
 : >"$tmp/allowed"
 if [ -f "$allow" ]; then
 	sed 's/#.*//' "$allow" | awk 'NF {
