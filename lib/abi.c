@@ -38,7 +38,7 @@ const vramz_abi abi_lib = {
 	sizeof(vramz_finding),
 };
 
-static int check(size_t *v, size_t lo, size_t hi, const char *name, char *err, size_t errlen)
+static int check_size(size_t *v, size_t lo, size_t hi, const char *name, char *err, size_t errlen)
 {
 	if (*v == 0)
 		*v = hi;
@@ -69,12 +69,12 @@ int abi_init(struct abi_state *st, const vramz_abi *abi, char *err, size_t errle
 	memcpy(&st->sz, abi, n);
 	st->sz.size = sizeof st->sz;
 	int rc = 0;
-	rc |= check(&st->sz.gpu_info, abi_v0.gpu_info, abi_lib.gpu_info, "vramz_gpu_info", err, errlen);
-	rc |= check(&st->sz.gpu_sample, abi_v0.gpu_sample, abi_lib.gpu_sample, "vramz_gpu_sample", err, errlen);
-	rc |= check(&st->sz.proc_sample, abi_v0.proc_sample, abi_lib.proc_sample, "vramz_proc_sample", err, errlen);
-	rc |= check(&st->sz.mig_sample, abi_v0.mig_sample, abi_lib.mig_sample, "vramz_mig_sample", err, errlen);
-	rc |= check(&st->sz.snapshot, abi_v0.snapshot, abi_lib.snapshot, "vramz_snapshot", err, errlen);
-	rc |= check(&st->sz.finding, abi_v0.finding, abi_lib.finding, "vramz_finding", err, errlen);
+	rc |= check_size(&st->sz.gpu_info, abi_v0.gpu_info, abi_lib.gpu_info, "vramz_gpu_info", err, errlen);
+	rc |= check_size(&st->sz.gpu_sample, abi_v0.gpu_sample, abi_lib.gpu_sample, "vramz_gpu_sample", err, errlen);
+	rc |= check_size(&st->sz.proc_sample, abi_v0.proc_sample, abi_lib.proc_sample, "vramz_proc_sample", err, errlen);
+	rc |= check_size(&st->sz.mig_sample, abi_v0.mig_sample, abi_lib.mig_sample, "vramz_mig_sample", err, errlen);
+	rc |= check_size(&st->sz.snapshot, abi_v0.snapshot, abi_lib.snapshot, "vramz_snapshot", err, errlen);
+	rc |= check_size(&st->sz.finding, abi_v0.finding, abi_lib.finding, "vramz_finding", err, errlen);
 	if (rc)
 		return VRAMZ_EINVAL;
 	st->same = !memcmp(&st->sz, &abi_lib, sizeof abi_lib);

@@ -5,7 +5,7 @@
  * fill one GPU's sample and process list on demand.  The context (ctx.c)
  * owns selection, buffers, /proc attribution and derived figures, so a
  * backend stays a thin translation of one vendor API.  The table of
- * backends is explicit (backends[] in ctx.c, in probe order), not
+ * backends is explicit (backends[] in backends.c, in probe order), not
  * registered by constructors, so one list of C shows which exist.
  *
  * A backend speaks its own indices 0..count-1; the context maps them to
@@ -15,28 +15,19 @@
  *
  * Adding a backend (docs/architecture.md): lib/backend/NAME.c defining
  * `const struct backend_ops backend_NAME`, its extern line below, its row
- * in backends[] (ctx.c) and its source in lib/CMakeLists.txt.
+ * in backends[] (backends.c) and its source in lib/CMakeLists.txt.
+ *
+ * Who calls whom: ctx.c walks backends[] (backends.c), which names each
+ * backend; a backend calls only down, into vec.c and the helpers of
+ * lib/internal/, never back into ctx.c (lint.callgraph checks).
  */
 #ifndef VRAMZ_BACKEND_H
 #define VRAMZ_BACKEND_H
 
 #include "vramz/vramz.h"
+#include "vec.h"
 
 struct backend;
-
-/* A growable array of process samples the backend appends to. */
-struct proc_vec {
-	vramz_proc_sample *v;
-	unsigned n, cap;
-};
-/* Appends a zeroed element; NULL on out of memory. */
-vramz_proc_sample *proc_vec_push(struct proc_vec *pv);
-
-struct mig_vec {
-	vramz_mig_sample *v;
-	unsigned n, cap;
-};
-vramz_mig_sample *mig_vec_push(struct mig_vec *mv);
 
 struct backend_ops {
 	const char *name;           /* "nvml": vramz_backend_info.name */
@@ -109,5 +100,9 @@ extern const struct backend_ops backend_segment;
 extern const struct backend_ops backend_replay;
 extern const struct backend_ops backend_nvml;
 extern const struct backend_ops backend_amdgpu;
+
+/* Every backend above, in probe order (backends.c) */
+extern const struct backend_ops *const backends[];
+extern const unsigned backends_count;
 
 #endif

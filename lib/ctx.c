@@ -9,7 +9,6 @@
  */
 #include "ctx_internal.h"
 #include "clock.h"
-#include "grow.h"
 #include "par.h"
 #include "fields.h"
 #include "procfields.h"
@@ -29,45 +28,6 @@ int ctx_fail(vramz_ctx *ctx, int rc, const char *fmt, ...)
 	va_end(ap);
 	return rc;
 }
-
-vramz_proc_sample *proc_vec_push(struct proc_vec *pv)
-{
-	if (pv->n == pv->cap) {
-		vramz_proc_sample *nv = grow_array(pv->v, &pv->cap, 16, sizeof *nv);
-		if (!nv)
-			return NULL;
-		pv->v = nv;
-	}
-	vramz_proc_sample *p = &pv->v[pv->n++];
-	memset(p, 0, sizeof *p);
-	return p;
-}
-
-vramz_mig_sample *mig_vec_push(struct mig_vec *mv)
-{
-	if (mv->n == mv->cap) {
-		vramz_mig_sample *nv = grow_array(mv->v, &mv->cap, 16, sizeof *nv);
-		if (!nv)
-			return NULL;
-		mv->v = nv;
-	}
-	vramz_mig_sample *m = &mv->v[mv->n++];
-	memset(m, 0, sizeof *m);
-	return m;
-}
-
-/* Every backend, in probe order (adding one is a row here:
- * docs/architecture.md).  Recorded sources come first: the first whose
- * wanted() accepts the open options is opened alone (the daemon's
- * segment, asked for by vramz_open_daemon; a log, by replay_path).
- * Otherwise every live backend is opened and each that finds GPUs kept. */
-static const struct backend_ops *const backends[] = {
-	&backend_segment,
-	&backend_replay,
-	&backend_nvml,
-	&backend_amdgpu,
-};
-#define NBACKENDS (sizeof backends / sizeof backends[0])
 
 const struct ctx_backend *ctx_backend_of(const vramz_ctx *ctx, unsigned gpu, unsigned *local)
 {
@@ -117,7 +77,7 @@ static int telling(int rc)
 
 static int open_backends(vramz_ctx *ctx, const vramz_open_opts *o)
 {
-	for (unsigned k = 0; k < NBACKENDS; k++)
+	for (unsigned k = 0; k < backends_count; k++)
 		if (backends[k]->wanted && backends[k]->wanted(o)) {
 			ctx->recorded = 1;
 			ctx->live_recorded = backends[k]->records_now;
@@ -125,7 +85,7 @@ static int open_backends(vramz_ctx *ctx, const vramz_open_opts *o)
 		}
 	int first = 0;
 	char why[sizeof ctx->err] = "";
-	for (unsigned k = 0; k < NBACKENDS && ctx->nbk < CTX_MAX_BACKENDS; k++) {
+	for (unsigned k = 0; k < backends_count && ctx->nbk < CTX_MAX_BACKENDS; k++) {
 		if (backends[k]->wanted)
 			continue;
 		int rc = open_one(ctx, backends[k], o);
@@ -286,22 +246,6 @@ int vramz_gpu_details(vramz_ctx *ctx, unsigned index)
 	field_sanitize_info(gi);
 	gi->valid |= VRAMZ_I_DETAILS;
 	return rc;
-}
-
-int vramz_select(vramz_ctx *ctx, const char *spec)
-{
-	unsigned *sel = calloc(ctx->ngpus ? ctx->ngpus : 1, sizeof *sel);
-	if (!sel)
-		return VRAMZ_ENOMEM;
-	int n = select_parse(ctx, spec, sel);
-	if (n < 0) {
-		free(sel);
-		return n;
-	}
-	free(ctx->sel);
-	ctx->sel = sel;
-	ctx->nsel = (unsigned)n;
-	return 0;
 }
 
 unsigned vramz_selected_count(const vramz_ctx *ctx)

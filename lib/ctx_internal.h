@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ctx_internal.h - the context's layout, shared by the library's modules
- * (ctx.c, select.c) and nothing else. */
+ * (ctx.c, select.c, daemon.c) and nothing else: the files of the public API
+ * over one context.  A backend does not see it (backend.h). */
 #ifndef VRAMZ_CTX_INTERNAL_H
 #define VRAMZ_CTX_INTERNAL_H
 
@@ -57,9 +58,5 @@ int ctx_migs(vramz_ctx *ctx, unsigned gpu, struct mig_vec *out);
 /* Records a detail for vramz_last_error and returns rc. */
 int ctx_fail(vramz_ctx *ctx, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-/* Parses a -g spec against ctx->info into sel; returns count or a negative
- * code with ctx->err naming the bad item. */
-int select_parse(vramz_ctx *ctx, const char *spec, unsigned *sel);
 
 #endif

@@ -115,7 +115,7 @@ static const char *proc_next_field(const char *p)
 }
 
 /* A field of decimal digits at p into *v; -1 when it is not one. */
-static int proc_field_u64(const char *p, uint64_t *v)
+static int proc_parse_u64(const char *p, uint64_t *v)
 {
 	uint64_t x = 0;
 
@@ -152,7 +152,7 @@ int proc_parse_stat(const char *text, struct proc_stat_fields *st)
 		v[f] = 0;
 		int number = f == 4 || f == 5 || f == 6 || f == 9 || f == 14 || f == 15 || f == 22 ||
 			     f == 24;
-		if (number && proc_field_u64(p, &v[f])) {
+		if (number && proc_parse_u64(p, &v[f])) {
 			if (f < 24)
 				return -1;
 			break; /* rss: left unknown */

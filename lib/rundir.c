@@ -16,7 +16,7 @@
 
 #define SYSTEM_DIR "/run/vramz"
 
-static int put(char *buf, size_t len, const char *a, const char *b)
+static int join_path(char *buf, size_t len, const char *a, const char *b)
 {
 	int n = snprintf(buf, len, "%s%s", a, b);
 	return n < 0 || (size_t)n >= len ? VRAMZ_ERANGE : 0;
@@ -29,19 +29,19 @@ int rundir_resolve(int is_root, const char *env_dir, const char *xdg_dir, int pu
 		return VRAMZ_EINVAL;
 	buf[0] = 0;
 	if (env_dir && *env_dir) /* rule 1: the only directory */
-		return n == 0 ? put(buf, len, env_dir, "") : VRAMZ_ENOTFOUND;
+		return n == 0 ? join_path(buf, len, env_dir, "") : VRAMZ_ENOTFOUND;
 	if (is_root) /* rule 2 */
-		return n == 0 ? put(buf, len, SYSTEM_DIR, "") : VRAMZ_ENOTFOUND;
+		return n == 0 ? join_path(buf, len, SYSTEM_DIR, "") : VRAMZ_ENOTFOUND;
 	unsigned k = 0;
 	if (xdg_dir && xdg_dir[0] == '/') { /* rule 3 */
 		if (n == k)
-			return put(buf, len, xdg_dir, "/vramz");
+			return join_path(buf, len, xdg_dir, "/vramz");
 		k++;
 	}
 	if (publish) /* rule 4 is for readers only */
 		return VRAMZ_ENOTFOUND;
 	if (n == k)
-		return put(buf, len, SYSTEM_DIR, "");
+		return join_path(buf, len, SYSTEM_DIR, "");
 	return VRAMZ_ENOTFOUND;
 }
 

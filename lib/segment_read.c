@@ -47,9 +47,9 @@ struct seg_reader {
 	uint64_t retries;
 };
 
-static int fail(char *err, size_t errlen, int rc, const char *path, const char *fmt, ...)
+static int seg_fail(char *err, size_t errlen, int rc, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
-static int fail(char *err, size_t errlen, int rc, const char *path, const char *fmt, ...)
+static int seg_fail(char *err, size_t errlen, int rc, const char *path, const char *fmt, ...)
 {
 	char msg[300];
 	va_list ap;
@@ -75,15 +75,15 @@ static int parse_header(struct seg_reader *r, char *err, size_t errlen)
 	const unsigned char *p = r->map;
 	const char *path = r->path;
 	if (r->size == 0)
-		return fail(err, errlen, VRAMZ_EPARSE, path, "empty file, not a vramz segment");
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path, "empty file, not a vramz segment");
 	if (r->size < 8 || memcmp(p, SEG_MAGIC, 8))
-		return fail(err, errlen, VRAMZ_EPARSE, path, "not a vramz segment (wrong magic)");
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path, "not a vramz segment (wrong magic)");
 	if (r->size < MIN_HEADER)
-		return fail(err, errlen, VRAMZ_EPARSE, path, "truncated (%zu bytes)", r->size);
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path, "truncated (%zu bytes)", r->size);
 	r->h.major = p[SEG_H_MAJOR] | p[SEG_H_MAJOR + 1] << 8;
 	r->h.minor = p[SEG_H_MINOR] | p[SEG_H_MINOR + 1] << 8;
 	if (r->h.major != SEG_MAJOR)
-		return fail(err, errlen, VRAMZ_EUNSUPPORTED, path,
+		return seg_fail(err, errlen, VRAMZ_EUNSUPPORTED, path,
 			    "segment layout %u.%u; this vramz reads layout %u.x only "
 			    "(run the same vramz version as the daemon)",
 			    r->h.major, r->h.minor, SEG_MAJOR);
@@ -101,7 +101,7 @@ static int parse_header(struct seg_reader *r, char *err, size_t errlen)
 	    r->proc_size < SEG_PROC_SIZE || r->proc_size > big || r->mig_size < SEG_MIG_SIZE ||
 	    r->mig_size > big || r->finding_size < SEG_FINDING_SIZE || r->finding_size > big ||
 	    r->link_size < SEG_LINK_SIZE || r->link_size > big)
-		return fail(err, errlen, VRAMZ_EPARSE, path, "record sizes out of range");
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path, "record sizes out of range");
 	struct seg_header *h = &r->h;
 	h->state = seg_get32(p, SEG_H_STATE);
 	h->flags = seg_get32(p, SEG_H_FLAGS);
@@ -125,16 +125,16 @@ static int parse_header(struct seg_reader *r, char *err, size_t errlen)
 	r->slot_size = seg_get64(p, SEG_H_SLOT_SIZE);
 	unsigned n = h->gpu_count;
 	if (file_size > r->size)
-		return fail(err, errlen, VRAMZ_EPARSE, path, "truncated (%zu of %llu bytes)", r->size,
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path, "truncated (%zu of %llu bytes)", r->size,
 			    (unsigned long long)file_size);
 	if (n == 0 || n > SEG_MAX_GPUS)
-		return fail(err, errlen, VRAMZ_EPARSE, path, "%u GPUs: out of range", n);
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path, "%u GPUs: out of range", n);
 	if (h->interval_ms == 0)
-		return fail(err, errlen, VRAMZ_EPARSE, path, "interval 0");
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path, "interval 0");
 	/* bounded before a byte of a slot is copied or summed: a forged size
 	 * must not cost seconds or gigabytes to refuse */
 	if (r->slot_size > SEG_MAX_SLOT_BYTES)
-		return fail(err, errlen, VRAMZ_EPARSE, path,
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path,
 			    "slot size %llu bytes: more than the %llu a segment may hold",
 			    (unsigned long long)r->slot_size, (unsigned long long)SEG_MAX_SLOT_BYTES);
 	if (r->info_off < r->header_size || !fits(r->info_off, n, r->info_size, file_size) ||
@@ -145,14 +145,14 @@ static int parse_header(struct seg_reader *r, char *err, size_t errlen)
 	    !fits(r->slot_off[0], 1, r->slot_size, file_size) ||
 	    !fits(r->slot_off[1], 1, r->slot_size, file_size) || (r->slot_off[0] & 7) ||
 	    (r->slot_off[1] & 7))
-		return fail(err, errlen, VRAMZ_EPARSE, path, "offsets outside the file");
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path, "offsets outside the file");
 	r->info = calloc(n, sizeof *r->info);
 	r->present = calloc(n, 1);
 	r->copy = malloc(r->slot_size);
 	if (r->links_off)
 		r->links = calloc((size_t)n * n, sizeof *r->links);
 	if (!r->info || !r->present || !r->copy || (r->links_off && !r->links))
-		return fail(err, errlen, VRAMZ_ENOMEM, path, "out of memory for a %llu-byte slot",
+		return seg_fail(err, errlen, VRAMZ_ENOMEM, path, "out of memory for a %llu-byte slot",
 			    (unsigned long long)r->slot_size);
 	for (unsigned i = 0; i < n; i++) {
 		int present;
@@ -199,7 +199,7 @@ int seg_reader_open(struct seg_reader **out, const char *path, char *err, size_t
 	char dir[512];
 	const char *name;
 	if (rundir_split(path, dir, sizeof dir, &name))
-		return fail(err, errlen, VRAMZ_EINVAL, path, "not a file name");
+		return seg_fail(err, errlen, VRAMZ_EINVAL, path, "not a file name");
 	struct rundir rd;
 	int rc = rundir_open(dir, 0, RUNDIR_NO_UID, &rd, err, errlen);
 	if (rc)
@@ -208,23 +208,23 @@ int seg_reader_open(struct seg_reader **out, const char *path, char *err, size_t
 	rundir_close(&rd);
 	if (fd < 0) {
 		int e = errno;
-		return fail(err, errlen, e == ENOENT ? VRAMZ_ENOTFOUND : e == EACCES ? VRAMZ_EPERM : VRAMZ_EIO,
+		return seg_fail(err, errlen, e == ENOENT ? VRAMZ_ENOTFOUND : e == EACCES ? VRAMZ_EPERM : VRAMZ_EIO,
 			    path, "%s", strerror(e));
 	}
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(err, errlen, VRAMZ_EPARSE, path, "not a regular file");
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path, "not a regular file");
 	}
 	/* a file someone else could have written is not evidence of anything */
 	if (st.st_uid != 0 && st.st_uid != geteuid()) {
 		close(fd);
-		return fail(err, errlen, VRAMZ_EPERM, path,
+		return seg_fail(err, errlen, VRAMZ_EPERM, path,
 			    "ignored: owned by uid %u, neither root nor you", (unsigned)st.st_uid);
 	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
 		close(fd);
-		return fail(err, errlen, VRAMZ_EPERM, path, "ignored: writable by %s",
+		return seg_fail(err, errlen, VRAMZ_EPERM, path, "ignored: writable by %s",
 			    st.st_mode & S_IWOTH ? "everyone" : "its group");
 	}
 	r->size = (size_t)st.st_size;
@@ -232,7 +232,7 @@ int seg_reader_open(struct seg_reader **out, const char *path, char *err, size_t
 		void *m = mmap(NULL, r->size, PROT_READ, MAP_SHARED, fd, 0);
 		if (m == MAP_FAILED) {
 			close(fd);
-			return fail(err, errlen, VRAMZ_EIO, path, "mmap: %s", strerror(errno));
+			return seg_fail(err, errlen, VRAMZ_EIO, path, "mmap: %s", strerror(errno));
 		}
 		r->map = m;
 		r->mapped = 1;
@@ -242,12 +242,12 @@ int seg_reader_open(struct seg_reader **out, const char *path, char *err, size_t
 	if (rc < 0)
 		return rc;
 	if (seg_get32(r->map, SEG_H_STATE) == SEG_STOPPED)
-		return fail(err, errlen, VRAMZ_EIO, path, "its daemon (pid %u) stopped", r->h.pid);
+		return seg_fail(err, errlen, VRAMZ_EIO, path, "its daemon (pid %u) stopped", r->h.pid);
 	if (r->h.state != SEG_LIVE && r->h.state != SEG_REPLACED)
-		return fail(err, errlen, VRAMZ_EPARSE, path,
+		return seg_fail(err, errlen, VRAMZ_EPARSE, path,
 			    "unknown state %u (1 live, 2 stopped, 3 replaced): not trusted", r->h.state);
 	if (!seg_pid_alive(r->h.pid, r->h.start_ticks))
-		return fail(err, errlen, VRAMZ_EIO, path, "its daemon (pid %u) is gone", r->h.pid);
+		return seg_fail(err, errlen, VRAMZ_EIO, path, "its daemon (pid %u) is gone", r->h.pid);
 	return 0;
 }
 
@@ -313,7 +313,7 @@ static int decode(struct seg_reader *r, uint32_t plen, char *err, size_t errlen)
 	const unsigned char *pl = r->copy + SEG_SLOT_HEAD;
 	struct seg_snapshot *o = &r->out;
 	if (plen < SEG_PAYLOAD_HEAD)
-		return fail(err, errlen, VRAMZ_EPARSE, r->path, "snapshot too short");
+		return seg_fail(err, errlen, VRAMZ_EPARSE, r->path, "snapshot too short");
 	unsigned ng = seg_get32(pl, 16), np = seg_get32(pl, 20), nm = seg_get32(pl, 24),
 		 nf = seg_get32(pl, 28);
 	uint64_t need = SEG_PAYLOAD_HEAD;
@@ -321,7 +321,7 @@ static int decode(struct seg_reader *r, uint32_t plen, char *err, size_t errlen)
 	    !fits(need += ng * r->sample_size, np, r->proc_size, plen) ||
 	    !fits(need += (uint64_t)np * r->proc_size, nm, r->mig_size, plen) ||
 	    !fits(need += (uint64_t)nm * r->mig_size, nf, r->finding_size, plen))
-		return fail(err, errlen, VRAMZ_EPARSE, r->path, "snapshot counts exceed its size");
+		return seg_fail(err, errlen, VRAMZ_EPARSE, r->path, "snapshot counts exceed its size");
 	if (ensure((void **)&o->gpus, &r->gpu_cap, ng, sizeof *o->gpus) ||
 	    ensure((void **)&o->procs, &r->proc_cap, np, sizeof *o->procs) ||
 	    ensure((void **)&o->migs, &r->mig_cap, nm, sizeof *o->migs) ||
@@ -333,7 +333,7 @@ static int decode(struct seg_reader *r, uint32_t plen, char *err, size_t errlen)
 		seg_dec_gpu_sample(pl + off, r->sample_size, g);
 		if (g->index >= r->h.gpu_count || g->proc_first > np ||
 		    g->proc_count > np - g->proc_first)
-			return fail(err, errlen, VRAMZ_EPARSE, r->path, "GPU %u's record is inconsistent", i);
+			return seg_fail(err, errlen, VRAMZ_EPARSE, r->path, "GPU %u's record is inconsistent", i);
 	}
 	for (unsigned i = 0; i < np; i++, off += r->proc_size)
 		seg_dec_proc(pl + off, &o->procs[i]);
@@ -371,15 +371,15 @@ int seg_reader_read(struct seg_reader *r, const struct seg_snapshot **out, char 
 	for (int tries = 0; tries < READ_TRIES; tries++) {
 		uint32_t state = le32toh(__atomic_load_n((const uint32_t *)(p + SEG_H_STATE), __ATOMIC_ACQUIRE));
 		if (state == SEG_STOPPED)
-			return fail(err, errlen, VRAMZ_EIO, r->path, "its daemon (pid %u) stopped", r->h.pid);
+			return seg_fail(err, errlen, VRAMZ_EIO, r->path, "its daemon (pid %u) stopped", r->h.pid);
 		if (state == SEG_REPLACED) /* the caller reopens the name */
-			return fail(err, errlen, VRAMZ_EIO, r->path, "replaced by a newer file");
+			return seg_fail(err, errlen, VRAMZ_EIO, r->path, "replaced by a newer file");
 		if (state != SEG_LIVE)
-			return fail(err, errlen, VRAMZ_EPARSE, r->path,
+			return seg_fail(err, errlen, VRAMZ_EPARSE, r->path,
 				    "unknown state %u (1 live, 2 stopped, 3 replaced): not trusted", state);
 		uint64_t gen = le64toh(__atomic_load_n((const uint64_t *)(p + SEG_H_GENERATION), __ATOMIC_ACQUIRE));
 		if (gen == 0)
-			return fail(err, errlen, VRAMZ_EEOF, r->path, "no snapshot published yet");
+			return seg_fail(err, errlen, VRAMZ_EEOF, r->path, "no snapshot published yet");
 		const unsigned char *slot = p + r->slot_off[gen & 1];
 		const uint64_t *seqp = (const uint64_t *)slot;
 		uint64_t s1 = le64toh(__atomic_load_n(seqp, __ATOMIC_ACQUIRE));
@@ -389,7 +389,7 @@ int seg_reader_read(struct seg_reader *r, const struct seg_snapshot **out, char 
 			if (r->mapped)
 				pause_briefly();
 			else
-				return fail(err, errlen, VRAMZ_EPARSE, r->path, "slot being written");
+				return seg_fail(err, errlen, VRAMZ_EPARSE, r->path, "slot being written");
 			continue;
 		}
 		/* a size past the slot is never copied: only the slot's head then */
@@ -404,7 +404,7 @@ int seg_reader_read(struct seg_reader *r, const struct seg_snapshot **out, char 
 		/* the slot did not change while copied: what it says, it says */
 		uint32_t len = seg_get32(r->copy, 20);
 		if (len > cap)
-			return fail(err, errlen, VRAMZ_EPARSE, r->path,
+			return seg_fail(err, errlen, VRAMZ_EPARSE, r->path,
 				    "payload size %u bytes: more than its %llu-byte slot holds", len,
 				    (unsigned long long)cap);
 		if (len != plen) {
@@ -415,7 +415,7 @@ int seg_reader_read(struct seg_reader *r, const struct seg_snapshot **out, char 
 			/* with the sequence unchanged this is no write in progress; a
 			 * retry or two covers a publisher without fences, no more */
 			if (!r->mapped || ++crc_bad >= CRC_TRIES)
-				return fail(err, errlen, VRAMZ_EPARSE, r->path,
+				return seg_fail(err, errlen, VRAMZ_EPARSE, r->path,
 					    "snapshot checksum mismatch: generation %llu's payload does "
 					    "not match its CRC although its slot did not change "
 					    "(a corrupt or forged segment, not a write in progress)",
@@ -430,10 +430,10 @@ int seg_reader_read(struct seg_reader *r, const struct seg_snapshot **out, char 
 		return 0;
 	}
 	if (odd * 2 > READ_TRIES)
-		return fail(err, errlen, VRAMZ_EIO, r->path,
+		return seg_fail(err, errlen, VRAMZ_EIO, r->path,
 			    "no whole snapshot after %d tries: the slot stayed half-written (is the "
 			    "daemon (pid %u) dying mid-write?)", READ_TRIES, r->h.pid);
-	return fail(err, errlen, VRAMZ_EIO, r->path,
+	return seg_fail(err, errlen, VRAMZ_EIO, r->path,
 		    "no whole snapshot after %d tries: overwritten while copied each time", READ_TRIES);
 }
 

@@ -6,6 +6,9 @@
  * Users copy GPU names from nvidia-smi, CUDA (UUIDs, since CUDA's order can
  * differ from NVML's) and lspci (short bus ids), so every such spelling is
  * accepted.  A bad item is named in the error so the user sees which one.
+ *
+ * vramz_select() is here, not in ctx.c: the context never calls into
+ * this file, this file only down into the context (ctx_fail, ctx_migs).
  */
 #include "ctx_internal.h"
 
@@ -206,7 +209,9 @@ static int select_item(vramz_ctx *ctx, const char *item, unsigned *sel, int n)
 			item);
 }
 
-int select_parse(vramz_ctx *ctx, const char *spec, unsigned *sel)
+/* Parses a -g spec against ctx->info into sel; returns count or a negative
+ * code with ctx->err naming the bad item. */
+static int select_parse(vramz_ctx *ctx, const char *spec, unsigned *sel)
 {
 	if (!spec || !strcmp(spec, "all")) {
 		unsigned n = 0;
@@ -243,4 +248,20 @@ int select_parse(vramz_ctx *ctx, const char *spec, unsigned *sel)
 	}
 	free(copy);
 	return n;
+}
+
+int vramz_select(vramz_ctx *ctx, const char *spec)
+{
+	unsigned *sel = calloc(ctx->ngpus ? ctx->ngpus : 1, sizeof *sel);
+	if (!sel)
+		return VRAMZ_ENOMEM;
+	int n = select_parse(ctx, spec, sel);
+	if (n < 0) {
+		free(sel);
+		return n;
+	}
+	free(ctx->sel);
+	ctx->sel = sel;
+	ctx->nsel = (unsigned)n;
+	return 0;
 }

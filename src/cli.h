@@ -82,7 +82,7 @@ extern struct gopts g_opts;
 #define OPT_LIVE {0, "live", OPT_FLAG, &g_opts.live, NULL, \
 	"read the driver now, not a running vramz daemon (docs/daemon.md)"}
 #define OPT_NOCOLOR {0, "no-color", OPT_FLAG, &g_opts.no_color, NULL, "no colour (also NO_COLOR=1)"}
-/* Every command's, after its own (main.c's preamble adds it). */
+/* Every command's, after its own (cmdtable.c's command_options adds it). */
 #define OPT_COLOR {0, "color", OPT_CHOICE, &g_opts.color, "WHEN", \
 	"colour: auto (a terminal, no NO_COLOR), always (into a pipe too), never", \
 	"auto always never"}

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* commands.h - every vramz subcommand's entry point and the one table that
- * lists them (`commands[]` in src/main.c).  Dispatch, `vramz help CMD`,
+ * lists them (`commands[]` in src/cmdtable.c).  Dispatch, `vramz help CMD`,
  * the default command, `vramz -h`, the man pages and the shell completions
  * all walk that table, so a command is one row and reached one way.
  *
  * A row carries what every command used to repeat (git's builtin table is
  * the model): its option table, its -h text, its rule for positional
- * arguments, and what it reads.  main.c's preamble (command_main) does the
+ * arguments, and what it reads.  main.c's preamble does the
  * rest once: the config file's thresholds, parsing, -h, the exit code of a
  * usage error, "unexpected argument", then calls the command with what is
  * left.  The options are already in the command's own variables, which its
  * table points at (file-scope in its cmd-*.c, their defaults there).
+ *
+ * Who calls whom: main.c walks the table (cmdtable.c), the table names
+ * the commands, and a command never calls back up: to run another
+ * command it uses the cmd_args.run it was handed.
  *
  * Adding a subcommand (as `daemon` or `report` did):
  *   1. write src/cmd/cmd-NAME.c with `int cmd_NAME(const struct cmd_args *a)`,
@@ -18,7 +22,7 @@
  *      vramz-NAME(1) and the completions come from it) and the strings
  *      NAME_synopsis and NAME_about;
  *   2. declare them below with VRAMZ_COMMAND(NAME);
- *   3. add ONE row to commands[] in src/main.c: its summary, its argument
+ *   3. add ONE row to commands[] in src/cmdtable.c: its summary, its argument
  *      rule and flags;
  *   4. add the file to VRAMZ_TOOL_SOURCES in src/CMakeLists.txt;
  *   5. document it in docs/commands.md (and docs/json.md when it takes
@@ -37,10 +41,16 @@
 
 /* What the preamble hands a command: the positional arguments its rule
  * let through, in order (run: the command line; watch: what follows
- * --exec; kill: the pids). */
+ * --exec; kill: the pids), and what the dispatcher (main.c) lends. */
 struct cmd_args {
 	int n;
 	char **v;
+	/* Runs argv[0] as `vramz ARGV...` would: its row's preamble, then its
+	 * function; an unknown name is the same usage error.  Returns the
+	 * exit code.  (demo runs report and analyze; log --replay, replay.) */
+	int (*run)(int argc, char **argv);
+	/* vramz -h's text, on f (help) */
+	void (*usage)(FILE *f);
 };
 
 #define VRAMZ_COMMAND(name)                                  \
@@ -69,7 +79,7 @@ VRAMZ_COMMAND(top);
 int cmd_help(const struct cmd_args *a);
 /* The rows' extras (struct command below) */
 extern struct cmd_thresholds analyze_thresholds, watch_thresholds, report_thresholds;
-int log_replay_alias(int argc, char **argv);
+int log_replay_alias(const struct cmd_args *a);
 
 /* The positional arguments a command takes. */
 enum cmd_args_rule {
@@ -110,18 +120,16 @@ struct command {
 	 * is read into them before parsing, and their options follow the
 	 * command's own in its table.  NULL: none. */
 	struct cmd_thresholds *thresholds;
-	/* Runs before anything else: -1 to go on, or the exit code (log:
-	 * `log --replay FILE ...` is `replay FILE ...`). */
-	int (*before)(int argc, char **argv);
+	/* Runs before anything else, with every word (a->n, a->v: argc,
+	 * argv): -1 to go on, or the exit code (log: `log --replay FILE ...`
+	 * is `replay FILE ...`). */
+	int (*before)(const struct cmd_args *a);
 };
 extern const struct command commands[];
 extern const size_t command_count;
 
-/* The row named name, or NULL. */
+/* cmdtable.c: the row named name, or NULL. */
 const struct command *command_find(const char *name);
-/* Runs a row: the preamble, then its function.  argv[0] is the command's
- * name.  Returns the exit code. */
-int command_main(const struct command *c, int argc, char **argv);
 /* The whole option table the preamble parses c's words with: its own,
  * then the thresholds' (calloc'd, OPT_END-terminated; free() it), or
  * NULL out of memory. */
@@ -131,9 +139,6 @@ int command_check(const struct command *c, char *why, size_t len);
 /* Commands this build left out (their library was missing at build time),
  * each with what it needs; NULL-terminated pairs. */
 extern const char *const commands_not_built[];
-
-/* Top-level help (vramz -h), on f. */
-void vramz_usage(FILE *f);
 
 /* Hidden generators (src/gendoc.c), from the same tables as -h:
  * `vramz --gen-man DIR`, `vramz --gen-completion bash|zsh|fish`. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gendoc.c - the man pages and shell completions, generated from the
- * command table (main.c) and each command's option table: the same tables
+ * command table (cmdtable.c) and each command's option table: the same tables
  * that parse the options and print -h, so none of them can drift.
  *
  * The build runs the hidden `vramz --gen-man DIR [DOCDIR]` (vramz.1 and

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* main.c - the vramz tool: the one table of subcommands, dispatch, and
- * the preamble every command shares (command_main: the row's thresholds,
- * its option table parsed, -h, usage errors, its argument rule).
+/* main.c - the vramz tool: dispatch over the one table of subcommands
+ * (cmdtable.c), and the preamble every command shares (the row's
+ * thresholds, its option table parsed, -h, usage errors, its argument
+ * rule).
+ *
+ * Nothing calls back up into this file: a command that runs another
+ * (demo, log --replay, help) does it through the cmd_args.run it was
+ * given, as `vramz ARGV...` would, and the table and the commands stay
+ * below main.c (lint.callgraph).
  *
  * `vramz CMD ...` runs CMD's row; `vramz help CMD` is CMD's -h through the
  * same lookup; `vramz` with only options runs the default command: the
@@ -17,135 +23,6 @@
 #include "analyze/diagconf.h"
 #include "cli.h"
 #include "commands.h"
-
-#define OPTS(n) n##_synopsis, n##_about, n##_opts
-#define LIVE (CMD_SAMPLES | CMD_DAEMON | CMD_GPUS)
-
-const struct command commands[] = {
-	{"status", cmd_status, "memory, utilization and processes of each GPU (default)",
-	 OPTS(status), ARGS_NONE, LIVE},
-	{"ps", cmd_ps, "processes holding VRAM, per GPU, with user and container",
-	 OPTS(ps), ARGS_NONE, LIVE},
-	{"info", cmd_info, "hardware facts: memory type, bus width, bandwidth, PCIe, NVLink, modes",
-	 OPTS(info), ARGS_NONE, LIVE},
-	{"topo", cmd_topo, "GPU-to-GPU interconnect matrix (NVLink / PCIe)",
-	 OPTS(topo), ARGS_NONE, LIVE},
-#ifdef VRAMZ_HAVE_TUI
-	{"top", cmd_top, "live dashboard of every GPU and process",
-	 OPTS(top), ARGS_NONE, LIVE},
-#endif
-	{"log", cmd_log, "record every GPU (and process) to a CSV log",
-	 OPTS(log), ARGS_NONE, LIVE,
-	 .args_extra = " (the file goes after -o)", .before = log_replay_alias},
-	{"replay", cmd_replay, "play a recorded log back as the live views",
-	 OPTS(replay), ARGS_ONE, CMD_SAMPLES | CMD_GPUS,
-	 .args_missing = "which log? (vramz replay FILE)", .args_extra = "one log at a time"},
-	{"analyze", cmd_analyze, "diagnose a recorded log: leaks, idle holders, ...",
-	 OPTS(analyze), ARGS_MANY, 0,
-	 .args_missing = "which log? (vramz analyze FILE)", .thresholds = &analyze_thresholds},
-	{"watch", cmd_watch, "diagnose live: a line per new or changed finding",
-	 OPTS(watch), ARGS_AFTER, LIVE,
-	 .args_mark = "--exec", .thresholds = &watch_thresholds},
-	{"demo", cmd_demo, "replay a real 2 x H200 recording: vramz without a GPU",
-	 OPTS(demo), ARGS_NONE, CMD_SAMPLES},
-	{"report", cmd_report, "a log as one HTML page with plots (docs/report.md)",
-	 OPTS(report), ARGS_MANY, CMD_GPUS,
-	 .args_missing = "which log? (vramz report LOG... [-o FILE.html])",
-	 .thresholds = &report_thresholds},
-	{"daemon", cmd_daemon, "sample once, publish to every reader (shared memory)",
-	 OPTS(daemon), ARGS_NONE, CMD_SAMPLES | CMD_GPUS},
-#ifdef VRAMZ_HAVE_SERVE
-	{"serve", cmd_serve, "Prometheus exporter (/metrics), live page (/)",
-	 OPTS(serve), ARGS_NONE, LIVE},
-#endif
-	{"run", cmd_run, "run a command and report its peak VRAM per GPU",
-	 OPTS(run), ARGS_COMMAND, CMD_SAMPLES | CMD_GPUS},
-	{"fit", cmd_fit, "find the largest batch size that fits",
-	 OPTS(fit), ARGS_COMMAND, CMD_SAMPLES | CMD_GPUS},
-	{"pick", cmd_pick, "choose the freest GPUs (CUDA_VISIBLE_DEVICES)",
-	 OPTS(pick), ARGS_NONE, LIVE},
-	{"kill", cmd_kill, "terminate processes holding VRAM, safely",
-	 OPTS(kill), ARGS_ANY, CMD_SAMPLES | CMD_GPUS},
-	{"help", cmd_help, "help for vramz or a command (vramz help CMD = vramz CMD -h)",
-	 NULL, NULL, NULL, ARGS_ANY, 0},
-};
-const size_t command_count = sizeof commands / sizeof commands[0];
-
-const char *const commands_not_built[] = {
-#ifndef VRAMZ_HAVE_TUI
-	"top", "ncurses (libncurses-dev)",
-#endif
-#ifndef VRAMZ_HAVE_SERVE
-	"serve", "libmicrohttpd (libmicrohttpd-dev)",
-#endif
-	NULL,
-};
-
-const struct command *command_find(const char *name)
-{
-	for (size_t i = 0; i < command_count; i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
-	return NULL;
-}
-
-static size_t table_len(const struct opt *opts)
-{
-	size_t n = 0;
-	while (opts[n].s || opts[n].l)
-		n++;
-	return n;
-}
-
-/* What every command takes besides its own options. */
-static const struct opt global_opts[] = {
-	OPT_COLOR,
-	OPT_END,
-};
-
-struct opt *command_options(const struct command *c)
-{
-	size_t own = table_len(c->opts), ng = table_len(global_opts);
-	size_t nk = c->thresholds ? diagconf_opt_count() : 0;
-	struct opt *t = calloc(own + nk + ng + 1, sizeof *t);
-	if (!t)
-		return NULL;
-	memcpy(t, c->opts, own * sizeof *t);
-	if (c->thresholds)
-		diagconf_opts(&c->thresholds->cfg, t + own);
-	memcpy(t + own + nk, global_opts, ng * sizeof *t);
-	return t; /* calloc's zeros are OPT_END */
-}
-
-static const struct opt *long_opt(const struct opt *opts, const char *l)
-{
-	for (const struct opt *o = opts; o->s || o->l; o++)
-		if (o->l && !strcmp(o->l, l))
-			return o;
-	return NULL;
-}
-
-int command_check(const struct command *c, char *why, size_t len)
-{
-	if (!c->opts)
-		return 0;
-	int gpus = long_opt(c->opts, "gpus") != NULL;
-	if (gpus && !(c->flags & CMD_GPUS))
-		snprintf(why, len, "%s: -g/--gpus in its table but no CMD_GPUS", c->name);
-	else if (!gpus && (c->flags & CMD_GPUS))
-		snprintf(why, len, "%s: CMD_GPUS but no -g/--gpus in its table", c->name);
-	else if (long_opt(c->opts, "live") && !(c->flags & CMD_DAEMON))
-		snprintf(why, len, "%s: --live in its table but no CMD_DAEMON", c->name);
-	else if ((c->flags & CMD_DAEMON) && !(c->flags & CMD_SAMPLES))
-		snprintf(why, len, "%s: CMD_DAEMON without CMD_SAMPLES", c->name);
-	else if ((c->args == ARGS_ONE || c->args == ARGS_MANY) && !c->args_missing)
-		snprintf(why, len, "%s: no .args_missing", c->name);
-	else if ((c->args == ARGS_ONE && !c->args_extra) || (c->args == ARGS_AFTER && !c->args_mark))
-		snprintf(why, len, "%s: its argument rule lacks its words", c->name);
-	else
-		return 0;
-	return -1;
-}
 
 /* The positional arguments against the row's rule: 0, or the exit code
  * after one line saying what is wrong. */
@@ -243,18 +120,19 @@ static int toplevel_error(int rc, int nargs, char **args)
 	return EXIT_USAGE;
 }
 
+static int run_command(int argc, char **argv);
+static void vramz_usage(FILE *f);
+
 /* The preamble: the row's thresholds, its table parsed, its argument
  * rule; then the command.  toplevel: no command was named (the default
  * command's). */
 static int preamble(const struct command *c, int argc, char **argv, int toplevel)
 {
-	struct cmd_args a = {0};
-	if (!c->opts) {
-		a = (struct cmd_args){argc, argv};
+	struct cmd_args a = {argc, argv, run_command, vramz_usage};
+	if (!c->opts)
 		return c->fn(&a);
-	}
 	int ex;
-	if (c->before && (ex = c->before(argc, argv)) >= 0)
+	if (c->before && (ex = c->before(&a)) >= 0)
 		return ex;
 	if (c->thresholds && (ex = diagconf_thresholds_load(c->thresholds)))
 		return ex;
@@ -279,17 +157,23 @@ static int preamble(const struct command *c, int argc, char **argv, int toplevel
 		return ex;
 	if ((ex = cli_parse_exit(rc)) >= 0 || (ex = check_args(c, nargs, argv)))
 		return ex;
-	a = c->args == ARGS_AFTER ? (struct cmd_args){mark < argc ? argc - mark - 1 : 0, argv + mark + 1}
-				  : (struct cmd_args){nargs, argv};
+	a.n = c->args == ARGS_AFTER ? (mark < argc ? argc - mark - 1 : 0) : nargs;
+	a.v = c->args == ARGS_AFTER ? argv + mark + 1 : argv;
 	return c->fn(&a);
 }
 
-int command_main(const struct command *c, int argc, char **argv)
+/* `vramz ARGV...`: argv[0]'s row, its preamble and its function; what
+ * the commands get as cmd_args.run, to run another command as the user
+ * would have (demo's report and analyze, log --replay, help CMD). */
+static int run_command(int argc, char **argv)
 {
+	const struct command *c = command_find(argv[0]);
+	if (!c)
+		return unknown_command(argv[0]);
 	return preamble(c, argc, argv, 0);
 }
 
-void vramz_usage(FILE *f)
+static void vramz_usage(FILE *f)
 {
 	fprintf(f, "usage: vramz [COMMAND] [OPTIONS]\n\n"
 		   "A VRAM monitor and diagnostician for machines with many GPUs.\n\n"
@@ -307,19 +191,6 @@ void vramz_usage(FILE *f)
 		   "and vramz alone:\n"
 		   "  --version         print the version\n"
 		   "\nExit codes: 0 ok, 1 failure, 2 bad usage, 3 a finding or a budget exceeded.\n");
-}
-
-int cmd_help(const struct cmd_args *a)
-{
-	if (a->n < 2 || !strcmp(a->v[1], "-h") || !strcmp(a->v[1], "--help")) {
-		vramz_usage(stdout);
-		return EXIT_OK;
-	}
-	const struct command *c = command_find(a->v[1]);
-	if (!c)
-		return unknown_command(a->v[1]);
-	char *hargv[] = {a->v[1], "-h", NULL};
-	return command_main(c, 2, hargv);
 }
 
 #ifdef VRAMZ_HAVE_TUI
@@ -384,7 +255,7 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		struct cmd_args a = {1, argv};
+		struct cmd_args a = {1, argv, run_command, vramz_usage};
 		return cmd_help(&a);
 	}
 	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
@@ -395,8 +266,5 @@ int main(int argc, char **argv)
 		return gendoc_main(argc - 1, argv + 1);
 	if (argc < 2 || argv[1][0] == '-')
 		return default_command(argc, argv); /* options only */
-	const struct command *c = command_find(argv[1]);
-	if (!c)
-		return unknown_command(argv[1]);
-	return command_main(c, argc - 1, argv + 1);
+	return run_command(argc - 1, argv + 1);
 }

@@ -32,7 +32,7 @@ int proctab_sort_parse(const char *s, enum proctab_sort *out)
 	return -1;
 }
 
-static int cmp_u64(uint64_t a, uint64_t b)
+static int proc_cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
 }
@@ -45,22 +45,22 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	int c = 0;
 	switch (sc->o->sort) {
 	case SORT_VRAM: /* biggest first; unknown last */
-		c = -cmp_u64((a->valid & VRAMZ_P_USED) ? a->used_bytes + 1 : 0,
+		c = -proc_cmp_u64((a->valid & VRAMZ_P_USED) ? a->used_bytes + 1 : 0,
 			     (b->valid & VRAMZ_P_USED) ? b->used_bytes + 1 : 0);
 		break;
 	case SORT_SM:
-		c = -cmp_u64((a->valid & VRAMZ_P_SM) ? a->sm_pct + 1u : 0,
+		c = -proc_cmp_u64((a->valid & VRAMZ_P_SM) ? a->sm_pct + 1u : 0,
 			     (b->valid & VRAMZ_P_SM) ? b->sm_pct + 1u : 0);
 		break;
-	case SORT_PID: c = cmp_u64(a->pid, b->pid); break;
-	case SORT_GPU: c = cmp_u64(a->gpu_index, b->gpu_index); break;
+	case SORT_PID: c = proc_cmp_u64(a->pid, b->pid); break;
+	case SORT_GPU: c = proc_cmp_u64(a->gpu_index, b->gpu_index); break;
 	case SORT_USER: c = strcmp(a->user, b->user); break;
 	case SORT_CMD: c = strcmp(a->cmdline, b->cmdline); break;
 	}
 	if (!c)
-		c = cmp_u64(a->gpu_index, b->gpu_index);
+		c = proc_cmp_u64(a->gpu_index, b->gpu_index);
 	if (!c)
-		c = cmp_u64(a->pid, b->pid);
+		c = proc_cmp_u64(a->pid, b->pid);
 	return sc->o->reverse ? -c : c;
 }
 

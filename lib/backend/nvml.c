@@ -9,7 +9,8 @@
  * falls back to the older name; a call no version of which exists leaves
  * its field unknown.
  *
- * Costs measured on H200s (DESIGN.md) decide what is read when: identity
+ * Costs measured on H200s (docs/performance.md,
+ * docs/data/nvml-callcost-*-2xh200.txt) decide what is read when: identity
  * at open, slow static facts on demand (gpu_details), cheap dynamic fields
  * every tick, the PCIe link state only with VRAMZ_SAMPLE_LINK, and the
  * PCIe throughput and the 3.4 ms energy read only with VRAMZ_SAMPLE_SLOW,
@@ -37,7 +38,7 @@ static const char *nvml_str(struct backend *b, nvmlReturn_t r)
 	return s ? s : "unknown NVML error";
 }
 
-static void resolve(struct backend *b)
+static void resolve_syms(struct backend *b)
 {
 #define NVML_FN_SYM(req, name, args) *(void **)&b->f.name = dlsym(b->dl, #name);
 	NVML_FUNCS(NVML_FN_SYM)
@@ -155,7 +156,7 @@ static int nvml_open(struct backend **out, const vramz_open_opts *opts,
 			 opts->nvml_path ? opts->nvml_path : "libnvidia-ml.so.1");
 		return VRAMZ_ENOLIB;
 	}
-	resolve(b);
+	resolve_syms(b);
 	const char *miss = missing_required(b);
 	if (miss) {
 		snprintf(err, errlen, "libnvidia-ml lacks %s (driver too old?)", miss);
@@ -164,14 +165,14 @@ static int nvml_open(struct backend **out, const vramz_open_opts *opts,
 	nvmlReturn_t r = b->f.nvmlInit_v2();
 	if (r != NVML_SUCCESS) {
 		snprintf(err, errlen, "nvmlInit: %s", nvml_str(b, r));
-		return map_rc(r);
+		return nvml_map_rc(r);
 	}
 	b->inited = 1;
 	r = b->f.nvmlDeviceGetCount_v2(&b->n);
 	if (r != NVML_SUCCESS) {
 		snprintf(err, errlen, "nvmlDeviceGetCount: %s", nvml_str(b, r));
 		b->n = 0;
-		return map_rc(r);
+		return nvml_map_rc(r);
 	}
 	b->g = calloc(b->n ? b->n : 1, sizeof *b->g);
 	if (!b->g)
@@ -716,7 +717,7 @@ static int nvml_topology(struct backend *b, unsigned a, unsigned c, vramz_link *
 	}
 	nvmlReturn_t r = CALL_ARG(b, ga, nvmlDeviceGetTopologyCommonAncestor, ga->h, gc->h, &lvl);
 	if (r != NVML_SUCCESS)
-		return map_rc(r);
+		return nvml_map_rc(r);
 	switch (lvl) {
 	case NVML_TOPOLOGY_INTERNAL: out->kind = VRAMZ_LINK_SELF; break;
 	case NVML_TOPOLOGY_SINGLE: out->kind = VRAMZ_LINK_PIX; break;

@@ -33,7 +33,7 @@ static int retired(struct backend *b, struct gpu *gp, nvmlPageRetirementCause_t 
 		   unsigned *out)
 {
 	unsigned n = 0;
-	nvmlReturn_t r = unsupported(gp, ID_nvmlDeviceGetRetiredPages_v2)
+	nvmlReturn_t r = nvml_unsupported(gp, ID_nvmlDeviceGetRetiredPages_v2)
 				 ? NVML_ERROR_NOT_SUPPORTED
 				 : CALL_ARG(b, gp, nvmlDeviceGetRetiredPages_v2, gp->h, c, &n, NULL, NULL);
 	if (r == NVML_ERROR_NOT_SUPPORTED)
@@ -152,7 +152,7 @@ int nvml_events_wait(struct backend *b, unsigned timeout_ms, unsigned *idx, unsi
 	if (r == NVML_ERROR_TIMEOUT)
 		return 0;
 	if (r != NVML_SUCCESS)
-		return map_rc(r);
+		return nvml_map_rc(r);
 	for (unsigned i = 0; i < b->n; i++)
 		if (b->g[i].h == ev.device) {
 			*idx = i;

@@ -77,7 +77,7 @@ struct backend {
 	nvmlEventSet_t evset;          /* nvml_events_open's, else NULL */
 };
 
-static inline int map_rc(nvmlReturn_t r)
+static inline int nvml_map_rc(nvmlReturn_t r)
 {
 	switch (r) {
 	case NVML_SUCCESS: return 0;
@@ -113,25 +113,25 @@ struct nvml_prof {
 	int64_t wall_ns[ID_COUNT + 1], cpu_ns[ID_COUNT + 1];
 };
 
-static inline int64_t thread_cpu_ns(void)
+static inline int64_t nvml_thread_cpu_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static inline void prof_begin(struct gpu *gp)
+static inline void nvml_prof_begin(struct gpu *gp)
 {
 	if (gp && gp->prof) {
-		gp->prof->t0_cpu = thread_cpu_ns();
+		gp->prof->t0_cpu = nvml_thread_cpu_ns();
 		gp->prof->t0_wall = clock_mono_ns();
 	}
 }
 
-static inline void prof_end(struct gpu *gp, unsigned id)
+static inline void nvml_prof_end(struct gpu *gp, unsigned id)
 {
 	struct nvml_prof *p = gp->prof;
-	int64_t wall = clock_mono_ns(), cpu = thread_cpu_ns();
+	int64_t wall = clock_mono_ns(), cpu = nvml_thread_cpu_ns();
 	p->calls[id]++;
 	p->wall_ns[id] += wall - p->t0_wall;
 	p->cpu_ns[id] += cpu - p->t0_cpu;
@@ -143,9 +143,9 @@ static inline void prof_end(struct gpu *gp, unsigned id)
  * than all the fields of a tick together.  A GPU_IS_LOST answer marks the
  * GPU so later ticks skip it. */
 #define CALL(b, gp, name, ...)                                                  \
-	(!(b)->f.name || unsupported((gp), ID_##name)                           \
+	(!(b)->f.name || nvml_unsupported((gp), ID_##name)                      \
 		 ? NVML_ERROR_NOT_SUPPORTED                                     \
-		 : note((gp), ID_##name, 1, (prof_begin(gp), (b)->f.name(__VA_ARGS__))))
+		 : nvml_note((gp), ID_##name, 1, (nvml_prof_begin(gp), (b)->f.name(__VA_ARGS__))))
 
 /* The same without that memory, for calls whose answer depends on an
  * argument (a link index, a clock or threshold type, a peer GPU) or that
@@ -155,19 +155,19 @@ static inline void prof_end(struct gpu *gp, unsigned id)
  * links or thresholds. */
 #define CALL_ARG(b, gp, name, ...)                                              \
 	(!(b)->f.name ? NVML_ERROR_NOT_SUPPORTED                                \
-		      : note((gp), ID_##name, 0, (prof_begin(gp), (b)->f.name(__VA_ARGS__))))
+		      : nvml_note((gp), ID_##name, 0, (nvml_prof_begin(gp), (b)->f.name(__VA_ARGS__))))
 
-static inline int unsupported(const struct gpu *gp, unsigned id)
+static inline int nvml_unsupported(const struct gpu *gp, unsigned id)
 {
 	return gp && (gp->unsup[id / 64] >> (id % 64) & 1);
 }
 
-static inline nvmlReturn_t note(struct gpu *gp, unsigned id, int remember, nvmlReturn_t r)
+static inline nvmlReturn_t nvml_note(struct gpu *gp, unsigned id, int remember, nvmlReturn_t r)
 {
 	if (!gp)
 		return r;
 	if (gp->prof)
-		prof_end(gp, id);
+		nvml_prof_end(gp, id);
 	if (r == NVML_ERROR_GPU_IS_LOST)
 		gp->lost = 1;
 	else if (remember &&

@@ -55,7 +55,7 @@ static int read_list(struct backend *b, struct gpu *gp, int which)
 		if (r == NVML_SUCCESS)
 			return (int)n;
 		if (r != NVML_ERROR_INSUFFICIENT_SIZE)
-			return map_rc(r);
+			return nvml_map_rc(r);
 		unsigned ncap = (n > gp->pcap ? n : gp->pcap) * 2 + 16;
 		nvmlProcessInfo_t *nb = realloc(gp->pbuf, ncap * sizeof *nb);
 		if (!nb)

@@ -14,10 +14,14 @@
  * most two intervals and VRAMZ_DAEMON_MAX_AGE_MS old, its daemon running
  * (pid and start time) and not stopped.  A daemon that replaced its file
  * (it grew) is followed to the new one.
+ *
+ * The public API of a daemon (vramz_open_daemon, vramz_daemon_*) is
+ * lib/daemon.c, which opens a context over this backend and asks it
+ * through segment_backend.h.
  */
 #include "backend.h"
 #include "backend/recorded.h"
-#include "ctx_internal.h"
+#include "backend/segment_backend.h"
 #include "grow.h"
 #include "kube.h"
 #include "proc.h"
@@ -28,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 
@@ -257,71 +260,10 @@ const struct backend_ops backend_segment = {
 	.tick = seg_tick,
 };
 
-/* ---- the public side (vramz/daemon.h) ---- */
+/* ---- what lib/daemon.c (the public vramz/daemon.h) asks of a segment ---- */
 
-/* Tries one file; 0 when it is a fresh live segment. */
-static int try_file(vramz_ctx **out, const char *path)
+void segment_backend_info(const struct backend *b, vramz_daemon_info *out)
 {
-	vramz_open_opts o = {.replay_path = path, .flags = BACKEND_OPEN_SEGMENT};
-	return ctx_open_internal(out, &o);
-}
-
-int vramz_open_daemon(vramz_ctx **out, const char *dir, unsigned flags)
-{
-	(void)flags;
-	char d[512], path[600], why[300] = "";
-	int why_rc = VRAMZ_ENOTFOUND;
-	*out = NULL;
-	for (unsigned n = 0;; n++) {
-		if (dir) {
-			if (n > 0)
-				break;
-			snprintf(d, sizeof d, "%s", dir);
-		} else if (vramz_runtime_dir_nth(n, d, sizeof d) < 0) {
-			break;
-		}
-		/* root reads the unredacted file when the daemon made one */
-		const char *names[] = {geteuid() == 0 ? VRAMZ_SEGMENT_FULL_NAME : NULL,
-				       VRAMZ_SEGMENT_NAME};
-		for (unsigned k = 0; k < 2; k++) {
-			if (!names[k])
-				continue;
-			snprintf(path, sizeof path, "%s/%s", d, names[k]);
-			vramz_ctx *ctx;
-			int rc = try_file(&ctx, path);
-			if (rc == 0) {
-				*out = ctx;
-				return 0;
-			}
-			if (!ctx)
-				return rc;
-			/* the first reason that is not "no file there" is the one to tell */
-			if (rc != VRAMZ_ENOTFOUND && why_rc == VRAMZ_ENOTFOUND) {
-				why_rc = rc;
-				snprintf(why, sizeof why, "%s", vramz_last_error(ctx));
-			}
-			vramz_close(ctx);
-		}
-	}
-	vramz_ctx *ctx = calloc(1, sizeof *ctx);
-	*out = ctx;
-	if (!ctx)
-		return VRAMZ_ENOMEM;
-	if (why_rc == VRAMZ_ENOTFOUND)
-		return ctx_fail(ctx, why_rc, "no daemon segment in %s", dir ? dir : "the runtime directories");
-	return ctx_fail(ctx, why_rc, "%s", why);
-}
-
-static struct backend *daemon_of(const vramz_ctx *ctx)
-{
-	return ctx && ctx->nbk == 1 && ctx->bk[0].ops == &backend_segment ? ctx->bk[0].be : NULL;
-}
-
-int vramz_daemon_info_get(const vramz_ctx *ctx, vramz_daemon_info *out)
-{
-	struct backend *b = daemon_of(ctx);
-	if (!b || !out)
-		return VRAMZ_EINVAL;
 	const struct seg_header *h = seg_reader_header(b->r);
 	memset(out, 0, sizeof *out);
 	out->pid = h->pid;
@@ -333,21 +275,19 @@ int vramz_daemon_info_get(const vramz_ctx *ctx, vramz_daemon_info *out)
 	out->age_ms = b->age_ms;
 	out->generation = b->cur ? b->cur->generation : 0;
 	snprintf(out->path, sizeof out->path, "%.*s", (int)sizeof out->path - 1, b->path);
-	return 0;
 }
 
-int vramz_daemon_covers(const vramz_ctx *ctx, unsigned index)
+int segment_backend_covers(const struct backend *b, unsigned index)
 {
-	struct backend *b = daemon_of(ctx);
 	int present = 0;
-	return b && seg_reader_gpu(b->r, index, &present) && present;
+	return seg_reader_gpu(b->r, index, &present) && present;
 }
 
 /* In a redacted segment a finding names no user or command: they are
  * filled in from the process rows this reader attributed from its own
  * /proc (seg_procs), for the processes it can see, and no others.  NULL
  * when out of memory. */
-static const vramz_finding *fill_findings(struct backend *b, const vramz_ctx *ctx)
+static const vramz_finding *fill_findings(struct backend *b, const struct proc_vec *procs)
 {
 	unsigned n = b->cur->finding_count;
 	if (grow_bytes(&b->filled, &b->filled_cap, n * sizeof(vramz_finding)))
@@ -356,8 +296,8 @@ static const vramz_finding *fill_findings(struct backend *b, const vramz_ctx *ct
 	memcpy(out, b->cur->findings, n * sizeof *out);
 	for (unsigned i = 0; i < n; i++) {
 		vramz_finding *f = &out[i];
-		for (unsigned k = 0; f->pid && (!f->user[0] || !f->comm[0]) && k < ctx->procs.n; k++) {
-			const vramz_proc_sample *p = &ctx->procs.v[k];
+		for (unsigned k = 0; f->pid && (!f->user[0] || !f->comm[0]) && k < procs->n; k++) {
+			const vramz_proc_sample *p = &procs->v[k];
 			if (p->pid != f->pid || p->start_time_ticks != f->start_time_ticks ||
 			    !(p->valid & VRAMZ_P_VISIBLE))
 				continue;
@@ -370,15 +310,15 @@ static const vramz_finding *fill_findings(struct backend *b, const vramz_ctx *ct
 	return out;
 }
 
-unsigned vramz_daemon_findings(const vramz_ctx *ctx, const vramz_finding **out)
+unsigned segment_backend_findings(struct backend *b, const struct proc_vec *procs,
+				  const vramz_finding **out)
 {
 	static const vramz_finding none[1];
-	struct backend *b = daemon_of(ctx);
-	if (!b || !b->cur || !(seg_reader_header(b->r)->flags & SEG_FL_FINDINGS)) {
+	if (!b->cur || !(seg_reader_header(b->r)->flags & SEG_FL_FINDINGS)) {
 		*out = NULL;
 		return 0;
 	}
 	unsigned n = b->cur->finding_count;
-	*out = !n ? none : b->pcache ? fill_findings(b, ctx) : b->cur->findings;
+	*out = !n ? none : b->pcache ? fill_findings(b, procs) : b->cur->findings;
 	return *out ? n : 0;
 }

@@ -254,7 +254,7 @@ static inline char *find_comma(char *p, char *end)
 /* The number at p: its digit count, up to 20 (20: too long to be plain).
  * (Eight digits a word with no branch per digit measured no faster: the
  * chain from one cell's length to the next cell's start is what waits.) */
-static inline size_t digits(const char *p, uint64_t *x)
+static inline size_t csv_digits(const char *p, uint64_t *x)
 {
 	size_t n = 0;
 	unsigned d;
@@ -292,7 +292,7 @@ int row_fast(const struct row_col *prog, int ncols, size_t valid_offset, size_t 
 			/* digits up to the first non-digit: line[len] is a line
 			 * break, so this stops at the end of the line */
 			uint64_t x;
-			size_t nd = digits(p, &x);
+			size_t nd = csv_digits(p, &x);
 			char *q = p + nd;
 			if (nd == 0) {
 				if (col->need)

@@ -139,7 +139,7 @@ size_t log_fmt_time(char *out, int64_t unix_ms)
 	return LOG_TIME_LEN;
 }
 
-static int digits(const char *s, unsigned n, unsigned *v)
+static int iso_digits(const char *s, unsigned n, unsigned *v)
 {
 	unsigned x = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -159,8 +159,8 @@ int log_parse_time(const char *s, size_t n, int64_t *unix_ms)
 	if (n < 20 || s[n - 1] != 'Z' || s[4] != '-' || s[7] != '-' ||
 	    (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':')
 		return VRAMZ_EPARSE;
-	if (digits(s, 4, &y) || digits(s + 5, 2, &mo) || digits(s + 8, 2, &d) ||
-	    digits(s + 11, 2, &h) || digits(s + 14, 2, &mi) || digits(s + 17, 2, &se))
+	if (iso_digits(s, 4, &y) || iso_digits(s + 5, 2, &mo) || iso_digits(s + 8, 2, &d) ||
+	    iso_digits(s + 11, 2, &h) || iso_digits(s + 14, 2, &mi) || iso_digits(s + 17, 2, &se))
 		return VRAMZ_EPARSE;
 	if (n > 20) {
 		/* ".f" to ".fffffffff": milliseconds, the rest cut */
@@ -168,7 +168,7 @@ int log_parse_time(const char *s, size_t n, int64_t *unix_ms)
 		if (s[19] != '.' || nf < 1 || nf > 9)
 			return VRAMZ_EPARSE;
 		unsigned f;
-		if (digits(s + 20, (unsigned)nf, &f))
+		if (iso_digits(s + 20, (unsigned)nf, &f))
 			return VRAMZ_EPARSE;
 		static const unsigned scale[] = {0, 100, 10, 1, 1, 1, 1, 1, 1, 1};
 		static const unsigned div[] = {0, 1, 1, 1, 10, 100, 1000, 10000, 100000, 1000000};

@@ -67,7 +67,7 @@ void diagconf_opts(vramz_diag_config *cfg, struct opt *out)
 		out[i] = key_opt(cfg, k);
 }
 
-static char *trim(char *s)
+static char *conf_trim(char *s)
 {
 	while (isspace((unsigned char)*s))
 		s++;
@@ -161,7 +161,7 @@ int diagconf_parse(const char *path, const char *text, size_t len, vramz_diag_co
 		char *h = strchr(line, '#');
 		if (h)
 			*h = 0;
-		char *s = trim(line);
+		char *s = conf_trim(line);
 		if (!*s)
 			continue;
 		char *eq = strchr(s, '=');
@@ -170,7 +170,7 @@ int diagconf_parse(const char *path, const char *text, size_t len, vramz_diag_co
 			return EXIT_USAGE;
 		}
 		*eq = 0;
-		char *k = trim(s), *v = trim(eq + 1);
+		char *k = conf_trim(s), *v = conf_trim(eq + 1);
 		if (!strcmp(k, "fail-on") || !strcmp(k, "min-severity")) {
 			enum vramz_severity sev;
 			if (vramz_severity_parse(v, &sev)) {

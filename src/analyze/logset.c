@@ -182,8 +182,8 @@ out:
 
 /* ---- opening ---- */
 
-static int fail(struct logset *s, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct logset *s, int rc, const char *fmt, ...)
+static int set_fail(struct logset *s, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int set_fail(struct logset *s, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -255,7 +255,7 @@ static int add_set(struct logset *s, const char *path)
 
 /* The reader's own verdict on a file: its header, and where the row that
  * the peek could not read goes wrong. */
-static int check(struct logset *s, struct lfile *f, int scan)
+static int check_file(struct logset *s, struct lfile *f, int scan)
 {
 	vramz_log_reader *r = NULL;
 	int rc = vramz_log_open(&r, f->path);
@@ -269,7 +269,7 @@ static int check(struct logset *s, struct lfile *f, int scan)
 		rc = 0;
 	}
 	if (rc < 0)
-		fail(s, rc, "%s", r ? vramz_log_error(r) : vramz_strerror(rc));
+		set_fail(s, rc, "%s", r ? vramz_log_error(r) : vramz_strerror(rc));
 	vramz_log_close(r);
 	if (rc >= 0 && scan && !have)
 		return 1;
@@ -284,7 +284,7 @@ static int by_time(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int resolve(const char *v, const char *what, int64_t first, int64_t last,
+static int resolve_time(const char *v, const char *what, int64_t first, int64_t last,
 		   int64_t *out, struct logset *s)
 {
 	int rel;
@@ -292,7 +292,7 @@ static int resolve(const char *v, const char *what, int64_t first, int64_t last,
 	if (!v)
 		return 0;
 	if (logset_parse_time(v, &rel, &abs_ms, &rel_ms))
-		return fail(s, VRAMZ_EINVAL, "bad %s '%s' (want 2026-11-30T02:00:00Z, -2h or +30m)",
+		return set_fail(s, VRAMZ_EINVAL, "bad %s '%s' (want 2026-11-30T02:00:00Z, -2h or +30m)",
 			    what, v);
 	*out = rel < 0 ? last - rel_ms : rel > 0 ? first + rel_ms : abs_ms;
 	return 0;
@@ -320,9 +320,9 @@ int logset_open(struct logset **out, char *const *paths, unsigned n,
 			return rc;
 		s->files[0].first_ms = INT64_MIN;
 		s->files[0].last_ms = INT64_MAX;
-		rc = resolve(win ? win->since : NULL, "--since", 0, 0, &s->since_ms, s);
+		rc = resolve_time(win ? win->since : NULL, "--since", 0, 0, &s->since_ms, s);
 		if (!rc)
-			rc = resolve(win ? win->until : NULL, "--until", 0, 0, &s->until_ms, s);
+			rc = resolve_time(win ? win->until : NULL, "--until", 0, 0, &s->until_ms, s);
 		s->span_first_ms = s->since_ms;
 		s->span_last_ms = s->until_ms;
 		if (rc)
@@ -330,7 +330,7 @@ int logset_open(struct logset **out, char *const *paths, unsigned n,
 		return rc;
 	}
 	for (unsigned i = 0; i < n && !rc; i++)
-		rc = !strcmp(paths[i], "-") ? fail(s, VRAMZ_EINVAL, "standard input ('-') only alone")
+		rc = !strcmp(paths[i], "-") ? set_fail(s, VRAMZ_EINVAL, "standard input ('-') only alone")
 		   : is_sibling(paths[i])   ? 0
 					    : add_set(s, paths[i]);
 	/* check every file now, so a bad one fails before anything is written */
@@ -338,7 +338,7 @@ int logset_open(struct logset **out, char *const *paths, unsigned n,
 	for (unsigned i = 0; i < s->nfiles && !rc; i++) {
 		struct lfile *f = &s->files[i];
 		int pk = peek(f->path, &f->first_ms, &f->last_ms);
-		rc = check(s, f, pk < 0);
+		rc = check_file(s, f, pk < 0);
 		if (rc == 0 && pk == 1)
 			rc = 1; /* header only: nothing to read */
 		if (rc == 1) {
@@ -351,7 +351,7 @@ int logset_open(struct logset **out, char *const *paths, unsigned n,
 	if (!rc)
 		s->nfiles = keep;
 	if (!rc && !s->nfiles)
-		rc = fail(s, VRAMZ_EEOF, "%s: the log holds no samples", n ? paths[0] : "-");
+		rc = set_fail(s, VRAMZ_EEOF, "%s: the log holds no samples", n ? paths[0] : "-");
 	if (rc) {
 		snprintf(err, errlen, "%s", s->err);
 		return rc;
@@ -361,15 +361,15 @@ int logset_open(struct logset **out, char *const *paths, unsigned n,
 	for (unsigned i = 1; i < s->nfiles; i++)
 		if (s->files[i].last_ms > last)
 			last = s->files[i].last_ms;
-	if (win && (rc = resolve(win->since, "--since", first, last, &s->since_ms, s)) == 0)
-		rc = resolve(win->until, "--until", first, last, &s->until_ms, s);
+	if (win && (rc = resolve_time(win->since, "--since", first, last, &s->since_ms, s)) == 0)
+		rc = resolve_time(win->until, "--until", first, last, &s->until_ms, s);
 	if (!rc && s->since_ms > s->until_ms)
-		rc = fail(s, VRAMZ_EINVAL, "--since %s is after --until %s", win->since, win->until);
+		rc = set_fail(s, VRAMZ_EINVAL, "--since %s is after --until %s", win->since, win->until);
 	if (!rc && (s->since_ms > last || s->until_ms < first)) {
 		char a[LOG_TIME_LEN + 1], b[LOG_TIME_LEN + 1];
 		log_fmt_time(a, first);
 		log_fmt_time(b, last);
-		rc = fail(s, VRAMZ_EEOF, "no samples between --since and --until (the log covers %s to %s)",
+		rc = set_fail(s, VRAMZ_EEOF, "no samples between --since and --until (the log covers %s to %s)",
 			  a, b);
 	}
 	if (rc) {
@@ -434,11 +434,11 @@ int logset_next(struct logset *s, const vramz_snapshot **snap)
 			}
 			int rc = vramz_log_open(&s->r, s->files[s->cur].path);
 			if (rc < 0)
-				return fail(s, rc, "%s", vramz_log_error(s->r));
+				return set_fail(s, rc, "%s", vramz_log_error(s->r));
 		}
 		int rc = vramz_log_next(s->r, snap);
 		if (rc < 0)
-			return fail(s, rc, "%s", vramz_log_error(s->r));
+			return set_fail(s, rc, "%s", vramz_log_error(s->r));
 		if (rc == 0) {
 			vramz_log_close(s->r);
 			s->r = NULL;
@@ -463,7 +463,7 @@ int logset_next(struct logset *s, const vramz_snapshot **snap)
 			continue;
 		}
 		if ((rc = merge_info(s)) < 0)
-			return fail(s, rc, "%s", vramz_strerror(rc));
+			return set_fail(s, rc, "%s", vramz_strerror(rc));
 		s->last_ms = t;
 		s->have_last = 1;
 		s->last_file = s->cur;

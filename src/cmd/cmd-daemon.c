@@ -46,7 +46,7 @@
 
 static volatile sig_atomic_t stop_flag;
 
-static void on_signal(int sig)
+static void daemon_on_signal(int sig)
 {
 	(void)sig;
 	stop_flag = 1;
@@ -195,7 +195,7 @@ static int id_of(int fd, struct file_id *id)
 	return 0;
 }
 
-static int same(const struct stat *st, const struct file_id *id)
+static int same_file(const struct stat *st, const struct file_id *id)
 {
 	return st->st_dev == id->dev && st->st_ino == id->ino;
 }
@@ -230,7 +230,7 @@ static int daemon_watch(struct daemon *d)
 {
 	struct stat st;
 	char err[600];
-	if (d->lost || lstat(d->dir, &st) || !same(&st, &d->dir_id)) {
+	if (d->lost || lstat(d->dir, &st) || !same_file(&st, &d->dir_id)) {
 		if (!d->lost) {
 			cli_err("daemon: %s was removed or replaced; making it again", d->dir);
 			drop_pubs(d);
@@ -253,7 +253,7 @@ static int daemon_watch(struct daemon *d)
 		d->lost = 0;
 		return 0;
 	}
-	if (fstatat(d->dirfd, VRAMZ_LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) || !same(&st, &d->lock_id)) {
+	if (fstatat(d->dirfd, VRAMZ_LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) || !same_file(&st, &d->lock_id)) {
 		cli_err("daemon: %s/%s was removed or replaced; taking it again", d->dir, VRAMZ_LOCK_NAME);
 		if (relock(d, d->dirfd))
 			return -1;
@@ -465,7 +465,7 @@ int cmd_daemon(const struct cmd_args *args)
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal; /* no SA_RESTART: the sleep must end */
+	sa.sa_handler = daemon_on_signal; /* no SA_RESTART: the sleep must end */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

@@ -64,7 +64,6 @@ const char demo_about[] =
 
 int cmd_demo(const struct cmd_args *args)
 {
-	(void)args;
 	char path[PATH_MAX + 64]; /* realpath() writes up to PATH_MAX */
 	if (find_demo(path, sizeof path)) {
 		cli_err("demo: cannot find examples/%s (set VRAMZ_EXAMPLES to its folder)", demo_file);
@@ -72,7 +71,7 @@ int cmd_demo(const struct cmd_args *args)
 	}
 	if (report) {
 		char *rargv[] = {"report", path, "-o", (char *)report, NULL};
-		return command_main(command_find("report"), 4, rargv);
+		return args->run(4, rargv);
 	}
 	printf("vramz demo: not a live GPU; replaying %s, 3 minutes recorded on 2 x NVIDIA H200\n"
 	       "(a PyTorch job leaking 64 MiB/s on GPU 0 beside a steady one; a busy job on GPU 1)\n\n",
@@ -101,7 +100,7 @@ int cmd_demo(const struct cmd_args *args)
 	printf("$ vramz analyze %s\n", path);
 	fflush(stdout);
 	char *aargv[] = {"analyze", path, NULL};
-	int rc = command_main(command_find("analyze"), 2, aargv);
+	int rc = args->run(2, aargv);
 	/* a finding is the point of the demo, not a failure */
 	return rc == EXIT_FINDING ? EXIT_OK : rc;
 }

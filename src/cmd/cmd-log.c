@@ -33,7 +33,7 @@
 
 static volatile sig_atomic_t stop_signal;
 
-static void on_signal(int sig)
+static void log_on_signal(int sig)
 {
 	stop_signal = sig;
 }
@@ -45,8 +45,10 @@ static const vramz_gpu_info *info_of(void *ctx, unsigned idx)
 
 /* `vramz log --replay FILE ...` is `vramz replay FILE ...`: the row's
  * .before, so replay's options are replay's to parse */
-int log_replay_alias(int argc, char **argv)
+int log_replay_alias(const struct cmd_args *a)
 {
+	int argc = a->n;
+	char **argv = a->v;
 	int i = 1;
 	while (i < argc && strcmp(argv[i], "--replay") && strncmp(argv[i], "--replay=", 9))
 		i++;
@@ -62,7 +64,7 @@ int log_replay_alias(int argc, char **argv)
 			continue;
 		av[n++] = !strncmp(argv[i], "--replay=", 9) ? argv[i] + 9 : argv[i];
 	}
-	int rc = command_main(command_find("replay"), n, av);
+	int rc = a->run(n, av);
 	free(av);
 	return rc;
 }
@@ -221,7 +223,7 @@ int cmd_log(const struct cmd_args *args)
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal; /* no SA_RESTART: the sleep must end */
+	sa.sa_handler = log_on_signal; /* no SA_RESTART: the sleep must end */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 

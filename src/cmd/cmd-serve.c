@@ -88,7 +88,7 @@ static int findings_render(struct sampler *s, const struct prom_input *in,
 }
 
 /* One tick: sample, render, publish.  Returns 0, or -1 when out of memory. */
-static int tick(struct sampler *s)
+static int serve_tick(struct sampler *s)
 {
 	int64_t t0 = clock_mono_ns();
 	const vramz_snapshot *snap = NULL;
@@ -167,7 +167,7 @@ static void *sampler_main(void *arg)
 {
 	struct sampler *s = arg;
 	sampler_facts(s);
-	if (tick(s) < 0)
+	if (serve_tick(s) < 0)
 		cli_err("serve: out of memory rendering metrics");
 	int64_t next = ticker_advance(s->tk);
 	pthread_mutex_lock(&s->lock);
@@ -179,7 +179,7 @@ static void *sampler_main(void *arg)
 		if (rc != ETIMEDOUT)
 			continue;
 		pthread_mutex_unlock(&s->lock);
-		if (tick(s) < 0)
+		if (serve_tick(s) < 0)
 			cli_err("serve: out of memory rendering metrics; keeping the last body");
 		next = ticker_advance(s->tk);
 		pthread_mutex_lock(&s->lock);
@@ -401,7 +401,7 @@ static int serve_run(const struct serve_args *a)
 	}
 	if (a->once) {
 		sampler_facts(&s);
-		ex = tick(&s) < 0 ? EXIT_FAIL : EXIT_OK;
+		ex = serve_tick(&s) < 0 ? EXIT_FAIL : EXIT_OK;
 		if (!ex)
 			fwrite(s.body.p, 1, s.body.len, stdout);
 		/* the body says vramz_up 0, tick said why on stderr: a check

@@ -33,7 +33,7 @@ extern char **environ;
 
 static volatile sig_atomic_t stop_flag;
 
-static void on_signal(int sig)
+static void watch_on_signal(int sig)
 {
 	(void)sig;
 	stop_flag = 1;
@@ -318,7 +318,7 @@ int cmd_watch(const struct cmd_args *args)
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
+	sa.sa_handler = watch_on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 

@@ -136,7 +136,7 @@ static int listed(const vramz_snapshot *snap, unsigned gpu)
 	return 0;
 }
 
-static int tick(struct agentlog *a, const vramz_snapshot *snap, log_info_fn info, void *arg)
+static int follow_tick(struct agentlog *a, const vramz_snapshot *snap, log_info_fn info, void *arg)
 {
 	int rc = 0;
 	a->tick++;
@@ -163,7 +163,7 @@ static int tick(struct agentlog *a, const vramz_snapshot *snap, log_info_fn info
 
 void agentlog_tick(struct agentlog *a, const vramz_snapshot *snap, log_info_fn info, void *arg)
 {
-	if (!a || a->fd < 0 || !tick(a, snap, info, arg))
+	if (!a || a->fd < 0 || !follow_tick(a, snap, info, arg))
 		return;
 	cli_err("%s: cannot write the PyTorch agents' records to the events file (%s); "
 		"they are not logged from here", a->cmd, strerror(errno));

@@ -100,7 +100,7 @@ static size_t fixed_digits(char *t, double v, int prec)
 
 /* A run of digits at *p into *v (0 when none), *p past it; -1 past 4096,
  * more than any width or precision here takes */
-static int digits(const char **p, int *v)
+static int spec_digits(const char **p, int *v)
 {
 	for (; **p >= '0' && **p <= '9'; (*p)++)
 		if ((*v = *v * 10 + (**p - '0')) > 4096)
@@ -138,7 +138,7 @@ int fmt_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
 				width = -width;
 			}
 			p++;
-		} else if (digits(&p, &width)) {
+		} else if (spec_digits(&p, &width)) {
 			goto glibc;
 		}
 		if (*p == '.') {
@@ -147,7 +147,7 @@ int fmt_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
 			if (*p == '*') {
 				prec = va_arg(ap, int);
 				p++;
-			} else if (digits(&p, &prec)) {
+			} else if (spec_digits(&p, &prec)) {
 				goto glibc;
 			}
 		}

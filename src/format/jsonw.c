@@ -122,7 +122,7 @@ void jw_str(struct jsonw *w, const char *key, const char *v)
 
 /* v in decimal: the document's most common value, kept off printf's
  * format parser */
-static void put_u64(FILE *f, uint64_t v)
+static void json_put_u64(FILE *f, uint64_t v)
 {
 	char b[20];
 	size_t n = sizeof b;
@@ -135,7 +135,7 @@ static void put_u64(FILE *f, uint64_t v)
 void jw_u64(struct jsonw *w, const char *key, uint64_t v)
 {
 	member(w, key);
-	put_u64(w->f, v);
+	json_put_u64(w->f, v);
 }
 
 void jw_i64(struct jsonw *w, const char *key, int64_t v)

@@ -54,7 +54,7 @@ struct log_writer {
 	char note[2048];       /* files put back or set aside, one a line */
 };
 
-static int fail(char *err, size_t errlen, int rc, const char *path, const char *what, int e)
+static int log_fail(char *err, size_t errlen, int rc, const char *path, const char *what, int e)
 {
 	snprintf(err, errlen, "%s: %s%s%s", path, what, e ? ": " : "", e ? strerror(e) : "");
 	return rc;
@@ -126,7 +126,7 @@ static int file_open(struct log_file *f, char *err, size_t errlen)
 		}
 		f->own = 1;
 		if (fstat(f->fd, &st))
-			return fail(err, errlen, VRAMZ_EIO, f->path, "cannot stat", errno);
+			return log_fail(err, errlen, VRAMZ_EIO, f->path, "cannot stat", errno);
 		f->regular = S_ISREG(st.st_mode);
 		/* one writer a log: two would interleave their ticks, each cut
 		 * the other's "torn" tail and rotate it under it.  Taken before
@@ -134,7 +134,7 @@ static int file_open(struct log_file *f, char *err, size_t errlen)
 		 * each rotation; held until the descriptor is closed.  A file
 		 * system without locks (ENOLCK) is written unlocked, as before */
 		if (f->regular && f->named && flock(f->fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK)
-			return fail(err, errlen, VRAMZ_EPERM, f->path,
+			return log_fail(err, errlen, VRAMZ_EPERM, f->path,
 				    "another vramz is writing this log (it holds its lock); "
 				    "refusing to write it too", 0);
 		if (f->regular && st.st_size > 0) {
@@ -151,30 +151,30 @@ static int file_open(struct log_file *f, char *err, size_t errlen)
 			free(head);
 			if (torn) {
 				if (ftruncate(f->fd, 0))
-					return fail(err, errlen, VRAMZ_EIO, f->path,
+					return log_fail(err, errlen, VRAMZ_EIO, f->path,
 						    "cannot rewrite its cut-short header", errno);
 				goto header;
 			}
 			if (!same && !newline)
-				return fail(err, errlen, VRAMZ_EPARSE, f->path,
+				return log_fail(err, errlen, VRAMZ_EPARSE, f->path,
 					    "its first line is cut short and is not a vramz log "
 					    "header; refusing to append or overwrite: pick another "
 					    "file or move it away", 0);
 			if (!same)
-				return fail(err, errlen, VRAMZ_EPARSE, f->path,
+				return log_fail(err, errlen, VRAMZ_EPARSE, f->path,
 					    "exists with other columns (not a log of this vramz "
 					    "version); refusing to append or overwrite: pick another "
 					    "file or move it away", 0);
 			int e = cut_torn_tail(f, (uint64_t)st.st_size);
 			if (e)
-				return fail(err, errlen, VRAMZ_EIO, f->path, "cannot read back", e);
+				return log_fail(err, errlen, VRAMZ_EIO, f->path, "cannot read back", e);
 			return 0;
 		}
 	}
 header:;
 	int e = write_all(f->fd, f->hdr.p, f->hdr.len);
 	if (e)
-		return fail(err, errlen, VRAMZ_EIO, f->path, "write failed", e);
+		return log_fail(err, errlen, VRAMZ_EIO, f->path, "write failed", e);
 	f->size = f->hdr.len;
 	return 0;
 }
@@ -191,14 +191,14 @@ int log_sibling_place(const char *path, char *err, size_t errlen)
 	struct stat st;
 	char target[16];
 	if (!strcmp(path, "-"))
-		return fail(err, errlen, VRAMZ_EINVAL, "-",
+		return log_fail(err, errlen, VRAMZ_EINVAL, "-",
 			    "process rows go to a sibling file: --procs needs -o FILE", 0);
 	/* /dev/stdout is a link to /proc/self/fd/1: even when that is a
 	 * regular file, /dev/stdout.procs would land in /dev */
 	ssize_t n = readlink(path, target, sizeof target);
 	if ((!stat(path, &st) && !S_ISREG(st.st_mode)) ||
 	    (n >= 6 && !memcmp(target, "/proc/", 6)))
-		return fail(err, errlen, VRAMZ_EINVAL, path,
+		return log_fail(err, errlen, VRAMZ_EINVAL, path,
 			    "not a regular file, so no place for a .procs sibling beside it: "
 			    "--procs needs -o FILE with FILE a regular file", 0);
 	return 0;
@@ -261,7 +261,7 @@ int log_writer_open(struct log_writer **out, const struct log_writer_opts *o,
 		int fixed = log_rotation_repair(o->path, o->keep > 0 ? o->keep : 1, w->note,
 						sizeof w->note);
 		if (fixed < 0)
-			return fail(err, errlen, VRAMZ_EIO, o->path,
+			return log_fail(err, errlen, VRAMZ_EIO, o->path,
 				    "cannot repair an interrupted rotation", -fixed);
 	}
 	/* check both headers before writing to either */
@@ -540,11 +540,11 @@ static int rotate(struct log_writer *w, char *err, size_t errlen)
 		if (e > 0)
 			break;
 		if (e < 0)
-			return fail(err, errlen, VRAMZ_EIO, w->o.path, "rotation failed", -e);
+			return log_fail(err, errlen, VRAMZ_EIO, w->o.path, "rotation failed", -e);
 	}
 	int e = rotate_events(w->o.path, w->o.keep, top);
 	if (e < 0)
-		return fail(err, errlen, VRAMZ_EIO, w->o.path, "rotation of the events file failed", -e);
+		return log_fail(err, errlen, VRAMZ_EIO, w->o.path, "rotation of the events file failed", -e);
 	w->rotations++;
 	rc = file_open(&w->g, err, errlen);
 	if (rc == 0 && procs)
@@ -570,12 +570,12 @@ int log_writer_tick(struct log_writer *w, const struct logbuf *gpu,
 	if (plen) {
 		int e = write_all(w->p.fd, procs->p, plen);
 		if (e)
-			return fail(err, errlen, VRAMZ_EIO, w->p.path, "write failed", e);
+			return log_fail(err, errlen, VRAMZ_EIO, w->p.path, "write failed", e);
 		w->p.size += plen;
 	}
 	int e = write_all(w->g.fd, gpu->p, gpu->len);
 	if (e)
-		return fail(err, errlen, VRAMZ_EIO, w->g.path, "write failed", e);
+		return log_fail(err, errlen, VRAMZ_EIO, w->g.path, "write failed", e);
 	w->g.size += gpu->len;
 	return 0;
 }
@@ -585,7 +585,7 @@ static int file_sync(struct log_file *f, char *err, size_t errlen)
 	if (f->fd < 0 || !f->regular)
 		return 0;
 	if (fdatasync(f->fd))
-		return fail(err, errlen, VRAMZ_EIO, f->path, "fsync failed", errno);
+		return log_fail(err, errlen, VRAMZ_EIO, f->path, "fsync failed", errno);
 	return 0;
 }
 
@@ -602,7 +602,7 @@ int log_writer_close(struct log_writer *w, char *err, size_t errlen)
 	int rc = log_writer_sync(w, err, errlen);
 	for (struct log_file *f = &w->g; f; f = f == &w->g ? &w->p : NULL) {
 		if (f->own && f->fd >= 0 && close(f->fd) && !rc)
-			rc = fail(err, errlen, VRAMZ_EIO, f->path, "close failed", errno);
+			rc = log_fail(err, errlen, VRAMZ_EIO, f->path, "close failed", errno);
 		f->fd = -1;
 		free(f->path);
 		logbuf_free(&f->hdr);

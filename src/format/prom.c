@@ -15,7 +15,6 @@
 #include "format/prom.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,151 +22,6 @@
 #include "kinds.h"
 #include "fields.h"
 #include "procfields.h"
-#include "text.h"
-
-/* ---- buffer ------------------------------------------------------------ */
-
-void prom_buf_init(struct prom_buf *b)
-{
-	memset(b, 0, sizeof *b);
-}
-
-void prom_buf_reset(struct prom_buf *b)
-{
-	b->len = 0;
-	b->oom = 0;
-	if (b->p)
-		b->p[0] = 0;
-}
-
-void prom_buf_free(struct prom_buf *b)
-{
-	free(b->p);
-	prom_buf_init(b);
-}
-
-static int reserve(struct prom_buf *b, size_t extra)
-{
-	if (b->oom)
-		return -1;
-	if (b->len + extra + 1 <= b->cap)
-		return 0;
-	size_t ncap = b->cap ? b->cap : 4096;
-	while (ncap < b->len + extra + 1)
-		ncap *= 2;
-	char *np = realloc(b->p, ncap);
-	if (!np) {
-		b->oom = 1;
-		return -1;
-	}
-	b->p = np;
-	b->cap = ncap;
-	return 0;
-}
-
-void prom_buf_put(struct prom_buf *b, const char *s, size_t n)
-{
-	if (reserve(b, n))
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
-
-void prom_buf_puts(struct prom_buf *b, const char *s)
-{
-	prom_buf_put(b, s, strlen(s));
-}
-
-static void bprintf(struct prom_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void bprintf(struct prom_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	if (reserve(b, 64))
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= b->cap - b->len) {
-		if (reserve(b, (size_t)n))
-			return;
-		va_start(ap, fmt);
-		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-	}
-	b->len += (size_t)n;
-}
-
-void prom_buf_label_value(struct prom_buf *b, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	while (*s) {
-		const unsigned char *run = s;
-		/* copy the longest run that needs no escaping in one go */
-		while (*s && *s != '\\' && *s != '"' && *s != '\n' && *s < 0x80)
-			s++;
-		prom_buf_put(b, (const char *)run, (size_t)(s - run));
-		if (!*s)
-			break;
-		if (*s == '\\' || *s == '"' || *s == '\n') {
-			prom_buf_put(b, *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : "\\n", 2);
-			s++;
-			continue;
-		}
-		uint32_t cp;
-		size_t n = text_utf8(s, &cp);
-		if (n && !text_cp_unsafe(cp)) {
-			prom_buf_put(b, (const char *)s, n);
-			s += n;
-		} else {
-			prom_buf_put(b, "\xef\xbf\xbd", 3); /* U+FFFD */
-			s += n ? n : 1;
-		}
-	}
-}
-
-/* ---- values and labels ------------------------------------------------- */
-
-/* Writes v * scale.  When scale is a power of ten the result is an exact
- * decimal; otherwise the shortest %g that round-trips well enough. */
-static void put_scaled(struct prom_buf *b, int64_t v, double scale)
-{
-	int e = (int)lround(log10(scale));
-	if (fabs(scale - pow(10, e)) > 1e-12 * fabs(scale) || e > 12 || e < -12) {
-		bprintf(b, "%.15g", (double)v * scale);
-		return;
-	}
-	int neg = v < 0;
-	uint64_t u = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	if (e >= 0) {
-		bprintf(b, "%s%llu", neg ? "-" : "", (unsigned long long)u);
-		for (int i = 0; i < e && u; i++)
-			prom_buf_put(b, "0", 1);
-		return;
-	}
-	uint64_t div = 1;
-	for (int i = 0; i < -e; i++)
-		div *= 10;
-	uint64_t ip = u / div, fp = u % div;
-	bprintf(b, "%s%llu", neg && u ? "-" : "", (unsigned long long)ip);
-	if (!fp)
-		return;
-	char frac[24];
-	int digits = -e; /* at most 12, checked above */
-	for (int i = digits - 1; i >= 0; i--, fp /= 10)
-		frac[i] = (char)('0' + fp % 10);
-	while (digits > 0 && frac[digits - 1] == '0')
-		digits--;
-	bprintf(b, ".%.*s", digits, frac);
-}
-
-void prom_buf_scaled(struct prom_buf *b, int64_t v, double scale)
-{
-	put_scaled(b, v, scale);
-}
 
 static void put_double(struct prom_buf *b, double v)
 {
@@ -176,7 +30,7 @@ static void put_double(struct prom_buf *b, double v)
 	else if (isinf(v))
 		prom_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
 	else
-		bprintf(b, "%.15g", v);
+		prom_buf_printf(b, "%.15g", v);
 }
 
 static void help_type(struct prom_buf *b, const char *name, const char *help,
@@ -184,12 +38,7 @@ static void help_type(struct prom_buf *b, const char *name, const char *help,
 {
 	/* HELP text escapes backslash and newline; ours are static strings
 	 * without either, so they go out as they are. */
-	bprintf(b, "# HELP vramz_%s %s\n# TYPE vramz_%s %s\n", name, help, name, type);
-}
-
-static const vramz_gpu_info *info_of(const struct prom_input *in, unsigned idx)
-{
-	return in->info && idx < in->info_count ? &in->info[idx] : NULL;
+	prom_buf_printf(b, "# HELP vramz_%s %s\n# TYPE vramz_%s %s\n", name, help, name, type);
 }
 
 /* `vramz_NAME{gpu="0",uuid="GPU-..."` without the closing brace, so a
@@ -197,8 +46,8 @@ static const vramz_gpu_info *info_of(const struct prom_input *in, unsigned idx)
 static void gpu_series(struct prom_buf *b, const struct prom_input *in,
 		       const char *name, unsigned idx)
 {
-	const vramz_gpu_info *gi = info_of(in, idx);
-	bprintf(b, "vramz_%s{gpu=\"%u\"", name, idx);
+	const vramz_gpu_info *gi = prom_info_of(in, idx);
+	prom_buf_printf(b, "vramz_%s{gpu=\"%u\"", name, idx);
 	if (gi && *gi->uuid) {
 		prom_buf_puts(b, ",uuid=\"");
 		prom_buf_label_value(b, gi->uuid);
@@ -210,7 +59,7 @@ static void label(struct prom_buf *b, const char *key, const char *value)
 {
 	if (!value || !*value)
 		return; /* an empty label is the same as no label */
-	bprintf(b, ",%s=\"", key);
+	prom_buf_printf(b, ",%s=\"", key);
 	prom_buf_label_value(b, value);
 	prom_buf_put(b, "\"", 1);
 }
@@ -232,24 +81,13 @@ static unsigned gpu_at(const struct prom_input *in, unsigned i)
 	return in->sel ? in->sel[i] : i;
 }
 
-/* The driver of GPU idx: its backend's; without backends, the system's. */
-const char *prom_driver_of(const struct prom_input *in, unsigned idx)
-{
-	for (unsigned k = 0; k < in->backend_count; k++) {
-		const vramz_backend_info *bk = &in->backends[k];
-		if (idx >= bk->gpu_first && idx - bk->gpu_first < bk->gpu_count)
-			return bk->driver_version;
-	}
-	return in->backend_count || !in->sys ? NULL : in->sys->driver_version;
-}
-
 static void render_identity(struct prom_buf *b, const struct prom_input *in)
 {
 	unsigned n = gpu_count(in);
 	help_type(b, "gpu_info", "Identity of a GPU; the value is always 1.", "gauge");
 	for (unsigned i = 0; i < n; i++) {
 		unsigned idx = gpu_at(in, i);
-		const vramz_gpu_info *gi = info_of(in, idx);
+		const vramz_gpu_info *gi = prom_info_of(in, idx);
 		gpu_series(b, in, "gpu_info", idx);
 		if (gi) {
 			label(b, "name", gi->name);
@@ -263,30 +101,30 @@ static void render_identity(struct prom_buf *b, const struct prom_input *in)
 	help_type(b, "nvlink_active_links", "NVLinks of a GPU that are up.", "gauge");
 	for (unsigned i = 0; i < n; i++) {
 		unsigned idx = gpu_at(in, i);
-		const vramz_gpu_info *gi = info_of(in, idx);
+		const vramz_gpu_info *gi = prom_info_of(in, idx);
 		if (!gi || !(gi->valid & VRAMZ_I_NVLINK))
 			continue;
 		gpu_series(b, in, "nvlink_active_links", idx);
-		bprintf(b, "} %u\n", gi->nvlink_count);
+		prom_buf_printf(b, "} %u\n", gi->nvlink_count);
 	}
 	help_type(b, "pcie_max_link_generation",
 		  "Highest PCIe generation the GPU and its slot support.", "gauge");
 	for (unsigned i = 0; i < n; i++) {
 		unsigned idx = gpu_at(in, i);
-		const vramz_gpu_info *gi = info_of(in, idx);
+		const vramz_gpu_info *gi = prom_info_of(in, idx);
 		if (!gi || !(gi->valid & VRAMZ_I_PCIE_MAX))
 			continue;
 		gpu_series(b, in, "pcie_max_link_generation", idx);
-		bprintf(b, "} %u\n", gi->pcie_max_gen);
+		prom_buf_printf(b, "} %u\n", gi->pcie_max_gen);
 	}
 	help_type(b, "pcie_max_link_width", "Widest PCIe link (lanes) the GPU supports.", "gauge");
 	for (unsigned i = 0; i < n; i++) {
 		unsigned idx = gpu_at(in, i);
-		const vramz_gpu_info *gi = info_of(in, idx);
+		const vramz_gpu_info *gi = prom_info_of(in, idx);
 		if (!gi || !(gi->valid & VRAMZ_I_PCIE_MAX))
 			continue;
 		gpu_series(b, in, "pcie_max_link_width", idx);
-		bprintf(b, "} %u\n", gi->pcie_max_width);
+		prom_buf_printf(b, "} %u\n", gi->pcie_max_width);
 	}
 }
 
@@ -314,7 +152,7 @@ static void render_gpu_samples(struct prom_buf *b, const struct prom_input *in)
 	help_type(b, "gpu_lost", "1 when the GPU has fallen off the bus.", "gauge");
 	for (unsigned i = 0; i < s->gpu_count; i++) {
 		gpu_series(b, in, "gpu_lost", s->gpus[i].index);
-		bprintf(b, "} %d\n", s->gpus[i].lost ? 1 : 0);
+		prom_buf_printf(b, "} %d\n", s->gpus[i].lost ? 1 : 0);
 	}
 
 	for (size_t k = 0; k < gpu_field_count; k++) {
@@ -328,7 +166,7 @@ static void render_gpu_samples(struct prom_buf *b, const struct prom_input *in)
 				continue;
 			gpu_series(b, in, f->prom, g->index);
 			prom_buf_puts(b, "} ");
-			put_scaled(b, field_get(f, g), f->prom_scale);
+			prom_buf_scaled(b, field_get(f, g), f->prom_scale);
 			prom_buf_put(b, "\n", 1);
 		}
 	}
@@ -342,7 +180,7 @@ static void render_gpu_samples(struct prom_buf *b, const struct prom_input *in)
 			continue;
 		for (size_t r = 0; r < sizeof throttle_names / sizeof throttle_names[0]; r++) {
 			gpu_series(b, in, "clock_throttle_reason", g->index);
-			bprintf(b, ",reason=\"%s\"} %d\n", throttle_names[r].reason,
+			prom_buf_printf(b, ",reason=\"%s\"} %d\n", throttle_names[r].reason,
 				(g->throttle_reasons & throttle_names[r].bit) ? 1 : 0);
 		}
 	}
@@ -353,7 +191,7 @@ static void render_gpu_samples(struct prom_buf *b, const struct prom_input *in)
 		if (g->lost || !(g->valid & VRAMZ_F_PROCS))
 			continue;
 		gpu_series(b, in, "processes", g->index);
-		bprintf(b, "} %u\n", g->proc_count);
+		prom_buf_printf(b, "} %u\n", g->proc_count);
 	}
 }
 
@@ -382,9 +220,9 @@ static void render_mig(struct prom_buf *b, const struct prom_input *in)
 			if (!(mg->valid & VRAMZ_F_MEM))
 				continue;
 			gpu_series(b, in, m[k].name, mg->parent_index);
-			bprintf(b, ",gpu_instance=\"%u\",compute_instance=\"%u\"", mg->gi_id, mg->ci_id);
+			prom_buf_printf(b, ",gpu_instance=\"%u\",compute_instance=\"%u\"", mg->gi_id, mg->ci_id);
 			label(b, "mig_uuid", mg->uuid);
-			bprintf(b, "} %llu\n",
+			prom_buf_printf(b, "} %llu\n",
 				(unsigned long long)*(const uint64_t *)((const char *)mg + m[k].off));
 		}
 	}
@@ -397,9 +235,9 @@ static void proc_series(struct prom_buf *b, const struct prom_input *in,
 			const char *name, const vramz_proc_sample *p, const char *part)
 {
 	gpu_series(b, in, name, p->gpu_index);
-	bprintf(b, ",pid=\"%u\"", p->pid);
+	prom_buf_printf(b, ",pid=\"%u\"", p->pid);
 	if (part)
-		bprintf(b, ",part=\"%s\"", part);
+		prom_buf_printf(b, ",part=\"%s\"", part);
 	for (size_t i = 0; i < proc_field_count; i++) {
 		const struct proc_field *f = &proc_fields[i];
 		if (f->prom_label && f->kind == PC_STR && proc_field_valid(f, p))
@@ -424,7 +262,7 @@ static void render_procs(struct prom_buf *b, const struct prom_input *in)
 			if (!proc_field_valid(f, p))
 				continue;
 			proc_series(b, in, f->prom, p, f->part);
-			put_scaled(b, (int64_t)proc_field_u64(f, p), f->prom_scale);
+			prom_buf_scaled(b, (int64_t)proc_field_u64(f, p), f->prom_scale);
 			prom_buf_put(b, "\n", 1);
 		}
 	}
@@ -436,7 +274,7 @@ static void render_exporter(struct prom_buf *b, const struct prom_input *in)
 {
 	const struct prom_exporter *e = &in->exporter;
 	help_type(b, "up", "1 when the last sample read at least one GPU.", "gauge");
-	bprintf(b, "vramz_up %d\n", e->up ? 1 : 0);
+	prom_buf_printf(b, "vramz_up %d\n", e->up ? 1 : 0);
 	help_type(b, "build_info", "vramz version; the value is always 1.", "gauge");
 	prom_buf_puts(b, "vramz_build_info{version=\"" VRAMZ_VERSION_STRING "\"} 1\n");
 	/* the recording rules of packaging/prometheus-recording.yml skip a
@@ -444,7 +282,7 @@ static void render_exporter(struct prom_buf *b, const struct prom_input *in)
 	help_type(b, "dcgm_names",
 		  "1 when this exporter serves dcgm-exporter's names itself (--dcgm-names).",
 		  "gauge");
-	bprintf(b, "vramz_dcgm_names %d\n", in->flags & PROM_DCGM ? 1 : 0);
+	prom_buf_printf(b, "vramz_dcgm_names %d\n", in->flags & PROM_DCGM ? 1 : 0);
 	help_type(b, "sample_duration_seconds",
 		  "Time the last background sample took (reading GPUs and rendering); "
 		  "scrapes only copy its result.",
@@ -458,12 +296,12 @@ static void render_exporter(struct prom_buf *b, const struct prom_input *in)
 		  "Unix time of the sample this body shows.", "gauge");
 	if (e->last_sample_unix_s > 0) {
 		prom_buf_puts(b, "vramz_last_sample_time_seconds ");
-		bprintf(b, "%.3f\n", e->last_sample_unix_s);
+		prom_buf_printf(b, "%.3f\n", e->last_sample_unix_s);
 	}
 	help_type(b, "samples_total", "Background samples taken since start.", "counter");
-	bprintf(b, "vramz_samples_total %llu\n", (unsigned long long)e->samples_total);
+	prom_buf_printf(b, "vramz_samples_total %llu\n", (unsigned long long)e->samples_total);
 	help_type(b, "sample_errors_total", "Background samples that read no GPU.", "counter");
-	bprintf(b, "vramz_sample_errors_total %llu\n", (unsigned long long)e->sample_errors_total);
+	prom_buf_printf(b, "vramz_sample_errors_total %llu\n", (unsigned long long)e->sample_errors_total);
 }
 
 int prom_render(struct prom_buf *b, const struct prom_input *in)
@@ -488,7 +326,7 @@ static void finding_series(struct prom_buf *b, const struct prom_input *in,
 {
 	gpu_series(b, in, ks->metric, (unsigned)f->gpu);
 	if (f->pid)
-		bprintf(b, ",pid=\"%u\"", f->pid);
+		prom_buf_printf(b, ",pid=\"%u\"", f->pid);
 	if (ks->site_label && (f->figures & VRAMZ_FG_SITE))
 		label(b, "site", f->site);
 	prom_buf_puts(b, "} ");
@@ -515,7 +353,7 @@ int prom_render_findings(struct prom_buf *b, const struct prom_input *in,
 					put_double(b, num);
 					prom_buf_put(b, "\n", 1);
 				} else {
-					bprintf(b, "%llu\n", (unsigned long long)count);
+					prom_buf_printf(b, "%llu\n", (unsigned long long)count);
 				}
 			}
 		}

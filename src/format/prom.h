@@ -40,6 +40,9 @@ void prom_buf_puts(struct prom_buf *b, const char *s);
 /* Appends s as a label value: backslash, double quote and newline escaped,
  * invalid UTF-8 bytes replaced by U+FFFD (label values must be UTF-8). */
 void prom_buf_label_value(struct prom_buf *b, const char *s);
+/* Appends printf's text. */
+void prom_buf_printf(struct prom_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 enum {
 	PROM_PROCS = 1u << 0, /* per-process series (cardinality: one per pid) */
@@ -89,8 +92,10 @@ struct prom_input {
  * incomplete and must not be served). */
 int prom_render(struct prom_buf *b, const struct prom_input *in);
 
-/* The driver version of GPU idx: its backend's; without backends, the
- * system's; NULL unknown. */
+/* prombuf.c, for both renderers: GPU idx's static facts (NULL unknown),
+ * and its driver version: its backend's; without backends, the system's;
+ * NULL unknown. */
+const vramz_gpu_info *prom_info_of(const struct prom_input *in, unsigned idx);
 const char *prom_driver_of(const struct prom_input *in, unsigned idx);
 
 /* Appends a value v * scale as put by the field table's renderer: an exact

@@ -24,7 +24,7 @@
 
 #include "fields.h"
 
-static void label(struct prom_buf *b, const char *key, const char *value, int first)
+static void dcgm_label(struct prom_buf *b, const char *key, const char *value, int first)
 {
 	if (!value || !*value)
 		return;
@@ -36,34 +36,29 @@ static void label(struct prom_buf *b, const char *key, const char *value, int fi
 	prom_buf_put(b, "\"", 1);
 }
 
-static const vramz_gpu_info *info_of(const struct prom_input *in, unsigned idx)
-{
-	return in->info && idx < in->info_count ? &in->info[idx] : NULL;
-}
-
 static void series(struct prom_buf *b, const struct prom_input *in, const char *name,
 		   unsigned idx)
 {
-	const vramz_gpu_info *gi = info_of(in, idx);
+	const vramz_gpu_info *gi = prom_info_of(in, idx);
 	char num[16];
 	snprintf(num, sizeof num, "%u", idx);
 	prom_buf_puts(b, name);
 	prom_buf_put(b, "{", 1);
-	label(b, "gpu", num, 1);
+	dcgm_label(b, "gpu", num, 1);
 	if (gi) {
-		label(b, "UUID", gi->uuid, 0);
-		label(b, "pci_bus_id", gi->pci_bus_id, 0);
+		dcgm_label(b, "UUID", gi->uuid, 0);
+		dcgm_label(b, "pci_bus_id", gi->pci_bus_id, 0);
 	}
 	char node[PROM_DEVICE_LEN] = "";
 	if (in->device && idx < in->info_count && in->device[idx][0])
 		snprintf(node, sizeof node, "%s", in->device[idx]);
 	else if (gi && (gi->valid & VRAMZ_I_MINOR))
 		snprintf(node, sizeof node, "nvidia%u", gi->minor_number);
-	label(b, "device", node, 0);
+	dcgm_label(b, "device", node, 0);
 	if (gi)
-		label(b, "modelName", gi->name, 0);
-	label(b, in->hostname_label ? in->hostname_label : "Hostname", in->hostname, 0);
-	label(b, "DCGM_FI_DRIVER_VERSION", prom_driver_of(in, idx), 0);
+		dcgm_label(b, "modelName", gi->name, 0);
+	dcgm_label(b, in->hostname_label ? in->hostname_label : "Hostname", in->hostname, 0);
+	dcgm_label(b, "DCGM_FI_DRIVER_VERSION", prom_driver_of(in, idx), 0);
 	prom_buf_put(b, "} ", 2);
 }
 
@@ -100,7 +95,7 @@ void prom_render_dcgm(struct prom_buf *b, const struct prom_input *in)
 		prom_buf_puts(b, line);
 		for (unsigned i = 0; s && i < s->gpu_count; i++) {
 			const vramz_gpu_sample *g = &s->gpus[i];
-			const vramz_gpu_info *gi = info_of(in, g->index);
+			const vramz_gpu_info *gi = prom_info_of(in, g->index);
 			if (!field_valid(f, g) || (gi && *gi->vendor && strcmp(gi->vendor, "nvidia")))
 				continue;
 			series(b, in, f->dcgm, g->index);

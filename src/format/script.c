@@ -400,7 +400,7 @@ void script_proc_rows(FILE *f, vramz_ctx *ctx, const vramz_snapshot *snap, const
 
 static volatile sig_atomic_t stop;
 
-static void on_signal(int sig)
+static void loop_on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
@@ -409,7 +409,7 @@ static void on_signal(int sig)
 int script_loop(const char *cmd, unsigned flags, int64_t interval_ms,
 		script_show_fn show, void *arg)
 {
-	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: ends the sleep */
+	struct sigaction sa = {.sa_handler = loop_on_signal}; /* no SA_RESTART: ends the sleep */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -527,7 +527,7 @@ static int bus_parts(const char *s, unsigned *dom, unsigned *bus, unsigned *dev,
 	return sscanf(s, "%x:%x:%x.%x", dom, bus, dev, fn) == 4;
 }
 
-static void put(FILE *f, const struct smi_field *c, const struct smi_query *q, struct val v)
+static void smi_put(FILE *f, const struct smi_field *c, const struct smi_query *q, struct val v)
 {
 	const char *unit = q->no_units ? NULL : c->unit;
 	unsigned dom, bus, dev, fn;
@@ -573,7 +573,7 @@ static void row(FILE *f, const struct smi_query *q, struct where *w)
 	for (unsigned i = 0; i < q->n; i++) {
 		if (i)
 			fputs(", ", f);
-		put(f, q->col[i], q, get(q->col[i], w));
+		smi_put(f, q->col[i], q, get(q->col[i], w));
 	}
 	fputc('\n', f);
 }

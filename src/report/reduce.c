@@ -238,7 +238,7 @@ static void proc_note(struct rep_proc *p, const vramz_proc_sample *ps, int64_t t
 
 /* ---- ticks ---- */
 
-static int cmp_i64(const void *a, const void *b)
+static int cmp_time_ms(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 	return x < y ? -1 : x > y;
@@ -252,7 +252,7 @@ static void note_interval(struct rep *r, int64_t dt)
 	r->deltas[r->ndeltas++] = dt;
 	int64_t s[sizeof r->deltas / sizeof r->deltas[0]];
 	memcpy(s, r->deltas, r->ndeltas * sizeof *s);
-	qsort(s, r->ndeltas, sizeof *s, cmp_i64);
+	qsort(s, r->ndeltas, sizeof *s, cmp_time_ms);
 	int64_t g = s[r->ndeltas / 2] * GAP_FACTOR;
 	r->gap_ms = g > GAP_MIN_MS ? g : GAP_MIN_MS;
 }

@@ -2,7 +2,7 @@
 /* report.h - the inside of `vramz report` (src/cmd/cmd-report.c): a log set is
  * reduced in one pass to a fixed number of pixel columns per GPU
  * (reduce.c), drawn as SVG (svg.c) and laid out with its tables as one
- * self-contained HTML page (page.c).  docs/report.md says what the page
+ * self-contained HTML page (reportpage.c).  docs/report.md says what the page
  * shows and why.
  */
 #ifndef VRAMZ_REPORT_H
@@ -139,13 +139,13 @@ int64_t svg_axis_step(int64_t span_ms);
 /* The note an odd span gets ("" when none), in the page and on stderr. */
 const char *rep_span_note(const struct rep *r, char *buf, size_t len);
 
-/* page.c: the whole document */
+/* reportpage.c: the whole document */
 int page_write(FILE *o, const struct rep *r);
 
 /* sha256.c: for the page's Content-Security-Policy hashes */
 void sha256_b64(const void *data, size_t len, char out[45]);
 
-/* html text escaping */
+/* htmlesc.c: html text escaping, for the page and its plots */
 void html_esc(FILE *o, const char *s);
 
 #endif

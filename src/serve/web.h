@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* web.h - the live page of `vramz serve` and the data behind it (issue 31):
- * GET / (page.c: one self-contained page compiled into the binary),
+ * GET / (livepage.c: one self-contained page compiled into the binary),
  * GET /api/v1/status (api.c: the `status --json` document of the last
  * sample) and GET /api/v1/events (sse.c: Server-Sent Events, one snapshot
  * a tick and the findings when they change, to at most --max-streams
@@ -89,7 +89,7 @@ enum MHD_Result sse_open(struct sse_hub *s, struct MHD_Connection *c, const char
 /* The 503 (with Retry-After) sse_open answers when full. */
 enum MHD_Result sse_refuse(struct sse_hub *s, struct MHD_Connection *c);
 
-/* page.c: GET / */
+/* livepage.c: GET / */
 int page_init(void); /* the CSP header's hashes; -1 when out of memory */
 enum MHD_Result page_answer(struct MHD_Connection *c);
 

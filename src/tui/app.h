@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <wchar.h>
 
-#include "tui/findings.h"
+#include "tui/findpanel.h"
 #include "tui/host.h"
 #include "tui/kill.h"
 #include "tui/model.h"

@@ -462,7 +462,7 @@ static void send_span(int y, const cell *row, int a, int b)
  * label far to the left change two cells, not the hundred between. */
 #define FB_GAP_CELLS 12
 
-static int same(const cell *c, const cell *s, int i)
+static int same_cells(const cell *c, const cell *s, int i)
 {
 	return c[i] == s[i];
 }
@@ -473,13 +473,13 @@ static int same(const cell *c, const cell *s, int i)
 static void send_changes(int y, const cell *c, const cell *s, int a, int b)
 {
 	while (a <= b) {
-		while (a <= b && same(c, s, a))
+		while (a <= b && same_cells(c, s, a))
 			a++;
 		if (a > b)
 			break;
 		int e = a, gap = 0;
 		for (int i = a + 1; i <= b && gap < FB_GAP_CELLS; i++) {
-			if (same(c, s, i)) {
+			if (same_cells(c, s, i)) {
 				gap++;
 			} else {
 				e = i;

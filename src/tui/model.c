@@ -484,7 +484,7 @@ int model_find_pid(const struct model *m, uint32_t pid)
 
 /* ---- arranging: filter, sort, tree --------------------------------------- */
 
-static int cmp_u64(uint64_t a, uint64_t b)
+static int model_cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
 }
@@ -512,35 +512,35 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 	const struct model_row *b = &m->rows[*(const unsigned *)pb];
 	int c = 0, desc = model_col_desc(ar->sort);
 	switch (ar->sort) {
-	case COL_PID: c = cmp_u64(a->pid, b->pid); break;
+	case COL_PID: c = model_cmp_u64(a->pid, b->pid); break;
 	case COL_USER: c = strcmp(a->user, b->user); break;
 	case COL_JOB: c = strcmp(a->job, b->job); break;
-	case COL_GPU: c = cmp_u64(a->first_gpu, b->first_gpu); break;
+	case COL_GPU: c = model_cmp_u64(a->first_gpu, b->first_gpu); break;
 	case COL_CMD: c = strcmp(a->cmd, b->cmd); break;
 	case COL_VRAM:
-		c = cmp_u64(a->vram_valid ? a->vram_bytes + 1 : 0,
+		c = model_cmp_u64(a->vram_valid ? a->vram_bytes + 1 : 0,
 			    b->vram_valid ? b->vram_bytes + 1 : 0);
 		break;
 	case COL_SM:
-		c = cmp_u64(a->sm_valid ? a->sm_pct + 1u : 0, b->sm_valid ? b->sm_pct + 1u : 0);
+		c = model_cmp_u64(a->sm_valid ? a->sm_pct + 1u : 0, b->sm_valid ? b->sm_pct + 1u : 0);
 		break;
 	case COL_IDLE:
-		c = cmp_u64(a->idle_valid ? (uint64_t)a->idle_ms + 1 : 0,
+		c = model_cmp_u64(a->idle_valid ? (uint64_t)a->idle_ms + 1 : 0,
 			    b->idle_valid ? (uint64_t)b->idle_ms + 1 : 0);
 		break;
 	/* the host side: unknown last, largest (or a D state) first */
 	case COL_CPU:
-		c = cmp_u64(a->cpu_valid ? a->cpu_tenths + 1ull : 0, b->cpu_valid ? b->cpu_tenths + 1ull : 0);
+		c = model_cmp_u64(a->cpu_valid ? a->cpu_tenths + 1ull : 0, b->cpu_valid ? b->cpu_tenths + 1ull : 0);
 		break;
 	case COL_RSS:
-		c = cmp_u64(a->rss_valid ? a->rss_bytes + 1 : 0, b->rss_valid ? b->rss_bytes + 1 : 0);
+		c = model_cmp_u64(a->rss_valid ? a->rss_bytes + 1 : 0, b->rss_valid ? b->rss_bytes + 1 : 0);
 		break;
 	case COL_TIME:
-		c = cmp_u64(a->age_valid ? (uint64_t)a->age_ms + 1 : 0,
+		c = model_cmp_u64(a->age_valid ? (uint64_t)a->age_ms + 1 : 0,
 			    b->age_valid ? (uint64_t)b->age_ms + 1 : 0);
 		break;
 	case COL_STATE:
-		c = cmp_u64(state_rank(a->state), state_rank(b->state));
+		c = model_cmp_u64(state_rank(a->state), state_rank(b->state));
 		break;
 	default: break;
 	}
@@ -548,7 +548,7 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 		c = -c;
 	if (ar->reverse)
 		c = -c;
-	return c ? c : cmp_u64(a->pid, b->pid);
+	return c ? c : model_cmp_u64(a->pid, b->pid);
 }
 
 static int row_passes(const struct model_row *r, const struct arrange *a)

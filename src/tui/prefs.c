@@ -84,7 +84,7 @@ static int apply(struct view *v, const char *k, const char *val)
 	return 0;
 }
 
-static char *trim(char *s)
+static char *prefs_trim(char *s)
 {
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -108,7 +108,7 @@ int prefs_load(struct view *v)
 		if (line[0] == '#' || !eq)
 			continue;
 		*eq = 0;
-		set += apply(v, trim(line), trim(eq + 1));
+		set += apply(v, prefs_trim(line), prefs_trim(eq + 1));
 	}
 	fclose(f);
 	return set;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* render.c - draws one frame of `vramz top` from the model through the
  * view: a header line; the GPUs (gpus.c) over the rows the process table
- * (table.c) and the findings leave them, or the process page (page.c);
+ * (table.c) and the findings leave them, or the process page (procpage.c);
  * a status line and the keys; the dialogs over them.
  *
  * The table gets the rows it needs (a third of the screen at least when
@@ -30,81 +30,11 @@
 
 #define FINDINGS_MAX_LINES 3
 
-/* ---- text helpers ---------------------------------------------------------- */
-
-int putf(int y, int x, int w, int role, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	fmt_vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return put(y, x, w, role, buf, 0);
-}
-
-const char *short_bytes(char *buf, size_t len, int valid, uint64_t b)
-{
-	static const char units[] = "BKMGTP";
-	double v = (double)b;
-	int u = 0;
-	if (!valid)
-		return fmt_snprintf(buf, len, "-"), buf;
-	while (v >= 1000 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	fmt_snprintf(buf, len, v < 10 && u ? "%.1f%c" : "%.0f%c", v, units[u]);
-	return buf;
-}
-
-const char *gpu_short_name(const char *name)
-{
-	if (!strncmp(name, "NVIDIA ", 7))
-		return name + 7;
-	return *name ? name : "?";
-}
-
-int used_role(uint64_t used, uint64_t total)
-{
-	if (!total)
-		return ROLE_OK;
-	double f = (double)used / (double)total;
-	return f >= 0.95 ? ROLE_CRIT : f >= 0.80 ? ROLE_WARN : ROLE_OK;
-}
-
-int finding_role(int sev, int base)
-{
-	return sev >= VRAMZ_SEV_CRITICAL ? ROLE_CRIT : sev >= VRAMZ_SEV_WARNING ? ROLE_WARN : base;
-}
-
 /* ---- header, findings, status, keys, dialogs ----------------------------- */
 
 /* "vramz top  driver 580.159.04  CUDA 13.0  2 GPUs  3 processes ...  12:00:01"; a
  * replay names its file instead of the driver (a log does not record it)
  * and shows the recorded date and time, and how far into the log. */
-/* The local time of ms since the epoch.  localtime_r looks the zone up
- * each call, a good part of a frame of a `top` reading a daemon; the
- * broken-down start of the minute is kept instead, since zones change
- * their offset on whole minutes. */
-int local_tm(int64_t ms, struct tm *out)
-{
-	static time_t minute = -1;
-	static struct tm at_minute;
-	time_t t = (time_t)(ms / 1000), m = t - t % 60;
-	if (ms < 0)
-		return 0;
-	if (m != minute) {
-		if (!localtime_r(&m, &at_minute))
-			return minute = -1, 0;
-		minute = m;
-	}
-	if (at_minute.tm_sec) /* an offset with seconds (a zone's old LMT) */
-		return localtime_r(&t, out) != NULL;
-	*out = at_minute;
-	out->tm_sec = (int)(t - m);
-	return 1;
-}
-
 static void header(const struct app *a)
 {
 	const struct model *m = &a->m;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* render.h - what the parts of one frame of `vramz top` share: render.c
- * (the frame's layout, header, findings, status, keys and dialogs),
+/* render.h - the parts of one frame of `vramz top`: render.c (the
+ * frame's layout, header, findings, status, keys and dialogs) calls
  * gpus.c (the GPUs and their charts), table.c (the process table) and
- * page.c (the process page).  Internal to src/tui/. */
+ * procpage.c (the process page); they draw with draw.h's primitives and
+ * never call back into render.c.  Internal to src/tui/. */
 #ifndef VRAMZ_TUI_RENDER_H
 #define VRAMZ_TUI_RENDER_H
 
@@ -11,29 +12,12 @@
 #include <time.h>
 
 #include "tui/app.h"
+#include "tui/draw.h"
 #include "tui/fb.h"
 
 /* The table's least rows (its header and three) when the GPUs want room */
 #define TABLE_MIN_ROWS 4
 
-/* fb_put */
-static inline int put(int y, int x, int w, int role, const char *s, int pad)
-{
-	return fb_put(y, x, w, role, s, pad);
-}
-/* fb_put of fmt_snprintf's text, unpadded */
-int putf(int y, int x, int w, int role, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-/* "12.3G", "812M", "140G": sizes in five columns; "-" unknown */
-const char *short_bytes(char *buf, size_t len, int valid, uint64_t b);
-/* "H200" of "NVIDIA H200"; "?" unknown */
-const char *gpu_short_name(const char *name);
-/* ok, then warn from 80 % of total and crit from 95 % */
-int used_role(uint64_t used, uint64_t total);
-/* The colour of what a finding of severity sev names; base when none. */
-int finding_role(int sev, int base);
-/* The local time of ms since the epoch, cheaply (no zone lookup a call). */
-int local_tm(int64_t ms, struct tm *out);
 /* A framed box (dialogs). */
 void draw_box(int y, int x, int h, int w, const char *title);
 
@@ -70,7 +54,7 @@ void table_draw(struct app *a, int y, int rows);
 /* Whether column c is shown at this width (the columns dialog). */
 int table_shown(const struct app *a, enum model_col c);
 
-/* ---- the process page (page.c) ------------------------------------------- */
+/* ---- the process page (procpage.c) ------------------------------------------- */
 
 void page_draw(struct app *a, int y, int bottom);
 

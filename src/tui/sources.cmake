@@ -5,15 +5,16 @@ list(APPEND VRAMZ_TOOL_SOURCES
   tui/top.c
   tui/model.c
   tui/sampler.c
-  tui/findings.c
+  tui/findpanel.c
   tui/kill.c
   tui/term.c
   tui/fb.c
   tui/render.c
+  tui/draw.c
   tui/gpus.c
   tui/chart.c
   tui/table.c
-  tui/page.c
+  tui/procpage.c
   tui/host.c
   tui/input.c
   tui/prefs.c

@@ -43,7 +43,7 @@ static char role_seq[ROLE_COUNT][64];
 static const char *cup_cap;
 static int cup_ansi; /* cup is ESC [ row+1 ; col+1 H: formatted here */
 
-static void on_signal(int sig)
+static void term_on_signal(int sig)
 {
 	int saved = errno;
 	char c = sig == SIGWINCH ? 'W' : sig == SIGHUP ? 'H' : 'Q';
@@ -70,7 +70,7 @@ static void install_signals(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_signal;
+	sa.sa_handler = term_on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGWINCH, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);

@@ -65,6 +65,7 @@ expect_success 'vramz-log.service: its ExecStart logs GPUs and processes inside 
 
 expect_success 'vramz-serve.service: the exporter serves metrics inside its sandbox' '
 	SERVE_WRAP="$SB --unit $P/vramz-serve.service --" serve_start s.log --interval 1s &&
+	wait_for scrape /metrics -f -o /dev/null &&
 	scrape /metrics >m.txt &&
 	has "^vramz_memory_used_bytes\{.*gpu=\"1\"" m.txt &&
 	serve_stop

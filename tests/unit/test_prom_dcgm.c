@@ -205,7 +205,7 @@ static void test_table(void **st)
 			if (gpu_fields[j].dcgm && !strcmp(gpu_fields[j].dcgm, f->dcgm))
 				fail_msg("%s twice", f->dcgm);
 	}
-	assert_true(n >= 9); /* the DESIGN.md list: FB x3, temps x2, power, util, clocks x2 */
+	assert_true(n >= 9); /* dcgm-exporter's names (docs/metrics.md): FB x3, temps x2, power, util, clocks x2 */
 	assert_string_equal(field_by_name("mem_used_bytes")->dcgm, "DCGM_FI_DEV_FB_USED");
 	assert_string_equal(field_by_name("clock_mem_mhz")->dcgm, "DCGM_FI_DEV_MEM_CLOCK");
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* findings.h - the dashboard's findings panel, fed by the diagnosis engine
+/* findpanel.h - the dashboard's findings panel, fed by the diagnosis engine
  * (vramz/diagnose.h) that the sampler thread runs: the current findings of
  * the latest tick shown, their sentences, and the marks they leave on the
  * GPUs and processes they name. */
-#ifndef VRAMZ_TUI_FINDINGS_H
-#define VRAMZ_TUI_FINDINGS_H
+#ifndef VRAMZ_TUI_FINDPANEL_H
+#define VRAMZ_TUI_FINDPANEL_H
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* page.c - the process page of `vramz top` (Enter on a row, Esc back):
+/* procpage.c - the process page of `vramz top` (Enter on a row, Esc back):
  * everything vramz knows about one GPU process in one place.
  *
  *   its whole command line, user, state, CPU %, resident memory, when it

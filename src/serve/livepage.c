@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* page.c - GET /: the live page, one self-contained document compiled
+/* livepage.c - GET /: the live page, one self-contained document compiled
  * into the binary (no file to install, no CDN: it works offline and on a
  * machine with no route out).
  *

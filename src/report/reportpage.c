@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* page.c - the `vramz report` page: one self-contained HTML file that opens
+/* reportpage.c - the `vramz report` page: one self-contained HTML file that opens
  * offline, in a mail attachment, or under a strict Content-Security-Policy.
  *
  * The page carries its own policy (default-src 'none'), and its one
@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "format/fmt.h"
-#include "text.h"
 #include "vramz/diagnose.h"
 
 static const char css[] =
@@ -107,31 +106,6 @@ static const char js[] =
 	"l=Math.max(0,l);h=Math.min(D.cols,h);var na=a+l*(b-a)/D.cols,nb=a+h*(b-a)/D.cols;"
 	"if(nb-na<2)return;a=na;b=nb;zoom()});"
 	"s.addEventListener('dblclick',function(){a=0;b=D.cols;zoom()})})})();";
-
-/* Markup escaped; what lib/internal/text.h calls unsafe (controls, bidi controls:
- * a character reference would be one all the same) and bytes that are not
- * UTF-8 shown as '?'. */
-void html_esc(FILE *o, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	while (*s) {
-		uint32_t cp;
-		size_t n = text_utf8(s, &cp);
-		switch (n == 1 ? *s : 0) {
-		case '<': fputs("&lt;", o); break;
-		case '>': fputs("&gt;", o); break;
-		case '&': fputs("&amp;", o); break;
-		case '"': fputs("&quot;", o); break;
-		case '\'': fputs("&#39;", o); break;
-		default:
-			if (n && !text_cp_unsafe(cp))
-				fwrite(s, 1, n, o);
-			else
-				fputc('?', o);
-		}
-		s += n ? n : 1;
-	}
-}
 
 static const char *iso(char *b, size_t n, int64_t ms)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* findings.c - what the findings panel of `vramz top` shows, taken from
+/* findpanel.c - what the findings panel of `vramz top` shows, taken from
  * the diagnosis engine: the same engine, thresholds and words as `vramz
  * watch` and `vramz analyze`, so the dashboard never says something the
  * other two would not (an earlier stand-in here fitted a slope to a GPU's
@@ -11,7 +11,7 @@
  * frame), and mark what they name so the GPU blocks and the process table
  * can show a '!' in the severity's colour.
  */
-#include "tui/findings.h"
+#include "tui/findpanel.h"
 #include "format/fmt.h"
 
 #include <stdio.h>
