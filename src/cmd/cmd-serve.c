@@ -260,6 +260,7 @@ struct serve_args {
 	unsigned max_conn, max_per_ip, timeout_s, threads;
 	int no_web;              /* --no-web: no page, no /api */
 	unsigned max_streams;    /* --max-streams */
+	unsigned max_streams_ip; /* --max-streams-per-ip */
 	int64_t history_ms;      /* --history */
 	const struct serve_webconf *web; /* NULL: plain HTTP, no auth */
 };
@@ -335,7 +336,8 @@ static int web_start(struct sampler *s, const struct serve_args *a)
 	}
 	if (gethostname(host, sizeof host - 1))
 		host[0] = 0;
-	struct serve_web_opts wo = {.max_streams = a->max_streams, .history_ms = a->history_ms,
+	struct serve_web_opts wo = {.max_streams = a->max_streams,
+				    .max_streams_per_ip = a->max_streams_ip, .history_ms = a->history_ms,
 				    .interval_ms = a->interval_ms, .hostname = host};
 	s->web = serve_web_new(&wo);
 	if (!s->web)
@@ -418,7 +420,7 @@ static int serve_run(const struct serve_args *a)
 
 static struct serve_args sa = {.listen = SERVE_DEFAULT_LISTEN, .interval_ms = 1000, .slow_ms = 10000,
 			       .max_conn = 128, .max_per_ip = 32, .timeout_s = 10, .threads = 2,
-			       .max_streams = 8, .history_ms = 5 * 60 * 1000};
+			       .max_streams = 8, .max_streams_ip = 4, .history_ms = 5 * 60 * 1000};
 static const char *web_config;
 
 const struct opt serve_opts[] = {
@@ -443,6 +445,8 @@ const struct opt serve_opts[] = {
 	 "no live page: / is a plain landing page, no /api/v1/status or /api/v1/events"},
 	{0, "max-streams", OPT_UINT, &sa.max_streams, "N",
 	 "live page event streams open at once; the next gets 503 (default 8)"},
+	{0, "max-streams-per-ip", OPT_UINT, &sa.max_streams_ip, "N",
+	 "of them from one client address (an IPv6 /64); the next gets 429 (default 4)"},
 	{0, "history", OPT_DURATION, &sa.history_ms, NULL,
 	 "keep DURATION of ticks for the page's charts (default 5m; at most 1h, 3600 ticks)"},
 	{0, "once", OPT_FLAG, &sa.once, NULL, "print one /metrics body to stdout and exit (1: no GPU could be read)"},
@@ -496,6 +500,10 @@ int cmd_serve(const struct cmd_args *args)
 	}
 	if (!sa.max_streams || sa.max_streams > sa.max_conn) {
 		cli_err("serve: --max-streams must be positive and at most --max-connections");
+		return EXIT_USAGE;
+	}
+	if (!sa.max_streams_ip) {
+		cli_err("serve: --max-streams-per-ip must be positive");
 		return EXIT_USAGE;
 	}
 	/* shorter than --interval keeps one tick (a long --interval must
