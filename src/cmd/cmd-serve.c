@@ -37,6 +37,7 @@
 #include "proc.h"
 #include "vramz/diagnose.h"
 #include "serve/http.h"
+#include "serve/procself.h"
 #include "serve/web.h"
 #include "serve/webconf.h"
 #include "ticker.h"
@@ -134,6 +135,10 @@ static int tick(struct sampler *s)
 	if (prom_render(&s->body, &in) < 0)
 		return -1;
 	if (s->diag && snap && findings_render(s, &in, snap) < 0)
+		return -1;
+	/* the exporter's own process, as client_golang's exporters have it */
+	serve_procself_render(&s->body, "/proc");
+	if (s->body.oom)
 		return -1;
 	if (s->http &&
 	    serve_http_publish(s->http, s->body.p, s->body.len, s->st.up,
