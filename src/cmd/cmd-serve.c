@@ -38,6 +38,7 @@
 #include "vramz/diagnose.h"
 #include "serve/http.h"
 #include "serve/procself.h"
+#include "serve/tlsconf.h"
 #include "serve/web.h"
 #include "serve/webconf.h"
 #include "ticker.h"
@@ -275,6 +276,61 @@ static void web_stop(void *web)
 	serve_web_shutdown(web);
 }
 
+/* How often the web configuration's files are looked at (a stat each):
+ * a renewed certificate is served within this. */
+#define WEBCONF_POLL_MS 1000
+
+/* --web-config while serving: read again when it or a file it names
+ * changes, as exporter-toolkit reads it on each request. */
+struct webwatch {
+	const char *path;
+	const struct serve_webconf *cur; /* in force: the start's or latest */
+	struct serve_webconf latest;     /* the last one read again; owned */
+	struct serve_webconf_stamp seen;
+};
+
+static void say_warnings(const struct serve_webconf *wc)
+{
+	char lines[4][256];
+	unsigned n = serve_tls_warnings(wc, time(NULL), lines, 4);
+	for (unsigned i = 0; i < n; i++)
+		cli_err("serve: warning: %s", lines[i]);
+}
+
+/* One look: a change is read whole, and put in force or, if broken,
+ * said in one line while the last good one stays. */
+static void webwatch_poll(struct webwatch *w, struct serve_http *http)
+{
+	struct serve_webconf_stamp st;
+	/* stamped before reading: a change during the read shows next time */
+	serve_webconf_stamp(w->path, w->cur, &st);
+	if (st.h == w->seen.h)
+		return;
+	w->seen = st;
+	struct serve_webconf next;
+	char err[512];
+	if (serve_webconf_load(&next, w->path, err, sizeof err)) {
+		cli_err("serve: %s; keeping the configuration in force", err);
+		return;
+	}
+	if (next.content == w->cur->content) { /* touched, not changed */
+		serve_webconf_free(&next);
+		return;
+	}
+	if (serve_http_reload(http, &next, err, sizeof err)) {
+		cli_err("serve: %s; keeping the configuration in force", err);
+		serve_webconf_free(&next);
+		return;
+	}
+	cli_err("serve: %s changed: its new settings are in force (%u user%s%s)", w->path,
+		next.nusers, next.nusers == 1 ? "" : "s", next.tls ? ", TLS" : "");
+	say_warnings(&next);
+	if (w->cur == &w->latest)
+		serve_webconf_free(&w->latest);
+	w->latest = next;
+	w->cur = &w->latest;
+}
+
 /* Serves until SIGINT or SIGTERM: the HTTP side, then the sampler thread. */
 static int serve_forever(struct sampler *s, const struct serve_args *a)
 {
@@ -305,6 +361,8 @@ static int serve_forever(struct sampler *s, const struct serve_args *a)
 		cli_err("serve: %s", err);
 		return hrc == SERVE_HTTP_EUSAGE ? EXIT_USAGE : EXIT_FAIL;
 	}
+	if (a->web)
+		say_warnings(a->web);
 	int tls = a->web && a->web->tls, users = a->web && a->web->nusers;
 	int certs = tls && a->web->client_auth != SERVE_CLIENT_NONE;
 	fprintf(stderr, "vramz serve: listening on http%s://%s/metrics (%u GPU%s, every %lld ms%s%s%s)\n",
@@ -319,14 +377,27 @@ static int serve_forever(struct sampler *s, const struct serve_args *a)
 		serve_http_stop(s->http);
 		return EXIT_FAIL;
 	}
-	int sig = 0;
-	sigwait(&sigs, &sig);
+	struct webwatch w = {.path = a->web ? a->web->path : NULL, .cur = a->web};
+	if (a->web)
+		serve_webconf_stamp(w.path, w.cur, &w.seen);
+	for (;;) {
+		struct timespec poll = {.tv_sec = WEBCONF_POLL_MS / 1000,
+					.tv_nsec = WEBCONF_POLL_MS % 1000 * 1000000L};
+		if (sigtimedwait(&sigs, NULL, a->web ? &poll : NULL) >= 0)
+			break;
+		if (errno != EAGAIN && errno != EINTR)
+			break;
+		if (a->web)
+			webwatch_poll(&w, s->http);
+	}
 	pthread_mutex_lock(&s->lock);
 	s->stop = 1;
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(th, NULL);
 	serve_http_stop(s->http);
+	if (w.cur == &w.latest)
+		serve_webconf_free(&w.latest);
 	return EXIT_OK;
 }
 
