@@ -9,7 +9,9 @@
  * of the suites listed and the one key exchange that fits the
  * certificate's key (GnuTLS takes lists of key exchanges, ciphers and
  * MACs, not of suites; for one key the lists give exactly the suites
- * listed); with curve_preferences, those groups in that order.
+ * listed); with curve_preferences, those groups in that order, and
+ * ECDHE key exchanges only (GnuTLS's NORMAL also has static RSA, which
+ * uses no group: Go's defaults do not).
  *
  * Connections find their generation again by their session's
  * credentials pointer (gnutls_credentials_get), so nothing per connection
@@ -106,6 +108,10 @@ static int priorities(const struct serve_webconf *wc, char *s, size_t len, char 
 			 ciphers, macs, kx);
 	}
 	if (wc->ncurves) {
+		/* the groups are those of (EC)DHE: a static-RSA key exchange
+		 * (in NORMAL, not in Go) would go round them */
+		if (!wc->nciphers)
+			snprintf(s + strlen(s), len - strlen(s), ":-KX-ALL:+ECDHE-RSA:+ECDHE-ECDSA");
 		snprintf(s + strlen(s), len - strlen(s), ":-GROUP-ALL");
 		for (unsigned i = 0; i < wc->ncurves; i++)
 			add_name(s, len, serve_curves[wc->curves[i]].group);
