@@ -16,9 +16,11 @@
  * and the ring of recent ticks behind GET /, /api/v1/status and the
  * event stream /api/v1/events.
  *
- * The main thread only waits for SIGINT/SIGTERM and then shuts down in
- * order: the sampler first (it publishes into the HTTP side), then HTTP,
- * which keeps serving the last body until it stops.
+ * The main thread waits for SIGINT/SIGTERM, looking at the --web-config
+ * files once a second meanwhile (a changed one is read again and put in
+ * force: webwatch_poll), and then shuts down in order: the sampler first
+ * (it publishes into the HTTP side), then HTTP, which keeps serving the
+ * last body until it stops.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -16,9 +16,14 @@
  * and HEAD exist here; anything else gets 405 with an Allow header.
  *
  * With --web-config (serve/webconf.h) the daemon speaks TLS through
- * libmicrohttpd's GnuTLS (the minimum version as GnuTLS priorities), and
- * every route checks basic authentication first (serve/auth.c, which
- * keeps bcrypt off these threads).  A scraper that accepts gzip gets the
+ * libmicrohttpd's GnuTLS, each connection with the settings of the moment
+ * (serve/tlsconf.c sets its session's credentials and priorities when it
+ * opens), and every route checks rate_limit, the client certificate and
+ * basic authentication first (serve/auth.c, which keeps bcrypt off these
+ * threads).  serve_http_reload() puts a configuration read again in
+ * force: the TLS generation for new connections; users, headers (the
+ * small fixed answers are made per request to carry them) and the rate
+ * limit for new requests.  A scraper that accepts gzip gets the
  * body gzipped, compressed once per sample like the body itself is
  * rendered once: the first such scrape compresses the current body (kept
  * for that: one copy per sample), and from then on every published body
