@@ -16,9 +16,11 @@
  * and the ring of recent ticks behind GET /, /api/v1/status and the
  * event stream /api/v1/events.
  *
- * The main thread only waits for SIGINT/SIGTERM and then shuts down in
- * order: the sampler first (it publishes into the HTTP side), then HTTP,
- * which keeps serving the last body until it stops.
+ * The main thread waits for SIGINT/SIGTERM, looking at the --web-config
+ * files once a second meanwhile (a changed one is read again and put in
+ * force: webwatch_poll), and then shuts down in order: the sampler first
+ * (it publishes into the HTTP side), then HTTP, which keeps serving the
+ * last body until it stops.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,6 +39,8 @@
 #include "proc.h"
 #include "vramz/diagnose.h"
 #include "serve/http.h"
+#include "serve/procself.h"
+#include "serve/tlsconf.h"
 #include "serve/web.h"
 #include "serve/webconf.h"
 #include "ticker.h"
@@ -134,6 +138,10 @@ static int serve_tick(struct sampler *s)
 	if (prom_render(&s->body, &in) < 0)
 		return -1;
 	if (s->diag && snap && findings_render(s, &in, snap) < 0)
+		return -1;
+	/* the exporter's own process, as client_golang's exporters have it */
+	serve_procself_render(&s->body, "/proc");
+	if (s->body.oom)
 		return -1;
 	if (s->http &&
 	    serve_http_publish(s->http, s->body.p, s->body.len, s->st.up,
@@ -260,6 +268,7 @@ struct serve_args {
 	unsigned max_conn, max_per_ip, timeout_s, threads;
 	int no_web;              /* --no-web: no page, no /api */
 	unsigned max_streams;    /* --max-streams */
+	unsigned max_streams_ip; /* --max-streams-per-ip */
 	int64_t history_ms;      /* --history */
 	const struct serve_webconf *web; /* NULL: plain HTTP, no auth */
 };
@@ -267,6 +276,61 @@ struct serve_args {
 static void web_stop(void *web)
 {
 	serve_web_shutdown(web);
+}
+
+/* How often the web configuration's files are looked at (a stat each):
+ * a renewed certificate is served within this. */
+#define WEBCONF_POLL_MS 1000
+
+/* --web-config while serving: read again when it or a file it names
+ * changes, as exporter-toolkit reads it on each request. */
+struct webwatch {
+	const char *path;
+	const struct serve_webconf *cur; /* in force: the start's or latest */
+	struct serve_webconf latest;     /* the last one read again; owned */
+	struct serve_webconf_stamp seen;
+};
+
+static void say_warnings(const struct serve_webconf *wc)
+{
+	char lines[4][256];
+	unsigned n = serve_tls_warnings(wc, time(NULL), lines, 4);
+	for (unsigned i = 0; i < n; i++)
+		cli_err("serve: warning: %s", lines[i]);
+}
+
+/* One look: a change is read whole, and put in force or, if broken,
+ * said in one line while the last good one stays. */
+static void webwatch_poll(struct webwatch *w, struct serve_http *http)
+{
+	struct serve_webconf_stamp st;
+	/* stamped before reading: a change during the read shows next time */
+	serve_webconf_stamp(w->path, w->cur, &st);
+	if (st.h == w->seen.h)
+		return;
+	w->seen = st;
+	struct serve_webconf next;
+	char err[512];
+	if (serve_webconf_load(&next, w->path, err, sizeof err)) {
+		cli_err("serve: %s; keeping the configuration in force", err);
+		return;
+	}
+	if (next.content == w->cur->content) { /* touched, not changed */
+		serve_webconf_free(&next);
+		return;
+	}
+	if (serve_http_reload(http, &next, err, sizeof err)) {
+		cli_err("serve: %s; keeping the configuration in force", err);
+		serve_webconf_free(&next);
+		return;
+	}
+	cli_err("serve: %s changed: its new settings are in force (%u user%s%s)", w->path,
+		next.nusers, next.nusers == 1 ? "" : "s", next.tls ? ", TLS" : "");
+	say_warnings(&next);
+	if (w->cur == &w->latest)
+		serve_webconf_free(&w->latest);
+	w->latest = next;
+	w->cur = &w->latest;
 }
 
 /* Serves until SIGINT or SIGTERM: the HTTP side, then the sampler thread. */
@@ -299,6 +363,8 @@ static int serve_forever(struct sampler *s, const struct serve_args *a)
 		cli_err("serve: %s", err);
 		return hrc == SERVE_HTTP_EUSAGE ? EXIT_USAGE : EXIT_FAIL;
 	}
+	if (a->web)
+		say_warnings(a->web);
 	int tls = a->web && a->web->tls, users = a->web && a->web->nusers;
 	int certs = tls && a->web->client_auth != SERVE_CLIENT_NONE;
 	fprintf(stderr, "vramz serve: listening on http%s://%s/metrics (%u GPU%s, every %lld ms%s%s%s)\n",
@@ -313,14 +379,27 @@ static int serve_forever(struct sampler *s, const struct serve_args *a)
 		serve_http_stop(s->http);
 		return EXIT_FAIL;
 	}
-	int sig = 0;
-	sigwait(&sigs, &sig);
+	struct webwatch w = {.path = a->web ? a->web->path : NULL, .cur = a->web};
+	if (a->web)
+		serve_webconf_stamp(w.path, w.cur, &w.seen);
+	for (;;) {
+		struct timespec poll = {.tv_sec = WEBCONF_POLL_MS / 1000,
+					.tv_nsec = WEBCONF_POLL_MS % 1000 * 1000000L};
+		if (sigtimedwait(&sigs, NULL, a->web ? &poll : NULL) >= 0)
+			break;
+		if (errno != EAGAIN && errno != EINTR)
+			break;
+		if (a->web)
+			webwatch_poll(&w, s->http);
+	}
 	pthread_mutex_lock(&s->lock);
 	s->stop = 1;
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(th, NULL);
 	serve_http_stop(s->http);
+	if (w.cur == &w.latest)
+		serve_webconf_free(&w.latest);
 	return EXIT_OK;
 }
 
@@ -335,7 +414,8 @@ static int web_start(struct sampler *s, const struct serve_args *a)
 	}
 	if (gethostname(host, sizeof host - 1))
 		host[0] = 0;
-	struct serve_web_opts wo = {.max_streams = a->max_streams, .history_ms = a->history_ms,
+	struct serve_web_opts wo = {.max_streams = a->max_streams,
+				    .max_streams_per_ip = a->max_streams_ip, .history_ms = a->history_ms,
 				    .interval_ms = a->interval_ms, .hostname = host};
 	s->web = serve_web_new(&wo);
 	if (!s->web)
@@ -418,7 +498,7 @@ static int serve_run(const struct serve_args *a)
 
 static struct serve_args sa = {.listen = SERVE_DEFAULT_LISTEN, .interval_ms = 1000, .slow_ms = 10000,
 			       .max_conn = 128, .max_per_ip = 32, .timeout_s = 10, .threads = 2,
-			       .max_streams = 8, .history_ms = 5 * 60 * 1000};
+			       .max_streams = 8, .max_streams_ip = 4, .history_ms = 5 * 60 * 1000};
 static const char *web_config;
 
 const struct opt serve_opts[] = {
@@ -443,6 +523,8 @@ const struct opt serve_opts[] = {
 	 "no live page: / is a plain landing page, no /api/v1/status or /api/v1/events"},
 	{0, "max-streams", OPT_UINT, &sa.max_streams, "N",
 	 "live page event streams open at once; the next gets 503 (default 8)"},
+	{0, "max-streams-per-ip", OPT_UINT, &sa.max_streams_ip, "N",
+	 "of them from one client address (an IPv6 /64); the next gets 429 (default 4)"},
 	{0, "history", OPT_DURATION, &sa.history_ms, NULL,
 	 "keep DURATION of ticks for the page's charts (default 5m; at most 1h, 3600 ticks)"},
 	{0, "once", OPT_FLAG, &sa.once, NULL, "print one /metrics body to stdout and exit (1: no GPU could be read)"},
@@ -496,6 +578,10 @@ int cmd_serve(const struct cmd_args *args)
 	}
 	if (!sa.max_streams || sa.max_streams > sa.max_conn) {
 		cli_err("serve: --max-streams must be positive and at most --max-connections");
+		return EXIT_USAGE;
+	}
+	if (!sa.max_streams_ip) {
+		cli_err("serve: --max-streams-per-ip must be positive");
 		return EXIT_USAGE;
 	}
 	/* shorter than --interval keeps one tick (a long --interval must

@@ -79,7 +79,7 @@ struct serve_web *serve_web_new(const struct serve_web_opts *o)
 	snprintf(w->host, sizeof w->host, "%s", o->hostname ? o->hostname : "");
 	pthread_mutex_init(&w->lock, NULL);
 	w->hist = history_new(o->history_ms, o->interval_ms);
-	w->sse = sse_new(o->max_streams);
+	w->sse = sse_new(o->max_streams, o->max_streams_per_ip);
 	if (!w->hist || !w->sse || page_init() < 0) {
 		serve_web_free(w);
 		return NULL;
@@ -324,8 +324,9 @@ static enum MHD_Result answer_events(struct serve_web *w, struct MHD_Connection 
 		return serve_respond(c, MHD_HTTP_OK, "text/event-stream; charset=utf-8", "", 0,
 				     SERVE_STATIC | SERVE_WEB);
 	/* a client turned away costs no rendering (sse_open checks again) */
-	if (sse_count(w->sse) >= w->o.max_streams)
-		return sse_refuse(w->sse, c);
+	unsigned why = sse_full(w->sse, c);
+	if (why)
+		return sse_refuse(c, why);
 	pthread_mutex_lock(&w->lock);
 	size_t len = 0;
 	char *first = first_message(w, &len);

@@ -65,8 +65,13 @@ struct budget {
 };
 
 struct serve_auth {
+	/* the users: replaced by serve_auth_set_users under users_lock and
+	 * lock both, so the checker (which holds users_lock through a
+	 * bcrypt) or a request (lock) sees one set or the other whole */
+	pthread_mutex_t users_lock;
 	struct serve_user *users;
-	unsigned nusers;
+	unsigned nusers;   /* 0: no authentication, every request passes */
+	unsigned users_gen; /* changes with the users: a verdict on old ones is void */
 	unsigned char salt[16];
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -132,10 +137,12 @@ static void cache_put(struct serve_auth *a, const char *key, int ok)
 
 /* bcrypt of the password against the user's hash, compared in constant
  * time; an unknown user is checked against the first hash and denied.
- * Called without the lock: users do not change while the thread runs. */
+ * Called with users_lock held, not the lock. */
 static int verify(const struct serve_auth *a, struct crypt_data *cd, const char *user,
 		  size_t ulen, const char *pass)
 {
+	if (!a->nusers)
+		return 0;
 	unsigned match = a->nusers;
 	for (unsigned i = 0; i < a->nusers; i++) {
 		const char *name = a->users[i].name;
@@ -150,17 +157,40 @@ static int verify(const struct serve_auth *a, struct crypt_data *cd, const char 
 	return ok && match < a->nusers;
 }
 
+static void free_users(struct serve_user *u, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		free(u[i].name);
+		free(u[i].hash);
+	}
+	free(u);
+}
+
+/* A copy of n users; NULL when out of memory (or n is 0). */
+static struct serve_user *copy_users(const struct serve_user *users, unsigned n)
+{
+	struct serve_user *u = n ? calloc(n, sizeof *u) : NULL;
+	if (!u)
+		return NULL;
+	for (unsigned i = 0; i < n; i++) {
+		u[i].name = strdup(users[i].name);
+		u[i].hash = strdup(users[i].hash);
+		if (!u[i].name || !u[i].hash) {
+			free_users(u, i + 1);
+			return NULL;
+		}
+	}
+	return u;
+}
+
 static void auth_destroy(struct serve_auth *a)
 {
 	if (a->inited) {
 		pthread_mutex_destroy(&a->lock);
+		pthread_mutex_destroy(&a->users_lock);
 		pthread_cond_destroy(&a->wake);
 	}
-	for (unsigned i = 0; i < a->nusers; i++) {
-		free(a->users[i].name);
-		free(a->users[i].hash);
-	}
-	free(a->users);
+	free_users(a->users, a->nusers);
 	free(a);
 }
 
@@ -200,14 +230,21 @@ static void *checker_main(void *arg)
 		pthread_mutex_unlock(&a->lock);
 		/* on copies: serve_auth_stop may give up on this job (and its
 		 * connection) meanwhile, and not wait for bcrypt to end */
+		pthread_mutex_lock(&a->users_lock);
+		unsigned gen = a->users_gen;
 		int ok = cd && verify(a, cd, cred, ulen, cred + ulen + 1);
+		pthread_mutex_unlock(&a->users_lock);
 		explicit_bzero(cred, sizeof cred);
 		pthread_mutex_lock(&a->lock);
 		if (a->stop) /* the job was answered by serve_auth_stop */
 			break;
-		if (cd) /* out of memory is no verdict worth remembering */
+		/* checked against users replaced meanwhile: no verdict (503,
+		 * retry), and nothing remembered */
+		int stale = gen != a->users_gen;
+		if (cd && !stale) /* out of memory is no verdict worth remembering */
 			cache_put(a, j->key, ok);
-		__atomic_store_n(&j->r->state, ok ? ST_OK : ST_DENIED, __ATOMIC_RELEASE);
+		__atomic_store_n(&j->r->state, stale ? ST_BUSY : ok ? ST_OK : ST_DENIED,
+				 __ATOMIC_RELEASE);
 		struct MHD_Connection *c = j->c;
 		j->busy = 0;
 		/* resumed under the lock, so serve_auth_stop cannot have
@@ -222,10 +259,6 @@ static void *checker_main(void *arg)
 struct serve_auth *serve_auth_new(const struct serve_user *users, unsigned n, char *err,
 				  size_t errlen)
 {
-	if (!n) {
-		snprintf(err, errlen, "basic_auth_users: no user");
-		return NULL;
-	}
 	struct crypt_data *cd = calloc(1, sizeof *cd);
 	const char *out = cd ? crypt_rn("vramz", SELFTEST_HASH, cd, (int)sizeof *cd) : NULL;
 	int works = out && !strcmp(out, SELFTEST_HASH);
@@ -236,16 +269,9 @@ struct serve_auth *serve_auth_new(const struct serve_user *users, unsigned n, ch
 		return NULL;
 	}
 	struct serve_auth *a = calloc(1, sizeof *a);
-	if (!a || !(a->users = calloc(n, sizeof *a->users)))
+	if (!a || (n && !(a->users = copy_users(users, n))))
 		goto oom;
-	for (unsigned i = 0; i < n; i++, a->nusers++) {
-		a->users[i].name = strdup(users[i].name);
-		a->users[i].hash = strdup(users[i].hash);
-		if (!a->users[i].name || !a->users[i].hash) {
-			a->nusers++;
-			goto oom;
-		}
-	}
+	a->nusers = n;
 	if (getrandom(a->salt, sizeof a->salt, 0) != (ssize_t)sizeof a->salt) {
 		/* no entropy source: the key still hides the password from a
 		 * memory dump, only less well from a precomputed table */
@@ -253,6 +279,7 @@ struct serve_auth *serve_auth_new(const struct serve_user *users, unsigned n, ch
 		memcpy(a->salt, &t, sizeof t);
 	}
 	pthread_mutex_init(&a->lock, NULL);
+	pthread_mutex_init(&a->users_lock, NULL);
 	pthread_cond_init(&a->wake, NULL);
 	a->inited = 1;
 	a->refs = 2;
@@ -268,6 +295,28 @@ oom:
 	if (a)
 		auth_destroy(a);
 	return NULL;
+}
+
+int serve_auth_set_users(struct serve_auth *a, const struct serve_user *users, unsigned n)
+{
+	struct serve_user *u = copy_users(users, n), *old;
+	if (n && !u)
+		return -1;
+	/* users_lock first: waits for a bcrypt under way (a second at most) */
+	pthread_mutex_lock(&a->users_lock);
+	pthread_mutex_lock(&a->lock);
+	old = a->users;
+	unsigned oldn = a->nusers;
+	a->users = u;
+	a->nusers = n;
+	a->users_gen++;
+	/* a password right or wrong for the old users says nothing now */
+	memset(a->ok, 0, sizeof a->ok);
+	memset(a->bad, 0, sizeof a->bad);
+	pthread_mutex_unlock(&a->lock);
+	pthread_mutex_unlock(&a->users_lock);
+	free_users(old, oldn);
+	return 0;
 }
 
 void serve_auth_stop(struct serve_auth *a)
@@ -395,6 +444,11 @@ enum serve_auth_verdict serve_auth_check(struct serve_auth *a, struct MHD_Connec
 		return SERVE_AUTH_BUSY;
 	if (st != ST_NONE) /* denied, or (never) called while pending */
 		return SERVE_AUTH_DENIED;
+	pthread_mutex_lock(&a->lock);
+	unsigned nusers = a->nusers;
+	pthread_mutex_unlock(&a->lock);
+	if (!nusers)
+		return SERVE_AUTH_OK;
 	char buf[CRED_MAX + 1];
 	const char *user, *pass;
 	if (serve_auth_parse(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -414,7 +468,10 @@ enum serve_auth_verdict serve_auth_check(struct serve_auth *a, struct MHD_Connec
 	pthread_mutex_lock(&a->lock);
 	/* known credentials never wait, nor spend a budget */
 	int cached = cache_get(a, key);
-	if (cached >= 0) {
+	if (!a->nusers) { /* the users were all removed: no authentication */
+		v = SERVE_AUTH_OK;
+		__atomic_store_n(&r->state, ST_OK, __ATOMIC_RELEASE);
+	} else if (cached >= 0) {
 		v = cached ? SERVE_AUTH_OK : SERVE_AUTH_DENIED;
 		__atomic_store_n(&r->state, cached ? ST_OK : ST_DENIED, __ATOMIC_RELEASE);
 	} else {

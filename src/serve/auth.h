@@ -55,10 +55,16 @@ struct serve_auth_req {
 	int state; /* written by the checking thread, read by the handler */
 };
 
-/* Starts the checking thread for these users (copied); checks first that
- * libcrypt computes bcrypt.  NULL with a reason in err. */
+/* Starts the checking thread for these users (copied; none: every request
+ * passes until some are set); checks first that libcrypt computes bcrypt.
+ * NULL with a reason in err. */
 struct serve_auth *serve_auth_new(const struct serve_user *users, unsigned n, char *err,
 				  size_t errlen);
+/* Replaces the users (copied) while serving: a web configuration read
+ * again.  Every remembered verdict is forgotten (a password changed or a
+ * user removed takes effect at once); a check under way against the old
+ * users answers 503 (retry).  -1 when out of memory (the old users stay). */
+int serve_auth_set_users(struct serve_auth *a, const struct serve_user *users, unsigned n);
 /* Stops the thread and resumes every connection still waiting (each is
  * then denied): call before MHD_stop_daemon, which must find none
  * suspended. */

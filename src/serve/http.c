@@ -16,9 +16,14 @@
  * and HEAD exist here; anything else gets 405 with an Allow header.
  *
  * With --web-config (serve/webconf.h) the daemon speaks TLS through
- * libmicrohttpd's GnuTLS (the minimum version as GnuTLS priorities), and
- * every route checks basic authentication first (serve/auth.c, which
- * keeps bcrypt off these threads).  A scraper that accepts gzip gets the
+ * libmicrohttpd's GnuTLS, each connection with the settings of the moment
+ * (serve/tlsconf.c sets its session's credentials and priorities when it
+ * opens), and every route checks rate_limit, the client certificate and
+ * basic authentication first (serve/auth.c, which keeps bcrypt off these
+ * threads).  serve_http_reload() puts a configuration read again in
+ * force: the TLS generation for new connections; users, headers (the
+ * small fixed answers are made per request to carry them) and the rate
+ * limit for new requests.  A scraper that accepts gzip gets the
  * body gzipped, compressed once per sample like the body itself is
  * rendered once: the first such scrape compresses the current body (kept
  * for that: one copy per sample), and from then on every published body
@@ -42,15 +47,43 @@
 #include "serve/auth.h"
 #include "serve/guard.h"
 #include "serve/gzip.h"
+#include "serve/tlsconf.h"
 #include "serve/webconf.h"
+#include "clock.h"
 
 /* Request headers beyond this (in MHD's per-connection pool) are refused. */
 #define CONN_MEMORY_BYTES (16 * 1024)
 
-/* http_server_config.headers, on every response (serve_conf_headers);
- * the web configuration outlives the server */
-static const struct serve_header *conf_headers;
+/* http_server_config.headers, on every response (serve_conf_headers): a
+ * copy, replaced whole when the web configuration is read again */
+static struct serve_header *conf_headers;
 static unsigned nconf_headers;
+static pthread_rwlock_t conf_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+/* The small fixed answers, made per request (a few hundred bytes, no
+ * copy of the text), so each carries the headers of the moment. */
+enum canned {
+	C_LANDING, C_NOT_FOUND, C_NOT_ALLOWED, C_NO_SAMPLE, C_UNAUTHORIZED, C_BUSY, C_NO_CERT,
+	C_RATE, C_COUNT
+};
+static const struct {
+	unsigned status;
+	const char *text, *type, *header, *value; /* header: one more, or NULL */
+} canned[C_COUNT] = {
+	[C_LANDING] = {MHD_HTTP_OK, NULL, "text/html; charset=utf-8", NULL, NULL},
+	[C_NOT_FOUND] = {MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", NULL, NULL, NULL},
+	[C_NOT_ALLOWED] = {MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD only\n",
+			   NULL, MHD_HTTP_HEADER_ALLOW, "GET, HEAD"},
+	[C_NO_SAMPLE] = {MHD_HTTP_SERVICE_UNAVAILABLE, "no sample yet\n", NULL, NULL, NULL},
+	[C_UNAUTHORIZED] = {MHD_HTTP_UNAUTHORIZED, "unauthorized\n", NULL,
+			    MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"vramz\", charset=\"UTF-8\""},
+	[C_BUSY] = {MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "too many new logins being checked: retry in a second\n", NULL,
+		    MHD_HTTP_HEADER_RETRY_AFTER, "1"},
+	[C_NO_CERT] = {MHD_HTTP_FORBIDDEN, "a client certificate this server trusts is required\n",
+		       NULL, NULL, NULL},
+	[C_RATE] = {MHD_HTTP_TOO_MANY_REQUESTS, "Too Many Requests\n", NULL, NULL, NULL},
+};
 
 struct serve_http {
 	struct MHD_Daemon *d;
@@ -68,9 +101,12 @@ struct serve_http {
 	int (*route)(void *cls, struct MHD_Connection *c, const char *url, int head);
 	void (*route_stop)(void *cls);
 	void *route_cls;
-	struct MHD_Response *landing, *not_found, *not_allowed, *no_sample, *unauthorized, *busy,
-		*no_cert;
-	enum serve_client_auth client_auth; /* with TLS; NONE without */
+	struct serve_tls *tls;         /* NULL: plain HTTP */
+	/* rate_limit: requests in all, as a virtual clock (GCRA) */
+	pthread_mutex_t rate_lock;
+	int64_t rate_interval_ns;      /* 0: no limit */
+	unsigned rate_burst;
+	int64_t rate_tat_ns;
 	/* libmicrohttpd's last message while starting: why a start failed */
 	pthread_mutex_t log_lock;
 	int starting;
@@ -82,6 +118,7 @@ struct serve_http {
  * on_completed. */
 struct serve_req {
 	struct serve_auth_req auth;
+	int counted;     /* by rate_limit already */
 };
 
 static const char landing_html[] =
@@ -92,23 +129,65 @@ static const char landing_html[] =
 	"<li><a href=\"/health\">/health</a> (200 when the last sample read a GPU)</li></ul>\n"
 	"<p>vramz " VRAMZ_VERSION_STRING "</p></body></html>\n";
 
-static struct MHD_Response *static_response(const char *text, const char *type)
+static enum MHD_Result answer_canned(struct MHD_Connection *c, enum canned which)
 {
+	const char *text = canned[which].text ? canned[which].text : landing_html;
 	struct MHD_Response *r = MHD_create_response_from_buffer(
 		strlen(text), (void *)(uintptr_t)text, MHD_RESPMEM_PERSISTENT);
-	if (r) {
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-		serve_conf_headers(r);
-	}
-	return r;
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				canned[which].type ? canned[which].type : "text/plain; charset=utf-8");
+	if (canned[which].header)
+		MHD_add_response_header(r, canned[which].header, canned[which].value);
+	serve_conf_headers(r);
+	enum MHD_Result rc = MHD_queue_response(c, canned[which].status, r);
+	MHD_destroy_response(r);
+	return rc;
 }
 
 void serve_conf_headers(struct MHD_Response *r)
 {
+	pthread_rwlock_rdlock(&conf_lock);
 	/* a header the response sets itself (the page's own CSP) stays */
 	for (unsigned i = 0; i < nconf_headers; i++)
 		if (!MHD_get_response_header(r, conf_headers[i].name))
 			MHD_add_response_header(r, conf_headers[i].name, conf_headers[i].value);
+	pthread_rwlock_unlock(&conf_lock);
+}
+
+static void free_headers(struct serve_header *hs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		free(hs[i].name);
+		free(hs[i].value);
+	}
+	free(hs);
+}
+
+/* Makes a copy of hs the headers of every answer from now on; -1 when
+ * out of memory (the old ones stay). */
+static int set_conf_headers(const struct serve_header *hs, unsigned n)
+{
+	struct serve_header *copy = n ? calloc(n, sizeof *copy) : NULL;
+	if (n && !copy)
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		copy[i].name = strdup(hs[i].name);
+		copy[i].value = strdup(hs[i].value);
+		if (!copy[i].name || !copy[i].value) {
+			free_headers(copy, i + 1);
+			return -1;
+		}
+	}
+	pthread_rwlock_wrlock(&conf_lock);
+	struct serve_header *old = conf_headers;
+	unsigned oldn = nconf_headers;
+	conf_headers = copy;
+	nconf_headers = n;
+	pthread_rwlock_unlock(&conf_lock);
+	free_headers(old, oldn);
+	return 0;
 }
 
 static enum MHD_Result queue_shared(struct serve_http *h, struct MHD_Connection *c,
@@ -116,10 +195,13 @@ static enum MHD_Result queue_shared(struct serve_http *h, struct MHD_Connection 
 {
 	pthread_mutex_lock(&h->lock);
 	/* MHD takes its own reference: the sampler may drop ours right after */
-	enum MHD_Result rc = *slot ? MHD_queue_response(c, status, *slot)
-				   : MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, h->no_sample);
+	if (*slot) {
+		enum MHD_Result rc = MHD_queue_response(c, status, *slot);
+		pthread_mutex_unlock(&h->lock);
+		return rc;
+	}
 	pthread_mutex_unlock(&h->lock);
-	return rc;
+	return answer_canned(c, C_NO_SAMPLE);
 }
 
 /* A response of body (len bytes, copied when copy) with the /metrics
@@ -165,8 +247,11 @@ static enum MHD_Result answer_metrics(struct serve_http *h, struct MHD_Connectio
 	if (!h->metrics_gz && h->metrics && h->body)
 		h->metrics_gz = gzip_response(h->body, h->body_len);
 	struct MHD_Response *r = h->metrics_gz ? h->metrics_gz : h->metrics;
-	enum MHD_Result rc = r ? MHD_queue_response(c, MHD_HTTP_OK, r)
-			       : MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, h->no_sample);
+	if (!r) {
+		pthread_mutex_unlock(&h->lock);
+		return answer_canned(c, C_NO_SAMPLE);
+	}
+	enum MHD_Result rc = MHD_queue_response(c, MHD_HTTP_OK, r);
 	pthread_mutex_unlock(&h->lock);
 	return rc;
 }
@@ -211,27 +296,21 @@ void serve_web_headers(struct MHD_Response *r)
 	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 }
 
-/* tls_server_config.client_auth_type, checked as Go's TLS server would
- * in the handshake: libmicrohttpd asks for a certificate (when it has
- * authorities to name) but leaves judging it to us. */
-static int client_cert_ok(const struct serve_http *h, struct MHD_Connection *c)
+/* rate_limit, as golang.org/x/time/rate's limiter exporter-toolkit
+ * uses: one request every interval, burst at once; 1 when this one may
+ * go on. */
+static int rate_ok(struct serve_http *h)
 {
-	if (h->client_auth <= SERVE_CLIENT_REQUEST)
-		return 1;
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-	gnutls_session_t s = ci ? (gnutls_session_t)ci->tls_session : NULL;
-	if (!s)
-		return 0;
-	unsigned n = 0;
-	const gnutls_datum_t *peers = gnutls_certificate_get_peers(s, &n);
-	if (!peers || !n)
-		return h->client_auth == SERVE_CLIENT_VERIFY_IF_GIVEN;
-	if (h->client_auth == SERVE_CLIENT_REQUIRE_ANY)
-		return 1;
-	/* against client_ca_file (the daemon's trust list): chain, dates */
-	unsigned status = 0;
-	return gnutls_certificate_verify_peers2(s, &status) == 0 && status == 0;
+	pthread_mutex_lock(&h->rate_lock);
+	int ok = 1;
+	if (h->rate_interval_ns) {
+		int64_t now = clock_mono_ns(), tat = h->rate_tat_ns > now ? h->rate_tat_ns : now;
+		ok = tat + h->rate_interval_ns - now <= (int64_t)h->rate_burst * h->rate_interval_ns;
+		if (ok)
+			h->rate_tat_ns = tat + h->rate_interval_ns;
+	}
+	pthread_mutex_unlock(&h->rate_lock);
+	return ok;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -246,7 +325,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	 * then closes the connection, which is what an unwanted upload earns.
 	 * The answer is the same for everyone, so it needs no credentials. */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, h->not_allowed);
+		return answer_canned(c, C_NOT_ALLOWED);
 	/* A response queued on the first call (headers only) makes MHD drop
 	 * keep-alive; answering on the second, after the (empty) body, lets
 	 * Prometheus reuse its connection scrape after scrape. */
@@ -259,8 +338,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	struct serve_req *rq = *req_cls;
-	if (!client_cert_ok(h, c))
-		return MHD_queue_response(c, MHD_HTTP_FORBIDDEN, h->no_cert);
+	/* a request back from a password check was counted already */
+	if (!rq->counted) {
+		rq->counted = 1;
+		if (!rate_ok(h))
+			return answer_canned(c, C_RATE);
+	}
+	if (h->tls && !serve_tls_client_ok(h->tls, c))
+		return answer_canned(c, C_NO_CERT);
 	if (h->auth) {
 		switch (serve_auth_check(h->auth, c, &rq->auth)) {
 		case SERVE_AUTH_OK:
@@ -268,10 +353,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		case SERVE_AUTH_PENDING: /* suspended; called again when checked */
 			return MHD_YES;
 		case SERVE_AUTH_BUSY:
-			return MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, h->busy);
+			return answer_canned(c, C_BUSY);
 		case SERVE_AUTH_DENIED:
 		default:
-			return MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, h->unauthorized);
+			return answer_canned(c, C_UNAUTHORIZED);
 		}
 	}
 	/* ---- every route below is authenticated (http.h: adding a route) ---- */
@@ -280,11 +365,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!strcmp(url, "/health")) {
 		/* 503 while the GPUs cannot be read, so a liveness probe sees it */
 		pthread_mutex_lock(&h->lock);
-		enum MHD_Result rc =
-			h->health ? MHD_queue_response(c, h->health_ok ? MHD_HTTP_OK
-								   : MHD_HTTP_SERVICE_UNAVAILABLE,
-						       h->health)
-				  : MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, h->no_sample);
+		if (!h->health) {
+			pthread_mutex_unlock(&h->lock);
+			return answer_canned(c, C_NO_SAMPLE);
+		}
+		enum MHD_Result rc = MHD_queue_response(
+			c, h->health_ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, h->health);
 		pthread_mutex_unlock(&h->lock);
 		return rc;
 	}
@@ -294,8 +380,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			return (enum MHD_Result)rc;
 	}
 	if (!strcmp(url, "/"))
-		return MHD_queue_response(c, MHD_HTTP_OK, h->landing);
-	return MHD_queue_response(c, MHD_HTTP_NOT_FOUND, h->not_found);
+		return answer_canned(c, C_LANDING);
+	return answer_canned(c, C_NOT_FOUND);
+}
+
+/* libmicrohttpd's connection notification: the TLS generation first (a
+ * session must have it before its handshake), then the guard's limits. */
+static void on_notify(void *cls, struct MHD_Connection *c, void **socket_ctx,
+		      enum MHD_ConnectionNotificationCode code)
+{
+	struct serve_http *h = cls;
+	if (h->tls && code == MHD_CONNECTION_NOTIFY_STARTED)
+		serve_tls_attach(h->tls, c);
+	else if (h->tls && code == MHD_CONNECTION_NOTIFY_CLOSED)
+		serve_tls_detach(h->tls, c);
+	serve_guard_notify(h->guard, c, socket_ctx, code);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
@@ -385,38 +484,10 @@ static int tls_options(const struct serve_webconf *w, struct MHD_OptionItem *o, 
 		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, w->key_pem};
 		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, w->cert_pem};
 		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, prio};
-		/* libmicrohttpd asks clients for a certificate only when it has
-		 * authorities to trust: without client_ca_file (Request- and
-		 * RequireAnyClientCert) the server's own certificate stands in,
-		 * as nothing is verified against it */
-		if (w->client_auth != SERVE_CLIENT_NONE)
-			o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0,
-							 w->client_ca_pem ? w->client_ca_pem
-									  : w->cert_pem};
+		/* the client CAs, the certificate request and the rest are
+		 * each session's (serve/tlsconf.c): they can change */
 	}
 	o[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-	return 0;
-}
-
-static int make_responses(struct serve_http *h)
-{
-	h->landing = static_response(landing_html, "text/html; charset=utf-8");
-	h->not_found = static_response("not found: try /metrics\n", "text/plain; charset=utf-8");
-	h->not_allowed = static_response("method not allowed: GET or HEAD only\n",
-					 "text/plain; charset=utf-8");
-	h->no_sample = static_response("no sample yet\n", "text/plain; charset=utf-8");
-	h->unauthorized = static_response("unauthorized\n", "text/plain; charset=utf-8");
-	h->busy = static_response("too many new logins being checked: retry in a second\n",
-				  "text/plain; charset=utf-8");
-	h->no_cert = static_response("a client certificate this server trusts is required\n",
-				     "text/plain; charset=utf-8");
-	if (!h->landing || !h->not_found || !h->not_allowed || !h->no_sample || !h->unauthorized ||
-	    !h->busy || !h->no_cert)
-		return -1;
-	MHD_add_response_header(h->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	MHD_add_response_header(h->unauthorized, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-				"Basic realm=\"vramz\", charset=\"UTF-8\"");
-	MHD_add_response_header(h->busy, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	return 0;
 }
 
@@ -438,15 +509,19 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 	}
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->log_lock, NULL);
+	pthread_mutex_init(&h->rate_lock, NULL);
 	if (o->web) {
-		conf_headers = o->web->headers;
-		nconf_headers = o->web->nheaders;
-		h->client_auth = o->web->tls ? o->web->client_auth : SERVE_CLIENT_NONE;
-	}
-	if (make_responses(h)) {
-		snprintf(err, errlen, "out of memory");
-		serve_http_stop(h);
-		return -1;
+		h->rate_interval_ns = o->web->rate_interval_ns;
+		h->rate_burst = o->web->rate_burst;
+		if (set_conf_headers(o->web->headers, o->web->nheaders)) {
+			snprintf(err, errlen, "out of memory");
+			serve_http_stop(h);
+			return -1;
+		}
+		if (o->web->tls && !(h->tls = serve_tls_new(o->web, err, errlen))) {
+			serve_http_stop(h);
+			return -1;
+		}
 	}
 	h->guard = serve_guard_new(o->max_connections, o->max_per_ip, o->timeout_s);
 	if (!h->guard) {
@@ -454,8 +529,8 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 		serve_http_stop(h);
 		return -1;
 	}
-	if (o->web && o->web->nusers &&
-	    !(h->auth = serve_auth_new(o->web->users, o->web->nusers, err, errlen))) {
+	/* with a web configuration always: users may come when it is read again */
+	if (o->web && !(h->auth = serve_auth_new(o->web->users, o->web->nusers, err, errlen))) {
 		serve_http_stop(h);
 		return -1;
 	}
@@ -487,7 +562,7 @@ int serve_http_start(struct serve_http **out, const struct serve_http_opts *o,
 		MHD_OPTION_CONNECTION_LIMIT,
 		o->max_connections > UINT_MAX / 4 ? UINT_MAX : o->max_connections * 2 + 16,
 		/* the per-address limit is the guard's (serve_guard_accept) */
-		MHD_OPTION_NOTIFY_CONNECTION, serve_guard_notify, h->guard,
+		MHD_OPTION_NOTIFY_CONNECTION, on_notify, h,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_BYTES,
@@ -585,14 +660,41 @@ void serve_http_stop(struct serve_http *h)
 		MHD_stop_daemon(h->d);
 	serve_auth_free(h->auth);
 	serve_guard_free(h->guard); /* after the daemon: no callback is left */
-	struct MHD_Response *rs[] = {h->metrics, h->metrics_gz, h->health, h->landing,
-				     h->not_found, h->not_allowed, h->no_sample, h->unauthorized,
-				     h->busy, h->no_cert};
+	serve_tls_free(h->tls);
+	set_conf_headers(NULL, 0);
+	struct MHD_Response *rs[] = {h->metrics, h->metrics_gz, h->health};
 	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
 		if (rs[i])
 			MHD_destroy_response(rs[i]);
 	free(h->body);
 	pthread_mutex_destroy(&h->lock);
 	pthread_mutex_destroy(&h->log_lock);
+	pthread_mutex_destroy(&h->rate_lock);
 	free(h);
+}
+
+int serve_http_reload(struct serve_http *h, const struct serve_webconf *wc, char *err,
+		      size_t errlen)
+{
+	const char *path = wc->path ? wc->path : "--web-config";
+	/* the daemon speaks TLS or not from its start */
+	if (!wc->tls != !h->tls) {
+		snprintf(err, errlen, "%s: turning TLS %s needs a restart", path,
+			 wc->tls ? "on" : "off");
+		return -1;
+	}
+	if (wc->tls && serve_tls_update(h->tls, wc, err, errlen))
+		return -1;
+	if (set_conf_headers(wc->headers, wc->nheaders) ||
+	    serve_auth_set_users(h->auth, wc->users, wc->nusers)) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	pthread_mutex_lock(&h->rate_lock);
+	if (h->rate_interval_ns != wc->rate_interval_ns || h->rate_burst != wc->rate_burst)
+		h->rate_tat_ns = 0; /* a new limit starts with its whole burst */
+	h->rate_interval_ns = wc->rate_interval_ns;
+	h->rate_burst = wc->rate_burst;
+	pthread_mutex_unlock(&h->rate_lock);
+	return 0;
 }

@@ -39,7 +39,8 @@ struct serve_http_opts {
 	unsigned timeout_s;       /* idle connection timeout */
 	unsigned threads;         /* worker threads */
 	/* --web-config (TLS, basic auth); NULL: plain HTTP, no auth.  Must
-	 * outlive the daemon (serve_http_stop). */
+	 * outlive the daemon (serve_http_stop): libmicrohttpd keeps its
+	 * first certificate and key. */
 	const struct serve_webconf *web;
 	/* More routes (serve/web.h); NULL: none, / is the landing page.
 	 * route answers and returns an enum MHD_Result, or -1 when url is not
@@ -64,6 +65,14 @@ const char *serve_http_address(const struct serve_http *h);
 int serve_http_publish(struct serve_http *h, const char *body, size_t len, int healthy,
 		       const char *reason);
 void serve_http_stop(struct serve_http *h);
+/* A web configuration read again (the daemon was started with one): its
+ * certificate, key, client CAs and TLS settings for the connections that
+ * open from now on, its users, headers and rate limit for the requests
+ * that come.  wc need not outlive the call.  -1 with the reason in err
+ * (TLS turned on or off, which needs a restart; a key that is not the
+ * certificate's): then nothing changed. */
+int serve_http_reload(struct serve_http *h, const struct serve_webconf *wc, char *err,
+		      size_t errlen);
 
 /* serve_respond() flags */
 enum {

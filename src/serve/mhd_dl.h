@@ -26,6 +26,7 @@
 
 #include <crypt.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <yaml.h>
 #include <zlib.h>
@@ -50,8 +51,30 @@
 #define VRAMZ_Z_FUNCS(X) X(deflateInit2_) X(deflateBound) X(deflate) X(deflateEnd)
 /* libxcrypt: bcrypt password hashes (serve/auth.c) */
 #define VRAMZ_CRYPT_FUNCS(X) X(crypt_rn)
-/* GnuTLS: client certificates (serve/http.c; libmicrohttpd maps it already) */
-#define VRAMZ_GNUTLS_FUNCS(X) X(gnutls_certificate_get_peers) X(gnutls_certificate_verify_peers2)
+/* GnuTLS (libmicrohttpd maps it already): client certificates, and each
+ * session's credentials and priorities from the web configuration of the
+ * moment (serve/tlsconf.c) */
+#define VRAMZ_GNUTLS_FUNCS(X)                                                \
+	X(gnutls_certificate_get_peers)                                      \
+	X(gnutls_certificate_verify_peers2)                                  \
+	X(gnutls_certificate_allocate_credentials)                           \
+	X(gnutls_certificate_free_credentials)                               \
+	X(gnutls_certificate_set_x509_key_mem)                               \
+	X(gnutls_certificate_set_x509_trust_mem)                             \
+	X(gnutls_certificate_server_set_request)                             \
+	X(gnutls_credentials_set)                                            \
+	X(gnutls_credentials_get)                                            \
+	X(gnutls_priority_init)                                              \
+	X(gnutls_priority_deinit)                                            \
+	X(gnutls_priority_set)                                               \
+	X(gnutls_strerror)                                                   \
+	X(gnutls_x509_crt_init)                                              \
+	X(gnutls_x509_crt_deinit)                                            \
+	X(gnutls_x509_crt_import)                                            \
+	X(gnutls_x509_crt_get_activation_time)                               \
+	X(gnutls_x509_crt_get_expiration_time)                               \
+	X(gnutls_x509_crt_get_pk_algorithm)                                  \
+	X(gnutls_x509_crt_get_subject_alt_name)
 /* libyaml: the --web-config file (serve/webconf.c), loaded by
  * yaml_dl_load() only when there is one */
 #define VRAMZ_YAML_FUNCS(X)                                                  \
@@ -96,6 +119,24 @@ int yaml_dl_load(char *err, size_t errlen);
 #define MHD_get_response_header (*vramz_mhd.MHD_get_response_header)
 #define gnutls_certificate_get_peers (*vramz_mhd.gnutls_certificate_get_peers)
 #define gnutls_certificate_verify_peers2 (*vramz_mhd.gnutls_certificate_verify_peers2)
+#define gnutls_certificate_allocate_credentials (*vramz_mhd.gnutls_certificate_allocate_credentials)
+#define gnutls_certificate_free_credentials (*vramz_mhd.gnutls_certificate_free_credentials)
+#define gnutls_certificate_set_x509_key_mem (*vramz_mhd.gnutls_certificate_set_x509_key_mem)
+#define gnutls_certificate_set_x509_trust_mem (*vramz_mhd.gnutls_certificate_set_x509_trust_mem)
+#define gnutls_certificate_server_set_request (*vramz_mhd.gnutls_certificate_server_set_request)
+#define gnutls_credentials_set (*vramz_mhd.gnutls_credentials_set)
+#define gnutls_credentials_get (*vramz_mhd.gnutls_credentials_get)
+#define gnutls_priority_init (*vramz_mhd.gnutls_priority_init)
+#define gnutls_priority_deinit (*vramz_mhd.gnutls_priority_deinit)
+#define gnutls_priority_set (*vramz_mhd.gnutls_priority_set)
+#define gnutls_strerror (*vramz_mhd.gnutls_strerror)
+#define gnutls_x509_crt_init (*vramz_mhd.gnutls_x509_crt_init)
+#define gnutls_x509_crt_deinit (*vramz_mhd.gnutls_x509_crt_deinit)
+#define gnutls_x509_crt_import (*vramz_mhd.gnutls_x509_crt_import)
+#define gnutls_x509_crt_get_activation_time (*vramz_mhd.gnutls_x509_crt_get_activation_time)
+#define gnutls_x509_crt_get_expiration_time (*vramz_mhd.gnutls_x509_crt_get_expiration_time)
+#define gnutls_x509_crt_get_pk_algorithm (*vramz_mhd.gnutls_x509_crt_get_pk_algorithm)
+#define gnutls_x509_crt_get_subject_alt_name (*vramz_mhd.gnutls_x509_crt_get_subject_alt_name)
 #define deflateInit2_ (*vramz_mhd.deflateInit2_)
 #define deflateBound (*vramz_mhd.deflateBound)
 #define deflate (*vramz_mhd.deflate)

@@ -10,6 +10,10 @@
  *
  * Bounds: at most max_streams (--max-streams) at once, the next client
  * gets 503 with Retry-After, so tabs cannot multiply the exporter's work;
+ * at most per_addr (--max-streams-per-ip) of them from one client address
+ * (serve_addr_key: an IPv6 /64 is one), the next from it 429, so one
+ * address cannot take every stream and lock the page for everyone (issue
+ * 35);
  * and a stream whose buffer holds more than SSE_BACKLOG_BYTES beyond its
  * first message (a client that stopped reading: the kernel's socket
  * buffer is full, and the events pile up here) is dropped: its buffer is
@@ -27,12 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "serve/guard.h"
+
 /* MHD asks for content in blocks of this */
 #define SSE_BLOCK_BYTES (16 * 1024)
 
 struct sse_stream {
 	struct sse_hub *hub;
 	struct MHD_Connection *c;
+	unsigned char addr[SERVE_ADDR_KEY_LEN]; /* the client's, as the cap counts */
 	char *buf;             /* pending bytes are buf[off, len) */
 	size_t off, len, alloc;
 	size_t limit;          /* pending bytes beyond this: dropped */
@@ -43,28 +50,18 @@ struct sse_stream {
 
 struct sse_hub {
 	pthread_mutex_t lock;
-	unsigned n, max;
+	unsigned n, max, per_addr;
 	int stopping;
 	struct sse_stream *head;
-	struct MHD_Response *busy; /* 503 */
 };
 
-struct sse_hub *sse_new(unsigned max_streams)
+struct sse_hub *sse_new(unsigned max_streams, unsigned per_addr)
 {
-	static const char busy[] = "too many event streams open: retry later\n";
 	struct sse_hub *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->max = max_streams;
-	s->busy = MHD_create_response_from_buffer(sizeof busy - 1, (void *)(uintptr_t)busy,
-						  MHD_RESPMEM_PERSISTENT);
-	if (!s->busy) {
-		free(s);
-		return NULL;
-	}
-	MHD_add_response_header(s->busy, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-	MHD_add_response_header(s->busy, MHD_HTTP_HEADER_RETRY_AFTER, "5");
-	serve_conf_headers(s->busy);
+	s->per_addr = per_addr;
 	pthread_mutex_init(&s->lock, NULL);
 	return s;
 }
@@ -104,7 +101,6 @@ void sse_free(struct sse_hub *s)
 	if (!s)
 		return;
 	/* the daemon is stopped: every stream's free callback has run */
-	MHD_destroy_response(s->busy);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -115,6 +111,39 @@ unsigned sse_count(struct sse_hub *s)
 	unsigned n = s->n;
 	pthread_mutex_unlock(&s->lock);
 	return n;
+}
+
+static void addr_of(struct MHD_Connection *c, unsigned char key[SERVE_ADDR_KEY_LEN])
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci && ci->client_addr)
+		serve_addr_key(ci->client_addr, key);
+	else
+		memset(key, 0, SERVE_ADDR_KEY_LEN);
+}
+
+/* Why a stream from addr cannot open now (hub locked): 0 it can,
+ * MHD_HTTP_SERVICE_UNAVAILABLE all are taken, MHD_HTTP_TOO_MANY_REQUESTS
+ * its address holds its share. */
+static unsigned full(const struct sse_hub *s, const unsigned char addr[SERVE_ADDR_KEY_LEN])
+{
+	if (s->n >= s->max || s->stopping)
+		return MHD_HTTP_SERVICE_UNAVAILABLE;
+	unsigned mine = 0;
+	for (const struct sse_stream *st = s->head; st; st = st->next)
+		mine += !st->dead && !memcmp(st->addr, addr, SERVE_ADDR_KEY_LEN);
+	return mine >= s->per_addr ? MHD_HTTP_TOO_MANY_REQUESTS : 0;
+}
+
+unsigned sse_full(struct sse_hub *s, struct MHD_Connection *c)
+{
+	unsigned char addr[SERVE_ADDR_KEY_LEN];
+	addr_of(c, addr);
+	pthread_mutex_lock(&s->lock);
+	unsigned why = full(s, addr);
+	pthread_mutex_unlock(&s->lock);
+	return why;
 }
 
 /* Appends len bytes to st's buffer (hub locked); -1 when over its limit
@@ -200,9 +229,24 @@ static void sse_closed(void *cls)
 	free(st);
 }
 
-enum MHD_Result sse_refuse(struct sse_hub *s, struct MHD_Connection *c)
+enum MHD_Result sse_refuse(struct MHD_Connection *c, unsigned why)
 {
-	return MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, s->busy);
+	static const char busy[] = "too many event streams open: retry later\n",
+			  mine[] = "too many event streams open from your address: close one (a tab) "
+				   "or retry later\n";
+	int addr = why == MHD_HTTP_TOO_MANY_REQUESTS;
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		addr ? sizeof mine - 1 : sizeof busy - 1, (void *)(uintptr_t)(addr ? mine : busy),
+		MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
+	serve_conf_headers(r); /* the web configuration's of now: made per refusal */
+	enum MHD_Result rc = MHD_queue_response(c, addr ? MHD_HTTP_TOO_MANY_REQUESTS
+						    : MHD_HTTP_SERVICE_UNAVAILABLE, r);
+	MHD_destroy_response(r);
+	return rc;
 }
 
 enum MHD_Result sse_open(struct sse_hub *s, struct MHD_Connection *c, const char *first,
@@ -214,12 +258,14 @@ enum MHD_Result sse_open(struct sse_hub *s, struct MHD_Connection *c, const char
 	st->hub = s;
 	st->c = c;
 	st->limit = len + SSE_BACKLOG_BYTES;
+	addr_of(c, st->addr);
 	pthread_mutex_lock(&s->lock);
-	if (s->n >= s->max || s->stopping || append(st, first, len) < 0) {
+	unsigned why = full(s, st->addr);
+	if (why || append(st, first, len) < 0) {
 		pthread_mutex_unlock(&s->lock);
 		free(st->buf);
 		free(st);
-		return sse_refuse(s, c);
+		return sse_refuse(c, why ? why : MHD_HTTP_SERVICE_UNAVAILABLE);
 	}
 	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, SSE_BLOCK_BYTES,
 								   sse_read, st, sse_closed);

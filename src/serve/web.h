@@ -29,6 +29,7 @@ struct serve_web;
 
 struct serve_web_opts {
 	unsigned max_streams;   /* open /api/v1/events at once; the next gets 503 */
+	unsigned max_streams_per_ip; /* of them from one address; the next gets 429 */
 	int64_t history_ms;     /* how much the ring keeps (SERVE_HISTORY_MAX_MS at most) */
 	int64_t interval_ms;    /* the sampling interval, for the page's stale rule */
 	const char *hostname;   /* shown on the page */
@@ -74,20 +75,23 @@ unsigned history_capacity(const struct serve_history *h);
 
 /* sse.c: the streams */
 struct sse_hub;
-struct sse_hub *sse_new(unsigned max_streams);
+struct sse_hub *sse_new(unsigned max_streams, unsigned per_addr);
 void sse_free(struct sse_hub *s);
 /* Ends every stream: after it, each answers end-of-stream. */
 void sse_shutdown(struct sse_hub *s);
 unsigned sse_count(struct sse_hub *s);
+/* 0 when c may open a stream now, else the status its refusal has: 503
+ * (max_streams open) or 429 (per_addr open from its address). */
+unsigned sse_full(struct sse_hub *s, struct MHD_Connection *c);
 /* Queues an event (complete, "event: ...\ndata: ...\n\n") to every stream. */
 void sse_push(struct sse_hub *s, const char *ev, size_t len);
-/* Opens a stream on c whose first bytes are first (copied); 503 when
- * max_streams are open (sse_count() says so beforehand, to spare the
- * rendering of a first message nobody will get). */
+/* Opens a stream on c whose first bytes are first (copied); 503 or 429
+ * when full (sse_full() says so beforehand, to spare the rendering of a
+ * first message nobody will get). */
 enum MHD_Result sse_open(struct sse_hub *s, struct MHD_Connection *c, const char *first,
 			 size_t len);
-/* The 503 (with Retry-After) sse_open answers when full. */
-enum MHD_Result sse_refuse(struct sse_hub *s, struct MHD_Connection *c);
+/* The refusal (with Retry-After) of status why, as sse_full gave it. */
+enum MHD_Result sse_refuse(struct MHD_Connection *c, unsigned why);
 
 /* livepage.c: GET / */
 int page_init(void); /* the CSP header's hashes; -1 when out of memory */

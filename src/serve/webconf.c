@@ -6,9 +6,9 @@
  * nodes: each key is checked against exporter-toolkit's, and every error
  * names the line of the node it is about.  As exporter-toolkit does (its
  * strict unmarshalling), an unknown key is an error; the keys of its
- * format that vramz does not implement are named in their own table and
- * refused as "not supported by vramz", since a security setting silently
- * ignored is one the operator believes is in force.
+ * format that vramz cannot implement are named in their own table with
+ * the reason, and refused, since a security setting silently ignored is
+ * one the operator believes is in force.
  */
 #include "serve/webconf.h"
 
@@ -33,7 +33,9 @@ struct parser {
 	yaml_document_t *doc;
 	/* files and texts named, read after the walk */
 	const char *cert_file, *key_file, *ca_file, *cert, *key, *ca;
-	unsigned cert_line, key_line, ca_line, tls_line, min_line, client_line;
+	unsigned cert_line, key_line, ca_line, tls_line, min_line, client_line, sans_line,
+		cipher_line, rate_line;
+	int rate_interval_given, rate_burst_given;
 	int min_ver, max_ver;   /* 12 or 13; 0: not given */
 	struct serve_webconf *wc;
 };
@@ -57,18 +59,48 @@ static unsigned line_of(const yaml_node_t *n)
 	return (unsigned)n->start_mark.line + 1;
 }
 
-/* The keys of exporter-toolkit's format vramz does not implement. */
-static const char *const unsupported[] = {
-	"client_allowed_sans", "cipher_suites", "curve_preferences", "rate_limit",
+/* The keys of exporter-toolkit's format vramz cannot implement, and why. */
+static const struct {
+	const char *key, *why;
+} unsupported[] = {
+	/* libmicrohttpd creates and binds the listening socket itself */
+	{"ip_socket_config", "libmicrohttpd creates the server socket itself: no TTL, hop limit or DSCP "
+			     "can be set on it"},
 };
 
-static int is_unsupported(const char *key)
+static const char *unsupported_why(const char *key)
 {
 	for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
-		if (!strcmp(key, unsupported[i]))
-			return 1;
-	return 0;
+		if (!strcmp(key, unsupported[i].key))
+			return unsupported[i].why;
+	return NULL;
 }
+
+/* Go's secure suites (crypto/tls CipherSuites()); GnuTLS names. */
+const struct serve_cipher serve_ciphers[] = {
+	{"TLS_AES_128_GCM_SHA256", NULL, "AES-128-GCM", "AEAD"},
+	{"TLS_AES_256_GCM_SHA384", NULL, "AES-256-GCM", "AEAD"},
+	{"TLS_CHACHA20_POLY1305_SHA256", NULL, "CHACHA20-POLY1305", "AEAD"},
+	{"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA", "AES-128-CBC", "SHA1"},
+	{"TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA", "AES-256-CBC", "SHA1"},
+	{"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA", "AES-128-CBC", "SHA1"},
+	{"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA", "AES-256-CBC", "SHA1"},
+	{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA", "AES-128-GCM", "AEAD"},
+	{"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA", "AES-256-GCM", "AEAD"},
+	{"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA", "AES-128-GCM", "AEAD"},
+	{"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA", "AES-256-GCM", "AEAD"},
+	{"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA", "CHACHA20-POLY1305", "AEAD"},
+	{"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA", "CHACHA20-POLY1305", "AEAD"},
+};
+const unsigned serve_nciphers = sizeof serve_ciphers / sizeof serve_ciphers[0];
+
+const struct serve_curve serve_curves[] = {
+	{"CurveP256", "GROUP-SECP256R1"},
+	{"CurveP384", "GROUP-SECP384R1"},
+	{"CurveP521", "GROUP-SECP521R1"},
+	{"X25519", "GROUP-X25519"},
+};
+const unsigned serve_ncurves = sizeof serve_curves / sizeof serve_curves[0];
 
 /* bcrypt in crypt(3)'s modular format: $2a$, $2b$ or $2y$, a two-digit
  * cost, $, then 22 characters of salt and 31 of hash.  The cost is
@@ -144,6 +176,74 @@ static int each_pair(struct parser *p, yaml_node_t *n, const char *what, pair_fn
 		if (each(p, key, k, v))
 			return -1;
 	}
+	return 0;
+}
+
+/* Calls each(p, text, item node) for every item of the list n (a null
+ * is an empty list). */
+typedef int (*item_fn)(struct parser *p, const char *what, const char *s);
+static int each_item(struct parser *p, yaml_node_t *n, const char *what, item_fn each)
+{
+	if (is_null(n))
+		return 0;
+	p->line = line_of(n);
+	if (n->type != YAML_SEQUENCE_NODE)
+		return conf_err(p, "%s must be a list", what);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *v = yaml_document_get_node(p->doc, *it);
+		const char *s = v ? text_of(p, v, what) : NULL;
+		if (!s || each(p, what, s))
+			return -1;
+	}
+	return 0;
+}
+
+static int cipher_item(struct parser *p, const char *what, const char *s)
+{
+	struct serve_webconf *wc = p->wc;
+	for (unsigned i = 0; i < serve_nciphers; i++) {
+		if (strcmp(s, serve_ciphers[i].go))
+			continue;
+		for (unsigned j = 0; j < wc->nciphers; j++)
+			if (wc->ciphers[j] == i)
+				return conf_err(p, "%s: %s listed twice", what, s);
+		if (wc->nciphers == SERVE_WEBCONF_MAX_LIST)
+			return conf_err(p, "%s: more than %d", what, SERVE_WEBCONF_MAX_LIST);
+		wc->ciphers[wc->nciphers++] = (unsigned char)i;
+		return 0;
+	}
+	return conf_err(p, "%s '%s': not one of Go's secure suites vramz serves (TLS_ECDHE_RSA_WITH_"
+		    "AES_128_GCM_SHA256, ...: docs/exporter.md)", what, s);
+}
+
+static int curve_item(struct parser *p, const char *what, const char *s)
+{
+	struct serve_webconf *wc = p->wc;
+	for (unsigned i = 0; i < serve_ncurves; i++) {
+		if (strcmp(s, serve_curves[i].go))
+			continue;
+		for (unsigned j = 0; j < wc->ncurves; j++)
+			if (wc->curves[j] == i)
+				return conf_err(p, "%s: %s listed twice", what, s);
+		wc->curves[wc->ncurves++] = (unsigned char)i; /* 4 names: fits */
+		return 0;
+	}
+	return conf_err(p, "%s '%s': expected CurveP256, CurveP384, CurveP521 or X25519", what, s);
+}
+
+static int san_item(struct parser *p, const char *what, const char *s)
+{
+	struct serve_webconf *wc = p->wc;
+	if (!*s)
+		return conf_err(p, "%s: an empty name", what);
+	char **n = realloc(wc->sans, (wc->nsans + 1) * sizeof *n);
+	if (!n)
+		return conf_err(p, "out of memory");
+	wc->sans = n;
+	if (!(n[wc->nsans] = strdup(s)))
+		return conf_err(p, "out of memory");
+	wc->nsans++;
 	return 0;
 }
 
@@ -230,8 +330,16 @@ static int tls_key(struct parser *p, const char *key, yaml_node_t *k, yaml_node_
 		p->wc->server_order = !strcmp(s, "true");
 		return 0;
 	}
-	if (is_unsupported(key))
-		return conf_err(p, "%s is not supported by vramz", key);
+	if (!strcmp(key, "cipher_suites")) {
+		p->cipher_line = line_of(k);
+		return each_item(p, v, key, cipher_item);
+	}
+	if (!strcmp(key, "curve_preferences"))
+		return each_item(p, v, key, curve_item);
+	if (!strcmp(key, "client_allowed_sans")) {
+		p->sans_line = line_of(k);
+		return each_item(p, v, key, san_item);
+	}
 	return conf_err(p, "unknown key '%s' in tls_server_config (expected cert_file, key_file, "
 		    "client_auth_type, client_ca_file, min_version, max_version, ...)", key);
 }
@@ -326,6 +434,67 @@ static int user_key(struct parser *p, const char *key, yaml_node_t *k, yaml_node
 	return 0;
 }
 
+/* A Go duration ("100ms", "1m30s", "1.5s"): nanoseconds, or -1. */
+static long long go_duration(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"\xc2\xb5s", 1e3}, {"\xce\xbcs", 1e3}, {"ms", 1e6},
+		     {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
+	if (!strcmp(s, "0"))
+		return 0;
+	double total = 0;
+	if (!*s)
+		return -1;
+	while (*s) {
+		char *end;
+		if (!((*s >= '0' && *s <= '9') || *s == '.'))
+			return -1;
+		double v = strtod(s, &end);
+		if (end == s)
+			return -1;
+		s = end;
+		size_t best = 0, blen = 0;
+		for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+			size_t l = strlen(units[i].unit);
+			if (!strncmp(s, units[i].unit, l) && l > blen)
+				best = i, blen = l;
+		}
+		if (!blen)
+			return -1;
+		total += v * units[best].ns;
+		s += blen;
+	}
+	return total > 9e18 ? -1 : (long long)total;
+}
+
+static int rate_key(struct parser *p, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	(void)k;
+	const char *s = text_of(p, v, key);
+	if (!s)
+		return -1;
+	if (!strcmp(key, "interval")) {
+		long long ns = go_duration(s);
+		if (ns < 0)
+			return conf_err(p, "interval '%s': expected a duration (100ms, 1s, 1m)", s);
+		p->wc->rate_interval_ns = ns;
+		p->rate_interval_given = 1;
+		return 0;
+	}
+	if (!strcmp(key, "burst")) {
+		char *end;
+		unsigned long b = strtoul(s, &end, 10);
+		if (!*s || *end || *s == '-' || b > 1000000)
+			return conf_err(p, "burst '%s': expected a count (0 to 1000000)", s);
+		p->wc->rate_burst = (unsigned)b;
+		p->rate_burst_given = 1;
+		return 0;
+	}
+	return conf_err(p, "unknown key '%s' in rate_limit (expected interval, burst)", key);
+}
+
 static int top_key(struct parser *p, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	if (!strcmp(key, "tls_server_config")) {
@@ -336,10 +505,15 @@ static int top_key(struct parser *p, const char *key, yaml_node_t *k, yaml_node_
 		return each_pair(p, v, key, http_key);
 	if (!strcmp(key, "basic_auth_users"))
 		return each_pair(p, v, key, user_key);
-	if (is_unsupported(key))
-		return conf_err(p, "%s is not supported by vramz", key);
-	return conf_err(p, "unknown key '%s' (expected tls_server_config, http_server_config or "
-		    "basic_auth_users)", key);
+	if (!strcmp(key, "rate_limit")) {
+		p->rate_line = line_of(k);
+		return each_pair(p, v, key, rate_key);
+	}
+	const char *why = unsupported_why(key);
+	if (why)
+		return conf_err(p, "%s is not supported by vramz: %s", key, why);
+	return conf_err(p, "unknown key '%s' (expected tls_server_config, http_server_config, "
+		    "basic_auth_users or rate_limit)", key);
 }
 
 int serve_webconf_read(const char *path, size_t max_bytes, char **out, size_t *len,
@@ -415,7 +589,7 @@ int serve_webconf_read(const char *path, size_t max_bytes, char **out, size_t *l
 /* A PEM of the configuration: the file it names (relative to its
  * directory), or the text given inline (text non-NULL). */
 static int read_pem(struct parser *p, const char *name, const char *file, const char *text,
-		    unsigned line, const char *kind, char **out)
+		    unsigned line, const char *kind, char **out, char **watched)
 {
 	char full[4096], *buf, why[128] = "";
 	size_t n;
@@ -434,6 +608,11 @@ static int read_pem(struct parser *p, const char *name, const char *file, const 
 			snprintf(full, sizeof full, "%s", file);
 		if (serve_webconf_read(full, SERVE_WEBCONF_MAX_BYTES, &buf, &n, why, sizeof why))
 			return conf_err(p, "%s '%s': %s", name, full, why);
+		if (!(*watched = strdup(full))) {
+			explicit_bzero(buf, n);
+			free(buf);
+			return conf_err(p, "out of memory");
+		}
 	}
 	const char *bad = !n ? "empty" : memchr(buf, 0, n) ? "not a PEM file (a NUL byte)"
 			  : !strstr(buf, "-----BEGIN ") ? "not a PEM file (no -----BEGIN line)" : NULL;
@@ -451,16 +630,59 @@ static int read_pem(struct parser *p, const char *name, const char *file, const 
 	return 0;
 }
 
+/* rate_limit, client_allowed_sans and cipher_suites against the rest. */
+static int finish_rate(struct parser *p)
+{
+	struct serve_webconf *wc = p->wc;
+	p->line = p->rate_line;
+	if (p->rate_burst_given && !p->rate_interval_given)
+		return conf_err(p, "rate_limit has burst but no interval: no limit would apply");
+	if (wc->rate_interval_ns && !wc->rate_burst)
+		return conf_err(p, "rate_limit with burst 0 would refuse every request");
+	return 0;
+}
+
+static int finish_lists(struct parser *p)
+{
+	struct serve_webconf *wc = p->wc;
+	if (wc->nsans && wc->client_auth == SERVE_CLIENT_NONE) {
+		p->line = p->sans_line;
+		return conf_err(p, "client_allowed_sans without a client_auth_type that asks for a "
+			    "certificate: it would not be used");
+	}
+	if (!wc->nciphers)
+		return 0;
+	int tls13 = 0, tls12 = 0;
+	for (unsigned i = 0; i < wc->nciphers; i++) {
+		const struct serve_cipher *c = &serve_ciphers[wc->ciphers[i]];
+		tls13 |= !strcmp(c->mac, "AEAD");
+		tls12 |= c->kx != NULL;
+	}
+	p->line = p->cipher_line;
+	/* GnuTLS has one list of ciphers for both versions, where Go leaves
+	 * TLS 1.3's alone: a list with nothing for TLS 1.3 would end it */
+	if (!tls13 && p->max_ver != 12)
+		return conf_err(p, "cipher_suites: none serves TLS 1.3 (GnuTLS keeps one cipher list for "
+			    "TLS 1.2 and 1.3): add TLS_AES_128_GCM_SHA256 or set max_version TLS12");
+	if (!tls12 && p->min_ver != 13)
+		return conf_err(p, "cipher_suites lists TLS 1.3 suites only: add TLS 1.2 ones or set "
+			    "min_version TLS13");
+	return 0;
+}
+
 /* After the walk: what the keys say together, and the PEMs they name. */
 static int finish(struct parser *p)
 {
 	struct serve_webconf *wc = p->wc;
 	int cert = p->cert_file || p->cert, key = p->key_file || p->key, ca = p->ca_file || p->ca;
+	if (finish_rate(p))
+		return -1;
 	p->line = p->tls_line;
 	if (!cert && !key) {
 		/* exporter-toolkit serves plain HTTP then; a TLS setting alone
 		 * would be silently unused */
-		if (p->min_ver || p->max_ver || ca || wc->client_auth)
+		if (p->min_ver || p->max_ver || ca || wc->client_auth || wc->nsans || wc->nciphers ||
+		    wc->ncurves)
 			return conf_err(p, "tls_server_config without cert_file and key_file: its "
 				    "other settings would not be used");
 		return 0;
@@ -485,12 +707,14 @@ static int finish(struct parser *p)
 	}
 	wc->min_tls13 = p->min_ver == 13;
 	wc->max_tls12 = p->max_ver == 12;
+	if (finish_lists(p))
+		return -1;
 	if (read_pem(p, p->cert ? "cert" : "cert_file", p->cert_file, p->cert, p->cert_line,
-		     "CERTIFICATE", &wc->cert_pem) ||
+		     "CERTIFICATE", &wc->cert_pem, &wc->files[0]) ||
 	    read_pem(p, p->key ? "key" : "key_file", p->key_file, p->key, p->key_line,
-		     "PRIVATE KEY", &wc->key_pem) ||
+		     "PRIVATE KEY", &wc->key_pem, &wc->files[1]) ||
 	    (ca && read_pem(p, p->ca ? "client_ca" : "client_ca_file", p->ca_file, p->ca,
-			    p->ca_line, "CERTIFICATE", &wc->client_ca_pem)))
+			    p->ca_line, "CERTIFICATE", &wc->client_ca_pem, &wc->files[2])))
 		return -1;
 	wc->tls = 1;
 	return 0;
@@ -548,6 +772,15 @@ int serve_webconf_parse(struct serve_webconf *wc, const char *path, const char *
 	}
 	if (rc == 0)
 		rc = finish(&p); /* the strings it reads are the document's */
+	if (rc == 0) {
+		/* what was read, to tell a file touched from one changed */
+		unsigned long long h = 0xcbf29ce484222325ULL;
+		const char *parts[] = {text, wc->cert_pem, wc->key_pem, wc->client_ca_pem};
+		for (size_t i = 0; i < 4; i++)
+			for (const char *c = parts[i]; c && *c; c++)
+				h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+		wc->content = h;
+	}
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&yp);
 	if (rc)
@@ -566,11 +799,49 @@ int serve_webconf_load(struct serve_webconf *wc, const char *path, char *err, si
 	}
 	int rc = serve_webconf_parse(wc, path, text, n, err, errlen);
 	free(text);
+	if (!rc)
+		wc->path = path;
 	return rc;
+}
+
+static unsigned long long mix(unsigned long long h, unsigned long long v)
+{
+	/* FNV-1a over the 8 bytes: a change of any field changes the stamp */
+	for (int i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 0x100000001b3ULL;
+	return h;
+}
+
+static unsigned long long stamp_file(unsigned long long h, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return mix(h, (unsigned long long)errno + 1);
+	h = mix(h, (unsigned long long)st.st_dev);
+	h = mix(h, (unsigned long long)st.st_ino);
+	h = mix(h, (unsigned long long)st.st_size);
+	h = mix(h, (unsigned long long)st.st_mtim.tv_sec * 1000000000ULL +
+			   (unsigned long long)st.st_mtim.tv_nsec);
+	return mix(h, (unsigned long long)st.st_ctim.tv_sec * 1000000000ULL +
+			      (unsigned long long)st.st_ctim.tv_nsec);
+}
+
+void serve_webconf_stamp(const char *path, const struct serve_webconf *wc,
+			 struct serve_webconf_stamp *st)
+{
+	unsigned long long h = stamp_file(0xcbf29ce484222325ULL, path);
+	for (unsigned i = 0; i < 3; i++)
+		h = wc->files[i] ? stamp_file(mix(h, i), wc->files[i]) : mix(h, 0xff);
+	st->h = h;
 }
 
 void serve_webconf_free(struct serve_webconf *wc)
 {
+	for (unsigned i = 0; i < wc->nsans; i++)
+		free(wc->sans[i]);
+	free(wc->sans);
+	for (unsigned i = 0; i < 3; i++)
+		free(wc->files[i]);
 	free(wc->cert_pem);
 	free(wc->client_ca_pem);
 	for (unsigned i = 0; i < wc->nheaders; i++) {

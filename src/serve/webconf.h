@@ -10,17 +10,22 @@
  *       min_version: TLS13         # TLS12 (the default) or TLS13; max_version too
  *       client_auth_type: RequireAndVerifyClientCert
  *       client_ca_file: clients-ca.pem
+ *       client_allowed_sans: [prometheus.example]  # the client's certificate names one
+ *       cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]  # Go's names
+ *       curve_preferences: [X25519, CurveP256]
+ *     rate_limit: {interval: 100ms, burst: 10}  # requests in all; beyond: 429
  *     http_server_config:
  *       headers: {Strict-Transport-Security: max-age=31536000}
  *     basic_auth_users:
  *       prometheus: $2b$10$...     # bcrypt hash (htpasswd -nBC 10 NAME)
  *
  * libyaml parses it (any YAML: block or flow style).  Unknown keys are
- * refused, as exporter-toolkit refuses them, and so are the format's keys
- * vramz does not implement (cipher and curve lists, allowed SANs, rate
- * limits): a setting silently ignored would be a security setting the
- * operator believes is in force.  Every error is one line naming
- * FILE:LINE.
+ * refused, as exporter-toolkit refuses them, and so is a setting that
+ * would go unused (a client CA without a client_auth_type that asks for
+ * a certificate): a setting silently ignored would be a security setting
+ * the operator believes is in force.  Every error is one line naming
+ * FILE:LINE.  `vramz serve` reads the file again when it or a file it
+ * names changes (serve/tlsconf.h).
  */
 #ifndef VRAMZ_SERVE_WEBCONF_H
 #define VRAMZ_SERVE_WEBCONF_H
@@ -45,7 +50,25 @@ enum serve_client_auth {
 	SERVE_CLIENT_REQUIRE_VERIFY,  /* RequireAndVerifyClientCert */
 };
 
+/* cipher_suites: Go's name of each suite vramz takes (crypto/tls's
+ * CipherSuites(), the secure ones) and its GnuTLS priority names; kx NULL
+ * for the TLS 1.3 suites, whose key exchange is not the suite's */
+struct serve_cipher {
+	const char *go, *kx, *cipher, *mac;
+};
+extern const struct serve_cipher serve_ciphers[];
+extern const unsigned serve_nciphers;
+/* curve_preferences: Go's name and GnuTLS's group */
+struct serve_curve {
+	const char *go, *group;
+};
+extern const struct serve_curve serve_curves[];
+extern const unsigned serve_ncurves;
+
+#define SERVE_WEBCONF_MAX_LIST 32 /* entries of cipher_suites, curve_preferences */
+
 struct serve_webconf {
+	const char *path;  /* the file, as given */
 	int tls;         /* 1: serve HTTPS with the two PEMs below */
 	char *cert_pem;  /* the cert_file's contents, NUL-terminated */
 	char *key_pem;
@@ -58,6 +81,19 @@ struct serve_webconf {
 	unsigned nusers;
 	struct serve_header *headers; /* http_server_config.headers */
 	unsigned nheaders;
+	unsigned char ciphers[SERVE_WEBCONF_MAX_LIST]; /* indices in serve_ciphers[], as listed */
+	unsigned nciphers;     /* 0: GnuTLS's defaults */
+	unsigned char curves[SERVE_WEBCONF_MAX_LIST];  /* indices in serve_curves[], preferred first */
+	unsigned ncurves;
+	char **sans;           /* client_allowed_sans; none: any */
+	unsigned nsans;
+	long long rate_interval_ns; /* rate_limit.interval; 0: no limit */
+	unsigned rate_burst;
+	/* the files the configuration names (cert_file, key_file,
+	 * client_ca_file: relative ones resolved), NULL where the PEM is
+	 * inline: what is watched for changes */
+	char *files[3];
+	unsigned long long content; /* a hash of the file's text and its PEMs */
 };
 
 /* The configuration and each PEM it names: larger files are refused. */
@@ -81,5 +117,15 @@ int serve_webconf_parse(struct serve_webconf *wc, const char *path, const char *
 int serve_webconf_read(const char *path, size_t max_bytes, char **out, size_t *len,
 		       char *why, size_t whylen);
 void serve_webconf_free(struct serve_webconf *wc);
+
+/* What the configuration's files look like now (each one's device,
+ * inode, size, modification and change times, the file's own and the
+ * ones it names, links followed): a different stamp means one of them
+ * changed, was replaced (a Kubernetes Secret's link swapped) or is gone. */
+struct serve_webconf_stamp {
+	unsigned long long h;
+};
+void serve_webconf_stamp(const char *path, const struct serve_webconf *wc,
+			 struct serve_webconf_stamp *st);
 
 #endif

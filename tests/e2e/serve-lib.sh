@@ -93,10 +93,11 @@ WEB_HASH12='$2b$12$mcCNSEAp2lHFl/cjZFdlMOV5ZMhVTiwvlqoMHNmTYn.zRB2h2d4rW'
 OTHER_HASH='$2b$04$MK/O16Ue55ukwPf6PtQDdO0VJ0eyO4abaXNivjQqXA2XvvM3BBrma'
 
 # make_cert DIR [NAME]: a self-signed certificate for 127.0.0.1 and
-# localhost, DIR/NAME.pem and DIR/NAME.key (NAME defaults to tls)
+# localhost, DIR/NAME.pem and DIR/NAME.key (NAME defaults to tls), valid
+# for 30 days: beyond the 14 in which serve warns of its expiry
 make_cert() {
 	local n=${2:-tls}
-	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+	openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=localhost \
 		-addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
 		-keyout "$1/$n.key" -out "$1/$n.pem" 2>/dev/null
 }

@@ -23,11 +23,13 @@ expect_success 'a misspelt key: its line, its name, what is expected' '
 		"web.yml:4: unknown key .keyfile. in tls_server_config \(expected cert_file, key_file, client_auth_type, client_ca_file, min_version, max_version, ...\)$"
 '
 
-expect_success 'a setting of the format that vramz does not implement is not ignored' '
+expect_success 'a setting vramz cannot honour, or one that would go unused, is refused with why' '
 	make_cert . &&
+	refused "ip_socket_config:\n  ipv4_ttl: 5\n" \
+		"web.yml:1: ip_socket_config is not supported by vramz: libmicrohttpd creates the server socket itself" &&
 	refused "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n" \
-		"web.yml:4: cipher_suites is not supported by vramz$" &&
-	refused "rate_limit:\n  interval: 1s\n" "web.yml:1: rate_limit is not supported by vramz$" &&
+		"web.yml:4: cipher_suites lists TLS 1.3 suites only: add TLS 1.2 ones or set min_version TLS13$" &&
+	refused "rate_limit:\n  burst: 3\n" "web.yml:1: rate_limit has burst but no interval: no limit would apply$" &&
 	refused "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n  client_auth_type: RequireAndVerifyClientCert\n" \
 		"web.yml:4: client_auth_type RequireAndVerifyClientCert needs client_ca_file$"
 '

@@ -135,7 +135,7 @@ assert b[\"time_ms\"] >= a[\"time_ms\"]
 
 expect_success '100 clients open the stream at once: --max-streams get it, the rest 503; /metrics answers' '
 	page_world page.scn && export FAKE_NVML_SCENARIO=$T/page.scn &&
-	serve_start serve.log --interval 200ms --max-streams 8 --max-per-ip 128 --max-connections 256 &&
+	serve_start serve.log --interval 200ms --max-streams 8 --max-streams-per-ip 8 --max-per-ip 128 --max-connections 256 &&
 	python3 "$WEB/stream_limits.py" burst "$PORT" 100 >burst.txt && cat burst.txt &&
 	has "^200=8 503=92$" burst.txt && has "^metrics 200$" burst.txt &&
 	wait_for code_is 200 /api/v1/events &&

@@ -134,6 +134,78 @@ static void test_full_format(void **st)
 	serve_webconf_free(&wc);
 }
 
+/* the keys vramz refused until issue 38: parsed into what tlsconf.c and
+ * http.c use; the files named are recorded for watching */
+static void test_tls_keys(void **st)
+{
+	(void)st;
+	struct serve_webconf wc;
+	assert_string_equal(parse(&wc, "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n"
+				   "  client_auth_type: RequireAnyClientCert\n"
+				   "  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, "
+				   "TLS_AES_128_GCM_SHA256]\n"
+				   "  curve_preferences: [X25519, CurveP384]\n"
+				   "  client_allowed_sans: [prom.example, 10.0.0.7]\n"
+				   "rate_limit: {interval: 1m30.5s, burst: 7}\n"),
+			    "");
+	assert_int_equal(wc.nciphers, 2);
+	assert_string_equal(serve_ciphers[wc.ciphers[0]].go, "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384");
+	assert_string_equal(serve_ciphers[wc.ciphers[0]].cipher, "AES-256-GCM");
+	assert_null(serve_ciphers[wc.ciphers[1]].kx);
+	assert_int_equal(wc.ncurves, 2);
+	assert_string_equal(serve_curves[wc.curves[0]].group, "GROUP-X25519");
+	assert_string_equal(serve_curves[wc.curves[1]].group, "GROUP-SECP384R1");
+	assert_int_equal(wc.nsans, 2);
+	assert_string_equal(wc.sans[1], "10.0.0.7");
+	assert_true(wc.rate_interval_ns == 90500000000LL);
+	assert_int_equal(wc.rate_burst, 7);
+	assert_non_null(wc.files[0]);
+	assert_non_null(strstr(wc.files[0], "/tls.pem"));
+	assert_non_null(strstr(wc.files[1], "/tls.key"));
+	assert_null(wc.files[2]);
+	serve_webconf_free(&wc);
+	/* Go's durations */
+	assert_true(go_duration("100ms") == 100000000LL);
+	assert_true(go_duration("2h") == 7200000000000LL);
+	assert_true(go_duration("1.5us") == 1500);
+	assert_true(go_duration("0") == 0);
+	assert_true(go_duration("") < 0 && go_duration("5") < 0 && go_duration("1x") < 0 &&
+		    go_duration("-1s") < 0);
+}
+
+/* The stamp: the same files, the same stamp; a file rewritten, replaced
+ * or gone, another */
+static void test_stamp(void **st)
+{
+	(void)st;
+	struct serve_webconf wc;
+	char path[512];
+	snprintf(path, sizeof path, "%s/web.yml", dir);
+	put("web.yml", "tls_server_config: {cert_file: tls.pem, key_file: tls.key}\n");
+	char err[512] = "";
+	assert_int_equal(serve_webconf_load(&wc, path, err, sizeof err), 0);
+	struct serve_webconf_stamp a, b;
+	serve_webconf_stamp(path, &wc, &a);
+	serve_webconf_stamp(path, &wc, &b);
+	assert_true(a.h == b.h);
+	unsigned long long content = wc.content;
+	put("tls.key", "-----BEGIN PRIVATE KEY-----\nMIIF\n-----END PRIVATE KEY-----\n");
+	serve_webconf_stamp(path, &wc, &b);
+	assert_true(a.h != b.h);
+	serve_webconf_free(&wc);
+	assert_int_equal(serve_webconf_load(&wc, path, err, sizeof err), 0);
+	assert_true(wc.content != content); /* the key's text changed */
+	serve_webconf_stamp(path, &wc, &a);
+	char key[512];
+	snprintf(key, sizeof key, "%s/tls.key", dir);
+	unlink(key);
+	serve_webconf_stamp(path, &wc, &b);
+	assert_true(a.h != b.h);
+	put("tls.key", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n");
+	serve_webconf_free(&wc);
+	unlink(path);
+}
+
 static void test_empty_and_partial(void **st)
 {
 	(void)st;
@@ -160,13 +232,32 @@ static void test_errors_name_the_line(void **st)
 		const char *text, *err;
 	} cases[] = {
 		{"foo: 1\n", "web.yml:1: unknown key 'foo' (expected tls_server_config, "
-			     "http_server_config or basic_auth_users)"},
+			     "http_server_config, basic_auth_users or rate_limit)"},
 		{"\n\ntls_server_config:\n  certfile: x\n",
 		 "web.yml:4: unknown key 'certfile' in tls_server_config (expected cert_file, key_file, "
 		 "client_auth_type, client_ca_file, min_version, max_version, ...)"},
-		{"tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
-		 "web.yml:2: cipher_suites is not supported by vramz"},
-		{"rate_limit:\n  interval: 1s\n", "web.yml:1: rate_limit is not supported by vramz"},
+		{"ip_socket_config:\n  dscp: 8\n",
+		 "web.yml:1: ip_socket_config is not supported by vramz: libmicrohttpd creates the "
+		 "server socket itself"},
+		{"tls_server_config:\n  cipher_suites: TLS_AES_128_GCM_SHA256\n",
+		 "web.yml:2: cipher_suites must be a list"},
+		{"tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256]\n",
+		 "web.yml:2: cipher_suites: TLS_AES_128_GCM_SHA256 listed twice"},
+		{"tls_server_config:\n  curve_preferences: [X448]\n",
+		 "web.yml:2: curve_preferences 'X448': expected CurveP256, CurveP384, CurveP521 or X25519"},
+		{"tls_server_config:\n  client_allowed_sans: [a, '']\n",
+		 "web.yml:2: client_allowed_sans: an empty name"},
+		{"tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n"
+		 "  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA]\n  max_version: TLS13\n",
+		 "web.yml:4: cipher_suites: none serves TLS 1.3"},
+		{"tls_server_config:\n  client_allowed_sans: [a]\n",
+		 "web.yml:1: tls_server_config without cert_file and key_file: its other settings"},
+		{"rate_limit:\n  interval: 1 s\n  burst: 1\n",
+		 "web.yml:2: interval '1 s': expected a duration (100ms, 1s, 1m)"},
+		{"rate_limit:\n  interval: 1s\n  burst: -1\n",
+		 "web.yml:3: burst '-1': expected a count (0 to 1000000)"},
+		{"rate_limit:\n  interval: 1s\n", "web.yml:1: rate_limit with burst 0 would refuse every request"},
+		{"rate_limit:\n  rate: 1\n", "web.yml:2: unknown key 'rate' in rate_limit (expected interval, burst)"},
 		{"http_server_config:\n  http3: true\n",
 		 "web.yml:2: unknown key 'http3' in http_server_config (expected headers, http2)"},
 		{"http_server_config:\n  headers:\n    Server: vramz\n",
@@ -405,6 +496,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_full_format),
+		cmocka_unit_test(test_tls_keys),
+		cmocka_unit_test(test_stamp),
 		cmocka_unit_test(test_empty_and_partial),
 		cmocka_unit_test(test_errors_name_the_line),
 		cmocka_unit_test(test_hostile_files),
