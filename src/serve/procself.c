@@ -88,8 +88,8 @@ static void read_fds(const char *proc, struct selfstat *s)
 		s->max_fds = rl.rlim_cur == RLIM_INFINITY ? -2 : (double)rl.rlim_cur;
 }
 
-static void series(struct prom_buf *b, const char *name, const char *help, const char *type,
-		   double v, int integer)
+static void self_series(struct prom_buf *b, const char *name, const char *help, const char *type,
+			double v, int integer)
 {
 	char line[256];
 	if (v < 0 && v != -2)
@@ -110,14 +110,14 @@ void serve_procself_render(struct prom_buf *b, const char *proc)
 	struct selfstat s = {-1, -1, -1, -1, -1, -1};
 	read_stat(proc, &s);
 	read_fds(proc, &s);
-	series(b, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
+	self_series(b, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
 	       "counter", s.cpu_s, 0);
-	series(b, "process_open_fds", "Number of open file descriptors.", "gauge", s.open_fds, 1);
-	series(b, "process_max_fds", "Maximum number of open file descriptors.", "gauge", s.max_fds, 1);
-	series(b, "process_virtual_memory_bytes", "Virtual memory size in bytes.", "gauge", s.vm_bytes,
+	self_series(b, "process_open_fds", "Number of open file descriptors.", "gauge", s.open_fds, 1);
+	self_series(b, "process_max_fds", "Maximum number of open file descriptors.", "gauge", s.max_fds, 1);
+	self_series(b, "process_virtual_memory_bytes", "Virtual memory size in bytes.", "gauge", s.vm_bytes,
 	       1);
-	series(b, "process_resident_memory_bytes", "Resident memory size in bytes.", "gauge",
+	self_series(b, "process_resident_memory_bytes", "Resident memory size in bytes.", "gauge",
 	       s.rss_bytes, 1);
-	series(b, "process_start_time_seconds",
+	self_series(b, "process_start_time_seconds",
 	       "Start time of the process since unix epoch in seconds.", "gauge", s.start_unix_s, 0);
 }

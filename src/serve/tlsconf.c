@@ -195,7 +195,7 @@ struct serve_tls *serve_tls_new(const struct serve_webconf *wc, char *err, size_
 }
 
 /* Unlinks and frees the old generations no connection uses (t locked). */
-static void reap(struct serve_tls *t)
+static void free_unused_generations(struct serve_tls *t)
 {
 	for (struct gen **pp = &t->all; *pp;) {
 		struct gen *g = *pp;
@@ -218,7 +218,7 @@ int serve_tls_update(struct serve_tls *t, const struct serve_webconf *wc, char *
 	g->next = t->all;
 	t->all = g;
 	t->cur = g;
-	reap(t);
+	free_unused_generations(t);
 	pthread_mutex_unlock(&t->lock);
 	return 0;
 }
@@ -279,7 +279,7 @@ void serve_tls_detach(struct serve_tls *t, struct MHD_Connection *c)
 	struct gen *g = gen_of(t, s);
 	if (g && g->refs) {
 		g->refs--;
-		reap(t);
+		free_unused_generations(t);
 	}
 	pthread_mutex_unlock(&t->lock);
 }
