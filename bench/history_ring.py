@@ -13,10 +13,10 @@ their difference, next to what history.c's layout says it must be
 gets with the full ring (what a page that opens downloads first).
 Figures only: nothing here asserts a size.
 """
+import http.client
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -60,18 +60,20 @@ def rss_kib(pid):
 
 
 def hello_bytes(port):
-    s = socket.create_connection(("127.0.0.1", port))
-    s.sendall(b"GET /api/v1/events HTTP/1.1\r\nHost: bench\r\n\r\n")
+    """The hello event's bytes (its "event:" and "data:" lines), and what
+    its memory and utilization alone take (the hello before issue 40)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    c.request("GET", "/api/v1/events")
+    r = c.getresponse()
     buf = b""
     while b"event: hello" not in buf or b"\n\n" not in buf[buf.index(b"event: hello"):]:
-        b = s.recv(1 << 20)
+        b = r.read1(1 << 20)
         if not b:
             break
         buf += b
-    s.close()
+    c.close()
     i = buf.index(b"event: hello")
     ev = buf[i:buf.index(b"\n\n", i)]
-    # what the hello carried when the ring kept memory and utilization only
     doc = json.loads(ev[ev.index(b"data: ") + 6:].split(b"\n")[0])
     for g in doc["gpus"]:
         for k in list(g):

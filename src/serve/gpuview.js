@@ -44,6 +44,11 @@
       s: [{ k: 'pcie_tx_bytes_per_s', t: 'TX', c: 'used' }, { k: 'pcie_rx_bytes_per_s', t: 'RX', c: 'util' }] }];
 
   // ---- each process's memory, per GPU, from the snapshots ----
+  // Kept as change points: a process's figure is stored again only when it
+  // moved (or the process went), so 200 steady processes over an hour cost
+  // a point each, and only a leaking one a point a tick.  r.t are the
+  // ticks seen (the times the stack is drawn at), r.lost whether the GPU
+  // was lost at each.
   function record(d) {
     var by = {};
     (d.processes || []).forEach(function (p) {
@@ -52,31 +57,51 @@
       m[p.pid] = (m[p.pid] || 0) + p.used_bytes;
       D.names[p.pid] = p.pid + ' ' + (p.comm || (p.command || '').split(' ')[0] || '?');
     });
+    var cut = d.time_ms - st.historyMs;
     d.gpus.forEach(function (g) {
-      var r = D.procs[g.index] || (D.procs[g.index] = { t: [], m: [] });
+      var r = D.procs[g.index] || (D.procs[g.index] = { t: [], lost: [], p: {} });
       if (r.t.length && r.t[r.t.length - 1] >= d.time_ms) return;
-      r.t.push(d.time_ms); r.m.push(g.lost ? null : by[g.index] || {});
-      while (r.t.length && r.t[0] < d.time_ms - st.historyMs) { r.t.shift(); r.m.shift(); }
+      var now = g.lost ? {} : by[g.index] || {};
+      r.t.push(d.time_ms); r.lost.push(!!g.lost);
+      Object.keys(now).forEach(function (pid) { r.p[pid] = r.p[pid] || { t: [], v: [] }; });
+      Object.keys(r.p).forEach(function (pid) {
+        var c = r.p[pid], v = now[pid] === undefined ? null : now[pid];
+        if (!c.v.length || c.v[c.v.length - 1] !== v) { c.t.push(d.time_ms); c.v.push(v); }
+        // the point in force at the window's start stays; older ones go
+        while (c.t.length > 1 && c.t[1] <= cut) { c.t.shift(); c.v.shift(); }
+        if (c.t.length === 1 && c.v[0] === null && c.t[0] <= cut) delete r.p[pid];
+      });
+      while (r.t.length && r.t[0] < cut) { r.t.shift(); r.lost.shift(); }
     });
   }
-  // the stack's bands over [t0, t1]: the NBANDS highest peaks, then "other"
+  // a process's figure at each of the ticks ts (its change points walked once)
+  function series(c, ts) {
+    var out = [], j = 0;
+    for (var i = 0; i < ts.length; i++) {
+      while (j + 1 < c.t.length && c.t[j + 1] <= ts[i]) j++;
+      out.push(c.t[j] <= ts[i] ? c.v[j] : null);
+    }
+    return out;
+  }
+  // the stack's bands over [t0, now]: the NBANDS highest peaks, then "other"
   function bands(gpu, t0) {
-    var r = D.procs[gpu] || { t: [], m: [] }, peak = {}, i;
-    for (i = 0; i < r.t.length; i++) {
-      if (r.t[i] < t0 || !r.m[i]) continue;
-      Object.keys(r.m[i]).forEach(function (pid) { peak[pid] = Math.max(peak[pid] || 0, r.m[i][pid]); });
-    }
+    var r = D.procs[gpu] || { t: [], lost: [], p: {} }, peak = {}, vals = {};
+    Object.keys(r.p).forEach(function (pid) {
+      var c = r.p[pid], v = series(c, r.t), pk = 0;
+      for (var i = 0; i < v.length; i++) if (r.t[i] >= t0 && v[i] > pk) pk = v[i];
+      if (pk > 0) { peak[pid] = pk; vals[pid] = v; }
+    });
     var pids = Object.keys(peak).sort(function (a, b) { return peak[b] - peak[a] || a - b; });
-    var top = pids.slice(0, NBANDS), rest = pids.length > NBANDS;
-    var s = top.map(function (pid, k) { return { k: pid, t: D.names[pid] || pid, c: 'p' + k, v: [] }; });
-    if (rest) s.push({ k: 'other', t: 'other (' + (pids.length - NBANDS) + ')', c: 'mute', v: [] });
-    for (i = 0; i < r.t.length; i++) {
-      var m = r.m[i];
-      s.forEach(function (b) {
-        if (!m) { b.v.push(null); return; }
-        b.v.push(b.k === 'other' ? pids.slice(NBANDS).reduce(function (a, p) { return a + (m[p] || 0); }, 0) : m[b.k] || 0);
-      });
+    var s = pids.slice(0, NBANDS).map(function (pid, k) {
+      return { k: pid, t: D.names[pid] || pid, c: 'p' + k, v: vals[pid] };
+    });
+    if (pids.length > NBANDS) {
+      var o = r.t.map(function () { return 0; });
+      pids.slice(NBANDS).forEach(function (pid) { vals[pid].forEach(function (x, i) { o[i] += x || 0; }); });
+      s.push({ k: 'other', t: 'other (' + (pids.length - NBANDS) + ')', c: 'mute', v: o });
     }
+    // absent is 0 in a stack; a lost GPU's tick is a gap
+    s.forEach(function (b) { b.v = b.v.map(function (x, i) { return r.lost[i] ? null : x || 0; }); });
     return { t: r.t, s: s };
   }
 
