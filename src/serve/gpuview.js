@@ -176,6 +176,7 @@
     document.querySelector('main').inert = false;
     document.querySelector('header').inert = false;
     document.body.classList.remove('detail-open');
+    P.drawAll(); // the page behind was not drawn while covered
     if (D.opener && D.opener.isConnected) D.opener.focus();
   }
 
@@ -405,6 +406,7 @@
       }
       if (D.gpu !== null) { fillRange(); draw(); }
     },
-    redraw: draw
+    redraw: draw,
+    covers: function () { return D.gpu !== null; }
   };
 }());

@@ -522,6 +522,12 @@
     seen();
     if (P.detail) P.detail.hello();
   }
+  function drawAll() {
+    if (!st.snap) return;
+    st.snap.gpus.forEach(drawGpu);
+    drawProcs();
+  }
+  P.drawAll = drawAll;
   function onSnapshot(ev) {
     var t0 = performance.now();
     var d = JSON.parse(ev.data);
@@ -531,8 +537,9 @@
     text(t, iso(d.time_ms));
     t.dateTime = d.time;
     seen();
-    d.gpus.forEach(drawGpu);
-    drawProcs();
+    // under the detail view the cards and the table are not seen: drawn
+    // again when it closes (P.drawAll), not each tick behind it
+    if (!(P.detail && P.detail.covers())) drawAll();
     if (P.detail) P.detail.snapshot(d);
     // what a tick cost this page (bench/page.py reads it)
     document.body.dataset.renderMs = (performance.now() - t0).toFixed(2);
