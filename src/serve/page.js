@@ -2,7 +2,8 @@
 // page.js - the live page's script (vramz serve, GET /; page.c).
 // Reads /api/v1/events (hello with the history, a snapshot a tick, the
 // findings when they change) and draws GPUs, charts, findings and the
-// process table.  Every string from the data goes through text(): it
+// process table; gpuview.js, run after it in the same script, draws the
+// detail view of one GPU through window.vramzPage (P below).  Every string from the data goes through text(): it
 // sets textContent, never markup, with control and bidi characters shown
 // as escapes; no handler is inline (the CSP would refuse one).
 'use strict';
