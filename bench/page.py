@@ -11,7 +11,9 @@ processes (as bench_serve does) and prints:
     31's target: one open page at 1 Hz adds at most 0.05 % of a core);
   - the page itself in headless Chromium (tests/web/cdp.py): the time one
     snapshot takes to parse and draw (8 GPUs, 200 processes), median and
-    max over the same SECONDS.
+    max over the same SECONDS (30 at most), then the same with the
+    detail view of GPU 0 open (gpuview.js: eight large charts drawn each
+    tick), and the page's JavaScript heap with each.
 Figures only: nothing here asserts a time.  On a GPU machine, set
 REAL=1 to sample the machine's GPUs instead of the fake; PROCS=N sets the
 fake's number of processes (200).
@@ -136,19 +138,41 @@ def main():
             # open() gives the page (cdp.py's tabs); the page's calls go to it
             b = browser.open("http://127.0.0.1:%d/" % port, 1280, 800)
             b.wait("document.body.dataset.renderMs !== undefined")
-            ms, end = [], time.monotonic() + min(secs, 30)
-            last = None
-            while time.monotonic() < end:
-                v = b.eval("document.getElementById('last').textContent + '|' + document.body.dataset.renderMs")
-                if v != last:
-                    ms.append(float(v.split("|")[1]))
-                    last = v
-                time.sleep(0.2)
-            print("page (Chromium, 1280x800): a snapshot parsed and drawn in median %.1f ms, max %.1f ms over %d ticks"
-                  % (statistics.median(ms), max(ms), len(ms)))
+            def ticks():
+                ms, end = [], time.monotonic() + min(secs, 30)
+                last = None
+                while time.monotonic() < end:
+                    v = b.eval("document.getElementById('last').textContent + '|' + document.body.dataset.renderMs")
+                    if v != last:
+                        ms.append(float(v.split("|")[1]))
+                        last = v
+                    time.sleep(0.2)
+                return ms, b.eval("performance.memory ? performance.memory.usedJSHeapSize : 0")
+
+            ms, heap = ticks()
+            print("page (Chromium, 1280x800): a snapshot parsed and drawn in median %.1f ms, max %.1f ms over %d ticks;"
+                  " JS heap %.1f MiB" % (statistics.median(ms), max(ms), len(ms), heap / 1048576))
             print("  (%d GPUs, %d process rows on the page)"
                   % (b.eval("document.querySelectorAll('.gpu').length"),
                      b.eval("document.querySelectorAll('#pbody tr').length")))
+            b.eval("document.querySelector('#gpus button.open').click()")
+            b.wait("!document.getElementById('detail').hidden")
+            ms, heap = ticks()
+            print("with GPU 0's detail view open: median %.1f ms, max %.1f ms over %d ticks; JS heap %.1f MiB"
+                  % (statistics.median(ms), max(ms), len(ms), heap / 1048576))
+            # the worst case: a full ring (3,600 ticks, an hour at 1 s) drawn
+            # over the whole hour; the ring made of the ticks there are
+            r = b.eval("""(function(){var P=vramzPage,st=P.st,h=st.hist[0],n=h.t.length,t1=h.t[n-1];
+              var g={t:[],used:[],util:[],s:{}};Object.keys(h.s).forEach(function(k){g.s[k]=[]});
+              for(var i=0;i<3600;i++){var j=i%n;g.t.push(t1-(3599-i)*1000);g.used.push(h.used[j]+i*1048576);
+                g.util.push(h.util[j]);Object.keys(h.s).forEach(function(k){g.s[k].push(h.s[k][j])})}
+              g.s.mem_used_bytes=g.used;st.hist[0]=g;st.historyMs=3600000;
+              var sel=document.getElementById('drange');sel.dataset.hist='';P.detail.snapshot({gpus:[],time_ms:t1});
+              sel.value='3600000';sel.dispatchEvent(new Event('change'));
+              var ms=[];for(var k=0;k<20;k++){var a=performance.now();P.detail.redraw();ms.push(performance.now()-a)}
+              ms.sort(function(x,y){return x-y});return [ms[10],ms[19],document.getElementById('detail').dataset.rangeMs]})()""")
+            print("the detail view over a full ring (3,600 ticks, range %s ms): drawn in median %.1f ms, max %.1f ms"
+                  % (r[2], r[0], r[1]))
     finally:
         p.terminate()
         p.wait()

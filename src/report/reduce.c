@@ -267,6 +267,34 @@ static unsigned thr_class(uint64_t reasons)
 	return c;
 }
 
+#define MAXV(dst, v) ((dst) = (v) > (dst) ? (v) : (dst))
+
+/* The sensors the report draws beyond memory, utilization, temperature
+ * and power (issue 40: those of the live page's detail view): each
+ * column's highest, clamped to its member's range, and the GPU's peak for
+ * the lane's scale. */
+static void other_sensors(struct rep_gpu *g, struct rep_col *c, const vramz_gpu_sample *s)
+{
+	g->seen |= s->valid;
+	if (s->valid & VRAMZ_F_UTIL)
+		MAXV(c->umem_max, (uint8_t)(s->util_mem_pct > 100 ? 100 : s->util_mem_pct));
+	if (s->valid & VRAMZ_F_FAN)
+		MAXV(c->fan_max, (uint8_t)(s->fan_pct > 100 ? 100 : s->fan_pct));
+	if (s->valid & VRAMZ_F_CLK_SM) {
+		MAXV(c->sm_max, (uint16_t)(s->clock_sm_mhz > UINT16_MAX ? UINT16_MAX : s->clock_sm_mhz));
+		MAXV(g->clk_peak, c->sm_max);
+	}
+	if (s->valid & VRAMZ_F_CLK_MEM) {
+		MAXV(c->mclk_max, (uint16_t)(s->clock_mem_mhz > UINT16_MAX ? UINT16_MAX : s->clock_mem_mhz));
+		MAXV(g->clk_peak, c->mclk_max);
+	}
+	if (s->valid & VRAMZ_F_PCIE_TPUT) {
+		MAXV(c->tx_max, s->pcie_tx_bytes_per_s);
+		MAXV(c->rx_max, s->pcie_rx_bytes_per_s);
+		MAXV(g->io_peak, c->tx_max > c->rx_max ? c->tx_max : c->rx_max);
+	}
+}
+
 static void gpu_sample(struct rep *r, struct rep_gpu *g, struct rep_col *c, const vramz_gpu_sample *s,
 		       int64_t t)
 {
@@ -314,6 +342,7 @@ static void gpu_sample(struct rep *r, struct rep_gpu *g, struct rep_col *c, cons
 		g->limit_max_mw = s->power_limit_mw;
 	if (s->valid & VRAMZ_F_THROTTLE)
 		c->thr |= (uint8_t)thr_class(s->throttle_reasons);
+	other_sensors(g, c, s);
 	if (!(s->valid & VRAMZ_F_MEM)) {
 		c->n++;
 		return;

@@ -45,6 +45,10 @@ struct rep_col {
 	uint64_t total, reserved, unattr, used; /* at the winner */
 	int16_t temp_max, tmem_max;  /* °C */
 	uint32_t power_max_mw, limit_mw;
+	/* the other sensors of the page's detail view, their highest */
+	uint8_t umem_max, fan_max;   /* % */
+	uint16_t sm_max, mclk_max;   /* MHz */
+	uint64_t tx_max, rx_max;     /* PCIe bytes/s */
 };
 
 struct rep_gpu {
@@ -57,6 +61,9 @@ struct rep_gpu {
 	uint64_t total_max, mem_peak;
 	uint32_t power_peak_mw, limit_max_mw;
 	int temp_peak, tmem_peak, any_temp_mem;
+	uint32_t seen;             /* VRAMZ_F_* of any tick: a lane for each sensor seen */
+	unsigned clk_peak;         /* MHz, SM or memory */
+	uint64_t io_peak;          /* PCIe bytes/s, TX or RX */
 	unsigned util_peak;
 	double util_sum;
 	unsigned long util_n;
@@ -132,7 +139,8 @@ uint64_t rep_proc_at(const struct rep *r, const struct rep_proc *p, const struct
 		     unsigned col);
 void rep_free(struct rep *r);
 
-/* svg.c: one GPU's plots (memory, utilization, temperature, power) */
+/* svg.c: one GPU's plots (memory, utilization, temperature, power, and
+ * the clocks, fan and PCIe throughput where the log has them) */
 void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g);
 /* The time axis's step for a span: at most 9 ticks, whatever the span. */
 int64_t svg_axis_step(int64_t span_ms);

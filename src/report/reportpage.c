@@ -48,6 +48,10 @@ static const char css[] =
 	".a-util{fill:#56B4E9;opacity:.45}.a-umin{fill:#0072B2;opacity:.8}"
 	".l-temp{fill:none;stroke:#D55E00;stroke-width:1.5}.l-tmem{fill:none;stroke:#CC79A7;stroke-width:1.5}"
 	".l-pow{fill:none;stroke:#009E73;stroke-width:1.5}"
+	".l-umem{fill:none;stroke:#E69F00;stroke-width:1.5}"
+	".l-sm,.l-tx{fill:none;stroke:#0072B2;stroke-width:1.5}.l-mclk{fill:none;stroke:#E69F00;stroke-width:1.5}"
+	".l-fan{fill:none;stroke:#009E73;stroke-width:1.5}.l-rx{fill:none;stroke:#D55E00;stroke-width:1.5}"
+	".s-sm,.s-tx{fill:#0072B2}.s-mclk,.s-umem{fill:#E69F00}.s-fan{fill:#009E73}.s-rx{fill:#D55E00}"
 	".l-lim{fill:none;stroke:var(--fg);stroke-width:1;stroke-dasharray:4 3}"
 	".thr-t{fill:#D55E00}.thr-p{fill:#E69F00}.lost{fill:#D55E00;opacity:.3}"
 	".gap rect{fill:var(--gap);opacity:.5}.gl{fill:var(--mute)!important}"
@@ -82,6 +86,12 @@ static const char js[] =
 	"function near(g,c){for(var d=0;d<D.cols;d++){if(c-d>=0&&g.any[c-d])return c-d;"
 	"if(c+d<D.cols&&g.any[c+d])return c+d}return c}"
 	"function un(v,s){return v===null||v===undefined?'-':v+s}"
+	"function rate(v){if(v===null||v===undefined)return'-';var u=['B','KiB','MiB','GiB'],i=0;"
+	"while(v>=1024&&i<3){v/=1024;i++}return(i?v.toFixed(1):v)+' '+u[i]+'/s'}"
+	"function more(g,c){var s='';if(g.umem[c]!==null)s+='  mem util '+g.umem[c]+' %';"
+	"if(g.sm[c]!==null||g.mclk[c]!==null)s+='  clocks '+un(g.sm[c],'')+'/'+un(g.mclk[c],' MHz');"
+	"if(g.fan[c]!==null)s+='  fan '+g.fan[c]+' %';"
+	"if(g.tx[c]!==null)s+='  PCIe tx '+rate(g.tx[c])+' rx '+rate(g.rx[c]);return s}"
 	"function pt(s,e){var p=s.createSVGPoint();p.x=e.clientX;p.y=e.clientY;"
 	"return p.matrixTransform(s.getScreenCTM().inverse())}"
 	"function zoom(){var s=D.cols/(b-a),e=D.L-s*(D.L+a),full=(a===0&&b===D.cols);"
@@ -99,7 +109,7 @@ static const char js[] =
 	"if(D.gaps.some(function(q){return t>q[0]&&t<q[1]})){ro.textContent=iso(t)+'  no data: the log has a gap here';return}"
 	"ro.textContent=iso(t)+'  memory '+by(g.mem[c])+' (min '+by(g.min[c])+')  util '+"
 	"un(g.util[c],' %')+'  temp '+un(g.temp[c],' \\u00b0C')+'  mem temp '+un(g.tmem[c],' \\u00b0C')+"
-	"'  power '+un(g.pow[c],' W')});"
+	"'  power '+un(g.pow[c],' W')+more(g,c)});"
 	"s.addEventListener('mousedown',function(e){d0=pt(s,e).x-D.L;e.preventDefault()});"
 	"s.addEventListener('mouseup',function(e){if(d0===null)return;var x=pt(s,e).x-D.L,"
 	"l=Math.min(d0,x),h=Math.max(d0,x);d0=null;if(h-l<4)return;"
@@ -128,7 +138,13 @@ static void arr_u(FILE *o, const char *k, const struct rep_gpu *g, int which)
 		case 2: ok = ok && (x->valid & VRAMZ_F_UTIL); if (ok) fprintf(o, "%u", x->util_max); break;
 		case 3: ok = ok && (x->valid & VRAMZ_F_TEMP); if (ok) fprintf(o, "%d", x->temp_max); break;
 		case 4: ok = ok && (x->valid & VRAMZ_F_TEMP_MEM); if (ok) fprintf(o, "%d", x->tmem_max); break;
-		default: ok = ok && (x->valid & VRAMZ_F_POWER); if (ok) fprintf(o, "%u", (x->power_max_mw + 500) / 1000); break;
+		case 5: ok = ok && (x->valid & VRAMZ_F_POWER); if (ok) fprintf(o, "%u", (x->power_max_mw + 500) / 1000); break;
+		case 6: ok = ok && (x->valid & VRAMZ_F_UTIL); if (ok) fprintf(o, "%u", x->umem_max); break;
+		case 7: ok = ok && (x->valid & VRAMZ_F_CLK_SM); if (ok) fprintf(o, "%u", x->sm_max); break;
+		case 8: ok = ok && (x->valid & VRAMZ_F_CLK_MEM); if (ok) fprintf(o, "%u", x->mclk_max); break;
+		case 9: ok = ok && (x->valid & VRAMZ_F_FAN); if (ok) fprintf(o, "%u", x->fan_max); break;
+		case 10: ok = ok && (x->valid & VRAMZ_F_PCIE_TPUT); if (ok) fprintf(o, "%" PRIu64, x->tx_max); break;
+		default: ok = ok && (x->valid & VRAMZ_F_PCIE_TPUT); if (ok) fprintf(o, "%" PRIu64, x->rx_max); break;
 		}
 		if (!ok)
 			fputs("null", o);
@@ -147,8 +163,9 @@ static void data_block(FILE *o, const struct rep *r)
 			continue;
 		fprintf(o, "%s\"%u\":{", first ? "" : ",", g->index);
 		first = 0;
-		static const char *const keys[] = {"mem", "min", "util", "temp", "tmem", "pow"};
-		for (int k = 0; k < 6; k++) {
+		static const char *const keys[] = {"mem", "min", "util", "temp", "tmem", "pow",
+						   "umem", "sm", "mclk", "fan", "tx", "rx"};
+		for (int k = 0; k < (int)(sizeof keys / sizeof keys[0]); k++) {
 			if (k)
 				fputc(',', o);
 			arr_u(o, keys[k], g, k);
@@ -200,6 +217,19 @@ static void gpu_section(FILE *o, const struct rep *r, const struct rep_gpu *g)
 	swatch(o, "s-oth", "other processes");
 	swatch(o, "s-un", g->any_procs ? "unattributed" : "used (no process list in the log)");
 	swatch(o, "s-res", "reserved by the driver");
+	/* the lanes' second lines (the first is the blue or the only one) */
+	if (g->seen & VRAMZ_F_UTIL)
+		swatch(o, "s-umem", "memory util");
+	if (g->seen & (VRAMZ_F_CLK_SM | VRAMZ_F_CLK_MEM)) {
+		swatch(o, "s-sm", "SM clock");
+		swatch(o, "s-mclk", "memory clock");
+	}
+	if (g->seen & VRAMZ_F_FAN)
+		swatch(o, "s-fan", "fan");
+	if (g->seen & VRAMZ_F_PCIE_TPUT) {
+		swatch(o, "s-tx", "PCIe TX");
+		swatch(o, "s-rx", "PCIe RX");
+	}
 	fputs("<span class=\"mute\">dashed: total; dotted: lowest in each pixel</span></div>\n", o);
 	svg_gpu(o, r, g);
 	fprintf(o, "<p class=\"ro\" id=\"ro%u\"><span class=\"hint\">point at a plot for its values; "

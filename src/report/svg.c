@@ -3,9 +3,11 @@
  * over the range it moved in (format/zoom.h: the used range with a
  * margin, the total its ceiling when the data comes near it, issue 40: a
  * 1 GiB/min leak on a 140 GiB GPU is a slope, not a strip at the foot;
- * the foot is labelled when it is not 0), then lanes for utilization, temperature
- * and power against its limit, on the report's shared time axis, with the
- * findings drawn where they happened.
+ * the foot is labelled when it is not 0), then lanes for utilization (the
+ * GPU's and the memory's), temperature and power against its limit, and
+ * for the clocks, the fan and the PCIe throughput where the log has them
+ * (the live page's detail view draws the same sensors), on the report's
+ * shared time axis, with the findings drawn where they happened.
  *
  * Everything is plain SVG with classes (colours and themes live in the
  * page's one stylesheet), so the page needs no inline style attribute and
@@ -166,6 +168,35 @@ static int v_power(const struct rep *r, const struct rep_gpu *g, unsigned col, d
 	int lim = *(const int *)a;
 	*v = (lim ? c->limit_mw : c->power_max_mw) / 1000.0;
 	return (c->valid & (lim ? VRAMZ_F_POWER_LIMIT : VRAMZ_F_POWER)) != 0;
+}
+
+static int v_umem(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v, const void *a)
+{
+	const struct rep_col *c = &g->cols[col];
+	*v = c->umem_max;
+	return (c->valid & VRAMZ_F_UTIL) != 0;
+}
+
+static int v_clock(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v, const void *a)
+{
+	const struct rep_col *c = &g->cols[col];
+	int mem = *(const int *)a;
+	*v = mem ? c->mclk_max : c->sm_max;
+	return (c->valid & (mem ? VRAMZ_F_CLK_MEM : VRAMZ_F_CLK_SM)) != 0;
+}
+
+static int v_fan(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v, const void *a)
+{
+	const struct rep_col *c = &g->cols[col];
+	*v = c->fan_max;
+	return (c->valid & VRAMZ_F_FAN) != 0;
+}
+
+static int v_io(const struct rep *r, const struct rep_gpu *g, unsigned col, double *v, const void *a)
+{
+	const struct rep_col *c = &g->cols[col];
+	*v = (double)(*(const int *)a ? c->rx_max : c->tx_max);
+	return (c->valid & VRAMZ_F_PCIE_TPUT) != 0;
 }
 
 /* ---- pieces ---- */
@@ -373,6 +404,76 @@ static void axis(FILE *o, const struct rep *r, double y)
 	}
 }
 
+/* The lanes after power, one for each sensor the log has (the live
+ * page's detail view draws the same): clocks, fan, PCIe throughput. */
+struct extra {
+	struct lane clk, fan, io;
+	int has_clk, has_fan, has_io;
+};
+
+/* Lays them out from y; returns the bottom of the last. */
+static double extra_layout(struct extra *e, const struct rep_gpu *g, double y)
+{
+	e->has_clk = (g->seen & (VRAMZ_F_CLK_SM | VRAMZ_F_CLK_MEM)) != 0;
+	e->has_fan = (g->seen & VRAMZ_F_FAN) != 0;
+	e->has_io = (g->seen & VRAMZ_F_PCIE_TPUT) != 0;
+	struct lane *l[] = {&e->clk, &e->fan, &e->io};
+	int has[] = {e->has_clk, e->has_fan, e->has_io};
+	/* the top: a round 500 MHz above the fastest clock; 100 %; the
+	 * busiest direction with a tenth of room, rounded by zoom.c's rule */
+	double top[] = {ceil((g->clk_peak + 1) * 1.05 / 500) * 500, 100,
+			g->io_peak ? zoom_nice_up(g->io_peak * 1.1 / 4) * 4 : 1};
+	for (int i = 0; i < 3; i++) {
+		*l[i] = (struct lane){y + GAP_H, LANE_H, top[i], 0};
+		if (has[i])
+			y += GAP_H + LANE_H;
+	}
+	return y;
+}
+
+static void extra_frames(FILE *o, const struct extra *e)
+{
+	char b[40], b2[32];
+	if (e->has_clk) {
+		snprintf(b, sizeof b, "%.0f MHz", e->clk.vmax);
+		title(o, e->clk.y0, "clocks", b);
+		frame(o, &e->clk);
+	}
+	if (e->has_fan) {
+		title(o, e->fan.y0, "fan", "100 %");
+		frame(o, &e->fan);
+	}
+	if (e->has_io) {
+		snprintf(b, sizeof b, "%s/s", fmt_bytes(b2, sizeof b2, (uint64_t)e->io.vmax));
+		title(o, e->io.y0, "PCIe", b);
+		frame(o, &e->io);
+	}
+}
+
+static void extra_paths(FILE *o, const struct rep *r, const struct rep_gpu *g, const struct extra *e)
+{
+	int one = 1, zero = 0;
+	if (e->has_clk) {
+		fputs("<path class=\"l-sm\" d=\"", o);
+		path_d(o, r, g, &e->clk, v_clock, &zero, -1);
+		fputs("\"/><path class=\"l-mclk\" d=\"", o);
+		path_d(o, r, g, &e->clk, v_clock, &one, -1);
+		fputs("\"/>", o);
+	}
+	if (e->has_fan) {
+		fputs("<path class=\"l-fan\" d=\"", o);
+		path_d(o, r, g, &e->fan, v_fan, NULL, -1);
+		fputs("\"/>", o);
+	}
+	if (e->has_io) {
+		fputs("<path class=\"l-tx\" d=\"", o);
+		path_d(o, r, g, &e->io, v_io, &zero, -1);
+		fputs("\"/><path class=\"l-rx\" d=\"", o);
+		path_d(o, r, g, &e->io, v_io, &one, -1);
+		fputs("\"/>", o);
+	}
+}
+
 void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g)
 {
 	char b1[32], b2[32];
@@ -399,7 +500,8 @@ void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g)
 	struct lane temp = {util.y0 + LANE_H + GAP_H, LANE_H, tpeak + 10 > 100 ? tpeak + 10 : 100, 0};
 	double pmax = (g->limit_max_mw > g->power_peak_mw ? g->limit_max_mw : g->power_peak_mw) / 1000.0;
 	struct lane pow = {temp.y0 + LANE_H + GAP_H, LANE_H, pmax > 0 ? pmax * 1.1 : 1, 0};
-	double bottom = pow.y0 + LANE_H;
+	struct extra ex;
+	double bottom = extra_layout(&ex, g, pow.y0 + LANE_H);
 	double height = bottom + 24;
 	fprintf(o, "<svg class=\"plot\" data-gpu=\"%u\" viewBox=\"0 0 %.0f %.0f\" "
 		"xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"GPU %u over time\" "
@@ -424,6 +526,7 @@ void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g)
 	frame(o, &util);
 	frame(o, &temp);
 	frame(o, &pow);
+	extra_frames(o, &ex);
 	fprintf(o, "<rect class=\"hov\" x=\"%.0f\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>", L, W, bottom);
 	fprintf(o, "<g class=\"z\" clip-path=\"url(#c%u)\">", g->index);
 	/* the stack, drawn from its top band down, each from the baseline */
@@ -450,6 +553,8 @@ void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g)
 	path_d(o, r, g, &util, v_util, &one, util.y0 + util.h);
 	fputs("\"/><path class=\"a-umin\" d=\"", o);
 	path_d(o, r, g, &util, v_util, &zero, util.y0 + util.h);
+	fputs("\"/><path class=\"l-umem\" d=\"", o);
+	path_d(o, r, g, &util, v_umem, NULL, -1);
 	fputs("\"/><path class=\"l-temp\" d=\"", o);
 	path_d(o, r, g, &temp, v_temp, &zero, -1);
 	fputs("\"/><path class=\"l-tmem\" d=\"", o);
@@ -459,6 +564,7 @@ void svg_gpu(FILE *o, const struct rep *r, const struct rep_gpu *g)
 	fputs("\"/><path class=\"l-pow\" d=\"", o);
 	path_d(o, r, g, &pow, v_power, &zero, -1);
 	fputs("\"/>", o);
+	extra_paths(o, r, g, &ex);
 	runs(o, g, &pow, "thr-t", f_thr, REP_THR_THERMAL, pow.y0 + pow.h - 6, 6);
 	runs(o, g, &pow, "thr-p", f_thr, REP_THR_POWER, pow.y0 + pow.h - 12, 6);
 	runs(o, g, &mem, "lost", f_lost, 0, mem.y0, bottom - mem.y0);

@@ -3,8 +3,9 @@
  * into the binary (no file to install, no CDN: it works offline and on a
  * machine with no route out).
  *
- * The stylesheet and script are page.css and page.js beside this file,
- * turned into C arrays at build time (embed.cmake); this file wraps them
+ * The stylesheet and script are page.css, and page.js followed by
+ * gpuview.js (the detail view of one GPU), beside this file, turned into
+ * C arrays at build time (embed.cmake); this file wraps them
  * in the document and computes, once, the Content-Security-Policy that
  * lets exactly those two run: each by its SHA-256 (report/sha256.c, the
  * report page's), nothing else inline, no other origin, no handler
@@ -40,6 +41,13 @@ static const char page_body[] =
 	"<section><h2>Processes <span id=\"nprocs\"></span></h2><div class=\"scroll\">"
 	"<table id=\"procs\"><thead><tr id=\"phead\"></tr></thead><tbody id=\"pbody\"></tbody>"
 	"</table></div></section>\n</main>\n"
+	/* the detail view of one GPU (gpuview.js), over the page while open */
+	"<section id=\"detail\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"dtitle\" hidden>"
+	"<div class=\"dhead\"><button id=\"dclose\" type=\"button\" "
+	"title=\"back to all GPUs (Esc)\">&larr; all GPUs</button><h2 id=\"dtitle\"></h2>"
+	"<label>range <select id=\"drange\"></select></label></div>"
+	"<p class=\"dhint\">The pointer, or the arrow keys on a focused chart, shows the values "
+	"at that time; Esc or Back closes.</p><div id=\"dcharts\"></div></section>\n"
 	"<footer>vramz " VRAMZ_VERSION_STRING " &middot; read-only &middot; "
 	"<a href=\"/api/v1/status\">/api/v1/status</a> &middot; "
 	"<a href=\"/api/v1/events\">/api/v1/events</a> &middot; <a href=\"/metrics\">/metrics</a>"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// page.js - the live page's script (vramz serve, GET /; page.c).
+// page.js - the live page's script (vramz serve, GET /; livepage.c).
 // Reads /api/v1/events (hello with the history, a snapshot a tick, the
 // findings when they change) and draws GPUs, charts, findings and the
-// process table.  Every string from the data goes through text(): it
+// process table; gpuview.js, run after it in the same script, draws the
+// detail view of one GPU through window.vramzPage (P below).  Every string from the data goes through text(): it
 // sets textContent, never markup, with control and bidi characters shown
 // as escapes; no handler is inline (the CSP would refuse one).
 'use strict';
@@ -96,7 +97,8 @@
   function colors() {
     if (st.colors) return st.colors;
     var cs = getComputedStyle(document.documentElement), c = {};
-    ['used', 'util', 'line', 'mute', 'crit', 'warn', 'info', 'fg', 'fill'].forEach(function (k) {
+    ['used', 'util', 'line', 'mute', 'crit', 'warn', 'info', 'fg', 'fill', 'rsv',
+      'p0', 'p1', 'p2', 'p3', 'p4', 'p5'].forEach(function (k) {
       c[k] = cs.getPropertyValue('--' + k).trim();
     });
     return (st.colors = c);
@@ -104,13 +106,23 @@
 
   function iso(ms) { return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'); }
 
+  // what gpuview.js (the detail view of one GPU, after this script) uses;
+  // it sets P.detail, which this script calls on each event
+  var P = window.vramzPage = { st: st, el: el, text: text, clean: clean, colors: colors,
+    zoomRange: zoomRange, niceUp: niceUp, cbytes: cbytes, span: span, iso: iso, gib: gib, detail: null };
+
   // ---- GPUs ----
   function card(g) {
     var c = st.cards[g.index];
     if (c) return c;
     c = { root: el('article', 'gpu') };
     var h = el('h3');
-    c.name = el('span', 'name');
+    // the name opens the GPU's detail view (gpuview.js)
+    c.name = el('button', 'name open');
+    c.name.type = 'button';
+    c.name.dataset.gpu = g.index;
+    c.name.setAttribute('aria-haspopup', 'dialog');
+    c.name.title = 'all sensors of this GPU, large';
     c.badge = el('span', 'badge', 'lost');
     h.appendChild(c.name); h.appendChild(c.badge);
     c.root.appendChild(h);
@@ -499,17 +511,24 @@
     document.title = 'vramz \u00b7 ' + clean(d.host);
     st.hist = {};
     d.gpus.forEach(function (g) {
-      // the ring has memory and utilization; the other sensors start now
+      // the ring has every sensor (history.c); one it never had is absent
       var h = newHist();
       h.t = d.t.slice(); h.used = g.used_bytes.slice(); h.util = g.util_pct.slice();
       SENSORS.forEach(function (s) {
-        h.s[s.k] = s.k === 'mem_used_bytes' ? h.used.slice() : s.k === 'util_gpu_pct' ? h.util.slice()
-          : h.t.map(function () { return null; });
+        var v = s.k === 'mem_used_bytes' ? g.used_bytes : s.k === 'util_gpu_pct' ? g.util_pct : g[s.k];
+        h.s[s.k] = v ? v.slice() : h.t.map(function () { return null; });
       });
       st.hist[g.index] = h;
     });
     seen();
+    if (P.detail) P.detail.hello();
   }
+  function drawAll() {
+    if (!st.snap) return;
+    st.snap.gpus.forEach(drawGpu);
+    drawProcs();
+  }
+  P.drawAll = drawAll;
   function onSnapshot(ev) {
     var t0 = performance.now();
     var d = JSON.parse(ev.data);
@@ -519,8 +538,10 @@
     text(t, iso(d.time_ms));
     t.dateTime = d.time;
     seen();
-    d.gpus.forEach(drawGpu);
-    drawProcs();
+    // under the detail view the cards and the table are not seen: drawn
+    // again when it closes (P.drawAll), not each tick behind it
+    if (!(P.detail && P.detail.covers())) drawAll();
+    if (P.detail) P.detail.snapshot(d);
     // what a tick cost this page (bench/page.py reads it)
     document.body.dataset.renderMs = (performance.now() - t0).toFixed(2);
   }
@@ -556,6 +577,7 @@
       Object.keys(rows).forEach(function (k) { rows[k].key = null; });
     });
     if (st.snap) st.snap.gpus.forEach(drawGpu);
+    if (P.detail) P.detail.redraw();
   }
   var saved = null;
   try { saved = localStorage.getItem('vramz-theme'); } catch (e) { saved = null; }
@@ -578,6 +600,7 @@
     $('zoom').setAttribute('aria-pressed', st.zoomTotal ? 'true' : 'false');
     text($('zoom'), st.zoomTotal ? 'zoom to used' : 'show total');
     if (st.snap) st.snap.gpus.forEach(drawGpu);
+    if (P.detail) P.detail.redraw();
   });
 
   var es = new EventSource('/api/v1/events');

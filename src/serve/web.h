@@ -62,7 +62,7 @@ int serve_web_route(void *cls, struct MHD_Connection *c, const char *url, int he
 
 /* ---- between the files of the web side ---- */
 
-/* history.c: the ring of recent ticks (memory and utilization per GPU) */
+/* history.c: the ring of recent ticks (every sensor the page charts, per GPU) */
 struct serve_history;
 struct serve_history *history_new(int64_t history_ms, int64_t interval_ms);
 void history_free(struct serve_history *h);

@@ -352,16 +352,24 @@ static void block_head(int y, int x0, int w, const struct model_gpu *g)
 		     gpu_short_name(g->cur.name));
 	sensors(sens, sizeof sens, s, 1);
 	pcie(link, sizeof link, &g->cur);
-	/* then the fan and the clocks, where the width allows (cut first) */
-	char fan[24] = "", clk[48] = "";
+	/* then the fan, the clocks and the PCIe throughput, where the width
+	 * allows (cut first); the sample has no encoder/decoder utilization,
+	 * so the header shows none (docs/top.md) */
+	char fan[24] = "", clk[48] = "", io[64] = "";
 	if (s->valid & VRAMZ_F_FAN)
 		fmt_snprintf(fan, sizeof fan, "  fan %u%%", s->fan_pct);
 	if ((s->valid & VRAMZ_F_CLK_SM) && (s->valid & VRAMZ_F_CLK_MEM))
 		fmt_snprintf(clk, sizeof clk, "  clocks %u/%u MHz", s->clock_sm_mhz, s->clock_mem_mhz);
 	else if (s->valid & VRAMZ_F_CLK_SM)
 		fmt_snprintf(clk, sizeof clk, "  SM %u MHz", s->clock_sm_mhz);
+	if (s->valid & VRAMZ_F_PCIE_TPUT) {
+		char rx[24], tx[24];
+		fmt_snprintf(io, sizeof io, "  PCIe rx %s/s tx %s/s",
+			     fmt_bytes(rx, sizeof rx, s->pcie_rx_bytes_per_s),
+			     fmt_bytes(tx, sizeof tx, s->pcie_tx_bytes_per_s));
+	}
 	x = x < 22 ? 22 : x + 2;
-	putf(y, x0 + x, w - x, ROLE_NORMAL, "%s  PCIe %s%s%s", sens, link, fan, clk);
+	putf(y, x0 + x, w - x, ROLE_NORMAL, "%s  PCIe %s%s%s%s", sens, link, fan, clk, io);
 	int has_mem = (s->valid & VRAMZ_F_MEM) != 0;
 	int has_rsv = (s->valid & VRAMZ_F_MEM_RESERVED) != 0;
 	char nums[160];
@@ -399,6 +407,7 @@ static uint64_t head_key(const struct model_gpu *g, int x0, int w, uint64_t seed
 	k.s.power_mw = s->power_mw / 1000, k.s.power_limit_mw = s->power_limit_mw / 1000;
 	k.s.pcie_gen = s->pcie_gen, k.s.pcie_width = s->pcie_width;
 	k.s.fan_pct = s->fan_pct, k.s.clock_sm_mhz = s->clock_sm_mhz, k.s.clock_mem_mhz = s->clock_mem_mhz;
+	k.s.pcie_tx_bytes_per_s = s->pcie_tx_bytes_per_s, k.s.pcie_rx_bytes_per_s = s->pcie_rx_bytes_per_s;
 	memcpy(k.name, g->cur.name, sizeof k.name);
 	k.pg = g->cur.pcie_max_gen, k.pw = g->cur.pcie_max_width;
 	return fb_hash(&k, sizeof k, seed);

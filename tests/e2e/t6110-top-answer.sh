@@ -6,7 +6,8 @@
 # screen and "(95% CI ..., tau ...)" is what the edge cuts; COMMAND names
 # the script a Python interpreter runs, not the interpreter's path; the
 # header has the host's CPU, memory and load when live, a GPU's block its
-# fan and clocks.
+# fan and clocks, and its PCIe throughput where the GPU reports it (the
+# sample has no encoder/decoder utilization: none is shown).
 . "$TESTS_SRC/e2e/lib.sh"
 . "$TESTS_SRC/e2e/top-lib.sh"
 WAIT_FOR_TENTHS=200
@@ -52,6 +53,19 @@ expect_success 'COMMAND: the script and its arguments, not the interpreter path'
 	has "^ +$TRAIN_PID .* python3[0-9.]* train\.py --bs 64 *$" screen &&
 	has "^GPU 0 H200 .*PCIe -  fan 60%  clocks 1980/3201 MHz" screen &&
 	hasnt "^ +$TRAIN_PID .*/" screen
+'
+
+# top reads no PCIe throughput itself (a slow NVML call); a replayed log
+# (or the daemon's samples) that has it shows it in the GPU header
+expect_success 'the GPU header: PCIe throughput after the clocks, where known' '
+	sed "s/mem_clock=3201\$/mem_clock=3201 pcie_gen=5 pcie_width=16 pcie_tx=1000 pcie_rx=204800/" \
+		"$T/py.scn" >"$T/io.scn" && grep -q pcie_rx "$T/io.scn" &&
+	FAKE_NVML_SCENARIO=$T/io.scn vramz log -o "$T/io.csv" -i 200ms --duration 3s --slow-interval 1s 2>/dev/null &&
+	top_session 160 30 --replay "$T/io.csv" --speed 4 &&
+	wait_for "^GPU 0 H200 .*PCIe 5x16  fan 60%  clocks 1980/3201 MHz  PCIe rx 200(\.0)? MiB/s tx 1000 KiB/s" &&
+	export FAKE_NVML_SCENARIO=$T/io.scn &&
+	top_session 160 30 -i 200ms &&
+	wait_for "^GPU 0 H200 .*PCIe 5x16  fan 60%  clocks 1980/3201 MHz *$"
 '
 
 expect_success 'the host line: CPU, memory and load in the header, live only' '

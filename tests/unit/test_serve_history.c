@@ -3,7 +3,8 @@
  * (src/serve/history.c): its size is fixed by --history / --interval and
  * capped, whatever runs; once full it keeps the newest ticks, oldest
  * first; a GPU that is lost or did not report a figure is null there,
- * never 0 (the chart would draw a false dip); GPUs are matched by index. */
+ * never 0 (the chart would draw a false dip); GPUs are matched by index;
+ * every sensor the page's detail view draws is kept. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,8 +87,48 @@ static void test_wraps_keeps_newest_nulls_unknown(void **st)
 	char *j = json_of(h);
 	assert_string_equal(j, "{\"t\":[3000,4000,5000],\"gpus\":["
 			       "{\"index\":3,\"used_bytes\":[3221225472,4294967296,5368709120],"
-			       "\"util_pct\":[30,40,50]},"
-			       "{\"index\":5,\"used_bytes\":[300,400,null],\"util_pct\":[100,null,null]}]}\n");
+			       "\"util_pct\":[30,40,50],\"util_mem_pct\":[0,0,0]},"
+			       "{\"index\":5,\"used_bytes\":[300,400,null],\"util_pct\":[100,null,null],"
+			       "\"util_mem_pct\":[0,null,null]}]}\n");
+	free(j);
+	history_free(h);
+}
+
+/* Every sensor the detail view draws comes back as the sample had it,
+ * under the snapshot's key; a negative temperature stays negative; a value
+ * past what the ring keeps is clamped (a fan's 150 % is 100), not wrapped;
+ * a sensor reported at one tick only is null at the others; one the GPU
+ * never reported is left out. */
+static void test_every_sensor(void **st)
+{
+	(void)st;
+	struct serve_history *h = history_new(2000, 1000);
+	for (int k = 1; k <= 2; k++) {
+		vramz_gpu_sample g = {0};
+		g.index = 0;
+		g.valid = VRAMZ_F_MEM | VRAMZ_F_MEM_RESERVED | VRAMZ_F_UTIL | VRAMZ_F_TEMP |
+			  VRAMZ_F_POWER | VRAMZ_F_CLK_SM | VRAMZ_F_CLK_MEM | VRAMZ_F_FAN |
+			  (k == 2 ? VRAMZ_F_PCIE_TPUT : 0);
+		g.mem_used_bytes = 15ull << 30;
+		g.mem_reserved_bytes = 616ull << 20;
+		g.util_gpu_pct = 40, g.util_mem_pct = 12;
+		g.temp_c = -5 * k;
+		g.temp_mem_c = 99; /* not valid: never sent */
+		g.power_mw = 318250;
+		g.clock_sm_mhz = 1980, g.clock_mem_mhz = 70000; /* past 16 bits: 65535 */
+		g.fan_pct = 150;
+		g.pcie_tx_bytes_per_s = 1ull << 33, g.pcie_rx_bytes_per_s = 2048;
+		vramz_snapshot s = {.time_ms = 1000 * k, .gpu_count = 1, .gpus = &g};
+		history_add(h, &s);
+	}
+	char *j = json_of(h);
+	assert_string_equal(j, "{\"t\":[1000,2000],\"gpus\":[{\"index\":0,"
+			       "\"used_bytes\":[16106127360,16106127360],\"util_pct\":[40,40],"
+			       "\"mem_reserved_bytes\":[645922816,645922816],\"util_mem_pct\":[12,12],"
+			       "\"temp_c\":[-5,-10],\"power_mw\":[318250,318250],"
+			       "\"clock_sm_mhz\":[1980,1980],\"clock_mem_mhz\":[65535,65535],"
+			       "\"fan_pct\":[100,100],\"pcie_tx_bytes_per_s\":[null,8589934592],"
+			       "\"pcie_rx_bytes_per_s\":[null,2048]}]}\n");
 	free(j);
 	history_free(h);
 }
@@ -95,6 +136,7 @@ static void test_wraps_keeps_newest_nulls_unknown(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_sensor),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_wraps_keeps_newest_nulls_unknown),

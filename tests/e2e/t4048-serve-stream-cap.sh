@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# t4043-serve-stream-cap.sh - issue 35 (minor): one client address cannot
+# t4048-serve-stream-cap.sh - issue 35 (minor): one client address cannot
 # take every event stream of the live page.  Beyond --max-streams-per-ip
 # (default 4) its next stream is answered 429 with Retry-After, while
 # another address still gets one, and a stream closed frees its place.
