@@ -43,9 +43,10 @@
  * not name it, so a field added for one kind touches no other row.
  *
  * A new kind: its enum value and VRAMZ_FK_COUNT; a file of its own with
- * its detector and words (their prototypes in detectors.h, the file in
- * sources.cmake); its row here; a unit test; docs/diagnoses.md.  See
- * docs/architecture.md, "A new finding kind".
+ * its detector, words and state slot (their prototypes in detectors.h,
+ * the file in sources.cmake); its row here; a unit test and its name in
+ * test_diag_kinds; docs/diagnoses.md.  See docs/architecture.md,
+ * "Recipes", "Adding a finding kind" (8 places).
  */
 #include "kinds.h"
 #include "detectors.h"
