@@ -161,7 +161,7 @@ int vramz_diag_create_abi(vramz_diag **out, const vramz_diag_config *cfg, const 
 		return rc;
 	d->jobs = jobkey_new(d->cfg.proc_root);
 	if (!d->jobs) {
-		free(d);
+		vramz_diag_free(d); /* the slots and the abi state too */
 		*out = NULL;
 		return VRAMZ_ENOMEM;
 	}
