@@ -49,9 +49,8 @@ static inline vramz_finding *emit(struct emitter *em, enum vramz_severity sev, d
 
 /* ---- detect.c: the detectors on NVML's figures ---- */
 /* the state slots of the leak, imbalance (stray_context reads it too),
- * idle_holder, orphaned, throttle and pcie_downgraded rows */
-extern const struct kind_state leak_state, imbalance_state, idle_holder_state, orphaned_state,
-	throttle_state, pcie_state;
+ * idle_holder and orphaned rows */
+extern const struct kind_state leak_state, imbalance_state, idle_holder_state, orphaned_state;
 /* what the leak row keeps of a process: the cached fits of its series
  * (oom.c reuses them at its end), its allocator's series, and whether
  * this evaluation found it leaking (rise.c leaves it be) */
@@ -72,13 +71,17 @@ int detect_imbalance(vramz_diag *d, struct emitter *em);
 int detect_stray_context(vramz_diag *d, struct emitter *em);
 int detect_idle_holder(vramz_diag *d, struct emitter *em);
 int detect_orphaned(vramz_diag *d, struct emitter *em);
+int detect_fragmentation(vramz_diag *d, struct emitter *em); /* the hint */
+const char *check_leak(const vramz_diag_config *c, char *buf, size_t len);
+const char *check_imbalance(const vramz_diag_config *c, char *buf, size_t len);
+
+/* ---- gpuwatch.c: a GPU's own figures (lost, throttling, link, temperature) ---- */
+/* the state slots of the throttle and pcie_downgraded rows */
+extern const struct kind_state throttle_state, pcie_state;
+int detect_gpu_lost(vramz_diag *d, struct emitter *em);
 int detect_throttle(vramz_diag *d, struct emitter *em);
 int detect_pcie_downgraded(vramz_diag *d, struct emitter *em);
 int detect_mem_temp(vramz_diag *d, struct emitter *em);
-int detect_fragmentation(vramz_diag *d, struct emitter *em); /* the hint */
-int detect_gpu_lost(vramz_diag *d, struct emitter *em);
-const char *check_leak(const vramz_diag_config *c, char *buf, size_t len);
-const char *check_imbalance(const vramz_diag_config *c, char *buf, size_t len);
 
 /* ---- health.c: VRAM health (ECC errors, row remapping, Xid events) ---- */
 /* the vram_errors row's slot (ECC, remap, the Xid figures; row_remap and
