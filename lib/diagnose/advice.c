@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* advice.c - findings into words.  The detectors produce numbers only;
- * this file turns those of the kinds detect.c and oom.c raise into a
- * sentence of what was seen (summary_KIND) and a sentence of what to do
- * (advice_KIND), so the wording can change, or be translated, without
- * touching a statistic.  Each kind's row (kinds.c) names its two; what the
+ * this file turns those of the kinds detect.c, gpuwatch.c and oom.c
+ * raise into a sentence of what was seen (summary_KIND) and a sentence of
+ * what to do (advice_KIND), so the wording can change, or be translated,
+ * without touching a statistic.  Each kind's row (kinds.c) names its two; what the
  * PyTorch agent raised is worded in torch.c, a new kind's in its own file.
  */
 #include "detectors.h"

@@ -25,11 +25,19 @@ struct agent_recs {
 	struct agent_figures r[AGENT_RECS_MAX];
 };
 
+/* the records live in the engine's block of the agent's slot (torch.c:
+ * agent_state) */
+static struct agent_recs **recs_of(const vramz_diag *d)
+{
+	return kind_diag_state(d, AGENT_SLOT);
+}
+
 int diag_note_agent(vramz_diag *d, const struct agent_figures *fig)
 {
-	if (!d->recs && !(d->recs = calloc(1, sizeof *d->recs)))
+	struct agent_recs **rp = recs_of(d);
+	if (!*rp && !(*rp = calloc(1, sizeof **rp)))
 		return VRAMZ_ENOMEM;
-	struct agent_recs *s = d->recs;
+	struct agent_recs *s = *rp;
 	unsigned i = 0;
 	while (i < s->n && (s->r[i].pid != fig->pid || s->r[i].start_time_ticks != fig->start_time_ticks))
 		i++;
@@ -46,8 +54,8 @@ int diag_note_agent(vramz_diag *d, const struct agent_figures *fig)
 int diag_agent_figures(const vramz_diag *d, const struct proc_state *p, struct agent_figures *fig)
 {
 	if (d->live)
-		return agent_read_end(p->pid, p->start_ticks, p->torch.uid, fig);
-	const struct agent_recs *s = d->recs;
+		return agent_read_end(p->pid, p->start_ticks, torch_of(d, p)->uid, fig);
+	const struct agent_recs *s = *recs_of(d);
 	for (unsigned i = 0; s && i < s->n; i++)
 		if (s->r[i].pid == p->pid && s->r[i].start_time_ticks == p->start_ticks) {
 			*fig = s->r[i];
@@ -56,8 +64,7 @@ int diag_agent_figures(const vramz_diag *d, const struct proc_state *p, struct a
 	return VRAMZ_ENOTFOUND;
 }
 
-void diag_agent_free(vramz_diag *d)
+void agent_recs_fini(void *st)
 {
-	free(d->recs);
-	d->recs = NULL;
+	free(*(struct agent_recs **)st);
 }

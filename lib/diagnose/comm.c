@@ -24,7 +24,7 @@
 
 static int emit_comm(const vramz_diag *d, struct emitter *em, const struct proc_state *p)
 {
-	const struct torch_state *ts = &p->torch;
+	const struct torch_state *ts = torch_of(d, p);
 	const struct gpu_state *g = p->gpu < d->ngpus ? &d->gpus[p->gpu] : NULL;
 	if (!ts->parts_ok || !ts->part_nccl || !g || !g->seen || !(g->last.valid & VRAMZ_F_MEM) ||
 	    !g->last.mem_total_bytes)
@@ -53,7 +53,7 @@ int detect_communication_memory(vramz_diag *d, struct emitter *em)
 	int rc = 0;
 	for (unsigned i = 0; i < d->nprocs && !rc; i++) {
 		const struct proc_state *p = &d->procs[i];
-		if (p->used && p->torch.on && (!p->ended || d->cfg.keep_ended))
+		if (p->used && torch_of(d, p)->on && (!p->ended || d->cfg.keep_ended))
 			rc = emit_comm(d, em, p);
 	}
 	return rc;

@@ -2,7 +2,11 @@
 /* detect.c - the detectors on NVML's figures: each reads the engine's
  * series and state (state.h) and emits its kind's findings with their
  * figures through the emitter it is handed (no words: see advice.c).
- * Each is the detector of one row of the kinds table (kinds.c).
+ * Each is the detector of one row of the kinds table (kinds.c).  What a
+ * kind keeps as it is fed is its own struct here, in its row's state slot
+ * (kinds.h, struct kind_state): the engine allocates it and calls the
+ * hooks beside it.  The detectors on a GPU's own figures (lost,
+ * throttling, link, temperature) are gpuwatch.c's.
  *
  * Thresholds come from vramz_diag_config; docs/diagnoses.md explains each
  * detector, its figures and why its defaults are what they are.  Every
@@ -19,62 +23,137 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- feeding: the GPU-time sums throttle and pcie_downgraded judge,
- * and the start of orphaned memory (their rows' feed hooks) ---- */
+/* ---- orphaned: since when memory has been unaccounted for, fed ---- */
 
-/* busy time (utilization above 0), and of it, time throttled by each reason */
-void throttle_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
-		       int64_t dt)
+/* a GPU: since when memory no process accounts for has been above
+ * orphan_min; a process: since when it has held orphan_min unseen from
+ * here.  -1: not now */
+struct orphan_gpu {
+	int64_t since_ms;
+};
+struct orphan_proc {
+	int64_t hidden_since_ms;
+};
+
+static void orphan_init(void *st)
 {
-	(void)d;
-	(void)t;
-	if (s->lost || !(s->valid & VRAMZ_F_UTIL) || s->util_gpu_pct == 0)
-		return;
-	g->busy_ms += dt;
-	if (s->valid & VRAMZ_F_THROTTLE) {
-		uint64_t r = s->throttle_reasons;
-		if (r & (VRAMZ_THR_SW_THERMAL | VRAMZ_THR_HW_THERMAL))
-			g->thr_thermal_ms += dt;
-		if (r & (VRAMZ_THR_SW_POWER_CAP | VRAMZ_THR_HW_POWER_BRAKE))
-			g->thr_power_ms += dt;
-		if (r & (VRAMZ_THR_HW_SLOWDOWN | VRAMZ_THR_HW_THERMAL | VRAMZ_THR_HW_POWER_BRAKE))
-			g->thr_hw_ms += dt;
-	}
+	*(int64_t *)st = -1; /* both structs: their one field */
 }
 
-/* busy time with a known link, and of it, time below the link's max:
- * links drop to a lower generation at idle by design, so busy time only */
-void pcie_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
-		   int64_t dt)
+static void orphaned_feed_gpu(vramz_diag *d, struct gpu_state *g, void *st,
+			      const vramz_gpu_sample *s, int64_t t, int64_t dt)
 {
-	(void)d;
-	(void)t;
-	if (s->lost || !(s->valid & VRAMZ_F_UTIL) || s->util_gpu_pct == 0 ||
-	    !(s->valid & VRAMZ_F_PCIE_LINK) || !g->have_info || !(g->info.valid & VRAMZ_I_PCIE_MAX) ||
-	    !g->info.pcie_max_gen)
-		return;
-	g->link_busy_ms += dt;
-	if (s->pcie_gen < g->info.pcie_max_gen || s->pcie_width < g->info.pcie_max_width) {
-		g->link_low_ms += dt;
-		g->link_low_gen = s->pcie_gen;
-		g->link_low_width = s->pcie_width;
-	}
-}
-
-/* since when memory no process accounts for has been above orphan_min */
-void orphaned_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
-		       int64_t dt)
-{
-	(void)dt;
+	struct orphan_gpu *o = st;
 	if (s->lost || !(s->valid & VRAMZ_F_UNATTRIBUTED))
 		return;
 	if (s->unattributed_bytes < d->cfg.orphan_min_bytes)
-		g->orphan_since_ms = -1;
-	else if (g->orphan_since_ms < 0)
-		g->orphan_since_ms = t;
+		o->since_ms = -1;
+	else if (o->since_ms < 0)
+		o->since_ms = t;
+}
+
+static int orphaned_feed_proc(vramz_diag *d, struct proc_state *p, void *st,
+			      const vramz_proc_sample *s, int64_t t)
+{
+	struct orphan_proc *o = st;
+	if (!(s->valid & VRAMZ_P_USED))
+		return 0;
+	if (!p->visible && s->used_bytes >= d->cfg.orphan_min_bytes) {
+		if (o->hidden_since_ms < 0)
+			o->hidden_since_ms = t;
+	} else {
+		o->hidden_since_ms = -1;
+	}
+	return 0;
+}
+
+const struct kind_state orphaned_state = {
+	.gpu_size = sizeof(struct orphan_gpu), .proc_size = sizeof(struct orphan_proc),
+	.init_gpu = orphan_init, .init_proc = orphan_init,
+	.feed_gpu = orphaned_feed_gpu, .feed_proc = orphaned_feed_proc,
+};
+
+/* ---- idle_holder: idle.c's rule on each process, fed ---- */
+
+struct idle_proc {
+	vramz_idle_track idle;
+};
+
+static void idle_init(void *st)
+{
+	vramz_idle_reset(&((struct idle_proc *)st)->idle);
+}
+
+static int idle_feed_proc(vramz_diag *d, struct proc_state *p, void *st, const vramz_proc_sample *s,
+			  int64_t t)
+{
+	if (s->valid & VRAMZ_P_USED)
+		vramz_idle_feed(&((struct idle_proc *)st)->idle, t, s); /* SM 0, memory unchanged */
+	return 0;
+}
+
+const struct kind_state idle_holder_state = {
+	.proc_size = sizeof(struct idle_proc),
+	.init_proc = idle_init,
+	.feed_proc = idle_feed_proc,
+};
+
+/* Idle holder: at 0 % SM with memory unchanged (idle.c's rule), holding
+ * idle_min_bytes, for idle_ms; *since_ms its start.  The fragmentation
+ * hint asks it too. */
+static int proc_idle_held(const vramz_diag *d, const struct proc_state *p, int64_t *since_ms)
+{
+	const struct idle_proc *ip = kind_proc_state(d, p, VRAMZ_FK_IDLE_HOLDER);
+	*since_ms = ip->idle.since_ms;
+	return ip->idle.since_ms >= 0 && p->last_bytes >= d->cfg.idle_min_bytes &&
+	       p->last_ms - ip->idle.since_ms >= d->cfg.idle_ms;
 }
 
 /* ---- leaks ---- */
+
+/* a GPU's: the cached fits of its memory series (a process's: struct
+ * leak_proc, detectors.h) */
+struct leak_gpu {
+	struct leak_cache leak;
+};
+
+/* the engine's: detect_leak's arrays, kept from one evaluation to the
+ * next: each evaluation allocating and freeing them was a good part of
+ * one, as every allocation in a monitor asleep between ticks is cold */
+struct leak_diag {
+	void *buf;
+	size_t cap;
+};
+
+/* the allocator's own series (issue 36): no caching steps in it */
+static int leak_feed_proc(vramz_diag *d, struct proc_state *p, void *st, const vramz_proc_sample *s,
+			  int64_t t)
+{
+	struct leak_proc *lp = st;
+	if ((s->valid & VRAMZ_P_TORCH) && (s->torch_valid & VRAMZ_T_ALLOCATED)) {
+		if (!lp->alloc.w && ring_init(&lp->alloc, d->cfg.ring_windows, d->cfg.window_ms))
+			return VRAMZ_ENOMEM;
+		ring_add(&lp->alloc, t, (double)s->torch_allocated_bytes, -1);
+	}
+	return 0;
+}
+
+static void leak_fini_proc(void *st)
+{
+	ring_free(&((struct leak_proc *)st)->alloc);
+}
+
+static void leak_fini_diag(void *st)
+{
+	free(((struct leak_diag *)st)->buf);
+}
+
+const struct kind_state leak_state = {
+	.gpu_size = sizeof(struct leak_gpu), .proc_size = sizeof(struct leak_proc),
+	.diag_size = sizeof(struct leak_diag),
+	.feed_proc = leak_feed_proc,
+	.fini_proc = leak_fini_proc, .fini_diag = leak_fini_diag,
+};
 
 /* free memory of a GPU now; -1 unknown */
 static double gpu_free_now(const struct gpu_state *g)
@@ -136,14 +215,13 @@ static int emit_leak(vramz_diag *d, struct emitter *em, const struct leak_hit *h
 	return 0;
 }
 
-/* size bytes of zeroed scratch, kept in d from one evaluation to the next:
- * each evaluation allocating and freeing its arrays was a good part of
- * one, as every allocation in a monitor asleep between ticks is cold. */
+/* size bytes of zeroed scratch, kept (struct leak_diag) */
 static void *detect_scratch(vramz_diag *d, size_t size)
 {
-	if (grow_bytes(&d->detect_buf, &d->detect_cap, size))
+	struct leak_diag *ld = kind_diag_state(d, VRAMZ_FK_LEAK);
+	if (grow_bytes(&ld->buf, &ld->cap, size))
 		return NULL;
-	return memset(d->detect_buf, 0, size);
+	return memset(ld->buf, 0, size);
 }
 
 /* The leak rules on one series: the slow rule's trend over the life, and
@@ -173,15 +251,16 @@ static int judge_proc(vramz_diag *d, struct proc_state *p, struct leak_hit *h)
 		  : p->gpu_mem_known ? (double)p->gpu_free_bytes : -1;
 	struct onset_need need = onset_need_nvml(&d->cfg, fr, p->first_ms);
 	h->alloc = 0;
-	if (p->alloc.w && p->alloc.n) {
+	struct leak_proc *lp = leak_of(d, p);
+	if (lp->alloc.w && lp->alloc.n) {
 		struct onset_need na = need;
 		na.min_span_ms = d->cfg.leak_onset_alloc_min_span_ms;
 		na.min_rise = (double)d->cfg.leak_onset_alloc_min_rise_bytes;
-		int rc = judge_series(d, &p->alloc, &p->alloc_leak, &na, &h->r);
+		int rc = judge_series(d, &lp->alloc, &lp->alloc_leak, &na, &h->r);
 		if (rc || (h->alloc = h->r.is_leak))
 			return rc;
 	}
-	return judge_series(d, &p->mem, &p->leak, &need, &h->r);
+	return judge_series(d, &p->mem, &lp->leak, &need, &h->r);
 }
 
 int detect_leak(vramz_diag *d, struct emitter *em)
@@ -198,7 +277,7 @@ int detect_leak(vramz_diag *d, struct emitter *em)
 	int rc = 0;
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		struct proc_state *p = &d->procs[i];
-		p->leaking = 0;
+		leak_of(d, p)->leaking = 0;
 		if (!proc_active(d, p) || p->gpu >= d->ngpus)
 			continue;
 		struct leak_hit *h = &hits[nh];
@@ -206,7 +285,7 @@ int detect_leak(vramz_diag *d, struct emitter *em)
 			goto out;
 		if (!h->r.is_leak)
 			continue;
-		p->leaking = 1;
+		leak_of(d, p)->leaking = 1;
 		h->proc = i;
 		h->gpu = p->gpu;
 		h->bytes = p->last_bytes;
@@ -224,7 +303,8 @@ int detect_leak(vramz_diag *d, struct emitter *em)
 			continue;
 		struct leak_hit *h = &hits[nh];
 		struct onset_need need = onset_need_nvml(&d->cfg, gpu_free_now(g), g->first_ms);
-		if ((rc = judge_series(d, &g->mem, &g->leak, &need, &h->r)))
+		struct leak_gpu *lg = kind_gpu_state(d, g, VRAMZ_FK_LEAK);
+		if ((rc = judge_series(d, &g->mem, &lg->leak, &need, &h->r)))
 			goto out;
 		if (!h->r.is_leak)
 			continue;
@@ -273,7 +353,8 @@ int detect_idle_holder(vramz_diag *d, struct emitter *em)
 {
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		const struct proc_state *p = &d->procs[i];
-		if (!proc_active(d, p) || !proc_idle_held(d, p))
+		int64_t since;
+		if (!proc_active(d, p) || !proc_idle_held(d, p, &since))
 			continue;
 		vramz_finding *f = emit(em, p->ended ? VRAMZ_SEV_INFO : VRAMZ_SEV_WARNING,
 					(double)p->last_bytes);
@@ -281,7 +362,7 @@ int detect_idle_holder(vramz_diag *d, struct emitter *em)
 			return VRAMZ_ENOMEM;
 		finding_subject_proc(f, p);
 		f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
-		f->duration_ms = p->last_ms - p->idle.since_ms;
+		f->duration_ms = p->last_ms - since;
 		f->bytes = p->last_bytes;
 	}
 	return 0;
@@ -294,27 +375,29 @@ int detect_orphaned(vramz_diag *d, struct emitter *em)
 	vramz_finding *f;
 	for (unsigned gi = 0; gi < d->ngpus; gi++) {
 		const struct gpu_state *g = &d->gpus[gi];
-		if (!g->seen || g->lost || g->orphan_since_ms < 0 ||
-		    g->last_ms - g->orphan_since_ms < d->cfg.orphan_ms)
+		const struct orphan_gpu *o = kind_gpu_state(d, g, VRAMZ_FK_ORPHANED);
+		if (!g->seen || g->lost || o->since_ms < 0 || g->last_ms - o->since_ms < d->cfg.orphan_ms)
 			continue;
 		if (!(f = emit(em, VRAMZ_SEV_WARNING, (double)g->last.unattributed_bytes)))
 			return VRAMZ_ENOMEM;
 		f->gpu = (int)gi;
 		f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES | VRAMZ_FG_REF;
-		f->duration_ms = g->last_ms - g->orphan_since_ms;
+		f->duration_ms = g->last_ms - o->since_ms;
 		f->bytes = g->last.unattributed_bytes;
 		f->ref_bytes = g->last.mem_used_bytes;
 	}
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		const struct proc_state *p = &d->procs[i];
-		if (!proc_active(d, p) || p->hidden_since_ms < 0 ||
-		    p->last_ms - p->hidden_since_ms < d->cfg.orphan_ms)
+		if (!proc_active(d, p))
+			continue;
+		const struct orphan_proc *o = kind_proc_state(d, p, VRAMZ_FK_ORPHANED);
+		if (o->hidden_since_ms < 0 || p->last_ms - o->hidden_since_ms < d->cfg.orphan_ms)
 			continue;
 		if (!(f = emit(em, VRAMZ_SEV_INFO, (double)p->last_bytes)))
 			return VRAMZ_ENOMEM;
 		finding_subject_proc(f, p);
 		f->figures = VRAMZ_FG_DURATION | VRAMZ_FG_BYTES;
-		f->duration_ms = p->last_ms - p->hidden_since_ms;
+		f->duration_ms = p->last_ms - o->hidden_since_ms;
 		f->bytes = p->last_bytes;
 	}
 	return 0;
@@ -326,7 +409,8 @@ int detect_fragmentation(vramz_diag *d, struct emitter *em)
 {
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		const struct proc_state *p = &d->procs[i];
-		if (!proc_active(d, p) || proc_idle_held(d, p) || torch_is_attached(p) ||
+		int64_t since;
+		if (!proc_active(d, p) || proc_idle_held(d, p, &since) || torch_is_attached(d, p) ||
 		    p->last_bytes < d->cfg.idle_min_bytes ||
 		    (double)p->last_bytes < 0.9 * (double)p->peak_bytes || p->mem.n < 4)
 			continue;
@@ -360,106 +444,6 @@ int detect_fragmentation(vramz_diag *d, struct emitter *em)
 			f->value = ra;
 			f->ref_value = ba;
 		}
-	}
-	return 0;
-}
-
-/* ---- per GPU: lost, throttling, link, temperature ---- */
-
-int detect_gpu_lost(vramz_diag *d, struct emitter *em)
-{
-	for (unsigned gi = 0; gi < d->ngpus; gi++) {
-		const struct gpu_state *g = &d->gpus[gi];
-		if (!g->seen || !g->lost)
-			continue;
-		vramz_finding *f = emit(em, VRAMZ_SEV_CRITICAL, 0);
-		if (!f)
-			return VRAMZ_ENOMEM;
-		f->gpu = (int)gi;
-		f->figures = VRAMZ_FG_DURATION;
-		f->duration_ms = g->last_ms - g->lost_ms;
-		if (g->xid_known && g->xid_count) { /* the last Xid seen before */
-			f->figures |= VRAMZ_FG_VALUE;
-			f->value = g->xid_last;
-		}
-	}
-	return 0;
-}
-
-/* a GPU that is read: seen and not lost */
-static const struct gpu_state *gpu_read(const vramz_diag *d, unsigned gi)
-{
-	const struct gpu_state *g = &d->gpus[gi];
-	return g->seen && !g->lost ? g : NULL;
-}
-
-int detect_throttle(vramz_diag *d, struct emitter *em)
-{
-	for (unsigned gi = 0; gi < d->ngpus; gi++) {
-		const struct gpu_state *g = gpu_read(d, gi);
-		if (!g || g->busy_ms < d->cfg.throttle_min_busy_ms)
-			continue;
-		double busy = (double)g->busy_ms;
-		double th = g->thr_thermal_ms / busy, pw = g->thr_power_ms / busy;
-		double hw = g->thr_hw_ms / busy;
-		double share = th > pw ? th : pw;
-		if (share < d->cfg.throttle_share)
-			continue;
-		vramz_finding *f = emit(em, hw >= 0.5 ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING, share);
-		if (!f)
-			return VRAMZ_ENOMEM;
-		f->gpu = (int)gi;
-		f->figures = VRAMZ_FG_SHARE | VRAMZ_FG_VALUE | VRAMZ_FG_DURATION;
-		f->share = share;
-		f->value = th;
-		f->ref_value = pw;
-		f->duration_ms = g->busy_ms;
-	}
-	return 0;
-}
-
-int detect_pcie_downgraded(vramz_diag *d, struct emitter *em)
-{
-	for (unsigned gi = 0; gi < d->ngpus; gi++) {
-		const struct gpu_state *g = gpu_read(d, gi);
-		if (!g || g->link_busy_ms < d->cfg.throttle_min_busy_ms ||
-		    (double)g->link_low_ms < d->cfg.pcie_share * (double)g->link_busy_ms)
-			continue;
-		vramz_finding *f = emit(em, VRAMZ_SEV_WARNING,
-					(double)g->link_low_gen * 100 + g->link_low_width);
-		if (!f)
-			return VRAMZ_ENOMEM;
-		f->gpu = (int)gi;
-		f->figures = VRAMZ_FG_SHARE | VRAMZ_FG_VALUE | VRAMZ_FG_COUNT | VRAMZ_FG_DURATION;
-		f->share = (double)g->link_low_ms / (double)g->link_busy_ms;
-		f->value = g->link_low_gen;
-		f->ref_value = g->info.pcie_max_gen;
-		f->count = g->link_low_width;
-		f->ref_count = g->info.pcie_max_width;
-		f->duration_ms = g->link_busy_ms;
-	}
-	return 0;
-}
-
-int detect_mem_temp(vramz_diag *d, struct emitter *em)
-{
-	for (unsigned gi = 0; gi < d->ngpus; gi++) {
-		const struct gpu_state *g = gpu_read(d, gi);
-		if (!g || !(g->last.valid & VRAMZ_F_TEMP_MEM))
-			continue;
-		int limit = d->cfg.mem_temp_max_c;
-		if (g->have_info && (g->info.valid & VRAMZ_I_T_MEM_MAX) && g->info.temp_mem_max_c > 0)
-			limit = g->info.temp_mem_max_c;
-		int t = g->last.temp_mem_c;
-		if (t < limit - d->cfg.mem_temp_margin_c)
-			continue;
-		vramz_finding *f = emit(em, t >= limit ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING, 0);
-		if (!f)
-			return VRAMZ_ENOMEM;
-		f->gpu = (int)gi;
-		f->figures = VRAMZ_FG_VALUE;
-		f->value = t;
-		f->ref_value = limit;
 	}
 	return 0;
 }
@@ -665,14 +649,35 @@ out:
 	return rc;
 }
 
+/* the engine's: the processes of jobs in job order, sorted once per
+ * evaluation for the imbalance and stray_context rows both (the slot is
+ * imbalance's) */
+struct jobs_diag {
+	void *buf;
+	size_t cap;
+	unsigned n;
+	uint64_t tick;                 /* the tick they were sorted at; 0 never */
+};
+
+static void jobs_fini_diag(void *st)
+{
+	free(((struct jobs_diag *)st)->buf);
+}
+
+const struct kind_state imbalance_state = {
+	.diag_size = sizeof(struct jobs_diag),
+	.fini_diag = jobs_fini_diag,
+};
+
 /* The processes that belong to a job, sorted by job, pid and GPU: once
  * an evaluation (d->tick), for both job rows.  NULL out of memory. */
 static const struct jent *job_order(vramz_diag *d, unsigned *n)
 {
-	if (d->jobs_tick != d->tick || !d->jobs_buf) {
-		if (grow_bytes(&d->jobs_buf, &d->jobs_cap, (d->nprocs + 1) * sizeof(struct jent)))
+	struct jobs_diag *jd = kind_diag_state(d, VRAMZ_FK_IMBALANCE);
+	if (jd->tick != d->tick || !jd->buf) {
+		if (grow_bytes(&jd->buf, &jd->cap, (d->nprocs + 1) * sizeof(struct jent)))
 			return NULL;
-		struct jent *e = d->jobs_buf;
+		struct jent *e = jd->buf;
 		unsigned k = 0;
 		for (unsigned i = 0; i < d->nprocs; i++) {
 			const struct proc_state *p = &d->procs[i];
@@ -681,11 +686,11 @@ static const struct jent *job_order(vramz_diag *d, unsigned *n)
 				e[k++].p = p;
 		}
 		qsort(e, k, sizeof *e, cmp_jent);
-		d->jobs_n = k;
-		d->jobs_tick = d->tick;
+		jd->n = k;
+		jd->tick = d->tick;
 	}
-	*n = d->jobs_n;
-	return d->jobs_buf;
+	*n = jd->n;
+	return jd->buf;
 }
 
 /* Every job, each judged by detect_job. */

@@ -12,7 +12,10 @@
  * cycle).  Words are `void summary_KIND(f, subject, buf, len)` and
  * `advice_KIND(...)`; a row's thresholds are checked by
  * `check_KIND(cfg, buf, len)`, which names the first rule the config
- * breaks (NULL: none).  Not installed.
+ * breaks (NULL: none).  A row's state slot is a `struct kind_state
+ * KIND_state` (kinds.h) beside the structs it sizes, in the file of its
+ * detector; a struct that other files read is here, under its file, with
+ * the reader that finds it.  Not installed.
  */
 #ifndef VRAMZ_DIAG_DETECTORS_H
 #define VRAMZ_DIAG_DETECTORS_H
@@ -21,9 +24,10 @@
 #include <stdint.h>
 
 #include "vramz/diagnose.h"
-
-struct proc_state;
-struct gpu_state;
+#include "kinds.h"
+#include "leak.h"
+#include "ring.h"
+#include "state.h"
 
 /* What a detector emits through.  The engine sets kind to the row's:
  * a detector emits its own kind only. */
@@ -44,32 +48,47 @@ static inline vramz_finding *emit(struct emitter *em, enum vramz_severity sev, d
 }
 
 /* ---- detect.c: the detectors on NVML's figures ---- */
-/* feed hooks of the throttle, pcie_downgraded and orphaned rows */
-void throttle_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
-		       int64_t dt);
-void pcie_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
-		   int64_t dt);
-void orphaned_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
-		       int64_t dt);
+/* the state slots of the leak, imbalance (stray_context reads it too),
+ * idle_holder and orphaned rows */
+extern const struct kind_state leak_state, imbalance_state, idle_holder_state, orphaned_state;
+/* what the leak row keeps of a process: the cached fits of its series
+ * (oom.c reuses them at its end), its allocator's series, and whether
+ * this evaluation found it leaking (rise.c leaves it be) */
+struct leak_proc {
+	struct leak_cache leak;        /* of NVML's used memory (proc_state.mem) */
+	struct ring alloc;             /* its allocator's allocated bytes (a PyTorch
+					  agent's), created when first told; w NULL none */
+	struct leak_cache alloc_leak;
+	int leaking;                   /* detect_leak raised a leak of it in this
+					  evaluation */
+};
+static inline struct leak_proc *leak_of(const vramz_diag *d, const struct proc_state *p)
+{
+	return kind_proc_state(d, p, VRAMZ_FK_LEAK);
+}
 int detect_leak(vramz_diag *d, struct emitter *em);
 int detect_imbalance(vramz_diag *d, struct emitter *em);
 int detect_stray_context(vramz_diag *d, struct emitter *em);
 int detect_idle_holder(vramz_diag *d, struct emitter *em);
 int detect_orphaned(vramz_diag *d, struct emitter *em);
-int detect_throttle(vramz_diag *d, struct emitter *em);
-int detect_pcie_downgraded(vramz_diag *d, struct emitter *em);
-int detect_mem_temp(vramz_diag *d, struct emitter *em);
 int detect_fragmentation(vramz_diag *d, struct emitter *em); /* the hint */
-int detect_gpu_lost(vramz_diag *d, struct emitter *em);
 const char *check_leak(const vramz_diag_config *c, char *buf, size_t len);
 const char *check_imbalance(const vramz_diag_config *c, char *buf, size_t len);
 
+/* ---- gpuwatch.c: a GPU's own figures (lost, throttling, link, temperature) ---- */
+/* the state slots of the throttle and pcie_downgraded rows */
+extern const struct kind_state throttle_state, pcie_state;
+int detect_gpu_lost(vramz_diag *d, struct emitter *em);
+int detect_throttle(vramz_diag *d, struct emitter *em);
+int detect_pcie_downgraded(vramz_diag *d, struct emitter *em);
+int detect_mem_temp(vramz_diag *d, struct emitter *em);
+
 /* ---- health.c: VRAM health (ECC errors, row remapping, Xid events) ---- */
-/* the vram_errors row's feed hook (ECC, remap, the Xid figures) and the
- * xid row's after-feed hook (who was on a GPU when a new Xid came) */
-void health_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
-		     int64_t dt);
-void health_after_feed(vramz_diag *d);
+/* the vram_errors row's slot (ECC, remap, the Xid figures; row_remap and
+ * xid read it) and the xid row's (who was on a GPU when a new Xid came) */
+extern const struct kind_state vram_errors_state, xid_state;
+/* 1 with *xid the last Xid event GPU g had, 0 when it had none */
+int health_last_xid(const vramz_diag *d, const struct gpu_state *g, unsigned *xid);
 int detect_vram_errors(vramz_diag *d, struct emitter *em);
 int detect_row_remap(vramz_diag *d, struct emitter *em);
 int detect_xid(vramz_diag *d, struct emitter *em);
@@ -81,14 +100,58 @@ void summary_xid(const vramz_finding *f, const char *s, char *buf, size_t len);
 void advice_xid(const vramz_finding *f, const char *s, char *buf, size_t len);
 
 /* ---- oom.c: processes that probably ended out of memory ---- */
+/* its slot: the oom events, and per process whether it ended out of
+ * memory (its proc_gone hook records an event when a process's end
+ * looks like an out-of-memory crash; detect_oom emits the current ones) */
+extern const struct kind_state oom_state;
+struct oom_proc {
+	int oom_end;                   /* its end was recorded as out of memory */
+};
+static inline int oom_ended(const vramz_diag *d, const struct proc_state *p)
+{
+	return ((const struct oom_proc *)kind_proc_state(d, p, VRAMZ_FK_OOM))->oom_end;
+}
 int detect_oom(vramz_diag *d, struct emitter *em);
 const char *check_oom(const vramz_diag_config *c, char *buf, size_t len);
-/* the engine, while feeding: p was just found gone from a list that was
- * read; records an oom event when its end looks like an out-of-memory
- * crash (detect_oom emits the current ones) */
-void oom_check(vramz_diag *d, struct proc_state *p);
 
 /* ---- torch.c: what a process's PyTorch agent says ---- */
+/* What a process's agent said, kept by torch_feed: the state of the
+ * outside_allocator row (the row wholly the agent's), which the agent's
+ * halves of fragmentation and oom, communication_memory and the leak's
+ * site read too; the engine's block of the row holds a log's agent
+ * records (agentrec.c). */
+#define AGENT_SLOT VRAMZ_FK_OUTSIDE_ALLOCATOR
+extern const struct kind_state agent_state;
+struct torch_state {
+	int seen, on, history, outside_ok;
+	int frag_on;                   /* fragmentation raised: holds while retries climb */
+	uint32_t uid;
+	int64_t first_ms, retries_rose_ms;
+	uint64_t reserved, inactive, allocated, outside;
+	uint64_t retries, retries_base, ooms, ooms_base;
+	int64_t sites_asked_ms;        /* 0: never asked */
+	char site[160];
+	double site_share;
+	/* the agent's record of its latest OOM (live): read once the count
+	 * rose, kept as the oom fields of a finding (torch.c) */
+	uint64_t oom_read_ooms;
+	int64_t oom_read_ms;
+	vramz_finding oom_rec;
+	/* where the memory outside the allocator is (issue 37): the row's
+	 * outside_*_bytes, with parts_ok */
+	int parts_ok;
+	uint64_t part_context, part_libraries, part_nccl, part_other;
+	unsigned nccl_comms;
+};
+static inline struct torch_state *torch_of(const vramz_diag *d, const struct proc_state *p)
+{
+	return kind_proc_state(d, p, AGENT_SLOT);
+}
+/* Its PyTorch agent speaks for it. */
+static inline int torch_is_attached(const vramz_diag *d, const struct proc_state *p)
+{
+	return torch_of(d, p)->seen && torch_of(d, p)->on;
+}
 int detect_agent_fragmentation(vramz_diag *d, struct emitter *em);
 int detect_agent_oom(vramz_diag *d, struct emitter *em);
 int detect_outside_allocator(vramz_diag *d, struct emitter *em);
@@ -100,8 +163,6 @@ int agent_words_oom(const vramz_finding *f, const char *subject, int advice, cha
 		    size_t len);
 void summary_outside_allocator(const vramz_finding *f, const char *subject, char *buf, size_t len);
 void advice_outside_allocator(const vramz_finding *f, const char *subject, char *buf, size_t len);
-/* the engine, while feeding: the agent's figures of process p */
-void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t);
 /* the oom fields of f (site, requested_bytes, holders) from the agent's
  * record of its last out-of-memory error */
 struct agent_figures;
@@ -110,14 +171,14 @@ void torch_oom_figures(vramz_finding *f, const struct agent_figures *fig);
  * its file (agent_read_end), in a log from the records kept of it
  * (diag_note_agent).  0, or VRAMZ_ENOTFOUND and the like: nothing known. */
 int diag_agent_figures(const vramz_diag *d, const struct proc_state *p, struct agent_figures *fig);
-void diag_agent_free(vramz_diag *d);
+/* the agent slot's fini_diag: frees a log's agent records */
+void agent_recs_fini(void *st);
 /* detect_leak, for a leak of process p: where in its Python code it
  * grows (live, agent recording allocation history), into f's site */
 void torch_leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f);
 
 /* the parts of the memory outside the allocator into f (VRAMZ_FG_PARTS),
  * when the agent measures them */
-struct torch_state;
 void torch_parts(vramz_finding *f, const struct torch_state *ts);
 
 /* ---- comm.c: NCCL's communicators (issue 37) ---- */

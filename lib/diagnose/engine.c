@@ -7,14 +7,16 @@
  * a new process starts a new series instead of continuing a dead one's.
  * Feeding costs a hash lookup and a window update per process, so a day
  * of 10 Hz samples replays in seconds; the statistics run only when an
- * evaluation is due.  An evaluation walks the kinds table (kinds.c): each
+ * evaluation is due.  What a kind keeps as it is fed lives in its own
+ * struct, in its own file: the engine allocates and frees each row's
+ * block (kinds.h, struct kind_state) and calls the row's hooks, knowing
+ * no kind by name.  An evaluation walks the kinds table (kinds.c): each
  * row's detector is handed an emitter of that row's kind, so detectors
  * read the state (state.h) and never call back in here.  Exited processes
  * are dropped at once in live use and kept (up to DIAG_ENDED_MAX) for log
  * analysis, where "it leaked until it died" is the answer wanted.
  */
 #include "state.h"
-#include "detectors.h"
 #include "findings.h"
 #include "jobkey.h"
 #include "kinds.h"
@@ -77,12 +79,66 @@ static const char *config_check(const vramz_diag_config *c, char *buf, size_t le
 		snprintf(buf, len, "report_after_ms %lld: must not be negative",
 			 (long long)c->report_after_ms);
 	else {
-		for (unsigned k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++)
+		for (unsigned k = 0; k < VRAMZ_FK_COUNT; k++)
 			if (finding_kinds[k].check && finding_kinds[k].check(c, buf, len))
 				return buf;
 		return NULL;
 	}
 	return buf;
+}
+
+/* ---- the kinds' state slots ---- */
+
+/* a row's state hooks; NULL for a row that keeps none */
+static const struct kind_state *row_state(unsigned k)
+{
+	return finding_kinds[k].state;
+}
+
+/* every row k that has the hook */
+#define EACH_HOOK(k, hook)                                 \
+	for (unsigned k = 0; k < VRAMZ_FK_COUNT; k++)       \
+		if (row_state(k) && row_state(k)->hook)
+
+#define SLOT_ALIGN _Alignof(max_align_t)
+#define SLOT_ROUND(n) (((n) + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN)
+
+/* Lays each row's blocks out one after another and allocates the
+ * engine's; the GPUs' and processes' come with them. */
+static int slots_init(vramz_diag *d)
+{
+	size_t diag = 0;
+	for (unsigned k = 0; k < VRAMZ_FK_COUNT; k++) {
+		const struct kind_state *ks = row_state(k);
+		if (!ks)
+			continue;
+		d->slot_off[k] = (struct slot_off){d->gpu_slots_size, d->proc_slots_size, diag};
+		d->gpu_slots_size += SLOT_ROUND(ks->gpu_size);
+		d->proc_slots_size += SLOT_ROUND(ks->proc_size);
+		diag += SLOT_ROUND(ks->diag_size);
+	}
+	d->diag_slots = calloc(1, diag ? diag : 1);
+	return d->diag_slots ? 0 : VRAMZ_ENOMEM;
+}
+
+static void slots_free(vramz_diag *d)
+{
+	if (d->diag_slots)
+		EACH_HOOK(k, fini_diag)
+			row_state(k)->fini_diag(kind_diag_state(d, k));
+	free(d->diag_slots);
+	free(d->gpu_slots);
+}
+
+/* a new process's blocks, zeroed and initialised */
+static int proc_slots_new(vramz_diag *d, struct proc_state *p)
+{
+	p->slots = calloc(1, d->proc_slots_size ? d->proc_slots_size : 1);
+	if (!p->slots)
+		return VRAMZ_ENOMEM;
+	EACH_HOOK(k, init_proc)
+		row_state(k)->init_proc(kind_proc_state(d, p, k));
+	return 0;
 }
 
 int vramz_diag_create_abi(vramz_diag **out, const vramz_diag_config *cfg, const vramz_abi *abi)
@@ -99,15 +155,17 @@ int vramz_diag_create_abi(vramz_diag **out, const vramz_diag_config *cfg, const 
 				 d->err, sizeof d->err);
 	if (rc == 0 && config_check(&d->cfg, d->err, sizeof d->err))
 		rc = VRAMZ_EINVAL;
+	if (rc == 0)
+		rc = slots_init(d);
 	if (rc < 0)
 		return rc;
 	d->jobs = jobkey_new(d->cfg.proc_root);
 	if (!d->jobs) {
-		free(d);
+		vramz_diag_free(d); /* the slots and the abi state too */
 		*out = NULL;
 		return VRAMZ_ENOMEM;
 	}
-	d->live = d->cfg.proc_root != NULL; /* torch.c may ask agents for leak sites */
+	d->live = d->cfg.proc_root != NULL; /* the kinds may ask agents (their files) */
 	d->cfg.proc_root = NULL; /* the cache holds its own copy */
 	d->last_eval_ms = 0;
 	return 0;
@@ -127,11 +185,16 @@ const char *vramz_diag_error(const vramz_diag *d)
 	return d ? d->err : "out of memory";
 }
 
-/* a process's series: NVML's, and its allocator's where an agent spoke */
-static void proc_series_free(struct proc_state *p)
+/* a process's series and the kinds' blocks of it */
+static void proc_series_free(vramz_diag *d, struct proc_state *p)
 {
 	ring_free(&p->mem);
-	ring_free(&p->alloc);
+	if (!p->slots)
+		return;
+	EACH_HOOK(k, fini_proc)
+		row_state(k)->fini_proc(kind_proc_state(d, p, k));
+	free(p->slots);
+	p->slots = NULL;
 }
 
 void vramz_diag_free(vramz_diag *d)
@@ -141,7 +204,7 @@ void vramz_diag_free(vramz_diag *d)
 	for (unsigned i = 0; i < d->ngpus; i++)
 		ring_free(&d->gpus[i].mem);
 	for (unsigned i = 0; i < d->nprocs; i++)
-		proc_series_free(&d->procs[i]);
+		proc_series_free(d, &d->procs[i]);
 	free(d->gpus);
 	free(d->procs);
 	htab_free(&d->index);
@@ -152,10 +215,8 @@ void vramz_diag_free(vramz_diag *d)
 	free(d->scratch.t);
 	free(d->scratch.y);
 	free(d->scratch.tmp);
-	free(d->detect_buf);
-	free(d->jobs_buf);
 	jobkey_free(d->jobs);
-	diag_agent_free(d);
+	slots_free(d);
 	abi_free(&d->abi);
 	free(d);
 }
@@ -168,16 +229,27 @@ static struct gpu_state *gpu_get(vramz_diag *d, unsigned index)
 		struct gpu_state *ng = realloc(d->gpus, (index + 1) * sizeof *ng);
 		if (!ng)
 			return NULL;
-		memset(ng + d->ngpus, 0, (index + 1 - d->ngpus) * sizeof *ng);
 		d->gpus = ng;
+		size_t ssz = d->gpu_slots_size ? d->gpu_slots_size : 1;
+		char *ns = realloc(d->gpu_slots, (index + 1) * ssz);
+		if (!ns)
+			return NULL;
+		d->gpu_slots = ns;
+		memset(ng + d->ngpus, 0, (index + 1 - d->ngpus) * sizeof *ng);
+		memset(ns + d->ngpus * ssz, 0, (index + 1 - d->ngpus) * ssz);
+		unsigned was = d->ngpus;
 		d->ngpus = index + 1;
+		/* every new GPU's blocks, a gap's too: the hooks and detectors
+		 * may walk all of d->gpus */
+		for (unsigned i = was; i < d->ngpus; i++)
+			EACH_HOOK(k, init_gpu)
+				row_state(k)->init_gpu(kind_gpu_state(d, &d->gpus[i], k));
 	}
 	struct gpu_state *g = &d->gpus[index];
 	if (!g->mem.w) {
 		if (ring_init(&g->mem, d->cfg.ring_windows, d->cfg.window_ms))
 			return NULL;
 		g->index = index;
-		g->orphan_since_ms = -1;
 	}
 	return g;
 }
@@ -268,7 +340,7 @@ static int series_make_room(vramz_diag *d)
 		struct proc_state *p = &d->procs[v[k].index];
 		if (!p->ended || d->cfg.keep_ended)
 			d->series_dropped++;
-		proc_series_free(p);
+		proc_series_free(d, p);
 		p->used = 0;
 	}
 	free(v);
@@ -310,12 +382,14 @@ static struct proc_state *proc_get(vramz_diag *d, const vramz_proc_sample *s, in
 	p->pid = s->pid;
 	p->start_ticks = start;
 	p->first_ms = t_ms;
-	vramz_idle_reset(&p->idle);
-	p->hidden_since_ms = -1;
+	if (proc_slots_new(d, p)) {
+		proc_series_free(d, p);
+		return NULL;
+	}
 	d->nprocs++;
 	if (index_put(d, d->nprocs - 1)) {
 		d->nprocs--;
-		proc_series_free(p);
+		proc_series_free(d, p);
 		return NULL;
 	}
 	return p;
@@ -349,7 +423,7 @@ static void procs_evict(vramz_diag *d)
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		struct proc_state *p = &d->procs[i];
 		if (p->ended && (!d->cfg.keep_ended || p->last_ms <= cut)) {
-			proc_series_free(p);
+			proc_series_free(d, p);
 			continue;
 		}
 		d->procs[j++] = *p;
@@ -362,7 +436,7 @@ static void procs_evict(vramz_diag *d)
 
 /* A GPU's sample: the engine's own bookkeeping (seen, lost, its memory
  * series), then each kind's feed hook for the state that kind keeps
- * (kinds.c: feed_gpu) - the engine knows no kind by name. */
+ * (kinds.h: struct kind_state) - the engine knows no kind by name. */
 static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t)
 {
 	int64_t dt = g->seen ? t - g->last_ms : 0;
@@ -373,9 +447,8 @@ static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample 
 	g->seen = 1;
 	g->last_ms = t;
 	/* a lost GPU's sample too: the hooks look at s->lost themselves */
-	for (unsigned k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++)
-		if (finding_kinds[k].feed_gpu)
-			finding_kinds[k].feed_gpu(d, g, s, t, dt);
+	EACH_HOOK(k, feed_gpu)
+		row_state(k)->feed_gpu(d, g, kind_gpu_state(d, g, k), s, t, dt);
 	if (s->lost) {
 		if (!g->lost)
 			g->lost_ms = t;
@@ -391,13 +464,14 @@ static void feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample 
 		g->procs_tick = d->tick;
 }
 
+/* A process's sample: the engine's own bookkeeping (names, its GPU's
+ * memory, its memory series), then each kind's feed hook. */
 static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *snap,
 		     const vramz_proc_sample *s, int64_t t)
 {
 	p->seen_tick = d->tick;
 	p->last_ms = t;
 	p->ended = 0;
-	p->oom_end = 0;
 	p->visible = (s->valid & VRAMZ_P_VISIBLE) != 0;
 	if (p->visible) {
 		p->ppid = s->ppid;
@@ -409,35 +483,25 @@ static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *
 		memcpy(p->user, s->user, sizeof p->user);
 		p->user[sizeof p->user - 1] = 0;
 	}
-	/* issue 15 hook: the PyTorch agent's join sets p->agent_ooms (its
-	 * allocator's num_ooms) here; a rise over agent_ooms_first makes an
-	 * oom finding certain (detect.c: oom_check) */
 	if (p->gpu < d->ngpus) {
 		const struct gpu_state *g = &d->gpus[p->gpu];
 		p->gpu_mem_known = (g->last.valid & VRAMZ_F_MEM) && !g->lost;
 		p->gpu_free_bytes = g->last.mem_free_bytes;
 		p->gpu_total_bytes = g->last.mem_total_bytes;
 	}
-	torch_feed(p, s, t);
-	/* the allocator's own series (issue 36): no caching steps in it */
-	if ((s->valid & VRAMZ_P_TORCH) && (s->torch_valid & VRAMZ_T_ALLOCATED)) {
-		if (!p->alloc.w && ring_init(&p->alloc, d->cfg.ring_windows, d->cfg.window_ms))
-			return VRAMZ_ENOMEM;
-		ring_add(&p->alloc, t, (double)s->torch_allocated_bytes, -1);
+	if (s->valid & VRAMZ_P_USED) {
+		int has_sm = (s->valid & VRAMZ_P_SM) != 0;
+		ring_add(&p->mem, t, (double)s->used_bytes, has_sm ? (double)s->sm_pct : -1);
+		p->last_bytes = s->used_bytes;
+		if (s->used_bytes > p->peak_bytes)
+			p->peak_bytes = s->used_bytes;
 	}
-	if (!(s->valid & VRAMZ_P_USED))
-		return 0;
-	int has_sm = (s->valid & VRAMZ_P_SM) != 0;
-	ring_add(&p->mem, t, (double)s->used_bytes, has_sm ? (double)s->sm_pct : -1);
-	p->last_bytes = s->used_bytes;
-	if (s->used_bytes > p->peak_bytes)
-		p->peak_bytes = s->used_bytes;
-	vramz_idle_feed(&p->idle, t, s); /* idle.c: SM 0 and memory unchanged */
-	if (!p->visible && s->used_bytes >= d->cfg.orphan_min_bytes) {
-		if (p->hidden_since_ms < 0)
-			p->hidden_since_ms = t;
-	} else {
-		p->hidden_since_ms = -1;
+	/* the hooks look at s->valid themselves */
+	for (unsigned k = 0; k < VRAMZ_FK_COUNT; k++) {
+		const struct kind_state *ks = row_state(k);
+		int rc = ks && ks->feed_proc ? ks->feed_proc(d, p, kind_proc_state(d, p, k), s, t) : 0;
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -472,9 +536,8 @@ int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 		if (!p || feed_proc(d, p, snap, s, t))
 			return VRAMZ_ENOMEM;
 	}
-	for (unsigned k = VRAMZ_FK_LEAK; k < VRAMZ_FK_COUNT; k++)
-		if (finding_kinds[k].after_feed)
-			finding_kinds[k].after_feed(d);
+	EACH_HOOK(k, after_feed)
+		row_state(k)->after_feed(d);
 	/* a process missing from a list that was read has exited (or left the GPU) */
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		struct proc_state *p = &d->procs[i];
@@ -482,7 +545,8 @@ int vramz_diag_feed(vramz_diag *d, const vramz_snapshot *snap)
 			continue;
 		const struct gpu_state *g = &d->gpus[p->gpu];
 		if (g->procs_tick == d->tick) {
-			oom_check(d, p); /* oom.c: did it end out of memory? */
+			EACH_HOOK(k, proc_gone)
+				row_state(k)->proc_gone(d, p, kind_proc_state(d, p, k));
 			p->ended = 1;
 		} else if (g->lost && g->last_ms == t) {
 			p->ended = 1;

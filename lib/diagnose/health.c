@@ -8,8 +8,9 @@
  *                (critical: replace the GPU);
  *   xid          a critical Xid the driver raised while watched, once per
  *                process that was on the GPU then (whose job it hit).
- * Numbers from the engine's state (state.h: feed_health and the Xid
- * capture in engine.c) in the detectors; words in summary_* / advice_*.
+ * What they judge is kept here as it is fed (struct health_gpu, the
+ * vram_errors row's state slot; the xid row's hook captures who was on a
+ * GPU); numbers in the detectors, words in summary_* / advice_*.
  * A GPU whose counters are where they were when first seen, with no
  * remap waiting or failed and no new Xid, raises nothing.
  */
@@ -20,18 +21,51 @@
 #include <stdio.h>
 #include <string.h>
 
-/* a new Xid in the table's memory rows */
-static int memory_xid(const struct gpu_state *g)
+/* What VRAM health keeps of a GPU: its counters when first seen, and now */
+struct health_gpu {
+	int ecc_known;                 /* an ECC counter was read */
+	uint64_t ecc_unc_base, ecc_corr_base, ecc_unc, ecc_corr;
+	int remap_known;
+	unsigned remap_pending, remap_failure;
+	int xid_known;                 /* an event watcher's figures came */
+	unsigned xid_base, xid_count, xid_last, xid_captured; /* counts of Xid events */
+	uint64_t xid_time_ms;
+	/* the processes on the GPU when its latest new Xid came (whose job it hit) */
+#define XID_PROCS_MAX 8
+	unsigned xid_nprocs;
+	struct xid_proc {
+		uint32_t pid;
+		uint64_t start_ticks;
+		char comm[16];
+		char user[VRAMZ_USER_LEN];
+		char job[VRAMZ_JOB_LEN];
+	} xid_procs[XID_PROCS_MAX];
+};
+
+static struct health_gpu *health_of(const vramz_diag *d, const struct gpu_state *g)
 {
-	const struct xid_info *x = xid_lookup(g->xid_last);
-	return g->xid_known && g->xid_count > g->xid_base && x && x->memory;
+	return kind_gpu_state(d, g, VRAMZ_FK_VRAM_ERRORS);
 }
 
-/* ---- feeding: the state VRAM health keeps (state.h, struct gpu_state) ---- */
+int health_last_xid(const vramz_diag *d, const struct gpu_state *g, unsigned *xid)
+{
+	const struct health_gpu *h = health_of(d, g);
+	*xid = h->xid_last;
+	return h->xid_known && h->xid_count;
+}
+
+/* a new Xid in the table's memory rows */
+static int memory_xid(const struct health_gpu *h)
+{
+	const struct xid_info *x = xid_lookup(h->xid_last);
+	return h->xid_known && h->xid_count > h->xid_base && x && x->memory;
+}
+
+/* ---- feeding ---- */
 
 /* The health counters: an uncorrected (volatile, else aggregate) count and
  * a corrected one, each against its first reading, and the remap state. */
-static void feed_counters(struct gpu_state *g, const vramz_gpu_sample *s)
+static void feed_counters(struct health_gpu *h, const vramz_gpu_sample *s)
 {
 	uint32_t ecc = s->valid & VRAMZ_F_ECC_VOL ? VRAMZ_F_ECC_VOL : s->valid & VRAMZ_F_ECC_AGG;
 	if (ecc) {
@@ -40,34 +74,34 @@ static void feed_counters(struct gpu_state *g, const vramz_gpu_sample *s)
 		uint64_t corr = ecc == VRAMZ_F_ECC_VOL ? s->ecc_corrected_volatile
 						       : s->ecc_corrected_aggregate;
 		/* a counter that went back (a driver reload): counted from there */
-		if (!g->ecc_known || unc < g->ecc_unc_base || corr < g->ecc_corr_base) {
-			g->ecc_unc_base = unc;
-			g->ecc_corr_base = corr;
+		if (!h->ecc_known || unc < h->ecc_unc_base || corr < h->ecc_corr_base) {
+			h->ecc_unc_base = unc;
+			h->ecc_corr_base = corr;
 		}
-		g->ecc_known = 1;
-		g->ecc_unc = unc;
-		g->ecc_corr = corr;
+		h->ecc_known = 1;
+		h->ecc_unc = unc;
+		h->ecc_corr = corr;
 	}
-	g->remap_known = (s->valid & VRAMZ_F_REMAP) != 0;
-	g->remap_pending = g->remap_known && s->remap_pending;
-	g->remap_failure = g->remap_known && s->remap_failure;
+	h->remap_known = (s->valid & VRAMZ_F_REMAP) != 0;
+	h->remap_pending = h->remap_known && s->remap_pending;
+	h->remap_failure = h->remap_known && s->remap_failure;
 }
 
 /* Who was on each GPU when a new Xid came: its processes as of this feed
  * (a GPU lost in the same tick still lists them). */
-void health_after_feed(vramz_diag *d)
+static void xid_after_feed(vramz_diag *d)
 {
 	for (unsigned gi = 0; gi < d->ngpus; gi++) {
-		struct gpu_state *g = &d->gpus[gi];
-		if (!g->xid_known || g->xid_count == g->xid_captured)
+		struct health_gpu *h = health_of(d, &d->gpus[gi]);
+		if (!h->xid_known || h->xid_count == h->xid_captured)
 			continue;
-		g->xid_captured = g->xid_count;
-		g->xid_nprocs = 0;
-		for (unsigned i = 0; i < d->nprocs && g->xid_nprocs < XID_PROCS_MAX; i++) {
+		h->xid_captured = h->xid_count;
+		h->xid_nprocs = 0;
+		for (unsigned i = 0; i < d->nprocs && h->xid_nprocs < XID_PROCS_MAX; i++) {
 			const struct proc_state *p = &d->procs[i];
 			if (!p->used || p->ended || p->gpu != gi)
 				continue;
-			struct xid_proc *x = &g->xid_procs[g->xid_nprocs++];
+			struct xid_proc *x = &h->xid_procs[h->xid_nprocs++];
 			x->pid = p->pid;
 			x->start_ticks = p->start_ticks;
 			memcpy(x->comm, p->comm, sizeof x->comm);
@@ -80,33 +114,41 @@ void health_after_feed(vramz_diag *d)
 /* The feed hook of VRAM health (the vram_errors row): the event
  * watcher's Xid figures, which come with a lost GPU's sample too, then
  * the ECC counters and the remap state. */
-void health_feed_gpu(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
-		     int64_t dt)
+static void health_feed_gpu(vramz_diag *d, struct gpu_state *g, void *st,
+			    const vramz_gpu_sample *s, int64_t t, int64_t dt)
 {
-	(void)d;
-	(void)t;
-	(void)dt;
+	struct health_gpu *h = st;
 	if (s->valid & VRAMZ_F_XID) {
-		if (!g->xid_known)
-			g->xid_base = g->xid_captured = s->xid_events;
-		g->xid_known = 1;
-		g->xid_count = s->xid_events;
-		g->xid_last = s->xid_last;
-		g->xid_time_ms = s->xid_time_ms;
+		if (!h->xid_known)
+			h->xid_base = h->xid_captured = s->xid_events;
+		h->xid_known = 1;
+		h->xid_count = s->xid_events;
+		h->xid_last = s->xid_last;
+		h->xid_time_ms = s->xid_time_ms;
 	}
 	if (!s->lost)
-		feed_counters(g, s);
+		feed_counters(h, s);
 }
+
+const struct kind_state vram_errors_state = {
+	.gpu_size = sizeof(struct health_gpu),
+	.feed_gpu = health_feed_gpu,
+};
+
+const struct kind_state xid_state = {
+	.after_feed = xid_after_feed,
+};
 
 int detect_vram_errors(vramz_diag *d, struct emitter *em)
 {
 	for (unsigned gi = 0; gi < d->ngpus; gi++) {
 		const struct gpu_state *g = &d->gpus[gi];
+		const struct health_gpu *h = health_of(d, g);
 		if (!g->seen)
 			continue;
-		uint64_t unc = g->ecc_known ? g->ecc_unc - g->ecc_unc_base : 0;
-		uint64_t corr = g->ecc_known ? g->ecc_corr - g->ecc_corr_base : 0;
-		int mx = memory_xid(g);
+		uint64_t unc = h->ecc_known ? h->ecc_unc - h->ecc_unc_base : 0;
+		uint64_t corr = h->ecc_known ? h->ecc_corr - h->ecc_corr_base : 0;
+		int mx = memory_xid(h);
 		if (!unc && !corr && !mx)
 			continue;
 		int crit = unc || mx;
@@ -120,7 +162,7 @@ int detect_vram_errors(vramz_diag *d, struct emitter *em)
 		f->ref_count = (unsigned)corr; /* new corrected errors */
 		if (mx) {
 			f->figures |= VRAMZ_FG_VALUE;
-			f->value = g->xid_last;
+			f->value = h->xid_last;
 		}
 	}
 	return 0;
@@ -130,32 +172,33 @@ int detect_row_remap(vramz_diag *d, struct emitter *em)
 {
 	for (unsigned gi = 0; gi < d->ngpus; gi++) {
 		const struct gpu_state *g = &d->gpus[gi];
-		if (!g->seen || !g->remap_known || (!g->remap_pending && !g->remap_failure))
+		const struct health_gpu *h = health_of(d, g);
+		if (!g->seen || !h->remap_known || (!h->remap_pending && !h->remap_failure))
 			continue;
-		vramz_finding *f = emit(em, g->remap_failure ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING,
-					g->remap_failure);
+		vramz_finding *f = emit(em, h->remap_failure ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING,
+					h->remap_failure);
 		if (!f)
 			return VRAMZ_ENOMEM;
 		f->gpu = (int)gi;
 		f->figures = VRAMZ_FG_VALUE | VRAMZ_FG_COUNT;
-		f->value = g->remap_failure;  /* 1 failed, 0 pending */
+		f->value = h->remap_failure;  /* 1 failed, 0 pending */
 		f->count = g->last.remap_uncorrectable_rows;
 		f->ref_count = g->last.remap_correctable_rows;
 	}
 	return 0;
 }
 
-static int xid_emit(struct emitter *em, unsigned gi, const struct gpu_state *g,
+static int xid_emit(struct emitter *em, unsigned gi, const struct health_gpu *h,
 		    const struct xid_proc *x)
 {
-	vramz_finding *f = emit(em, VRAMZ_SEV_CRITICAL, g->xid_last);
+	vramz_finding *f = emit(em, VRAMZ_SEV_CRITICAL, h->xid_last);
 	if (!f)
 		return VRAMZ_ENOMEM;
 	f->gpu = (int)gi;
 	f->figures = VRAMZ_FG_VALUE | VRAMZ_FG_COUNT;
-	f->value = g->xid_last;
-	f->count = g->xid_count - g->xid_base;
-	f->ref_count = g->xid_nprocs;
+	f->value = h->xid_last;
+	f->count = h->xid_count - h->xid_base;
+	f->ref_count = h->xid_nprocs;
 	if (x) {
 		f->pid = x->pid;
 		f->start_time_ticks = x->start_ticks;
@@ -170,12 +213,13 @@ int detect_xid(vramz_diag *d, struct emitter *em)
 {
 	for (unsigned gi = 0; gi < d->ngpus; gi++) {
 		const struct gpu_state *g = &d->gpus[gi];
-		if (!g->seen || !g->xid_known || g->xid_count <= g->xid_base)
+		const struct health_gpu *h = health_of(d, g);
+		if (!g->seen || !h->xid_known || h->xid_count <= h->xid_base)
 			continue;
-		if (!g->xid_nprocs && xid_emit(em, gi, g, NULL))
+		if (!h->xid_nprocs && xid_emit(em, gi, h, NULL))
 			return VRAMZ_ENOMEM;
-		for (unsigned i = 0; i < g->xid_nprocs; i++)
-			if (xid_emit(em, gi, g, &g->xid_procs[i]))
+		for (unsigned i = 0; i < h->xid_nprocs; i++)
+			if (xid_emit(em, gi, h, &h->xid_procs[i]))
 				return VRAMZ_ENOMEM;
 	}
 	return 0;

@@ -11,10 +11,12 @@
  *                  emits through the emitter it is handed (detectors.h);
  *   detect_agent   optional: what the PyTorch agent adds of the same
  *                  kind (torch.c), run right after detect;
- *   feed_gpu,      optional: the state the kind keeps as it is fed (its
- *   after_feed     fields of struct gpu_state), for each GPU sample and
- *                  once a snapshot is in - the engine calls the hooks and
- *                  knows no kind by name;
+ *   state          optional: the state slot of a kind that keeps memory
+ *                  as it is fed - the sizes of its own structs per GPU,
+ *                  per process and per engine, and the hooks that feed
+ *                  them (kinds.h, struct kind_state), defined in the
+ *                  kind's file; the engine allocates, feeds and frees
+ *                  them and knows no kind by name;
  *   summary,       one sentence of what was seen, one of what to do;
  *   advice
  *   agent_words    optional: the words of a finding the agent raised,
@@ -41,9 +43,10 @@
  * not name it, so a field added for one kind touches no other row.
  *
  * A new kind: its enum value and VRAMZ_FK_COUNT; a file of its own with
- * its detector and words (their prototypes in detectors.h, the file in
- * sources.cmake); its row here; a unit test; docs/diagnoses.md.  See
- * docs/architecture.md, "A new finding kind".
+ * its detector, words and state slot (their prototypes in detectors.h,
+ * the file in sources.cmake); its row here; a unit test and its name in
+ * test_diag_kinds; docs/diagnoses.md.  See docs/architecture.md,
+ * "Recipes", "Adding a finding kind" (8 places).
  */
 #include "kinds.h"
 #include "detectors.h"
@@ -180,7 +183,7 @@ const struct finding_kind finding_kinds[] = {
 		.kind = VRAMZ_FK_LEAK, .name = "leak",
 		.hold_ms = 60000,
 		.what = "leaks", NEEDS2(leak_warmup_ms, leak_min_span_ms),
-		.detect = detect_leak,
+		.detect = detect_leak, .state = &leak_state,
 		.summary = summary_leak, .advice = advice_leak,
 		.span = KIND_TREND,
 		.series = {{"leak_rate_bytes_per_second",
@@ -195,7 +198,7 @@ const struct finding_kind finding_kinds[] = {
 		.kind = VRAMZ_FK_IMBALANCE, .name = "imbalance",
 		.hold_ms = 30000,
 		.what = "imbalance", NEEDS1(job_warmup_ms),
-		.detect = detect_imbalance,
+		.detect = detect_imbalance, .state = &imbalance_state,
 		.summary = summary_imbalance, .advice = advice_imbalance,
 		.span = KIND_LASTS,
 		CONFS(conf_imbalance), .check = check_imbalance,
@@ -212,7 +215,7 @@ const struct finding_kind finding_kinds[] = {
 		.kind = VRAMZ_FK_IDLE_HOLDER, .name = "idle_holder",
 		.hold_ms = 0, /* 30 min unbroken idle to raise; a busy moment ends it */
 		.what = "idle holders", NEEDS1(idle_ms),
-		.detect = detect_idle_holder,
+		.detect = detect_idle_holder, .state = &idle_holder_state,
 		.summary = summary_idle_holder, .advice = advice_idle_holder,
 		.span = KIND_LASTS,
 		.series = {{"idle_holder_bytes",
@@ -224,8 +227,7 @@ const struct finding_kind finding_kinds[] = {
 		.kind = VRAMZ_FK_ORPHANED, .name = "orphaned",
 		.hold_ms = 30000,
 		.what = "orphaned memory", NEEDS1(orphan_ms),
-		.feed_gpu = orphaned_feed_gpu,
-		.detect = detect_orphaned,
+		.detect = detect_orphaned, .state = &orphaned_state,
 		.summary = summary_orphaned, .advice = advice_orphaned,
 		.span = KIND_LASTS,
 		.series = {{"orphan_memory_bytes",
@@ -237,8 +239,7 @@ const struct finding_kind finding_kinds[] = {
 		.kind = VRAMZ_FK_THROTTLE, .name = "throttle",
 		.hold_ms = 60000,
 		.what = "throttling", NEEDS1(throttle_min_busy_ms),
-		.feed_gpu = throttle_feed_gpu,
-		.detect = detect_throttle,
+		.detect = detect_throttle, .state = &throttle_state,
 		.summary = summary_throttle, .advice = advice_throttle,
 		.span = KIND_LASTS,
 		CONFS(conf_throttle),
@@ -246,8 +247,7 @@ const struct finding_kind finding_kinds[] = {
 	[VRAMZ_FK_PCIE_DOWNGRADED] = {
 		.kind = VRAMZ_FK_PCIE_DOWNGRADED, .name = "pcie_downgraded",
 		.hold_ms = 60000,
-		.feed_gpu = pcie_feed_gpu,
-		.detect = detect_pcie_downgraded,
+		.detect = detect_pcie_downgraded, .state = &pcie_state,
 		.summary = summary_pcie_downgraded, .advice = advice_pcie_downgraded,
 		.span = KIND_LASTS,
 		CONFS(conf_pcie_downgraded),
@@ -278,7 +278,7 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_OOM] = {
 		.kind = VRAMZ_FK_OOM, .name = "oom",
-		.detect = detect_oom, .detect_agent = detect_agent_oom,
+		.detect = detect_oom, .detect_agent = detect_agent_oom, .state = &oom_state,
 		.summary = summary_oom, .advice = advice_oom, .agent_words = agent_words_oom,
 		.span = KIND_EVENT, .at_once = 1,
 		.series = {{"oom_ended_bytes",
@@ -294,7 +294,7 @@ const struct finding_kind finding_kinds[] = {
 	[VRAMZ_FK_OUTSIDE_ALLOCATOR] = {
 		.kind = VRAMZ_FK_OUTSIDE_ALLOCATOR, .name = "outside_allocator",
 		.hold_ms = 30000,
-		.detect = detect_outside_allocator,
+		.detect = detect_outside_allocator, .state = &agent_state,
 		.summary = summary_outside_allocator, .advice = advice_outside_allocator,
 		.span = KIND_EVENT,
 	},
@@ -302,8 +302,7 @@ const struct finding_kind finding_kinds[] = {
 	 * handed out at once, as a lost GPU is */
 	[VRAMZ_FK_VRAM_ERRORS] = {
 		.kind = VRAMZ_FK_VRAM_ERRORS, .name = "vram_errors",
-		.feed_gpu = health_feed_gpu,
-		.detect = detect_vram_errors,
+		.detect = detect_vram_errors, .state = &vram_errors_state,
 		.summary = summary_vram_errors, .advice = advice_vram_errors,
 		.span = KIND_EVENT, .at_once = 1,
 	},
@@ -317,8 +316,7 @@ const struct finding_kind finding_kinds[] = {
 	},
 	[VRAMZ_FK_XID] = {
 		.kind = VRAMZ_FK_XID, .name = "xid",
-		.after_feed = health_after_feed,
-		.detect = detect_xid,
+		.detect = detect_xid, .state = &xid_state,
 		.summary = summary_xid, .advice = advice_xid,
 		.span = KIND_EVENT, .at_once = 1,
 	},

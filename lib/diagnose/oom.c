@@ -3,7 +3,8 @@
  *
  * A CUDA out-of-memory crash leaves no trace in NVML: the process just
  * leaves the list.  When the engine finds a process gone from a list that
- * was read, oom_check asks whether its end looked like one - its GPU
+ * was read, oom_check (the oom row's proc_gone hook, its state slot
+ * oom_state below) asks whether its end looked like one - its GPU
  * nearly full at its last samples, a leak close to out of memory, a steep
  * rise in its last seconds beyond what was left free - and records an
  * event with the figures; detect_oom (the oom row's detector, kinds.c)
@@ -21,6 +22,20 @@
 
 #include <stdio.h>
 #include <string.h>
+
+/* a process that probably ended out of memory (oom_check) */
+struct oom_event {
+	vramz_finding f;               /* subject and figures, filled at its end */
+	int64_t end_ms;                /* engine time it was found gone */
+};
+#define DIAG_OOM_MAX 64
+
+/* what the oom row keeps in the engine: the latest events, oldest dropped
+ * (of a process: struct oom_proc, detectors.h) */
+struct oom_diag {
+	struct oom_event ooms[DIAG_OOM_MAX];
+	unsigned nooms;
+};
 
 /* The latest window of a series that started at or before t_ms; NULL none. */
 static const struct win *win_at(const struct ring *r, int64_t t_ms)
@@ -64,11 +79,11 @@ static uint32_t nvml_evidence(vramz_diag *d, struct proc_state *p,
 	/* the leak rules as of its end (a log evaluates only once a minute) */
 	struct leak_result tmp;
 	struct onset_need need = onset_need_nvml(c, free_last, p->first_ms);
-	if (leak_cached(&p->mem, p->first_ms, c, &d->scratch, &p->leak, &tmp) ||
-	    leak_onset_cached(&p->mem, &need, c, &d->scratch, &p->leak, &tmp))
-		p->leak.r.is_leak = p->leak.onset.is_leak = 0; /* out of memory: no claim */
-	const struct leak_result *lr = p->leak.r.is_leak ? &p->leak.r
-				     : p->leak.onset.is_leak ? &p->leak.onset : NULL;
+	struct leak_cache *lc = &leak_of(d, p)->leak; /* the leak row's fits, reused */
+	if (leak_cached(&p->mem, p->first_ms, c, &d->scratch, lc, &tmp) ||
+	    leak_onset_cached(&p->mem, &need, c, &d->scratch, lc, &tmp))
+		lc->r.is_leak = lc->onset.is_leak = 0; /* out of memory: no claim */
+	const struct leak_result *lr = lc->r.is_leak ? &lc->r : lc->onset.is_leak ? &lc->onset : NULL;
 	if (lr && free_last >= 0 && lr->tr.slope > 0 &&
 	    free_last / lr->tr.slope * 1000.0 <= (double)c->leak_fast_tto_ms)
 		ev |= VRAMZ_OOM_LEAKING;
@@ -93,7 +108,7 @@ enum end_says { END_UNKNOWN, END_NOT_OOM, END_OOM };
 
 static enum end_says agent_end(vramz_diag *d, const struct proc_state *p, struct agent_figures *fig)
 {
-	if (!p->torch.seen || diag_agent_figures(d, p, fig) || !fig->end.valid)
+	if (!torch_of(d, p)->seen || diag_agent_figures(d, p, fig) || !fig->end.valid)
 		return END_UNKNOWN;
 	return fig->end.oom ? END_OOM : END_NOT_OOM;
 }
@@ -115,7 +130,7 @@ static int oom_elsewhere(const vramz_diag *d, const struct proc_state *p,
  * it (no agent, kill -9, a log), NVML's figures decide and the finding
  * is probable; an allocator that counted OOMs adds to that evidence but
  * is no death alone (the job may have caught them). */
-void oom_check(vramz_diag *d, struct proc_state *p)
+static void oom_check(vramz_diag *d, struct proc_state *p, void *st)
 {
 	if (p->gpu >= d->ngpus || !p->mem.n)
 		return;
@@ -133,14 +148,15 @@ void oom_check(vramz_diag *d, struct proc_state *p)
 		return;
 	if (p->agent_ooms > p->agent_ooms_first)
 		ev |= VRAMZ_OOM_AGENT;
-	if (d->nooms == DIAG_OOM_MAX) {
-		memmove(&d->ooms[0], &d->ooms[1], (DIAG_OOM_MAX - 1) * sizeof d->ooms[0]);
-		d->nooms--;
+	struct oom_diag *od = kind_diag_state(d, VRAMZ_FK_OOM);
+	if (od->nooms == DIAG_OOM_MAX) {
+		memmove(&od->ooms[0], &od->ooms[1], (DIAG_OOM_MAX - 1) * sizeof od->ooms[0]);
+		od->nooms--;
 	}
-	struct oom_event *e = &d->ooms[d->nooms++];
+	struct oom_event *e = &od->ooms[od->nooms++];
 	memset(e, 0, sizeof *e);
 	e->end_ms = d->last_ms;
-	p->oom_end = 1;
+	((struct oom_proc *)st)->oom_end = 1;
 	vramz_finding *f = &e->f;
 	f->kind = VRAMZ_FK_OOM;
 	f->severity = (ev & VRAMZ_OOM_ENDED) ? VRAMZ_SEV_CRITICAL : VRAMZ_SEV_WARNING;
@@ -167,11 +183,26 @@ void oom_check(vramz_diag *d, struct proc_state *p)
 		torch_oom_figures(f, &fig);
 }
 
+/* a process seen again is not (or no longer) gone out of memory */
+static int oom_feed_proc(vramz_diag *d, struct proc_state *p, void *st, const vramz_proc_sample *s,
+			 int64_t t)
+{
+	((struct oom_proc *)st)->oom_end = 0;
+	return 0;
+}
+
+const struct kind_state oom_state = {
+	.proc_size = sizeof(struct oom_proc), .diag_size = sizeof(struct oom_diag),
+	.feed_proc = oom_feed_proc,
+	.proc_gone = oom_check,
+};
+
 /* live: an oom finding stays oom_keep_ms; in a log, for good */
 int detect_oom(vramz_diag *d, struct emitter *em)
 {
-	for (unsigned i = 0; i < d->nooms; i++) {
-		const struct oom_event *e = &d->ooms[i];
+	const struct oom_diag *od = kind_diag_state(d, VRAMZ_FK_OOM);
+	for (unsigned i = 0; i < od->nooms; i++) {
+		const struct oom_event *e = &od->ooms[i];
 		if (!d->cfg.keep_ended && d->last_ms - e->end_ms > d->cfg.oom_keep_ms)
 			continue;
 		vramz_finding *f = emit(em, e->f.severity, (double)e->f.bytes);

@@ -79,7 +79,7 @@ int detect_rise(vramz_diag *d, struct emitter *em)
 	for (unsigned i = 0; i < d->nprocs; i++) {
 		const struct proc_state *p = &d->procs[i];
 		struct rise r;
-		if (!p->used || p->ended || p->leaking || p->gpu >= d->ngpus ||
+		if (!p->used || p->ended || leak_of(d, p)->leaking || p->gpu >= d->ngpus ||
 		    !rise_of(&p->mem, &d->cfg, &r))
 			continue;
 		const struct gpu_state *g = &d->gpus[p->gpu];

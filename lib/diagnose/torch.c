@@ -22,7 +22,9 @@
  * The detectors (numbers) are the agent's half of three rows of the kinds
  * table (kinds.c): detect_agent of fragmentation and oom, detect of
  * outside_allocator; their words are the agent_words and the summary and
- * advice of those rows, at the end of this file.  The thresholds are
+ * advice of those rows, at the end of this file.  What the agent said is
+ * kept per process by torch_feed in struct torch_state (detectors.h),
+ * the state slot of outside_allocator (agent_state below).  The thresholds are
  * docs/diagnoses.md's.
  */
 #include "state.h"
@@ -43,12 +45,13 @@
 #define SITES_FIRST_MS (5 * 1000)       /* ... or this, while no answer had growth */
 #define OOM_READ_MS (5 * 1000)          /* read an OOM's record at most this often */
 
-void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t)
+static int torch_feed(vramz_diag *d, struct proc_state *p, void *st, const vramz_proc_sample *s,
+		      int64_t t)
 {
-	struct torch_state *ts = &p->torch;
+	struct torch_state *ts = st;
 	ts->on = (s->valid & VRAMZ_P_TORCH) != 0;
 	if (!ts->on)
-		return;
+		return 0;
 	ts->uid = s->uid;
 	ts->history = (s->torch_valid & VRAMZ_T_HISTORY) != 0;
 	ts->reserved = (s->torch_valid & VRAMZ_T_RESERVED) ? s->torch_reserved_bytes : 0;
@@ -73,23 +76,31 @@ void torch_feed(struct proc_state *p, const vramz_proc_sample *s, int64_t t)
 		if (!ts->seen || s->torch_ooms < ts->ooms_base)
 			ts->ooms_base = s->torch_ooms;
 		ts->ooms = s->torch_ooms;
-		/* oom.c's hook: an ended process's oom becomes certain */
+		/* the process's own count, which oom.c weighs at its end */
 		p->agent_ooms = ts->ooms;
 		p->agent_ooms_first = ts->ooms_base;
 	}
 	if (!ts->seen)
 		ts->first_ms = t;
 	ts->seen = 1;
+	return 0;
 }
+
+/* the engine's block holds a log's agent records (agentrec.c) */
+const struct kind_state agent_state = {
+	.proc_size = sizeof(struct torch_state), .diag_size = sizeof(struct agent_recs *),
+	.feed_proc = torch_feed,
+	.fini_diag = agent_recs_fini,
+};
 
 /* Raised when free pieces of split blocks are a large share of the
  * reserved memory while retries rose lately; once raised, it holds while
  * the retries keep climbing (FRAG_CLIMB_MS), whatever the share does from
  * one second to the next: a pool under a cap that frees its cache and
  * retries is fragmenting even at the moments its split share dips. */
-static int emit_fragmentation(struct emitter *em, struct proc_state *p)
+static int emit_fragmentation(const vramz_diag *d, struct emitter *em, struct proc_state *p)
 {
-	struct torch_state *ts = &p->torch;
+	struct torch_state *ts = torch_of(d, p);
 	int climbing = ts->retries > ts->retries_base && p->last_ms - ts->retries_rose_ms <= FRAG_CLIMB_MS;
 	int raise = ts->reserved && ts->inactive >= FRAG_MIN_BYTES &&
 		    (double)ts->inactive >= FRAG_MIN_SHARE * (double)ts->reserved &&
@@ -110,9 +121,9 @@ static int emit_fragmentation(struct emitter *em, struct proc_state *p)
 	return 0;
 }
 
-static int emit_outside(struct emitter *em, const struct proc_state *p)
+static int emit_outside(const vramz_diag *d, struct emitter *em, const struct proc_state *p)
 {
-	const struct torch_state *ts = &p->torch;
+	const struct torch_state *ts = torch_of(d, p);
 	if (!ts->outside_ok || ts->outside < OUTSIDE_MIN_BYTES || !p->last_bytes ||
 	    (double)ts->outside < OUTSIDE_MIN_SHARE * (double)p->last_bytes)
 		return 0;
@@ -182,7 +193,7 @@ void torch_oom_figures(vramz_finding *f, const struct agent_figures *fig)
  * logger's own pace of writing them cannot hide one). */
 static void read_oom_record(const vramz_diag *d, struct proc_state *p)
 {
-	struct torch_state *ts = &p->torch;
+	struct torch_state *ts = torch_of(d, p);
 	if (d->live && (ts->ooms <= ts->oom_read_ooms ||
 			(ts->oom_read_ms && p->last_ms - ts->oom_read_ms < OOM_READ_MS)))
 		return;
@@ -200,7 +211,7 @@ static void read_oom_record(const vramz_diag *d, struct proc_state *p)
  * from: a warning, not a death (oom.c tells a death by the end record). */
 static int emit_oom(const vramz_diag *d, struct emitter *em, struct proc_state *p)
 {
-	struct torch_state *ts = &p->torch;
+	struct torch_state *ts = torch_of(d, p);
 	if (ts->ooms <= ts->ooms_base)
 		return 0;
 	read_oom_record(d, p);
@@ -234,7 +245,7 @@ static int emit_oom(const vramz_diag *d, struct emitter *em, struct proc_state *
 /* Leak sites: asks, reads, and copies the best site into the finding. */
 void torch_leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
 {
-	struct torch_state *ts = &p->torch;
+	struct torch_state *ts = torch_of(d, p);
 	if (!d->live || !ts->on || !ts->history)
 		return;
 	int64_t now = p->last_ms;
@@ -266,7 +277,7 @@ void torch_leak_site(vramz_diag *d, struct proc_state *p, vramz_finding *f)
  * caught before as evidence: no "carried on" beside a death). */
 static int agent_speaks(const vramz_diag *d, const struct proc_state *p)
 {
-	return p->used && p->torch.on && (!p->ended || (d->cfg.keep_ended && !p->oom_end));
+	return p->used && torch_of(d, p)->on && (!p->ended || (d->cfg.keep_ended && !oom_ended(d, p)));
 }
 
 int detect_agent_fragmentation(vramz_diag *d, struct emitter *em)
@@ -274,7 +285,7 @@ int detect_agent_fragmentation(vramz_diag *d, struct emitter *em)
 	int rc = 0;
 	for (unsigned i = 0; i < d->nprocs && !rc; i++)
 		if (agent_speaks(d, &d->procs[i]))
-			rc = emit_fragmentation(em, &d->procs[i]);
+			rc = emit_fragmentation(d, em, &d->procs[i]);
 	return rc;
 }
 
@@ -283,7 +294,7 @@ int detect_outside_allocator(vramz_diag *d, struct emitter *em)
 	int rc = 0;
 	for (unsigned i = 0; i < d->nprocs && !rc; i++)
 		if (agent_speaks(d, &d->procs[i]))
-			rc = emit_outside(em, &d->procs[i]);
+			rc = emit_outside(d, em, &d->procs[i]);
 	return rc;
 }
 

@@ -81,6 +81,40 @@ struct kind_conf {
 };
 
 struct gpu_state;
+struct proc_state;
+
+/* The memory a kind keeps as it is fed, and the hooks that keep it: the
+ * kind's own structs, defined in its own file, which the engine
+ * (engine.c) allocates zeroed - one block per GPU (gpu_size), per process
+ * series (proc_size) and one per engine (diag_size) - and frees, without
+ * knowing what is in them.  The engine hands each hook its kind's block;
+ * a detector finds it with kind_gpu_state / kind_proc_state /
+ * kind_diag_state (lib/diagnose/state.h).  Every hook is optional, and
+ * each runs in table order after the engine's own bookkeeping:
+ *   init_gpu, init_proc  once the block is allocated (a field whose
+ *                        "none" is not 0: -1 for "not since");
+ *   fini_proc, fini_diag before the block is freed (what it points to);
+ *   feed_gpu             every GPU sample, a lost GPU's too (s->lost),
+ *                        after the engine noted the time (dt: since the
+ *                        GPU's last sample, at most 10 s);
+ *   feed_proc            every process sample, once the engine has its
+ *                        memory series and names; 0 or VRAMZ_ENOMEM;
+ *   proc_gone            a process missing from a list that was read,
+ *                        before the engine marks it ended;
+ *   after_feed           once the whole snapshot is in. */
+struct kind_state {
+	size_t gpu_size, proc_size, diag_size; /* bytes; 0: none */
+	void (*init_gpu)(void *st);
+	void (*init_proc)(void *st);
+	void (*fini_proc)(void *st);
+	void (*fini_diag)(void *st);
+	void (*feed_gpu)(vramz_diag *d, struct gpu_state *g, void *st, const vramz_gpu_sample *s,
+			 int64_t t, int64_t dt);
+	int (*feed_proc)(vramz_diag *d, struct proc_state *p, void *st, const vramz_proc_sample *s,
+			 int64_t t);
+	void (*proc_gone)(vramz_diag *d, struct proc_state *p, void *st);
+	void (*after_feed)(vramz_diag *d);
+};
 
 struct finding_kind {
 	enum vramz_finding_kind kind;  /* = its index in finding_kinds[] */
@@ -90,14 +124,10 @@ struct finding_kind {
 	 * same kind (torch.c), run right after detect */
 	int (*detect)(vramz_diag *d, struct emitter *em);
 	int (*detect_agent)(vramz_diag *d, struct emitter *em);
-	/* optional feeding, for a kind that keeps state of its own as it is
-	 * fed (its fields of struct gpu_state, lib/diagnose/state.h): called
-	 * for every GPU sample, a lost GPU's too (s->lost), after the engine
-	 * has noted the time (dt: since the GPU's last sample, at most 10 s);
-	 * after_feed once the whole snapshot is in */
-	void (*feed_gpu)(vramz_diag *d, struct gpu_state *g, const vramz_gpu_sample *s, int64_t t,
-			 int64_t dt);
-	void (*after_feed)(vramz_diag *d);
+	/* optional: the state slot of a kind that keeps memory of its own as
+	 * it is fed (struct kind_state above); the rows of kinds that share
+	 * a file's state read the slot of the row that owns it */
+	const struct kind_state *state;
 	/* words: one sentence of what was seen, one of what to do; subject is
 	 * "pid 4242 (python) on GPU 0" and the like.  agent_words, when set,
 	 * speaks first for a finding the agent raised (advice 0: the summary)
