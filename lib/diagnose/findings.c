@@ -101,7 +101,7 @@ static void remember_cleared(vramz_diag *d, const vramz_finding *f)
 }
 
 /* A headline figure moved by more than a quarter: worth a "changed". */
-static int moved(double was, double now)
+static int figure_moved(double was, double now)
 {
 	double a = was < 0 ? -was : was, b = now < 0 ? -now : now;
 	double m = a > b ? a : b;
@@ -121,7 +121,7 @@ static void continue_slot(struct finding_slot *s, const struct finding_slot *o, 
 	s->rev_ms = o->rev_ms;
 	int jump = o->f.severity != s->f.severity || o->f.ended != s->f.ended ||
 		   (!o->f.site[0] && s->f.site[0]); /* torch.c named the leak's line */
-	int drift = moved(o->rev_figure, s->rev_figure) || strcmp(o->f.site, s->f.site);
+	int drift = figure_moved(o->rev_figure, s->rev_figure) || strcmp(o->f.site, s->f.site);
 	if (jump || (drift && now - o->rev_ms >= DIAG_CHANGE_MIN_MS)) {
 		s->f.revision++;
 		s->rev_ms = now;

@@ -31,7 +31,7 @@ uint64_t vramz_idle_noise_bytes(uint64_t level_bytes)
 	return pct > floor_bytes ? pct : floor_bytes;
 }
 
-static int moved(uint64_t a, uint64_t b)
+static int holding_moved(uint64_t a, uint64_t b)
 {
 	uint64_t d = a > b ? a - b : b - a;
 	return d > vramz_idle_noise_bytes(a > b ? a : b);
@@ -57,7 +57,7 @@ void vramz_idle_feed(vramz_idle_track *t, int64_t t_ms, const vramz_proc_sample 
 	if (!known) {
 		t->sm_unknown++;
 		/* neither starts nor breaks; memory moving still restarts */
-		if (t->since_ms >= 0 && moved(b, t->ref_bytes)) {
+		if (t->since_ms >= 0 && holding_moved(b, t->ref_bytes)) {
 			t->since_ms = t_ms;
 			t->ref_bytes = b;
 		}
@@ -69,7 +69,7 @@ void vramz_idle_feed(vramz_idle_track *t, int64_t t_ms, const vramz_proc_sample 
 		t->since_ms = -1;
 		return;
 	}
-	if (t->since_ms < 0 || moved(b, t->ref_bytes)) {
+	if (t->since_ms < 0 || holding_moved(b, t->ref_bytes)) {
 		t->since_ms = t_ms;
 		t->ref_bytes = b;
 		if (t->idle_from_ms < 0)
