@@ -166,6 +166,10 @@ typedef struct vramz_finding {
 	uint64_t outside_nccl_bytes;
 	uint64_t outside_other_bytes;
 	unsigned nccl_comms;          /* NCCL communicators among them */
+	/* appended (issue 39): the name of the process's container in its
+	 * Kubernetes pod (vramz_proc_sample's container_name), beside a job
+	 * "pod:NAMESPACE/NAME"; "" unknown or no pod */
+	char container_name[VRAMZ_KUBE_NAME_LEN];
 } vramz_finding;
 
 typedef struct vramz_diag_config {

@@ -482,6 +482,8 @@ static int feed_proc(vramz_diag *d, struct proc_state *p, const vramz_snapshot *
 		p->comm[sizeof p->comm - 1] = 0;
 		memcpy(p->user, s->user, sizeof p->user);
 		p->user[sizeof p->user - 1] = 0;
+		memcpy(p->container_name, s->container_name, sizeof p->container_name);
+		p->container_name[sizeof p->container_name - 1] = 0;
 	}
 	if (p->gpu < d->ngpus) {
 		const struct gpu_state *g = &d->gpus[p->gpu];

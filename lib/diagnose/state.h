@@ -48,6 +48,7 @@ struct proc_state {
 	char job[VRAMZ_JOB_LEN];
 	char comm[16];
 	char user[VRAMZ_USER_LEN];
+	char container_name[VRAMZ_KUBE_NAME_LEN]; /* in its pod, "" none */
 	int64_t first_ms, last_ms;
 	int ended;
 	uint64_t last_bytes, peak_bytes;
@@ -162,6 +163,7 @@ static inline void finding_subject_proc(vramz_finding *f, const struct proc_stat
 	memcpy(f->job, p->job, sizeof f->job);
 	memcpy(f->comm, p->comm, sizeof f->comm);
 	memcpy(f->user, p->user, sizeof f->user);
+	memcpy(f->container_name, p->container_name, sizeof f->container_name);
 	f->ended = p->ended;
 }
 

@@ -47,6 +47,8 @@ const char *diag_subject_str(const vramz_finding *f, char *b, size_t n)
 			k += snprintf(b + k, n - (size_t)k, " (%s)", f->comm);
 		if (pod && k > 0 && (size_t)k < n)
 			k += snprintf(b + k, n - (size_t)k, " in pod %s", pod);
+		if (pod && f->container_name[0] && k > 0 && (size_t)k < n)
+			k += snprintf(b + k, n - (size_t)k, " (container %s)", f->container_name);
 		if (f->gpu >= 0 && k > 0 && (size_t)k < n)
 			snprintf(b + k, n - (size_t)k, " on GPU %d", f->gpu);
 	} else if (pod) {

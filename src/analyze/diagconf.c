@@ -279,6 +279,7 @@ void diagconf_json(struct jsonw *w, const char *key, const vramz_finding *f)
 	jw_u64_if(w, "start_time_ticks", f->start_time_ticks != 0, f->start_time_ticks);
 	jw_str(w, "job", f->job[0] ? f->job : NULL);
 	jw_str(w, "comm", f->comm[0] ? f->comm : NULL);
+	jw_str(w, "container_name", f->container_name[0] ? f->container_name : NULL);
 	jw_str(w, "user", f->user[0] ? f->user : NULL);
 	jw_bool(w, "ended", f->ended);
 	jw_dbl_if(w, "rate_bytes_per_s", fg & VRAMZ_FG_RATE, f->rate_bytes_per_s, 1);

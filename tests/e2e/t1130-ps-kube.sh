@@ -145,6 +145,24 @@ PY
 	stop_daemon
 '
 
+expect_success 'a finding names the pod and the container: pid (comm) in pod NS/NAME (container C)' '
+	sed "s/^proc gpu=0 pid=4200101 .*/&\ngrow gpu=0 pid=4200101 rate=+64MiB\/s/" "$SCENARIOS/2gpu-h200.scn" >leak.scn &&
+	grep -q "^grow gpu=0 pid=4200101" leak.scn &&
+	FAKE_NVML_SCENARIO=$T/leak.scn vramz watch -i 100ms --window 200ms --leak-warmup 1s --leak-min-span 3s \
+		--report-after 1s -d 6s --json >w.jsonl &&
+	python3 - w.jsonl <<PY
+import json, sys
+fs = [json.loads(l)["finding"] for l in open(sys.argv[1]) if l.strip()]
+leak = [f for f in fs if f["kind"] == "leak" and f["pid"] == 4200101]
+assert leak, [f["kind"] for f in fs]
+f = leak[-1]
+assert f["job"] == "pod:ml-team/trainer-7f9c" and f["container_name"] == "pytorch", f
+assert f["summary"].startswith("pid 4200101 (python3) in pod ml-team/trainer-7f9c (container pytorch) on GPU 0 grows"), f["summary"]
+# a finding of a process in no named pod has no container
+assert all(x["container_name"] is None for x in fs if x.get("pid") == 4200201), fs
+PY
+'
+
 expect_success 'hostile names come out sanitized, never as terminal controls' '
 	rm -rf log/pods/ml-team_trainer-7f9c_$P1 log/containers/trainer-7f9c_ml-team_* &&
 	kubelet "ev$(printf "\033")[2Jil" "po$(printf "\033")]0;x$(printf "\007")d" $P1 pytorch $CA &&
