@@ -419,7 +419,22 @@
         : p.pod_uid ? 'pod:' + p.pod_uid : p.container,
       command: p.command || p.comm || (p.visible === false ? '(not visible from here)' : ''),
       t_alloc: t.allocated_bytes, t_rsv: t.reserved_bytes, t_ooms: t.ooms,
-      outside_allocator_bytes: p.outside_allocator_bytes, torch: !!p.torch };
+      outside_allocator_bytes: p.outside_allocator_bytes, parts: p.outside_parts, torch: !!p.torch };
+  }
+  // where the memory outside the allocator appeared, as the agent saw it
+  // (issue 37): the parts it told, largest first, then "other"
+  function partsText(o) {
+    if (!o) return '';
+    var names = { context: 'CUDA context', libraries: 'CUDA libraries', nccl: 'NCCL' };
+    var ps = ['context', 'libraries', 'nccl'].filter(function (k) { return o[k] > 0; });
+    ps.sort(function (a, b) { return o[b] - o[a]; });
+    var out = ps.map(function (k) {
+      var n = o.nccl_communicators;
+      return names[k] + ' ' + bytes(o[k]) +
+        (k === 'nccl' ? ' (' + n + ' communicator' + (n === 1 ? '' : 's') + ')' : '');
+    });
+    if (o.other > 0) out.push('other ' + bytes(o.other));
+    return out.join(' \u00b7 ');
   }
   function cmp(a, b) {
     var k = st.sortKey, va = a[k], vb = b[k];
@@ -467,6 +482,7 @@
         var s = v === null || v === undefined ? (c.n ? '-' : '') : c.f ? c.f(v) : v;
         var td = el('td', (c.n ? 'n ' : '') + (c.c || ''), s);
         if (c.k === 'command') td.title = clean(v);
+        if (c.k === 'outside_allocator_bytes' && p.parts) td.appendChild(el('div', 'parts', partsText(p.parts)));
         tr.appendChild(td);
       });
       tb.appendChild(tr);
