@@ -200,7 +200,10 @@ static const char *const page_gpu_keys[] = {
 	"util_gpu_pct", "temp_c", "power_mw", "power_limit_mw", "pcie_gen", "pcie_width",
 	/* the sensor rows (issue 40): what GPU-Z's sensor tab shows */
 	"util_mem_pct", "temp_mem_c", "clock_sm_mhz", "clock_mem_mhz", "fan_pct",
-	"pcie_tx_bytes_per_s", "pcie_rx_bytes_per_s", NULL};
+	"pcie_tx_bytes_per_s", "pcie_rx_bytes_per_s",
+	/* the card's VRAM health line: what `status`'s HEALTH column reads */
+	"ecc_corrected_volatile", "ecc_uncorrected_volatile", "remap_pending", "remap_failure",
+	"retired_pending", "xid_events", "xid_last", NULL};
 static const char *const page_proc_keys[] = {
 	"gpu", "pid", "user", "comm", "command", "container", "pod_uid", "slurm_job",
 	"used_bytes", "sm_pct", "torch", "pod", "namespace", "container_name", NULL};

@@ -132,6 +132,9 @@
     c.root.appendChild(bar);
     c.mem = el('div', 'mem');
     c.root.appendChild(c.mem);
+    c.health = el('div', 'health');
+    c.health.hidden = true;
+    c.root.appendChild(c.health);
     var f = el('div', 'figs');
     c.figs = {};
     ['util', 'temp', 'power', 'pcie'].forEach(function (k) {
@@ -187,6 +190,10 @@
     text(c.mem, g.lost ? 'fell off the bus: no reading' :
       'used ' + bytes(g.mem_used_bytes) + ' \u00b7 rsv ' + bytes(g.mem_reserved_bytes) +
       ' \u00b7 free ' + bytes(g.mem_free_bytes) + ' / ' + bytes(g.mem_total_bytes));
+    var hh = health(g);
+    c.health.hidden = !hh.known || !!g.lost;
+    c.health.className = 'health ' + hh.level;
+    text(c.health, 'VRAM health: ' + hh.text);
     text(c.figs.util, num(g.util_gpu_pct, ' %'));
     text(c.figs.temp, num(g.temp_c, ' \u00b0C'));
     text(c.figs.power, g.power_mw === null || g.power_mw === undefined ? '-' :
@@ -194,6 +201,27 @@
     text(c.figs.pcie, g.pcie_gen ? g.pcie_gen + '.0 x' + (g.pcie_width || '?') : '-');
     chart(c, g);
     sensors(c, g);
+  }
+
+  // VRAM health in the words and order of `vramz status`'s HEALTH column
+  // (src/cmd/cmd-status.c): the gravest first; "ok" when every reading the
+  // GPU gives is clean; unknown (no line) when it gives none
+  function health(g) {
+    var out = [], bad = false, known = false;
+    function has(k) {
+      if (g[k] === null || g[k] === undefined) return false;
+      known = true;
+      return true;
+    }
+    if (has('remap_failure') && g.remap_failure) { out.push('REMAP FAILED'); bad = true; }
+    if (has('ecc_uncorrected_volatile') && g.ecc_uncorrected_volatile) {
+      out.push('UNCORR ECC ' + g.ecc_uncorrected_volatile); bad = true;
+    }
+    if (has('xid_events') && g.xid_events && g.xid_last) { out.push('Xid ' + g.xid_last); bad = true; }
+    if (has('remap_pending') && g.remap_pending) out.push('remap pending');
+    if (has('retired_pending') && g.retired_pending) out.push('retire pending');
+    if (has('ecc_corrected_volatile') && g.ecc_corrected_volatile) out.push('ECC ' + g.ecc_corrected_volatile);
+    return { known: known, text: out.length ? out.join(', ') : 'ok', level: bad ? 'bad' : out.length ? 'warn' : 'good' };
   }
 
   // One sensor row: created when the GPU first reports the sensor.

@@ -4,6 +4,7 @@
 # in headless Chromium (tests/web/page_sensors.py): the memory chart zoomed
 # to the used range, so the fake's 1 GiB/min leak on a 140 GiB GPU climbs
 # pixel rows; a row per sensor with its sparkline and now/min/max/avg;
+# each GPU's VRAM health in the status table's words;
 # findings by severity with INFO folded; aria-sort; a polite live region;
 # light and dark at 1280x800 and 390x844 (screenshots; with
 # VRAMZ_UPDATE_SCREENSHOT=1 copied into docs/).
@@ -27,8 +28,8 @@ fi
 expect_success 'the page zoomed, with every sensor, light and dark, wide and narrow' '
 	{
 		printf "driver 580.159.04\nnvml 13.580.159.04\ncuda 13000\n"
-		gpu_line 0 fan=60 temp_mem=55
-		gpu_line 1 fan=45 temp_mem=50
+		gpu_line 0 fan=60 temp_mem=55 ecc=1 ecc_sbe_vol=0 ecc_dbe_vol=0 remap_pending=0
+		gpu_line 1 fan=45 temp_mem=50 ecc=1 ecc_sbe_vol=0 ecc_dbe_vol=2 remap_pending=1
 		printf "proc gpu=0 pid=env:LEAK_PID used=14GiB type=compute sm=40\n"
 		printf "grow gpu=0 pid=env:LEAK_PID rate=+1GiB/min\n"
 		printf "proc gpu=1 pid=4000001 used=3GiB type=compute sm=0\n"

@@ -104,6 +104,16 @@ with cdp.Browser() as browser:
     assert used[1] != used[2], "memory used: min %s = max %s while leaking" % (used[1], used[2])
     ok("%d sensor rows with sparkline, now/min/max/avg; memory used %s" % (len(rows), " / ".join(used)))
 
+    # VRAM health, in `vramz status`'s words: GPU 1's uncorrected ECC
+    # errors and pending remap (the slow thread's, every second)
+    p.wait("(document.querySelectorAll('#gpus .gpu .health')[1] || {}).textContent =="
+           " 'VRAM health: UNCORR ECC 2, remap pending'")
+    hl = p.eval("Array.prototype.map.call(document.querySelectorAll('#gpus .gpu .health'),"
+                " function(h){return [h.hidden, h.className, h.textContent]})")
+    assert hl == [[False, "health good", "VRAM health: ok"],
+                  [False, "health bad", "VRAM health: UNCORR ECC 2, remap pending"]], hl
+    ok("VRAM health per GPU: %r" % [h[2] for h in hl])
+
     # findings grouped by severity, INFO folded
     groups = p.eval("Array.prototype.map.call(document.querySelectorAll('#findings > *'),"
                     " function(g){return [g.tagName, g.className, g.open === undefined ? null : g.open,"
