@@ -8,7 +8,7 @@
  * returning 0 or VRAMZ_ENOMEM.  It never calls the engine: the engine
  * walks the table and hands each row's detector an emitter of that row's
  * kind, so lib/diagnose's graph is a star with kinds.c and the engine at
- * its centre (lint.diaggraph, tools/diaggraph.sh, checks it has no
+ * its centre (lint.callgraph, tools/callgraph.sh, checks it has no
  * cycle).  Words are `void summary_KIND(f, subject, buf, len)` and
  * `advice_KIND(...)`; a row's thresholds are checked by
  * `check_KIND(cfg, buf, len)`, which names the first rule the config

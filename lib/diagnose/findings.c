@@ -6,7 +6,7 @@
  * hold of a finding whose condition has gone, report_after_ms before one
  * is handed out) and publishes the reported ones on the wall clock.  The
  * engine (engine.c) calls findings_evaluate; this file never calls the
- * engine, so lib/diagnose's graph stays a star (lint.diaggraph).
+ * engine, so lib/diagnose's graph stays a star (lint.callgraph).
  */
 #include "findings.h"
 #include "detectors.h"
