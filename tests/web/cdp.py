@@ -303,3 +303,33 @@ def png_stats(data):
             if min(px) < 200:
                 dark += 1
     return w, h, len(colours), dark
+
+
+def theme_shots(p, outdir, prefix, wide_expr, bg_expr, ok):
+    """Light and dark at 1280x800 and 390x844 (mobile): each a screenshot
+    PREFIX-WxH[-dark].png in outdir, of that size and more than 50
+    colours, the dark one with more than twice the light one's dark
+    pixels, and at 390 nothing wider than the phone (wide_expr, a
+    scrollWidth).  Returns {(width, scheme): (bg_expr's value, dark
+    pixels)}; leaves the page at 1280x800, light."""
+    shots = {}
+    for (w, h, mobile) in ((1280, 800, False), (390, 844, True)):
+        for scheme in ("light", "dark"):
+            p.resize(w, h, mobile)
+            p.emulate("", scheme)
+            p.pump(0.6)
+            if mobile:
+                sw = p.eval(wide_expr)
+                assert sw <= w + 1, "%d px wide at %d px" % (sw, w)
+            png = p.screenshot()
+            name = "%s-%dx%d%s.png" % (prefix, w, h, "-dark" if scheme == "dark" else "")
+            with open(os.path.join(outdir, name), "wb") as f:
+                f.write(png)
+            pw, ph, colours, darkpx = png_stats(png)
+            assert (pw, ph) == (w, h) and colours >= 50, (name, pw, ph, colours)
+            shots[(w, scheme)] = (p.eval(bg_expr), darkpx)
+        assert shots[(w, "dark")][1] > 2 * shots[(w, "light")][1], shots
+        ok("%dx%d light (%s) and dark (%s): screenshots saved" % (w, h, shots[(w, "light")][0], shots[(w, "dark")][0]))
+    p.resize(1280, 800)
+    p.emulate("", "light")
+    return shots

@@ -181,26 +181,8 @@ with cdp.Browser() as browser:
     ok("processes stacked: %s; bands over %r columns" % (procs, bands))
 
     # light and dark, wide and narrow, with screenshots
-    shots = {}
-    for (w, h, mobile) in ((1280, 800, False), (390, 844, True)):
-        for scheme in ("light", "dark"):
-            p.resize(w, h, mobile)
-            p.emulate("", scheme)
-            p.pump(0.6)
-            if mobile:
-                sw = p.eval("document.getElementById('detail').scrollWidth")
-                assert sw <= w + 1, "%d px wide at %d px" % (sw, w)
-            png = p.screenshot()
-            name = "web-detail-%dx%d%s.png" % (w, h, "-dark" if scheme == "dark" else "")
-            with open(os.path.join(outdir, name), "wb") as f:
-                f.write(png)
-            pw, ph, colours, darkpx = cdp.png_stats(png)
-            assert (pw, ph) == (w, h) and colours >= 50, (name, pw, ph, colours)
-            shots[(w, scheme)] = (p.eval("getComputedStyle(document.getElementById('detail')).backgroundColor"), darkpx)
-        assert shots[(w, "dark")][1] > 2 * shots[(w, "light")][1], shots
-        ok("%dx%d light (%s) and dark (%s): screenshots saved" % (w, h, shots[(w, "light")][0], shots[(w, "dark")][0]))
-    p.resize(1280, 800)
-    p.emulate("", "light")
+    cdp.theme_shots(p, outdir, "web-detail", "document.getElementById('detail').scrollWidth",
+                    "getComputedStyle(document.getElementById('detail')).backgroundColor", ok)
 
     # Esc closes and gives the focus back to the GPU's name; Back closes
     key(p, "Escape", "Escape", 27)

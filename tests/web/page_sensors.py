@@ -148,29 +148,10 @@ with cdp.Browser() as browser:
     ok("a new finding said in the live region: %s" % said[:70])
 
     # light and dark, wide and narrow: screenshots, nothing wider than the phone
-    shots = {}
-    for (w, h, mobile) in ((1280, 800, False), (390, 844, True)):
-        for scheme in ("light", "dark"):
-            p.resize(w, h, mobile)
-            p.emulate("", scheme)
-            p.pump(0.6)
-            if mobile:
-                sw = p.eval("document.documentElement.scrollWidth")
-                assert sw <= w + 1, "%d px wide at %d px" % (sw, w)
-            bg = p.eval("getComputedStyle(document.body).backgroundColor")
-            png = p.screenshot()
-            name = "web-%dx%d%s.png" % (w, h, "-dark" if scheme == "dark" else "")
-            with open(os.path.join(outdir, name), "wb") as f:
-                f.write(png)
-            pw, ph, colours, darkpx = cdp.png_stats(png)
-            assert (pw, ph) == (w, h) and colours >= 50, (name, pw, ph, colours)
-            shots[(w, scheme)] = (bg, darkpx)
-        assert shots[(w, "dark")][1] > 2 * shots[(w, "light")][1], shots
-        ok("%dx%d light (%s) and dark (%s): screenshots saved" % (w, h, shots[(w, "light")][0], shots[(w, "dark")][0]))
+    shots = cdp.theme_shots(p, outdir, "web", "document.documentElement.scrollWidth",
+                            "getComputedStyle(document.body).backgroundColor", ok)
 
     # the toggle: dark in a light setting, kept for the next visit
-    p.resize(1280, 800)
-    p.emulate("", "light")
     p.eval("document.getElementById('theme').click()")
     assert p.eval("document.documentElement.dataset.theme") == "dark"
     assert p.eval("getComputedStyle(document.body).backgroundColor") == shots[(1280, "dark")][0]
