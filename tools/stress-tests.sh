@@ -9,7 +9,7 @@
 #     TEST   a ctest name regex, e.g. t8010 or e2e.t6010-top-keys
 #     -n N   runs of each (default 30)
 #     -b DIR the build (default build-asan: cmake -DVRAMZ_SANITIZE=ON)
-#     -j J   ctest jobs (default 1)
+#     -j J   tests run at a time (default 1); each round is one ctest of them all
 #     -k     keep each failed run's output (DIR/stress-logs)
 set -u
 usage() { sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -40,18 +40,27 @@ done
 
 logs=$build/stress-logs
 mkdir -p "$logs"
+# rounds: one ctest a round runs every named test (-j J of them at a time),
+# so a slow test shares the load with the others instead of waiting its
+# turn; each test's line in ctest's output counts for it
 declare -A pass fail
+re=""
 for t in "$@"; do
 	pass[$t]=0 fail[$t]=0
-	for i in $(seq "$n"); do
-		if ctest --test-dir "$build" -j "$jobs" -R "$t" --output-on-failure >"$logs/last.txt" 2>&1 &&
-			grep -q "tests passed, 0 tests failed" "$logs/last.txt" && ! grep -q "No tests were found" "$logs/last.txt"; then
+	re="$re${re:+|}$t"
+done
+for i in $(seq "$n"); do
+	ctest --test-dir "$build" -j "$jobs" -R "$re" --output-on-failure >"$logs/last.txt" 2>&1
+	for t in "$@"; do
+		lines=$(grep -E "Test +#[0-9]+: " "$logs/last.txt" | grep -E -- "$t") || lines=""
+		if [ -n "$lines" ] && ! grep -qvE " Passed " <<<"$lines"; then
 			pass[$t]=$((pass[$t] + 1))
 		else
 			fail[$t]=$((fail[$t] + 1))
 			[ $keep = 1 ] && cp "$logs/last.txt" "$logs/$(echo "$t" | tr -c 'A-Za-z0-9.\n-' _).$i.txt"
 		fi
 	done
+	echo "round $i of $n: $(date -u +%H:%M:%S)" >&2
 done
 stop_load
 load=""

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # test.sh - every test: a warnings-as-errors build and an ASan/UBSan build,
-# each running the whole ctest suite (unit tests, the fake NVML, end-to-end
-# tests of the real binary, and python.unittest for python/ against the stub
-# torch).  Prints ctest's summary for each.
+# each running the ctest suite (unit tests, the fake NVML, end-to-end tests
+# of the real binary; in the first build also the tests that run once, whose
+# time is Chromium's, Python's, pip's or dpkg's: CONTRIBUTING.md lists them).
+# Prints ctest's summary for each.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)

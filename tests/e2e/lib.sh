@@ -66,6 +66,28 @@ stop_pid() {
 	return 1
 }
 
+# bg_run NAME CMD...: runs CMD in the background in $T, its output in
+# $T/NAME.out and NAME.err and its exit code in NAME.rc once it ends.  For
+# the fixed-length runs of one file (watch -d, log --duration) that its
+# steps check one by one but need not wait out one after another: each
+# step then waits for its own (bg_wait).
+bg_run() {
+	local n=$1
+	shift
+	(cd "$T" && "$@" >"$n.out" 2>"$n.err"; echo $? >"$n.rc.new" && mv "$n.rc.new" "$n.rc") &
+}
+# bg_wait NAME [SECONDS]: waits (300 s at most) for bg_run's NAME to end and
+# returns its exit code
+bg_wait() {
+	local n=$1 i
+	for i in $(seq $((${2:-300} * 10))); do
+		[ -f "$T/$n.rc" ] && return "$(cat "$T/$n.rc")"
+		sleep 0.1
+	done
+	echo "$n: still running after ${2:-300} s"
+	return 124
+}
+
 finish() {
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]

@@ -22,6 +22,12 @@ trap 'kill $JOB2 $JOB3 2>/dev/null; serve_cleanup; rm -rf "$T"' EXIT
 sed "s/pid=4180002/pid=$JOB2/; s/pid=4180003/pid=$JOB3/" "$SCENARIOS/health.scn" >"$T/health.scn"
 export FAKE_NVML_SCENARIO=$T/health.scn VRAMZ_NO_DAEMON=1
 
+# the fixed-length runs (the log's 9 s, the watches' 15 s and 9 s) go side
+# by side from here; their steps check them (bg_wait)
+bg_run log vramz log -o g.csv --procs -i 500ms --slow-interval 500ms --duration 9s
+bg_run watch-json vramz watch --json -i 500ms -d 15s # health read at 0 and 10 s
+bg_run watch-text vramz watch --no-color -i 500ms -d 9s
+
 # g FILE GPU KEY: a GPU's key in a status/serve JSON document
 g() { json "$1" "[x for x in d[\"gpus\"] if x[\"index\"]==$2][0][\"$3\"]"; }
 
@@ -68,7 +74,7 @@ expect_success 'info: a health object in JSON, the rows in text' '
 '
 
 expect_success 'log: health columns appended, the states over time, the events file beside it' '
-	vramz log -o g.csv --procs -i 500ms --slow-interval 500ms --duration 9s 2>err.txt &&
+	bg_wait log &&
 	head -1 g.csv >hdr &&
 	has ",fan_pct,ecc_mode,ecc_corrected_volatile,ecc_uncorrected_volatile,ecc_corrected_aggregate,ecc_uncorrected_aggregate,remap_correctable_rows,remap_uncorrectable_rows,remap_pending,remap_failure,retired_sbe_pages,retired_dbe_pages,retired_pending,pcie_replays,xid_events,xid_last,xid_time_ms$" hdr &&
 	python3 - <<-EOF
@@ -157,7 +163,7 @@ assert g[1][\"remap_pending\"] == 1 and g[0][\"retired_sbe_pages\"] is None, g
 '
 
 expect_success 'watch: the findings in order, naming whose job was hit; nothing on GPU 0' '
-	vramz watch --json -i 500ms -d 15s >w.jsonl && # health read at 0 and 10 s
+	bg_wait watch-json && cp watch-json.out w.jsonl &&
 	python3 - "$JOB2" "$JOB3" <<-EOF &&
 	import json, sys
 	job2, job3 = int(sys.argv[1]), int(sys.argv[2])
@@ -180,7 +186,7 @@ expect_success 'watch: the findings in order, naming whose job was hit; nothing 
 	t = lambda f: f["first_seen"]
 	assert t(pend) < t(x2) <= t(ve2) and t(x2) < t(x3) <= t(lost), [t(f) for f in (pend, x2, ve2, x3, lost)]
 	EOF
-	vramz watch --no-color -i 500ms -d 9s >w.txt &&
+	bg_wait watch-text && cp watch-text.out w.txt &&
 	has "CRITICAL xid +pid $JOB2 \(sleep\) on GPU 2: Xid 48, double-bit ECC error" w.txt &&
 	has "CRITICAL gpu_lost +GPU 3 fell off the bus .*the last Xid before: 79" w.txt
 '

@@ -21,6 +21,13 @@ at 3s gpu=1 xid=79
 EOF
 export FAKE_NVML_SCENARIO=$T/storm.scn VRAMZ_NO_DAEMON=1
 
+# the three logs, each a storm of its own, run side by side from here;
+# each step checks its own (bg_wait)
+bg_run storm vramz log -o g.csv -i 500ms --duration 8s
+mkdir "$T/rot"
+bg_run rot sh -c 'cd rot && exec "$VRAMZ_BIN" log -o g.csv -i 200ms --duration 8s --rotate 4KiB --keep 50'
+bg_run old vramz log -o old.csv -i 500ms --duration 1s
+
 # check_storm EVENTS...: the rows of the events files, bounded per kind
 # per second, and every event of the storm counted by their counts
 check_storm() { python3 - "$@" <<'PY'
@@ -44,7 +51,7 @@ PY
 }
 
 expect_success 'a storm of 4000 Xids: a row per second with its count, all counted' '
-	vramz log -o g.csv -i 500ms --duration 8s 2>err.txt &&
+	bg_wait storm &&
 	check_storm g.events.csv &&
 	# the first Xid of the storm is on disk at once, with count 1
 	sed -n 2p g.events.csv | grep -q ",xid,13,.*,1$" &&
@@ -61,8 +68,7 @@ assert rows[-1][\"xid_events\"] == \"4000\", rows[-1][\"xid_events\"]
 '
 
 expect_success 'the events file rotates with the log; analyze of the set counts every event' '
-	mkdir rot && cd rot &&
-	vramz log -o g.csv -i 200ms --duration 8s --rotate 4KiB --keep 50 2>err.txt &&
+	bg_wait rot && cd rot &&
 	test -e g.1.csv && test -e g.1.events.csv &&
 	# each level that had events has its own events file with its header
 	for f in g*.events.csv; do head -1 "$f" | grep -q "^time,gpu,uuid,event,.*,count$"; done &&
@@ -72,7 +78,7 @@ expect_success 'the events file rotates with the log; analyze of the set counts 
 '
 
 expect_success 'an events file from before the count column still reads: a row is one event' '
-	vramz log -o old.csv -i 500ms --duration 1s 2>err.txt &&
+	bg_wait old &&
 	printf "%s\n" "time,gpu,uuid,event,xid,meaning" \
 		"$(sed -n 2p old.csv | cut -d, -f1),0,GPU-5707a000-0000-4000-8000-000000000000,xid,31,x" \
 		"$(sed -n 2p old.csv | cut -d, -f1),0,GPU-5707a000-0000-4000-8000-000000000000,xid,31,x" \

@@ -14,9 +14,22 @@ trap 'kill $STEADY_PID $LEAK_PID 2>/dev/null; rm -rf "$T"' EXIT
 export XDG_CONFIG_HOME="$T/cfg"
 FAST="-i 100ms --window 200ms --leak-warmup 1s --leak-min-span 3s --report-after 1s"
 
+# the five fixed-length watches run side by side from here (each step
+# checks its own, bg_wait), each with a config directory of its own: 6 s
+# for the file instead of 29
+scenario diag-leak.scn
+XDG_CONFIG_HOME=$T/cfg.text bg_run text vramz watch $FAST -d 6s
+XDG_CONFIG_HOME=$T/cfg.json bg_run json vramz watch $FAST -d 6s --json
+XDG_CONFIG_HOME=$T/cfg.exec bg_run exec vramz watch $FAST -d 6s --min-severity warning \
+	--exec sh -c "env | grep ^VRAMZ_FINDING_ | sort > \"$T/ev.\$\$\""
+XDG_CONFIG_HOME=$T/cfg.hung bg_run hung sh -c 'start=$(date +%s) &&
+	"$VRAMZ_BIN" watch '"$FAST"' -d 6s --exec-timeout 1s --exec sleep 100 &&
+	echo "took $(($(date +%s) - start)) s" >&2'
+mkdir -p "$T/cfg.quiet/vramz" && printf "leak-min-rate = 1TiB\n" >"$T/cfg.quiet/vramz/config"
+XDG_CONFIG_HOME=$T/cfg.quiet bg_run quiet vramz watch $FAST -d 5s
+
 expect_success 'watch flags the 64 MiB/s leaker, not the steady job' '
-	scenario diag-leak.scn &&
-	vramz watch $FAST -d 6s >out &&
+	bg_wait text && cp text.out out &&
 	has "new +(CRITICAL|WARNING) +leak +pid $LEAK_PID \(sleep\) on GPU 0 grows" out &&
 	hasnt "pid $STEADY_PID" out &&
 	python3 - out <<PY
@@ -29,8 +42,7 @@ PY
 '
 
 expect_success 'watch --json prints one object per event' '
-	scenario diag-leak.scn &&
-	vramz watch $FAST -d 6s --json >out.json &&
+	bg_wait json && cp json.out out.json &&
 	python3 - out.json <<PY
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
@@ -45,8 +57,7 @@ PY
 '
 
 expect_success '--exec runs a command per event with the finding in its environment' '
-	scenario diag-leak.scn &&
-	vramz watch $FAST -d 6s --min-severity warning --exec sh -c "env | grep ^VRAMZ_FINDING_ | sort > \"$T/ev.\$\$\"" >/dev/null &&
+	bg_wait exec &&
 	cat "$T"/ev.* >env.txt &&
 	has "^VRAMZ_FINDING_EVENT=new" env.txt &&
 	has "^VRAMZ_FINDING_KIND=leak" env.txt &&
@@ -56,11 +67,9 @@ expect_success '--exec runs a command per event with the finding in its environm
 '
 
 expect_success 'a hung --exec command does not stop sampling' '
-	scenario diag-leak.scn &&
-	start=$(date +%s) &&
-	vramz watch $FAST -d 6s --exec-timeout 1s --exec sleep 100 >out 2>err &&
-	end=$(date +%s) &&
-	[ $((end - start)) -lt 15 ] &&
+	bg_wait hung && cp hung.out out && cp hung.err err &&
+	took=$(sed -n "s/^took \([0-9]*\) s$/\1/p" err) && echo "took $took s" &&
+	[ "$took" -lt 15 ] &&
 	has "new .* leak" out && has "killed" err
 '
 
@@ -79,12 +88,8 @@ expect_success 'bad options and config lines are usage errors naming the input' 
 '
 
 expect_success 'thresholds from the config file apply (a huge minimum rate silences the leak)' '
-	scenario diag-leak.scn &&
-	mkdir -p "$XDG_CONFIG_HOME/vramz" &&
-	printf "leak-min-rate = 1TiB\n" >"$XDG_CONFIG_HOME/vramz/config" &&
-	vramz watch $FAST -d 5s >out &&
-	hasnt " leak " out &&
-	rm "$XDG_CONFIG_HOME/vramz/config"
+	bg_wait quiet && cp quiet.out out &&
+	hasnt " leak " out && has "leak-min-rate = 1TiB" "$T/cfg.quiet/vramz/config"
 '
 
 finish

@@ -35,9 +35,17 @@ scenario diag-imbalance.scn
 # (ASan, parallel) run once reached the end of a 4 s watch first
 FAST="-i 100ms --window 200ms --job-warmup 2s --report-after 1s"
 
+# the three watches run side by side from here (each step checks its own,
+# bg_wait): 8 s for the file instead of 19, and the plain processes are
+# watched 8 s too, not 4, for the same slack as the ranks
+RANKS="RANK0_PID=$RANK0_RUN RANK1_PID=$RANK1_RUN RANK2_PID=$RANK2_RUN RANK3_PID=$RANK3_RUN"
+PLAIN="RANK0_PID=$RANK0_PLAIN RANK1_PID=$RANK1_PLAIN RANK2_PID=$RANK2_PLAIN RANK3_PID=$RANK3_PLAIN"
+bg_run json env $RANKS "$VRAMZ_BIN" watch $FAST -d 8s --json
+bg_run text env $RANKS "$VRAMZ_BIN" watch $FAST -d 7s
+bg_run plain env $PLAIN "$VRAMZ_BIN" watch $FAST -d 8s --json
+
 expect_success 'four torchrun ranks, one 5x heavier: one imbalance for the run' '
-	export RANK0_PID=$RANK0_RUN RANK1_PID=$RANK1_RUN RANK2_PID=$RANK2_RUN RANK3_PID=$RANK3_RUN &&
-	vramz watch $FAST -d 8s --json >out.json &&
+	bg_wait json && cp json.out out.json &&
 	python3 - out.json <<PY
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
@@ -54,15 +62,13 @@ PY
 '
 
 expect_success 'the text line names the job and the heavy GPU' '
-	export RANK0_PID=$RANK0_RUN RANK1_PID=$RANK1_RUN RANK2_PID=$RANK2_RUN RANK3_PID=$RANK3_RUN &&
-	vramz watch $FAST -d 7s >out &&
+	bg_wait text && cp text.out out &&
 	test "$(grep -c " imbalance " out)" = 1 &&
 	has "new +WARNING +imbalance .*torchrun:e2e-run" out
 '
 
 expect_success 'the same processes without rank variables: no job, no imbalance' '
-	export RANK0_PID=$RANK0_PLAIN RANK1_PID=$RANK1_PLAIN RANK2_PID=$RANK2_PLAIN RANK3_PID=$RANK3_PLAIN &&
-	vramz watch $FAST -d 4s --json >out.json &&
+	bg_wait plain && cp plain.out out.json &&
 	hasnt "imbalance|stray_context" out.json
 '
 

@@ -11,7 +11,7 @@
 
 sleep 300 & STEADY_PID=$!
 export STEADY_PID
-trap 'kill $STEADY_PID $OOM_PID 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $STEADY_PID $OOM_PID $IDLE_PID $LOADER_PID 2>/dev/null; rm -rf "$T"' EXIT
 export XDG_CONFIG_HOME="$T/cfg"
 L="$T/logs"
 mkdir -p "$L"
@@ -22,6 +22,13 @@ mkdir -p "$L"
 # both vramz processes' fake clocks at the sleep's start, not each at its
 # own nvmlInit (a loaded machine started them a second or more later, and
 # the job ended before its GPU was full: no oom)
+# the idle step's 6 s watch runs beside the 47 s ones (its own scenario)
+sleep 120 & IDLE_PID=$!
+sleep 120 & LOADER_PID=$!
+export IDLE_PID LOADER_PID
+FAKE_NVML_SCENARIO="$SCENARIOS/diag-idle-loader.scn" bg_run idle \
+	vramz watch -i 200ms -d 6s --idle-time 2s --report-after 1s --json
+
 scenario diag-oom.scn
 EPOCH=$(date +%s.%N)
 sleep 42 & OOM_PID=$!
@@ -126,11 +133,7 @@ PY
 '
 
 expect_success 'idle means idle: a loader growing at 0 % SM is never an idle holder' '
-	sleep 30 & IDLE_PID=$!
-	sleep 30 & LOADER_PID=$!
-	export IDLE_PID LOADER_PID &&
-	FAKE_NVML_SCENARIO="$SCENARIOS/diag-idle-loader.scn" \
-		vramz watch -i 200ms -d 6s --idle-time 2s --report-after 1s --json >idle.json &&
+	bg_wait idle && cp idle.out idle.json &&
 	kill $IDLE_PID $LOADER_PID &&
 	python3 - idle.json <<PY
 import json, sys

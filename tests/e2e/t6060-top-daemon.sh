@@ -85,7 +85,7 @@ expect_success 'top shows the daemon'"'"'s findings, unless it has thresholds of
 # Rows whose inputs have not changed are kept from the frame before, not
 # drawn again (render.c, fb_keep): a process row, and a memory chart that
 # has been one value all along (at 80 columns, 138 frames: two a braille
-# cell).  They must
+# cell; 7 s at 50 ms, until its first column is filled).  They must
 # still follow the machine: when the process's memory moves, its row and
 # the plot change at once; and what was kept is what a full redraw (^L)
 # draws.
@@ -95,9 +95,9 @@ expect_success 'rows kept from frame to frame follow the machine, and match a fu
 		"gpu 0 name=\"NVIDIA H200\" uuid=GPU-8f3a61c2-5be4-4d0e-9a71-2c6f0e4b7d19 mem_total=143771MiB mem_reserved=616MiB mem_used=auto util=50 temp=41 power=318000 power_limit=700000" \
 		"proc gpu=0 pid=$STEADY used=$1 type=compute sm=50" >"$T/steady.tmp" && mv "$T/steady.tmp" "$T/steady.scn"; } &&
 	scn 4GiB && export FAKE_NVML_SCENARIO=$T/steady.scn &&
-	start_daemon -i 100ms --procs &&
-	TOP_ENV="VRAMZ_RUNTIME_DIR=$VRAMZ_RUNTIME_DIR" top_session 80 24 -i 100ms &&
-	wait_for "^ +$STEADY .* 4\.00 GiB" && sleep 16 &&
+	start_daemon -i 50ms --procs &&
+	TOP_ENV="VRAMZ_RUNTIME_DIR=$VRAMZ_RUNTIME_DIR" top_session 80 24 -i 50ms &&
+	wait_for "^ +$STEADY .* 4\.00 GiB" && WAIT_FOR_TENTHS=300 wait_for "│⣿" && sleep 0.5 &&
 	tm capture-pane -p | sed 1d >"$T/kept" &&
 	keys C-l && sleep 0.5 && tm capture-pane -p | sed 1d >"$T/fresh" &&
 	{ diff "$T/kept" "$T/fresh" || { echo "kept rows differ from a full redraw"; exit 1; }; } &&

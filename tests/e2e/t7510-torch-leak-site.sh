@@ -45,8 +45,15 @@ SCN
 export FAKE_NVML_SCENARIO="$T/m.scn"
 
 expect_success 'watch names the Python line where the leak grows' '
-	timeout 120 "$VRAMZ_BIN" watch --json -i 250ms -d 60s --leak-warmup 1s --leak-min-span 5s \
-		--report-after 1s > w.json 2> w.err;
+	# until the agent'"'"'s line is named (60 s at most), not 60 s in all
+	{ timeout 120 "$VRAMZ_BIN" watch --json -i 250ms -d 60s --leak-warmup 1s --leak-min-span 5s \
+		--report-after 1s > w.json 2> w.err & wp=$!; } &&
+	for _ in $(seq 600); do
+		grep -q "of the growth is allocated at leaky.py" w.json && break
+		kill -0 $wp 2>/dev/null || break
+		sleep 0.1
+	done;
+	kill $wp 2>/dev/null; wait $wp;
 	has "\"kind\": ?\"leak\"" w.json &&
 	has "\"site\": ?\"leaky.py:$LINE in step\(\)\"" w.json &&
 	has "of the growth is allocated at leaky.py:$LINE in step\(\)" w.json

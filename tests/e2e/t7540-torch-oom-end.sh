@@ -26,18 +26,20 @@
 start_job() {
 	python3 "$T/$1.py" "$T/go.$1" > "$T/$1.out" 2>&1 &
 	JOB=$!
-	trap 'kill $JOB 2>/dev/null; rm -rf "$T"' EXIT
+	JOBS="${JOBS-} $JOB"
+	trap 'kill $JOBS 2>/dev/null; rm -rf "$T"' EXIT
 	for _ in $(seq 300); do grep -q ready "$T/$1.out" && break; sleep 0.1; done
 	export AGENT_PID=$JOB
 }
-# the fake GPU: 143771 MiB; the job holds USED of it
+# the fake GPU: 143771 MiB; the job holds USED of it [in FILE, m.scn]
 scn() {
-	cat > "$T/m.scn" <<SCN
+	local f=$T/${2:-m.scn}
+	cat > "$f" <<SCN
 driver 580.159.04
 gpu 0 name="NVIDIA H200" uuid=GPU-00000000-0000-4000-8000-000000000000 mem_total=143771MiB mem_reserved=616MiB util=50
 proc gpu=0 pid=env:AGENT_PID used=$1 sm=50 follow
 SCN
-	export FAKE_NVML_SCENARIO="$T/m.scn"
+	export FAKE_NVML_SCENARIO="$f"
 }
 
 oom_job "$T/dies.py"
@@ -115,6 +117,13 @@ PY
 }
 
 PROBE_LINE=$(grep -n PROBE-LINE "$T/probes.py" | cut -d: -f1)
+
+# the fragmenting pool's 25 s watch runs beside the other jobs' (its own
+# GPU, its step checks it at the end)
+start_job frag
+scn 9GiB frag.scn
+touch "$T/go.frag"
+bg_run frag-watch "$VRAMZ_BIN" watch --json -i 1s -d 25s --report-after 1s
 
 start_job dies
 DIES=$JOB
@@ -247,11 +256,8 @@ expect_success 'serve: vramz_oom_requested_bytes with the site, vramz_oom_ended_
 '
 serve_cleanup
 
-start_job frag
-scn 9GiB
-touch "$T/go.frag"
 expect_success 'fragmentation that flaps while retries climb: one finding, never cleared' '
-	"$VRAMZ_BIN" watch --json -i 1s -d 25s --report-after 1s > frag.json 2> frag.err;
+	bg_wait frag-watch; cp frag-watch.out frag.json &&
 	touch "$T/go.frag.stop" &&
 	events frag.json fragmentation > ev &&
 	test "$(grep -c "^new " ev)" = 1 &&
