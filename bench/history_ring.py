@@ -17,10 +17,12 @@ import http.client
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import servestart  # noqa: E402
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 ngpus = int(sys.argv[2]) if len(sys.argv) > 2 else 8
@@ -40,18 +42,8 @@ def scenario(path):
 
 
 def serve(d, env, name, history):
-    log = open(os.path.join(d, name + ".log"), "w+")
-    p = subprocess.Popen([os.path.join(build, "vramz"), "serve", "--listen", "127.0.0.1:0",
-                          "--interval", "%dms" % INTERVAL_MS, "--history", history,
-                          "--slow-interval", "1s"], env=env, stderr=log)
-    for _ in range(100):
-        log.seek(0)
-        m = re.search(r":(\d+)/metrics", log.read())
-        if m:
-            return p, int(m.group(1))
-        time.sleep(0.1)
-    p.kill()
-    raise RuntimeError("vramz serve did not start")
+    return servestart.start(build, d, env, ["--interval", "%dms" % INTERVAL_MS, "--history", history,
+                                            "--slow-interval", "1s"], name)
 
 
 def rss_kib(pid):

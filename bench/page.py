@@ -19,18 +19,18 @@ REAL=1 to sample the machine's GPUs instead of the fake; PROCS=N sets the
 fake's number of processes (200).
 """
 import os
-import re
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "tests", "web"))
 import cdp  # noqa: E402
+import servestart  # noqa: E402
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 secs = float(sys.argv[2]) if len(sys.argv) > 2 else 60
@@ -88,17 +88,7 @@ def reader(port, stop, got):
 
 def serve(d, env, *extra):
     """Starts the exporter at 1 Hz; (process, port)."""
-    log = open(os.path.join(d, "serve.log"), "w+")
-    p = subprocess.Popen([os.path.join(build, "vramz"), "serve", "--listen", "127.0.0.1:0",
-                          "--interval", "1s"] + list(extra), env=env, stderr=log)
-    for _ in range(100):
-        log.seek(0)
-        m = re.search(r":(\d+)/metrics", log.read())
-        if m:
-            return p, int(m.group(1))
-        time.sleep(0.1)
-    p.kill()
-    raise RuntimeError("vramz serve did not start")
+    return servestart.start(build, d, env, ["--interval", "1s"] + list(extra))
 
 
 def main():
