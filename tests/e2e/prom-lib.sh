@@ -24,3 +24,16 @@ for s in sorted(d["data"]["result"], key=lambda s: sorted(s["metric"].items())):
     print(",".join("%s=%s" % (k, m[k]) for k in sorted(m) if k not in drop), s["value"][1])
 PY
 }
+
+# prom_check TSDB CHECK: a Prometheus of prom.yml on $PPORT (its data in
+# $T/TSDB, its log prom.log) while CHECK runs, then stopped; CHECK's status
+prom_check() {
+	local ppid rc=0
+	prometheus --config.file=prom.yml --storage.tsdb.path="$T/$1" \
+		--web.listen-address=127.0.0.1:$PPORT >prom.log 2>&1 &
+	ppid=$!
+	"$2" || rc=1
+	kill $ppid 2>/dev/null
+	wait $ppid 2>/dev/null
+	return $rc
+}

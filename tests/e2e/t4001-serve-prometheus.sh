@@ -38,12 +38,8 @@ expect_success 'Prometheus scrapes vramz serve and answers queries with the scen
 	PPORT=$(free_port) &&
 	printf "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: vramz\n    static_configs:\n      - targets: [\"127.0.0.1:%s\"]\n" "$PORT" >prom.yml &&
 	promtool check config prom.yml
-	prometheus --config.file=prom.yml --storage.tsdb.path="$T/tsdb" \
-		--web.listen-address=127.0.0.1:$PPORT >prom.log 2>&1 &
-	ppid=$!
 	rc=0
-	check_queries || rc=1
-	kill $ppid 2>/dev/null; wait $ppid 2>/dev/null
+	prom_check tsdb check_queries || rc=1
 	serve_stop
 	exit $rc
 '

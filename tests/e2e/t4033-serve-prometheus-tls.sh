@@ -57,10 +57,7 @@ expect_success 'Prometheus scrapes over TLS with basic auth: up 1, values; a wro
 	NODE_NAME=gpu-node-7 serve_start serve.log --web-config web.yml --dcgm-names &&
 	PPORT=$(free_port) && prom_yml "$PORT" >prom.yml &&
 	promtool check config prom.yml &&
-	{ prometheus --config.file=prom.yml --storage.tsdb.path="$T/tsdb" \
-		--web.listen-address=127.0.0.1:$PPORT >prom.log 2>&1 & ppid=$!; } &&
-	rc=0 && { check_queries || rc=1; } &&
-	kill $ppid 2>/dev/null; wait $ppid 2>/dev/null
+	rc=0 && { prom_check tsdb check_queries || rc=1; }
 	serve_stop
 	exit $rc
 '
@@ -99,16 +96,13 @@ check_mtls() {
 }
 
 expect_success 'Prometheus scrapes with a client certificate (mTLS): up 1; without one: up 0' '
-	scenario 2gpu-h200.scn && ppid="" &&
+	scenario 2gpu-h200.scn &&
 	{ [ -f tls.pem ] || make_cert .; } && make_clients &&
 	printf "tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\n  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.pem\n" >web.yml &&
 	serve_start serve.log --web-config web.yml &&
 	PPORT=$(free_port) && mtls_prom_yml "$PORT" >prom.yml &&
 	promtool check config prom.yml &&
-	{ prometheus --config.file=prom.yml --storage.tsdb.path="$T/tsdb2" \
-		--web.listen-address=127.0.0.1:$PPORT >prom.log 2>&1 & ppid=$!; } &&
-	rc=0 && { check_mtls || rc=1; } &&
-	kill ${ppid:-} 2>/dev/null; wait ${ppid:-} 2>/dev/null
+	rc=0 && { prom_check tsdb2 check_mtls || rc=1; }
 	serve_stop
 	exit $rc
 '

@@ -65,12 +65,8 @@ expect_success 'Prometheus with the recording rules and a --dcgm-names target: e
 	cp "$TESTS_SRC/../packaging/prometheus-recording.yml" rules.yml &&
 	printf "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nrule_files: [rules.yml]\nscrape_configs:\n  - job_name: vramz\n    static_configs:\n      - targets: [\"127.0.0.1:%s\", \"127.0.0.1:%s\"]\n" "$PORT_A" "$PORT_B" >prom.yml &&
 	promtool check config prom.yml
-	prometheus --config.file=prom.yml --storage.tsdb.path="$T/tsdb" \
-		--web.listen-address=127.0.0.1:$PPORT >prom.log 2>&1 &
-	ppid=$!
 	rc=0
-	check_queries || rc=1
-	kill $ppid 2>/dev/null; wait $ppid 2>/dev/null
+	prom_check tsdb check_queries || rc=1
 	serve_stop
 	kill $PID_A 2>/dev/null; wait $PID_A 2>/dev/null
 	exit $rc

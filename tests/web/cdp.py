@@ -333,3 +333,12 @@ def theme_shots(p, outdir, prefix, wide_expr, bg_expr, ok):
     p.resize(1280, 800)
     p.emulate("", "light")
     return shots
+
+
+def assert_clean(p, origin, ok):
+    """No console error, and no request but to origin (the page is
+    self-contained)."""
+    assert not p.errors, p.errors
+    others = [u for u in p.requests if not u.startswith(origin + "/")]
+    assert not others, others
+    ok("no console error; %d requests, all to the exporter" % len(p.requests))

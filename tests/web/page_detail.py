@@ -204,7 +204,4 @@ with cdp.Browser() as browser:
     assert p.eval("document.getElementById('detail').dataset.gpu") == "1"
     ok("/#gpu-1 opens GPU 1's view")
 
-    assert not p.errors, p.errors
-    others = [u for u in p.requests if not u.startswith(origin + "/")]
-    assert not others, others
-    ok("no console error; %d requests, all to the exporter" % len(p.requests))
+    cdp.assert_clean(p, origin, ok)

@@ -161,7 +161,4 @@ with cdp.Browser() as browser:
     assert p.eval("document.documentElement.dataset.theme") == "light"
     ok("the theme toggle: dark under a light setting, kept across a reload")
 
-    assert not p.errors, p.errors
-    others = [u for u in p.requests if not u.startswith(origin + "/")]
-    assert not others, others
-    ok("no console error; %d requests, all to the exporter" % len(p.requests))
+    cdp.assert_clean(p, origin, ok)
